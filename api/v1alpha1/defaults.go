@@ -1,0 +1,66 @@
+package v1alpha1
+
+// Defaults applied when a field is unset. The CRD repeats them as kubebuilder markers.
+const (
+	DefaultBatchSizeBytes int32 = 16384
+	DefaultLingerMs       int32 = 5
+	DefaultAcks                 = AcksAll
+	DefaultCompression          = CompressionNone
+	DefaultMaxInFlight    int32 = 5
+	DefaultPartitions     int32 = 3
+	DefaultReplicas       int32 = 1
+	DefaultSeed           int64 = 1
+	DefaultPoolSize       int32 = 1024
+	// MaxTrials caps the size of the expanded matrix.
+	MaxTrials = 256
+)
+
+// Default fills unset fields of the spec with their documented defaults.
+func (s *ExperimentSpec) Default() {
+	if s.Mode == "" {
+		s.Mode = ModeBatch
+	}
+	if s.Producers == 0 {
+		s.Producers = 1
+	}
+	if s.Consumers == 0 {
+		s.Consumers = 1
+	}
+	if s.Topic.Partitions == 0 {
+		s.Topic.Partitions = DefaultPartitions
+	}
+	if s.Topic.Replicas == 0 {
+		s.Topic.Replicas = DefaultReplicas
+	}
+	if s.Seed == 0 {
+		s.Seed = DefaultSeed
+	}
+	if s.PoolSize == 0 {
+		s.PoolSize = DefaultPoolSize
+	}
+	s.Producer.Default()
+}
+
+// Default fills unset producer settings.
+func (p *ProducerSettings) Default() {
+	if p.BatchSizeBytes == nil {
+		p.BatchSizeBytes = ptr(DefaultBatchSizeBytes)
+	}
+	if p.LingerMs == nil {
+		p.LingerMs = ptr(DefaultLingerMs)
+	}
+	if p.Acks == "" {
+		p.Acks = DefaultAcks
+	}
+	if p.Compression == "" {
+		p.Compression = DefaultCompression
+	}
+	if p.MaxInFlight == nil {
+		p.MaxInFlight = ptr(DefaultMaxInFlight)
+	}
+	if p.Idempotent == nil {
+		p.Idempotent = ptr(false)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,265 @@
+// Package v1alpha1 holds the serdebench.io/v1alpha1 API: the experiment spec shared by
+// the operator's SerializationExperiment resource and local `serdebench run` files.
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Codec names a serialization format implementation.
+// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw
+type Codec string
+
+// Codecs known to the workers.
+const (
+	CodecJSON     Codec = "json"
+	CodecAvro     Codec = "avro"
+	CodecProtobuf Codec = "protobuf"
+	CodecMsgpack  Codec = "msgpack"
+	// CodecRaw sends the payload's JSON bytes as they are: the transport-only baseline.
+	CodecRaw Codec = "raw"
+)
+
+// Mode is how the producer sends.
+// +kubebuilder:validation:Enum=batch;single
+type Mode string
+
+// Producer modes (the thesis' Test 1 and Test 2).
+const (
+	// ModeBatch sends asynchronously and lets the client batch.
+	ModeBatch Mode = "batch"
+	// ModeSingle sends one record, waits for its acknowledgement, then sends the next.
+	ModeSingle Mode = "single"
+)
+
+// Acks is the producer's acknowledgement level.
+// +kubebuilder:validation:Enum="0";"1";all
+type Acks string
+
+// Acknowledgement levels.
+const (
+	AcksNone   Acks = "0"
+	AcksLeader Acks = "1"
+	AcksAll    Acks = "all"
+)
+
+// Compression is the producer's batch compression codec.
+// +kubebuilder:validation:Enum=none;gzip;snappy;lz4;zstd
+type Compression string
+
+// Compression codecs.
+const (
+	CompressionNone   Compression = "none"
+	CompressionGzip   Compression = "gzip"
+	CompressionSnappy Compression = "snappy"
+	CompressionLZ4    Compression = "lz4"
+	CompressionZstd   Compression = "zstd"
+)
+
+// ExperimentSpec is what to measure: which codecs and payloads, with which producer
+// settings, how much traffic and how it is shaped. Lists and the matrix multiply into
+// trials; every trial runs on a fresh topic.
+type ExperimentSpec struct {
+	// Codecs to compare; each is a separate trial.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Codecs []Codec `json:"codecs"`
+
+	// Payload is the record schema and its sizes.
+	Payload PayloadSpec `json:"payload"`
+
+	// Producer holds the base producer settings; the matrix overrides them per trial.
+	// +optional
+	Producer ProducerSettings `json:"producer,omitempty"`
+
+	// Matrix sweeps producer settings: every combination of the listed values becomes a
+	// trial (times codecs times sizes).
+	// +optional
+	Matrix *Matrix `json:"matrix,omitempty"`
+
+	// Mode is batch (asynchronous) or single (one record in flight). Default batch.
+	// +kubebuilder:default=batch
+	// +optional
+	Mode Mode `json:"mode,omitempty"`
+
+	// Records is the number of measured records each producer sends per trial
+	// (warmup records come on top). Exactly one of records and durationSeconds is set.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Records *int64 `json:"records,omitempty"`
+
+	// DurationSeconds is the length of each trial's measured window.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	DurationSeconds *int32 `json:"durationSeconds,omitempty"`
+
+	// Warmup is sent before the measured window and excluded from every metric except
+	// delivery completeness.
+	// +optional
+	Warmup Warmup `json:"warmup,omitempty"`
+
+	// Rate is the target send rate per producer; unset means as fast as possible.
+	// +optional
+	Rate Rate `json:"rate,omitempty"`
+
+	// Producers is the number of producer workers per trial. Default 1.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	Producers int32 `json:"producers,omitempty"`
+
+	// Consumers is the number of consumers in the trial's consumer group. Default 1.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	Consumers int32 `json:"consumers,omitempty"`
+
+	// Topic shapes the per-trial topic.
+	// +optional
+	Topic TopicSpec `json:"topic,omitempty"`
+
+	// Seed makes payload generation reproducible. Default 1.
+	// +optional
+	Seed int64 `json:"seed,omitempty"`
+
+	// PoolSize is the number of distinct records each producer pre-builds and cycles
+	// through. Default 1024.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	PoolSize int32 `json:"poolSize,omitempty"`
+}
+
+// PayloadSpec selects a built-in schema and the sizes to test.
+type PayloadSpec struct {
+	// Schema is a built-in payload schema: business-record, simple, complex or nested.
+	// +kubebuilder:validation:Enum=business-record;simple;complex;nested
+	Schema string `json:"schema"`
+
+	// SizesBytes are target sizes of one record's JSON encoding; each is a trial.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	SizesBytes []int32 `json:"sizesBytes"`
+}
+
+// ProducerSettings are the producer knobs the papers vary. Unset fields take the
+// defaults documented on each field (docs/producer-settings.md maps them onto sarama).
+type ProducerSettings struct {
+	// BatchSizeBytes flushes a batch once it holds this many bytes (Java batch.size).
+	// Default 16384. Ignored in single mode.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=67108864
+	// +optional
+	BatchSizeBytes *int32 `json:"batchSizeBytes,omitempty"`
+
+	// LingerMs is how long a batch may wait to fill (Java linger.ms). Default 5.
+	// Ignored in single mode.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=60000
+	// +optional
+	LingerMs *int32 `json:"lingerMs,omitempty"`
+
+	// Acks is the acknowledgement level: "0", "1" or "all". Default "all".
+	// +optional
+	Acks Acks `json:"acks,omitempty"`
+
+	// Compression is none, gzip, snappy, lz4 or zstd. Default none.
+	// +optional
+	Compression Compression `json:"compression,omitempty"`
+
+	// MaxInFlight is the number of unacknowledged requests per broker connection
+	// (Java max.in.flight.requests.per.connection). Default 5.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	MaxInFlight *int32 `json:"maxInFlight,omitempty"`
+
+	// Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in
+	// sarama). Default false.
+	// +optional
+	Idempotent *bool `json:"idempotent,omitempty"`
+}
+
+// Matrix lists values to sweep; each non-empty list multiplies the trial count.
+type Matrix struct {
+	// BatchSizeBytes values to sweep.
+	// +optional
+	BatchSizeBytes []int32 `json:"batchSizeBytes,omitempty"`
+	// LingerMs values to sweep.
+	// +optional
+	LingerMs []int32 `json:"lingerMs,omitempty"`
+	// Acks values to sweep.
+	// +optional
+	Acks []Acks `json:"acks,omitempty"`
+	// Compression values to sweep.
+	// +optional
+	Compression []Compression `json:"compression,omitempty"`
+	// MaxInFlight values to sweep.
+	// +optional
+	MaxInFlight []int32 `json:"maxInFlight,omitempty"`
+	// Mode values to sweep.
+	// +optional
+	Mode []Mode `json:"mode,omitempty"`
+	// RecordsPerSecond values to sweep (0 means as fast as possible).
+	// +optional
+	RecordsPerSecond []int64 `json:"recordsPerSecond,omitempty"`
+}
+
+// Warmup is excluded from the measured window: by record count or by time.
+type Warmup struct {
+	// Records sent per producer before measuring starts.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Records int64 `json:"records,omitempty"`
+	// DurationSeconds of sending before measuring starts.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	DurationSeconds int32 `json:"durationSeconds,omitempty"`
+}
+
+// Rate shapes the send schedule.
+type Rate struct {
+	// RecordsPerSecond per producer. Unset or 0 is a closed loop (as fast as possible);
+	// a positive value is an open loop: record i is due at start + i/rate and its
+	// latency is measured from that intended time.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	RecordsPerSecond int64 `json:"recordsPerSecond,omitempty"`
+}
+
+// TopicSpec shapes each trial's topic.
+type TopicSpec struct {
+	// Partitions per topic. Default 3.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	// +optional
+	Partitions int32 `json:"partitions,omitempty"`
+	// Replicas is the replication factor. Default 1.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// Config holds topic-level configuration entries (e.g. min.insync.replicas).
+	// +optional
+	Config map[string]string `json:"config,omitempty"`
+}
+
+// SerializationExperiment is a serialization experiment. Locally it is a file for
+// `serdebench run -f`; on a cluster the operator runs it.
+type SerializationExperiment struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the experiment to run.
+	Spec ExperimentSpec `json:"spec"`
+}
+
+// GroupVersion is the API group and version of these types.
+const (
+	Group   = "serdebench.io"
+	Version = "v1alpha1"
+	// Kind is the experiment's kind.
+	Kind = "SerializationExperiment"
+)

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Local single-node Kafka (KRaft, loopback) for serdebench's tests, demo and benchmarks.
+#
+#   hack/kafka/kafka.sh up|down|status|libs|perf-classpath
+#
+# Jars come from Maven Central and are cached by version under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/kafka-<version>/; broker state (data, log,
+# PID) lives in <repo>/.state/kafka-<port>/. `down` stops only the JVM this script
+# started, by its recorded PID.
+set -euo pipefail
+
+KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
+KAFKA_HEAP="${KAFKA_HEAP:-1g}"
+KAFKA_READY_TIMEOUT="${KAFKA_READY_TIMEOUT:-90}"
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
+libs="$cache/kafka-$KAFKA_VERSION/libs"
+state="${KAFKA_STATE_DIR:-$repo/.state/kafka-$KAFKA_PORT}"
+pidfile="$state/kafka.pid"
+logfile="$state/kafka.log"
+
+log() { printf 'kafka: %s\n' "$*" >&2; }
+
+ensure_libs() {
+  if [[ -f "$libs/.complete" ]]; then return; fi
+  command -v java >/dev/null || { log "java not found (install openjdk-17-jre-headless)"; exit 1; }
+  command -v mvn >/dev/null || { log "mvn not found (install maven)"; exit 1; }
+  log "resolving Kafka $KAFKA_VERSION jars from Maven Central into $libs"
+  rm -rf "$libs" && mkdir -p "$libs"
+  mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dkafka.version="$KAFKA_VERSION" \
+    -Dmaven.repo.local="$cache/m2" \
+    dependency:copy-dependencies -DoutputDirectory="$libs" >&2
+  touch "$libs/.complete"
+}
+
+running() {
+  [[ -f "$pidfile" ]] || return 1
+  local pid; pid="$(cat "$pidfile")"
+  kill -0 "$pid" 2>/dev/null && grep -q 'kafka.Kafka' "/proc/$pid/cmdline" 2>/dev/null
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+up() {
+  ensure_libs
+  if running; then log "already running (pid $(cat "$pidfile"), port $KAFKA_PORT)"; return; fi
+  if port_open "$KAFKA_PORT"; then
+    log "port $KAFKA_PORT is in use by another process; set KAFKA_PORT"; exit 1
+  fi
+  mkdir -p "$state"
+  local props="$state/server.properties"
+  sed -e "s#@PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
+      -e "s#@DATA@#$state/data#g" "$here/server.properties" >"$props"
+  if [[ ! -f "$state/data/meta.properties" ]]; then
+    local id; id="$(java -cp "$libs/*" kafka.tools.StorageTool random-uuid)"
+    java -cp "$libs/*" kafka.tools.StorageTool format -t "$id" -c "$props" >"$state/format.log" 2>&1 \
+      || { log "storage format failed:"; tail -20 "$state/format.log" >&2; exit 1; }
+  fi
+  : >"$logfile"
+  # Started as its own statement so $! is the JVM's PID.
+  nohup java "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC \
+    -Dlog4j2.configurationFile="$here/log4j2.properties" \
+    -cp "$libs/*" kafka.Kafka "$props" >>"$logfile" 2>&1 &
+  echo $! >"$pidfile"
+  log "started pid $(cat "$pidfile") on 127.0.0.1:$KAFKA_PORT; waiting up to ${KAFKA_READY_TIMEOUT}s"
+  local deadline=$((SECONDS + KAFKA_READY_TIMEOUT))
+  until grep -q 'Kafka Server started' "$logfile" && port_open "$KAFKA_PORT"; do
+    if ! running; then log "broker exited during start; log tail:"; tail -40 "$logfile" >&2; rm -f "$pidfile"; exit 1; fi
+    if ((SECONDS > deadline)); then log "not ready after ${KAFKA_READY_TIMEOUT}s; log tail:"; tail -40 "$logfile" >&2; down; exit 1; fi
+    sleep 0.5
+  done
+  log "ready ($(kafka_version))"
+}
+
+down() {
+  if ! running; then rm -f "$pidfile"; log "not running"; return; fi
+  local pid; pid="$(cat "$pidfile")"
+  kill "$pid"
+  for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  if kill -0 "$pid" 2>/dev/null; then log "pid $pid ignored SIGTERM for 30s; killing"; kill -9 "$pid"; fi
+  rm -f "$pidfile"
+  log "stopped pid $pid"
+}
+
+kafka_version() { echo "$KAFKA_VERSION"; }
+
+status() {
+  if running; then echo "running pid=$(cat "$pidfile") bootstrap=127.0.0.1:$KAFKA_PORT version=$KAFKA_VERSION"
+  else echo "stopped"; return 3; fi
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  libs) ensure_libs; echo "$libs" ;;
+  perf-classpath) ensure_libs; echo "$libs/*" ;;
+  *) echo "usage: $0 up|down|status|libs|perf-classpath" >&2; exit 2 ;;
+esac

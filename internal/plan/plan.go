@@ -1,0 +1,143 @@
+// Package plan expands an experiment spec into its trials: one per combination of
+// codec, payload size and matrix value, each with fully resolved settings.
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+)
+
+// Settings are a trial's effective producer settings: nothing left unset.
+type Settings struct {
+	Mode             v1alpha1.Mode        `json:"mode"`
+	BatchSizeBytes   int32                `json:"batchSizeBytes"`
+	LingerMs         int32                `json:"lingerMs"`
+	Acks             v1alpha1.Acks        `json:"acks"`
+	Compression      v1alpha1.Compression `json:"compression"`
+	MaxInFlight      int32                `json:"maxInFlight"`
+	Idempotent       bool                 `json:"idempotent"`
+	RecordsPerSecond int64                `json:"recordsPerSecond"`
+}
+
+// Trial is one run: a codec and payload size under one set of producer settings.
+type Trial struct {
+	// Index is the trial's position in the plan, from 0.
+	Index int `json:"index"`
+	// Name is short, unique within the experiment and usable in Kafka topic and
+	// Kubernetes object names.
+	Name      string         `json:"name"`
+	Codec     v1alpha1.Codec `json:"codec"`
+	Schema    string         `json:"schema"`
+	SizeBytes int32          `json:"sizeBytes"`
+	Settings  Settings       `json:"settings"`
+	// Records per producer in the measured window (0 when DurationSeconds is set).
+	Records         int64             `json:"records,omitempty"`
+	DurationSeconds int32             `json:"durationSeconds,omitempty"`
+	Warmup          v1alpha1.Warmup   `json:"warmup"`
+	Producers       int32             `json:"producers"`
+	Consumers       int32             `json:"consumers"`
+	Partitions      int32             `json:"partitions"`
+	Replicas        int32             `json:"replicas"`
+	TopicConfig     map[string]string `json:"topicConfig,omitempty"`
+	Seed            int64             `json:"seed"`
+	PoolSize        int32             `json:"poolSize"`
+}
+
+// Expand defaults a copy of spec and returns its trials in a stable order: codecs
+// outermost, then sizes, then matrix dimensions in declaration order.
+func Expand(spec v1alpha1.ExperimentSpec) ([]Trial, error) {
+	spec = *spec.DeepCopySpec()
+	spec.Default()
+	if errs := spec.Validate(nil); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	base := Settings{
+		Mode:             spec.Mode,
+		BatchSizeBytes:   *spec.Producer.BatchSizeBytes,
+		LingerMs:         *spec.Producer.LingerMs,
+		Acks:             spec.Producer.Acks,
+		Compression:      spec.Producer.Compression,
+		MaxInFlight:      *spec.Producer.MaxInFlight,
+		Idempotent:       *spec.Producer.Idempotent,
+		RecordsPerSecond: spec.Rate.RecordsPerSecond,
+	}
+	variants := []Settings{base}
+	if m := spec.Matrix; m != nil {
+		variants = sweep(variants, m.BatchSizeBytes, func(s *Settings, v int32) { s.BatchSizeBytes = v })
+		variants = sweep(variants, m.LingerMs, func(s *Settings, v int32) { s.LingerMs = v })
+		variants = sweep(variants, m.Acks, func(s *Settings, v v1alpha1.Acks) { s.Acks = v })
+		variants = sweep(variants, m.Compression, func(s *Settings, v v1alpha1.Compression) { s.Compression = v })
+		variants = sweep(variants, m.MaxInFlight, func(s *Settings, v int32) { s.MaxInFlight = v })
+		variants = sweep(variants, m.Mode, func(s *Settings, v v1alpha1.Mode) { s.Mode = v })
+		variants = sweep(variants, m.RecordsPerSecond, func(s *Settings, v int64) { s.RecordsPerSecond = v })
+	}
+	var trials []Trial
+	for _, codec := range spec.Codecs {
+		for _, size := range spec.Payload.SizesBytes {
+			for _, st := range variants {
+				t := Trial{
+					Index:       len(trials),
+					Codec:       codec,
+					Schema:      spec.Payload.Schema,
+					SizeBytes:   size,
+					Settings:    st,
+					Warmup:      spec.Warmup,
+					Producers:   spec.Producers,
+					Consumers:   spec.Consumers,
+					Partitions:  spec.Topic.Partitions,
+					Replicas:    spec.Topic.Replicas,
+					TopicConfig: spec.Topic.Config,
+					Seed:        spec.Seed,
+					PoolSize:    spec.PoolSize,
+				}
+				if spec.Records != nil {
+					t.Records = *spec.Records
+				} else {
+					t.DurationSeconds = *spec.DurationSeconds
+				}
+				if st.Idempotent && (st.Acks != v1alpha1.AcksAll || st.MaxInFlight != 1) {
+					return nil, fmt.Errorf("trial %d: idempotent producer needs acks=all and maxInFlight=1, got acks=%s maxInFlight=%d", t.Index, st.Acks, st.MaxInFlight)
+				}
+				t.Name = fmt.Sprintf("t%03d-%s-%db", t.Index, codec, size)
+				trials = append(trials, t)
+			}
+		}
+	}
+	return trials, nil
+}
+
+// Describe is a short human label of the settings that vary, e.g. for table rows.
+func (s Settings) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s acks=%s %s", s.Mode, s.Acks, s.Compression)
+	if s.Mode == v1alpha1.ModeBatch {
+		fmt.Fprintf(&b, " batch=%d linger=%dms", s.BatchSizeBytes, s.LingerMs)
+	}
+	if s.MaxInFlight != v1alpha1.DefaultMaxInFlight {
+		fmt.Fprintf(&b, " inflight=%d", s.MaxInFlight)
+	}
+	if s.Idempotent {
+		b.WriteString(" idempotent")
+	}
+	if s.RecordsPerSecond > 0 {
+		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)
+	}
+	return b.String()
+}
+
+func sweep[T any](in []Settings, values []T, set func(*Settings, T)) []Settings {
+	if len(values) == 0 {
+		return in
+	}
+	out := make([]Settings, 0, len(in)*len(values))
+	for _, s := range in {
+		for _, v := range values {
+			c := s
+			set(&c, v)
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,50 @@
+// Package codec implements the serialization formats serdebench compares behind one
+// interface. A codec converts the logical record (a payload struct) into its native
+// object once, before timing; only Marshal and Unmarshal are timed.
+package codec
+
+import (
+	"fmt"
+
+	"github.com/serdebench/serdebench/workers/payload"
+)
+
+// Codec encodes and decodes one record type. A Codec is not safe for concurrent use:
+// each worker goroutine owns its own.
+type Codec interface {
+	// Name is the codec's name in specs and results.
+	Name() string
+	// Native converts a logical record into the object Marshal takes (untimed).
+	Native(rec any) (any, error)
+	// Record converts a native object back into a new logical record (untimed).
+	Record(native any) (any, error)
+	// NewNative returns an empty native object for Unmarshal to reuse.
+	NewNative() any
+	// Marshal encodes native, appending to dst where the library allows it; the result
+	// may alias dst.
+	Marshal(dst []byte, native any) ([]byte, error)
+	// Unmarshal decodes data, reusing into where the library allows it, and returns
+	// the decoded native object.
+	Unmarshal(data []byte, into any) (any, error)
+}
+
+// Names lists the codecs New accepts.
+func Names() []string { return []string{"json", "avro", "protobuf", "msgpack", "raw"} }
+
+// New returns the named codec for the record type t.
+func New(name string, t payload.Type) (Codec, error) {
+	switch name {
+	case "json":
+		return newJSON(t), nil
+	case "avro":
+		return newAvro(t)
+	case "protobuf":
+		return newProtobuf(t), nil
+	case "msgpack":
+		return newMsgpack(t), nil
+	case "raw":
+		return newRaw(t), nil
+	default:
+		return nil, fmt.Errorf("unknown codec %q (known: %v)", name, Names())
+	}
+}
