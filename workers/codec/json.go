@@ -13,9 +13,9 @@ type jsonCodec struct{ t payload.Type }
 
 func newJSON(t payload.Type) *jsonCodec { return &jsonCodec{t: t} }
 
-func (c *jsonCodec) Name() string              { return "json" }
+func (c *jsonCodec) Name() string                { return "json" }
 func (c *jsonCodec) Native(rec any) (any, error) { return rec, nil }
-func (c *jsonCodec) NewNative() any             { return c.t.New() }
+func (c *jsonCodec) NewNative() any              { return c.t.New() }
 
 func (c *jsonCodec) Record(native any) (any, error) { return native, nil }
 

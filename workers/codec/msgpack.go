@@ -25,7 +25,10 @@ func (w *appendWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); r
 func (w *appendWriter) WriteByte(c byte) error { w.b = append(w.b, c); return nil }
 
 // WriteString avoids a conversion for string fields.
-func (w *appendWriter) WriteString(s string) (int, error) { w.b = append(w.b, s...); return len(s), nil }
+func (w *appendWriter) WriteString(s string) (int, error) {
+	w.b = append(w.b, s...)
+	return len(s), nil
+}
 
 func newMsgpack(t payload.Type) *msgpackCodec {
 	c := &msgpackCodec{t: t}

@@ -70,8 +70,8 @@ func fillNested(rng *rand.Rand, rec any, size int) error {
 	return fillSimple(rng, n.SimpleMsg, size-outer)
 }
 
-// fillComplex grows the map and array together until the JSON size reaches the target;
-// the result is within one entry (about 25 B) of it.
+// fillComplex grows the map and array together up to the target, then adds one map
+// entry whose key length makes the JSON size exact.
 func fillComplex(rng *rand.Rand, rec any, size int) error {
 	c := rec.(*Complex)
 	c.Timestamp = timestamp(rng).UnixMilli()
@@ -87,7 +87,7 @@ func fillComplex(rng *rand.Rand, rec any, size int) error {
 		// "key":val, plus elem, plus separators.
 		add := len(key) + 3 + digits(val) + 1 + digits(elem) + 1
 		if cur+add > size {
-			return nil
+			return padComplex(rng, c, size)
 		}
 		c.Storage[key] = val
 		c.Arr = append(c.Arr, elem)
@@ -96,3 +96,21 @@ func fillComplex(rng *rand.Rand, rec any, size int) error {
 }
 
 func digits(v int32) int { return len(fmt.Sprint(v)) }
+
+func padComplex(rng *rand.Rand, c *Complex, size int) error {
+	const overhead = len(`,"_":0`)
+	gap := size - JSONSize(c)
+	if gap < overhead {
+		return nil // within a few bytes already
+	}
+	n := gap - overhead
+	if len(c.Storage) == 0 {
+		n++ // the first entry has no comma
+	}
+	key := "_" + text(rng, n)
+	c.Storage[key] = 0
+	if n := JSONSize(c); n != size {
+		return fmt.Errorf("complex padding missed: %d B for %d B", n, size)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package codec_test
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/payload"
+)
+
+var sizes = []int{1176, 4696, 9312}
+
+// roundTrip encodes rec with c and decodes it back into a logical record.
+func roundTrip(t *testing.T, c codec.Codec, rec any) any {
+	t.Helper()
+	native, err := c.Native(rec)
+	if err != nil {
+		t.Fatalf("%s native: %v", c.Name(), err)
+	}
+	data, err := c.Marshal(nil, native)
+	if err != nil {
+		t.Fatalf("%s marshal: %v", c.Name(), err)
+	}
+	// Decode twice into one reused target: the second decode must not keep anything
+	// from the first.
+	into := c.NewNative()
+	if into, err = c.Unmarshal(data, into); err != nil {
+		t.Fatalf("%s unmarshal: %v", c.Name(), err)
+	}
+	if into, err = c.Unmarshal(data, into); err != nil {
+		t.Fatalf("%s unmarshal again: %v", c.Name(), err)
+	}
+	out, err := c.Record(into)
+	if err != nil {
+		t.Fatalf("%s record: %v", c.Name(), err)
+	}
+	return out
+}
+
+// equalOpts: protobuf and Avro cannot tell a nil collection from an empty one, so for
+// them nil and empty compare equal; JSON and MessagePack must keep the difference.
+func equalOpts(codecName string) []cmp.Option {
+	if codecName == "protobuf" || codecName == "avro" {
+		return []cmp.Option{cmpopts.EquateEmpty()}
+	}
+	return nil
+}
+
+func TestRoundTripGeneratedRecords(t *testing.T) {
+	for _, schemaName := range payload.Names() {
+		schema, err := payload.Lookup(schemaName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range sizes {
+			pool, err := schema.Pool(7, size, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range codec.Names() {
+				c, err := codec.New(name, schema.TypeFor(size))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, rec := range pool {
+					got := roundTrip(t, c, rec)
+					if d := cmp.Diff(rec, got, equalOpts(name)...); d != "" {
+						t.Fatalf("%s/%d/%s record %d: round trip differs (-want +got):\n%s", schemaName, size, name, i, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestRoundTripEdgeValues(t *testing.T) {
+	for _, name := range codec.Names() {
+		for label, rec := range edgeRecords() {
+			schemaName, size := label[0], 1176
+			schema, err := payload.Lookup(schemaName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := codec.New(name, schema.TypeFor(size))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := roundTrip(t, c, rec)
+			if d := cmp.Diff(rec, got, equalOpts(name)...); d != "" {
+				t.Errorf("%s %s: round trip differs (-want +got):\n%s", name, label[1], d)
+			}
+		}
+	}
+}
+
+// edgeRecords maps {schema, case} to records holding edge values.
+func edgeRecords() map[[2]string]any {
+	str := func(s string) *string { return &s }
+	f64 := func(f float64) *float64 { return &f }
+	tm := func(t time.Time) *time.Time { return &t }
+	i64 := func(i int64) *int64 { return &i }
+	out := map[[2]string]any{
+		{"simple", "empty string, min ints"}: &payload.Simple{Timestamp: math.MinInt64, Query: "", PageNumber: math.MinInt32, ResultPerPage: math.MinInt32},
+		{"simple", "unicode, max ints"}:      &payload.Simple{Timestamp: math.MaxInt64, Query: "héllo wörld ✓ 日本語 🚀 \"quoted\" \\ <tag>&", PageNumber: math.MaxInt32, ResultPerPage: 0},
+		{"complex", "nil collections"}:       &payload.Complex{Timestamp: 0},
+		{"complex", "empty collections"}:     &payload.Complex{Storage: map[string]int32{}, Arr: []int32{}},
+		{"complex", "edge entries"}: &payload.Complex{Timestamp: -1, Storage: map[string]int32{"": 0, "ключ": math.MaxInt32, "🔑": math.MinInt32},
+			Arr: []int32{math.MinInt32, -1, 0, 1, math.MaxInt32}},
+		{"nested", "nil nested"}:  &payload.Nested{Timestamp: 1, ID: math.MinInt32},
+		{"nested", "set nested"}:  &payload.Nested{Timestamp: 2, ID: math.MaxInt32, SimpleMsg: &payload.Simple{Query: "ünïcode"}},
+		{"nested", "zero nested"}: &payload.Nested{SimpleMsg: &payload.Simple{}},
+	}
+	// Business records: every column at an edge. Times are at microsecond precision
+	// (Avro's timestamp-micros) and inside the range every format represents.
+	min := &payload.BusinessRecordS{}
+	max := &payload.BusinessRecordS{}
+	setAll(reflect.ValueOf(min).Elem(), map[reflect.Type]any{
+		reflect.TypeOf(int64(0)):          int64(math.MinInt64),
+		reflect.TypeOf(int32(0)):          int32(math.MinInt32),
+		reflect.TypeOf(float64(0)):        -math.MaxFloat64,
+		reflect.TypeOf(""):                "",
+		reflect.TypeOf(false):             false,
+		reflect.TypeOf(time.Time{}):       time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC),
+		reflect.TypeOf((*string)(nil)):    str(""),
+		reflect.TypeOf((*float64)(nil)):   f64(math.SmallestNonzeroFloat64),
+		reflect.TypeOf((*time.Time)(nil)): tm(time.Unix(0, 0).UTC()),
+		reflect.TypeOf((*int64)(nil)):     i64(math.MinInt64),
+	})
+	setAll(reflect.ValueOf(max).Elem(), map[reflect.Type]any{
+		reflect.TypeOf(int64(0)):          int64(math.MaxInt64),
+		reflect.TypeOf(int32(0)):          int32(math.MaxInt32),
+		reflect.TypeOf(float64(0)):        math.MaxFloat64,
+		reflect.TypeOf(""):                "日本語 ✓ émoji 🚀 \u0000 control \t\n",
+		reflect.TypeOf(false):             true,
+		reflect.TypeOf(time.Time{}):       time.Date(2200, 12, 31, 23, 59, 59, 999999000, time.UTC),
+		reflect.TypeOf((*string)(nil)):    str("ñ"),
+		reflect.TypeOf((*float64)(nil)):   f64(-0.1),
+		reflect.TypeOf((*time.Time)(nil)): tm(time.Date(1969, 12, 31, 23, 59, 59, 1000, time.UTC)),
+		reflect.TypeOf((*int64)(nil)):     i64(math.MaxInt64),
+	})
+	out[[2]string{"business-record", "minimum values"}] = min
+	out[[2]string{"business-record", "maximum values"}] = max
+	out[[2]string{"business-record", "all zero and null"}] = &payload.BusinessRecordS{}
+	return out
+}
+
+func setAll(v reflect.Value, byType map[reflect.Type]any) {
+	for i := range v.NumField() {
+		val, ok := byType[v.Field(i).Type()]
+		if !ok {
+			panic("no edge value for " + v.Field(i).Type().String())
+		}
+		v.Field(i).Set(reflect.ValueOf(val))
+	}
+}
+
+func TestUnknownCodec(t *testing.T) {
+	schema, _ := payload.Lookup("simple")
+	if _, err := codec.New("xml", schema.TypeFor(100)); err == nil {
+		t.Fatal("want error for unknown codec")
+	}
+}
