@@ -1,0 +1,205 @@
+package summary
+
+import (
+	"fmt"
+	"time"
+)
+
+// Result is the merged outcome of one trial. Every field name carries its unit;
+// percentiles come from merged histograms.
+type Result struct {
+	Producers int `json:"producers"`
+	Consumers int `json:"consumers"`
+
+	// WindowSeconds is the producers' combined measured window: earliest start to
+	// latest end.
+	WindowSeconds float64 `json:"windowSeconds"`
+	// Records acknowledged in the measured window, all producers.
+	Records int64 `json:"records"`
+	// RecordsPerSecond is Records / WindowSeconds.
+	RecordsPerSecond float64 `json:"recordsPerSecond"`
+	// SerializedMBPerSecond is encoded value bytes per second (10^6 B/s).
+	SerializedMBPerSecond float64 `json:"serializedMBPerSecond"`
+	// PayloadMBPerSecond is the logical (JSON-sized) payload rate (10^6 B/s).
+	PayloadMBPerSecond float64 `json:"payloadMBPerSecond"`
+	// SerializedBytesPerRecord is the mean encoded value size.
+	SerializedBytesPerRecord float64 `json:"serializedBytesPerRecord"`
+	// PayloadBytesPerRecord is the mean JSON-encoded size.
+	PayloadBytesPerRecord float64 `json:"payloadBytesPerRecord"`
+
+	// SerializeMicrosPerRecord is the exact mean Marshal time.
+	SerializeMicrosPerRecord float64 `json:"serializeMicrosPerRecord"`
+	// DeserializeMicrosPerRecord is the exact mean Unmarshal time.
+	DeserializeMicrosPerRecord float64 `json:"deserializeMicrosPerRecord"`
+	// SerializeSharePercent is the share of the producers' window spent in Marshal.
+	SerializeSharePercent float64 `json:"serializeSharePercent"`
+	// DeserializeSharePercent is the share of the consumers' window spent in Unmarshal.
+	DeserializeSharePercent float64 `json:"deserializeSharePercent"`
+	// ConsumerRecordsPerSecond is the consumers' receive rate over their window.
+	ConsumerRecordsPerSecond float64 `json:"consumerRecordsPerSecond"`
+
+	// EndToEnd is consume time minus intended send time, in microseconds.
+	EndToEnd Percentiles `json:"endToEndMicros"`
+	// Ack is acknowledgement time minus intended send time, in microseconds.
+	Ack Percentiles `json:"ackMicros"`
+	// SendDelay is actual minus intended send time, in microseconds (0 in a closed loop).
+	SendDelay Percentiles `json:"sendDelayMicros"`
+	// Serialize and Deserialize are per-record codec times in nanoseconds.
+	Serialize   Percentiles `json:"serializeNanos"`
+	Deserialize Percentiles `json:"deserializeNanos"`
+
+	// Sent is acknowledged records, warmup included, all producers.
+	Sent int64 `json:"sent"`
+	// Delivered is distinct records received.
+	Delivered int64 `json:"delivered"`
+	// Lost is acknowledged records never received.
+	Lost int64 `json:"lost"`
+	// Duplicated is records received more than once (extra copies).
+	Duplicated int64 `json:"duplicated"`
+	// Errors is failed sends plus failed decodes.
+	Errors int64 `json:"errors"`
+	// Warnings say what the numbers cannot be trusted for (clamped values, interrupts).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Percentiles of one merged histogram; the unit is in the enclosing field's name.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean"`
+	P50   int64   `json:"p50"`
+	P90   int64   `json:"p90"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p999"`
+	Max   int64   `json:"max"`
+}
+
+func percentiles(h *Histogram) Percentiles {
+	if h == nil || h.Count() == 0 {
+		return Percentiles{}
+	}
+	return Percentiles{Count: h.Count(), Mean: h.Mean(), P50: h.Quantile(50), P90: h.Quantile(90),
+		P99: h.Quantile(99), P999: h.Quantile(99.9), Max: h.Max()}
+}
+
+// Merge combines every worker summary of one trial.
+func Merge(summaries []*Summary) (*Result, error) {
+	r := &Result{}
+	hists := map[string]*Histogram{}
+	var pStart, pEnd, cStart, cEnd time.Time
+	var serBytes, payBytes, serNanos, deserNanos, consumed int64
+	type key struct{ producer, partition int }
+	sent := map[key]int64{}
+	received := map[key][][2]int64{}
+	var totalReceived int64
+	for _, s := range summaries {
+		for name, h := range s.Histograms {
+			if hists[name] == nil {
+				hists[name] = newLike(name)
+			}
+			hists[name].Merge(h)
+		}
+		if s.Errors > 0 {
+			r.Errors += s.Errors
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: %d errors, first: %s", s.Role, s.Worker, s.Errors, s.FirstError))
+		}
+		if s.Interrupted {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s stopped early", s.Role, s.Worker))
+		}
+		switch s.Role {
+		case RoleProducer:
+			r.Producers++
+			pStart, pEnd = widen(pStart, pEnd, s.WindowStart, s.WindowEnd)
+			r.Records += s.Records
+			serBytes += s.SerializedBytes
+			payBytes += s.PayloadBytes
+			serNanos += s.CodecNanos
+			var id int
+			if _, err := fmt.Sscanf(s.Worker, "%d", &id); err != nil {
+				return nil, fmt.Errorf("producer summary with non-numeric worker %q", s.Worker)
+			}
+			for p, n := range s.Sent {
+				sent[key{id, p}] += n
+				r.Sent += n
+			}
+		case RoleConsumer:
+			r.Consumers++
+			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
+			deserNanos += s.CodecNanos
+			consumed += s.Records
+			for _, d := range s.Received {
+				k := key{d.Producer, d.Partition}
+				received[k] = append(received[k], d.Intervals...)
+				totalReceived += d.Total
+			}
+		default:
+			return nil, fmt.Errorf("summary with unknown role %q", s.Role)
+		}
+	}
+	for k, ivs := range received {
+		n := unionSize(ivs)
+		r.Delivered += n
+		if _, ok := sent[k]; !ok {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("received records from unknown producer %d partition %d", k.producer, k.partition))
+		}
+	}
+	for k, n := range sent {
+		if got := unionSize(received[k]); got < n {
+			r.Lost += n - got
+		}
+	}
+	r.Duplicated = totalReceived - r.Delivered
+	if w := pEnd.Sub(pStart).Seconds(); w > 0 {
+		r.WindowSeconds = w
+		r.RecordsPerSecond = float64(r.Records) / w
+		r.SerializedMBPerSecond = float64(serBytes) / w / 1e6
+		r.PayloadMBPerSecond = float64(payBytes) / w / 1e6
+		r.SerializeSharePercent = 100 * float64(serNanos) / (w * 1e9 * float64(max(r.Producers, 1)))
+	}
+	if r.Records > 0 {
+		r.SerializedBytesPerRecord = float64(serBytes) / float64(r.Records)
+		r.PayloadBytesPerRecord = float64(payBytes) / float64(r.Records)
+		r.SerializeMicrosPerRecord = float64(serNanos) / float64(r.Records) / 1e3
+	}
+	if consumed > 0 {
+		r.DeserializeMicrosPerRecord = float64(deserNanos) / float64(consumed) / 1e3
+		if w := cEnd.Sub(cStart).Seconds(); w > 0 {
+			r.ConsumerRecordsPerSecond = float64(consumed) / w
+			r.DeserializeSharePercent = 100 * float64(deserNanos) / (w * 1e9 * float64(max(r.Consumers, 1)))
+		}
+	}
+	r.EndToEnd = percentiles(hists[EndToEndMicros])
+	r.Ack = percentiles(hists[AckLatencyMicros])
+	r.SendDelay = percentiles(hists[SendDelayMicros])
+	r.Serialize = percentiles(hists[SerializeNanos])
+	r.Deserialize = percentiles(hists[DeserializeNanos])
+	for name, h := range hists {
+		if h.Clamped > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d values beyond the histogram range were clamped", name, h.Clamped))
+		}
+	}
+	return r, nil
+}
+
+// NewFor returns an empty histogram suited to the named metric.
+func newLike(name string) *Histogram {
+	if name == SerializeNanos || name == DeserializeNanos {
+		return NewDuration()
+	}
+	return NewLatency()
+}
+
+// NewFor returns an empty histogram for a histogram name.
+func NewFor(name string) *Histogram { return newLike(name) }
+
+func widen(start, end, s, e time.Time) (time.Time, time.Time) {
+	if s.IsZero() {
+		return start, end
+	}
+	if start.IsZero() || s.Before(start) {
+		start = s
+	}
+	if e.After(end) {
+		end = e
+	}
+	return start, end
+}

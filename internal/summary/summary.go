@@ -1,0 +1,93 @@
+package summary
+
+import (
+	"time"
+)
+
+// Roles of workers.
+const (
+	RoleProducer = "producer"
+	RoleConsumer = "consumer"
+)
+
+// Histogram names in summaries. Units are in the names.
+const (
+	SerializeNanos     = "serialize_ns"
+	DeserializeNanos   = "deserialize_ns"
+	AckLatencyMicros   = "ack_latency_us"
+	SendDelayMicros    = "send_delay_us"
+	EndToEndMicros     = "e2e_latency_us"
+	histogramsPerTrial = 5
+)
+
+// Summary is one worker's report for one trial: what it did in the measured window,
+// with its latency distributions encoded so that workers merge exactly.
+type Summary struct {
+	// Role is producer or consumer.
+	Role string `json:"role"`
+	// Worker identifies the worker within the trial (producer index or consumer name).
+	Worker     string `json:"worker"`
+	Experiment string `json:"experiment"`
+	Trial      string `json:"trial"`
+	Codec      string `json:"codec"`
+	Schema     string `json:"schema"`
+	SizeBytes  int    `json:"sizeBytes"`
+
+	// WindowStart and WindowEnd bound the measured window on this worker's wall clock:
+	// for a producer from the intended send time of its first measured record to the
+	// acknowledgement of its last; for a consumer from its first to its last measured
+	// record received.
+	WindowStart time.Time `json:"windowStart"`
+	WindowEnd   time.Time `json:"windowEnd"`
+
+	// Records in the measured window (producer: acknowledged; consumer: received,
+	// duplicates included).
+	Records int64 `json:"records"`
+	// WarmupRecords were sent or received before the window and are excluded.
+	WarmupRecords int64 `json:"warmupRecords"`
+	// PayloadBytes is the JSON-encoded size of the measured records (the logical size).
+	PayloadBytes int64 `json:"payloadBytes"`
+	// SerializedBytes is the size of the measured records' encoded values.
+	SerializedBytes int64 `json:"serializedBytes"`
+	// CodecNanos is the total time spent in Marshal (producer) or Unmarshal (consumer)
+	// for measured records.
+	CodecNanos int64 `json:"codecNanos"`
+	// Errors counts failed sends (producer) or failed decodes (consumer).
+	Errors int64 `json:"errors"`
+	// FirstError is the first error's text, for the result's message.
+	FirstError string `json:"firstError,omitempty"`
+
+	// Histograms by name (see the *Nanos and *Micros constants).
+	Histograms map[string]*Histogram `json:"histograms"`
+
+	// Sent is the producer's per-partition count of acknowledged records, warmup
+	// included: index i is partition i.
+	Sent []int64 `json:"sent,omitempty"`
+	// Received is the consumer's record of which sequence numbers arrived, warmup
+	// included, by producer and partition.
+	Received []Delivery `json:"received,omitempty"`
+	// Interrupted is true when the worker stopped early (SIGTERM or timeout).
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Delivery is the set of sequence numbers one consumer received from one producer on
+// one partition, as sorted half-open intervals, and how many arrived in total.
+type Delivery struct {
+	Producer  int        `json:"producer"`
+	Partition int        `json:"partition"`
+	Total     int64      `json:"total"`
+	Intervals [][2]int64 `json:"intervals"`
+}
+
+// Histogram returns the named histogram, creating it if needed.
+func (s *Summary) Histogram(name string, newFn func() *Histogram) *Histogram {
+	if s.Histograms == nil {
+		s.Histograms = make(map[string]*Histogram, histogramsPerTrial)
+	}
+	h, ok := s.Histograms[name]
+	if !ok {
+		h = newFn()
+		s.Histograms[name] = h
+	}
+	return h
+}

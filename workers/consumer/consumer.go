@@ -1,0 +1,368 @@
+// Package consumer is serdebench's consumer worker: one member of the trial's
+// consumer group. It measures end-to-end latency from each record's intended send
+// time, deserialization time, and which records arrived (for loss and duplicates).
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/bits"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/metrics"
+	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/wire"
+)
+
+// Config is what one consumer worker needs.
+type Config struct {
+	Brokers    []string
+	Topic      string
+	Group      string
+	Experiment string
+	Trial      plan.Trial
+	// Name identifies the consumer within the trial.
+	Name string
+	// Metrics, if set, receives live series.
+	Metrics *metrics.Worker
+	// Progress, if set, is incremented per measured record.
+	Progress *atomic.Int64
+	// CheckInterval is how often the consumer checks whether the trial is complete.
+	CheckInterval time.Duration
+	Log           *slog.Logger
+}
+
+// partition is one partition's state in this consumer. Only one claim goroutine
+// touches it at a time.
+type partition struct {
+	codec   codec.Codec
+	scratch any
+	seen    []summary.SeqSet // by producer
+	// markers is a bitmask of producers whose end record was processed; it travels in
+	// the committed offset's metadata so a later owner of the partition continues it.
+	markers uint64
+	meta    string
+	sum     summary.Summary
+	e2e     *summary.Histogram
+	deser   *summary.Histogram
+}
+
+type consumer struct {
+	cfg   Config
+	typ   payload.Type
+	admin sarama.ClusterAdmin
+	mu    sync.Mutex
+	parts map[int32]*partition
+}
+
+// Run consumes until every producer's end record has been processed on every
+// partition and the group has committed up to the end of the topic, then returns the
+// consumer's summary. Cancelling ctx stops early with what was received so far.
+func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.CheckInterval <= 0 {
+		cfg.CheckInterval = 200 * time.Millisecond
+	}
+	t := cfg.Trial
+	schema, err := payload.Lookup(t.Schema)
+	if err != nil {
+		return nil, err
+	}
+	c := &consumer{cfg: cfg, typ: schema.TypeFor(int(t.SizeBytes)), parts: map[int32]*partition{}}
+	if _, err := codec.New(string(t.Codec), c.typ); err != nil {
+		return nil, err
+	}
+	scfg := sarama.NewConfig()
+	scfg.ClientID = "serdebench-" + t.Name + "-" + cfg.Name
+	scfg.Version = sarama.DefaultVersion
+	scfg.Net.DialTimeout = 5 * time.Second
+	scfg.Metadata.Retry.Max = 2
+	scfg.Metadata.Retry.Backoff = 500 * time.Millisecond
+	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	scfg.Consumer.Offsets.AutoCommit.Interval = 100 * time.Millisecond
+	scfg.Consumer.Return.Errors = true
+	client, err := sarama.NewClient(cfg.Brokers, scfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Kafka at %v: %w", cfg.Brokers, err)
+	}
+	// The admin owns the client: closing it closes both.
+	c.admin, err = sarama.NewClusterAdminFromClient(client)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("create admin client: %w", err)
+	}
+	defer c.admin.Close()
+	group, err := sarama.NewConsumerGroupFromClient(cfg.Group, client)
+	if err != nil {
+		return nil, fmt.Errorf("join consumer group %s: %w", cfg.Group, err)
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	complete := make(chan struct{})
+	go c.watchCompletion(runCtx, client, complete, stop)
+	go func() {
+		for err := range group.Errors() {
+			cfg.Log.Warn("consumer group error", "consumer", cfg.Name, "err", err)
+		}
+	}()
+	var consumeErr error
+	for runCtx.Err() == nil {
+		if err := group.Consume(runCtx, []string{cfg.Topic}, c); err != nil {
+			if errors.Is(err, sarama.ErrClosedConsumerGroup) {
+				break
+			}
+			consumeErr = fmt.Errorf("consume %s: %w", cfg.Topic, err)
+			break
+		}
+	}
+	if err := group.Close(); err != nil && consumeErr == nil {
+		consumeErr = fmt.Errorf("leave consumer group: %w", err)
+	}
+	sum := c.summary()
+	select {
+	case <-complete:
+	default:
+		sum.Interrupted = true
+	}
+	if cfg.Metrics != nil {
+		cfg.Metrics.Done.Set(1)
+	}
+	return sum, consumeErr
+}
+
+// watchCompletion closes complete (and so ends Consume) once every partition's
+// committed offset is its end offset and its committed metadata shows the end
+// records of all producers.
+func (c *consumer) watchCompletion(ctx context.Context, client sarama.Client, complete chan struct{}, stop func()) {
+	tick := time.NewTicker(c.cfg.CheckInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		done, err := c.trialComplete(client)
+		if err != nil {
+			c.cfg.Log.Debug("completion check", "err", err)
+			continue
+		}
+		if done {
+			close(complete)
+			stop()
+			return
+		}
+	}
+}
+
+func (c *consumer) trialComplete(client sarama.Client) (bool, error) {
+	n := int(c.cfg.Trial.Partitions)
+	parts := make([]int32, n)
+	for i := range parts {
+		parts[i] = int32(i)
+	}
+	resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: parts})
+	if err != nil {
+		return false, err
+	}
+	for _, p := range parts {
+		blk := resp.GetBlock(c.cfg.Topic, p)
+		if blk == nil || blk.Offset < 0 || bits.OnesCount64(parseMarkers(blk.Metadata)) < int(c.cfg.Trial.Producers) {
+			return false, nil
+		}
+		end, err := client.GetOffset(c.cfg.Topic, p, sarama.OffsetNewest)
+		if err != nil {
+			return false, err
+		}
+		if blk.Offset < end {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+var _ sarama.ConsumerGroupHandler = (*consumer)(nil)
+
+func parseMarkers(meta string) uint64 {
+	if len(meta) < 2 || meta[:2] != "m=" {
+		return 0
+	}
+	v, err := strconv.ParseUint(meta[2:], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// Setup is called at the start of each group session.
+func (c *consumer) Setup(sarama.ConsumerGroupSession) error { return nil }
+
+// Cleanup is called at the end of each group session.
+func (c *consumer) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+
+func (c *consumer) partition(p int32) (*partition, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.parts[p]; ok {
+		return st, nil
+	}
+	cd, err := codec.New(string(c.cfg.Trial.Codec), c.typ)
+	if err != nil {
+		return nil, err
+	}
+	st := &partition{codec: cd, scratch: cd.NewNative()}
+	st.e2e = st.sum.Histogram(summary.EndToEndMicros, summary.NewLatency)
+	st.deser = st.sum.Histogram(summary.DeserializeNanos, summary.NewDuration)
+	c.parts[p] = st
+	return st, nil
+}
+
+// ConsumeClaim processes one partition's records for one session.
+func (c *consumer) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	st, err := c.partition(claim.Partition())
+	if err != nil {
+		return err
+	}
+	// Continue the marker mask from what the group committed for this partition.
+	if resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: {claim.Partition()}}); err == nil {
+		if blk := resp.GetBlock(c.cfg.Topic, claim.Partition()); blk != nil && blk.Offset >= 0 {
+			st.markers = parseMarkers(blk.Metadata)
+		}
+	}
+	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
+	mt := c.cfg.Metrics
+	for {
+		select {
+		case <-sess.Context().Done():
+			return nil
+		case msg, ok := <-claim.Messages():
+			if !ok {
+				return nil
+			}
+			c.record(st, msg, mt)
+			sess.MarkMessage(msg, st.meta)
+		}
+	}
+}
+
+func (c *consumer) record(st *partition, msg *sarama.ConsumerMessage, mt *metrics.Worker) {
+	now := time.Now()
+	var producer uint32
+	var seq, intended uint64
+	var warmup, end bool
+	for _, h := range msg.Headers {
+		switch string(h.Key) {
+		case wire.Producer:
+			producer, _ = wire.Uint32(h.Value)
+		case wire.Seq:
+			seq, _ = wire.Uint64(h.Value)
+		case wire.Intended:
+			intended, _ = wire.Uint64(h.Value)
+		case wire.Warmup:
+			warmup = true
+		case wire.End:
+			end = true
+		}
+	}
+	if end {
+		st.markers |= 1 << (producer & 63)
+		st.meta = "m=" + strconv.FormatUint(st.markers, 16)
+		return
+	}
+	for int(producer) >= len(st.seen) {
+		st.seen = append(st.seen, summary.SeqSet{})
+	}
+	st.seen[producer].Add(int64(seq))
+
+	t0 := time.Now()
+	out, err := st.codec.Unmarshal(msg.Value, st.scratch)
+	deser := time.Since(t0).Nanoseconds()
+	if err != nil {
+		st.sum.Errors++
+		if st.sum.FirstError == "" {
+			st.sum.FirstError = fmt.Sprintf("partition %d offset %d: %v", msg.Partition, msg.Offset, err)
+		}
+		if mt != nil {
+			mt.Errors.Inc()
+		}
+		return
+	}
+	st.scratch = out
+	if warmup {
+		st.sum.WarmupRecords++
+		if mt != nil {
+			mt.WarmupRecords.Inc()
+		}
+		return
+	}
+	lat := (now.UnixNano() - int64(intended)) / 1e3
+	st.e2e.Record(lat)
+	st.deser.Record(deser)
+	st.sum.Records++
+	st.sum.SerializedBytes += int64(len(msg.Value))
+	st.sum.CodecNanos += deser
+	if st.sum.WindowStart.IsZero() {
+		st.sum.WindowStart = now
+	}
+	st.sum.WindowEnd = now
+	if mt != nil {
+		mt.Records.Inc()
+		mt.SerializedBytes.Add(float64(len(msg.Value)))
+		mt.CodecSeconds.Add(float64(deser) / 1e9)
+		mt.Latency.Observe(float64(lat) / 1e6)
+	}
+	if c.cfg.Progress != nil {
+		c.cfg.Progress.Add(1)
+	}
+}
+
+// summary merges the partitions' states into the consumer's report.
+func (c *consumer) summary() *summary.Summary {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.cfg.Trial
+	out := &summary.Summary{Role: summary.RoleConsumer, Worker: c.cfg.Name, Experiment: c.cfg.Experiment, Trial: t.Name,
+		Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
+	out.Histogram(summary.EndToEndMicros, summary.NewLatency)
+	out.Histogram(summary.DeserializeNanos, summary.NewDuration)
+	for p, st := range c.parts {
+		for name, h := range st.sum.Histograms {
+			out.Histograms[name].Merge(h)
+		}
+		out.Records += st.sum.Records
+		out.WarmupRecords += st.sum.WarmupRecords
+		out.SerializedBytes += st.sum.SerializedBytes
+		out.CodecNanos += st.sum.CodecNanos
+		out.Errors += st.sum.Errors
+		if out.FirstError == "" {
+			out.FirstError = st.sum.FirstError
+		}
+		if !st.sum.WindowStart.IsZero() && (out.WindowStart.IsZero() || st.sum.WindowStart.Before(out.WindowStart)) {
+			out.WindowStart = st.sum.WindowStart
+		}
+		if st.sum.WindowEnd.After(out.WindowEnd) {
+			out.WindowEnd = st.sum.WindowEnd
+		}
+		for producer := range st.seen {
+			set := &st.seen[producer]
+			if set.Total() == 0 {
+				continue
+			}
+			out.Received = append(out.Received, summary.Delivery{Producer: producer, Partition: int(p), Total: set.Total(), Intervals: set.Intervals()})
+		}
+	}
+	return out
+}

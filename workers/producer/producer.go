@@ -1,0 +1,387 @@
+// Package producer is serdebench's producer worker: it builds a pool of records,
+// sends them with one codec and one set of producer settings, and measures
+// serialization time, acknowledgement latency and send delay from each record's
+// intended send time.
+package producer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/metrics"
+	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/wire"
+)
+
+// Config is what one producer worker needs.
+type Config struct {
+	Brokers    []string
+	Topic      string
+	Experiment string
+	Trial      plan.Trial
+	// ID is the producer's index within the trial (0..Producers-1).
+	ID int
+	// WaitGroup, if set, is the consumer group whose Trial.Consumers members must be
+	// Stable before sending starts, so that no rebalance falls into the measurement.
+	WaitGroup   string
+	WaitTimeout time.Duration
+	// Metrics, if set, receives live series.
+	Metrics *metrics.Worker
+	// Progress, if set, is incremented per acknowledged record.
+	Progress *atomic.Int64
+	Log      *slog.Logger
+}
+
+// message is a pooled record: the sarama message, its header storage and its value
+// buffer, reused after acknowledgement so sending allocates nothing of its own.
+type message struct {
+	pm       sarama.ProducerMessage
+	hdrs     [5]sarama.RecordHeader
+	vals     [5][8]byte
+	value    valueBytes
+	intended time.Time
+	serNanos int64
+	payload  int64
+	measured bool
+	marker   bool
+}
+
+// valueBytes implements sarama.Encoder on a pointer, so setting pm.Value allocates
+// nothing.
+type valueBytes struct{ b []byte }
+
+func (v *valueBytes) Encode() ([]byte, error) { return v.b, nil }
+func (v *valueBytes) Length() int             { return len(v.b) }
+
+var keys = [5][]byte{[]byte(wire.Producer), []byte(wire.Seq), []byte(wire.Intended), []byte(wire.Actual), []byte(wire.Warmup)}
+
+// run holds one producer run's state. Fields after the comment are owned by the
+// acknowledgement goroutine until it exits.
+type run struct {
+	cfg      Config
+	codec    codec.Codec
+	natives  []any
+	sizes    []int64
+	producer sarama.AsyncProducer
+	free     sync.Pool
+	inflight sync.WaitGroup
+	acked    chan struct{}
+	// seqs is the next sequence number per partition (the sender's until it returns).
+	seqs []uint64
+
+	// owned by the acknowledgement goroutine
+	sum      summary.Summary
+	ack      *summary.Histogram
+	serHist  *summary.Histogram
+	delay    *summary.Histogram
+	winStart time.Time
+}
+
+// Run sends the trial's records and returns the producer's summary. Cancelling ctx
+// stops sending early; what was sent is still flushed, acknowledged and reported.
+func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	t := cfg.Trial
+	schema, err := payload.Lookup(t.Schema)
+	if err != nil {
+		return nil, err
+	}
+	typ := schema.TypeFor(int(t.SizeBytes))
+	c, err := codec.New(string(t.Codec), typ)
+	if err != nil {
+		return nil, err
+	}
+	// Build the pool before anything is timed: records, then the codec's native form.
+	pool, err := schema.Pool(uint64(t.Seed)+uint64(cfg.ID)<<32, int(t.SizeBytes), int(t.PoolSize))
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, codec: c, natives: make([]any, len(pool)), sizes: make([]int64, len(pool)), acked: make(chan struct{}, 1), seqs: make([]uint64, t.Partitions)}
+	for i, rec := range pool {
+		if r.natives[i], err = c.Native(rec); err != nil {
+			return nil, fmt.Errorf("prepare record %d: %w", i, err)
+		}
+		r.sizes[i] = int64(payload.JSONSize(rec))
+	}
+	r.free.New = func() any { return new(message) }
+	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
+		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes), Sent: make([]int64, t.Partitions)}
+	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
+	r.serHist = r.sum.Histogram(summary.SerializeNanos, summary.NewDuration)
+	r.delay = r.sum.Histogram(summary.SendDelayMicros, summary.NewLatency)
+
+	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID))
+	if err != nil {
+		return nil, err
+	}
+	client, err := sarama.NewClient(cfg.Brokers, scfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Kafka at %v: %w", cfg.Brokers, err)
+	}
+	defer client.Close()
+	if cfg.WaitGroup != "" {
+		if err := waitForGroup(ctx, client, cfg.WaitGroup, int(t.Consumers), cfg.WaitTimeout); err != nil {
+			return nil, err
+		}
+	}
+	r.producer, err = sarama.NewAsyncProducerFromClient(client)
+	if err != nil {
+		return nil, fmt.Errorf("create producer: %w", err)
+	}
+	ackDone := make(chan struct{})
+	go r.handleAcks(ackDone)
+
+	sendErr := r.send(ctx)
+	// Every record is acknowledged or failed before the end markers go out, so the
+	// markers are the producer's last records on every partition.
+	r.inflight.Wait()
+	markerErr := r.sendMarkers()
+	r.producer.AsyncClose()
+	<-ackDone
+	if cfg.Metrics != nil {
+		cfg.Metrics.Done.Set(1)
+	}
+	if ctx.Err() != nil {
+		r.sum.Interrupted = true
+	}
+	if err := errors.Join(sendErr, markerErr); err != nil {
+		return &r.sum, err
+	}
+	return &r.sum, nil
+}
+
+// send runs the schedule: record i is due at start + i/rate (open loop) or as soon as
+// the previous one is handed over (closed loop, rate 0).
+func (r *run) send(ctx context.Context) error {
+	t := r.cfg.Trial
+	parts := int64(t.Partitions)
+	seqs := r.seqs
+	rate := t.Settings.RecordsPerSecond
+	single := t.Settings.Mode == v1alpha1.ModeSingle
+	warmupDur := time.Duration(t.Warmup.DurationSeconds) * time.Second
+	measureDur := time.Duration(t.DurationSeconds) * time.Second
+	start := time.Now()
+	measureStart := start.Add(warmupDur)
+	measuredSent := int64(0)
+	for i := int64(0); ; i++ {
+		if ctx.Err() != nil {
+			return nil
+		}
+		intended := time.Now()
+		if rate > 0 {
+			intended = start.Add(time.Duration(float64(i) * 1e9 / float64(rate)))
+			if d := time.Until(intended); d > 0 {
+				select {
+				case <-time.After(d):
+				case <-ctx.Done():
+					return nil
+				}
+			}
+		}
+		warmup := i < t.Warmup.Records || intended.Before(measureStart)
+		if !warmup && measuredSent == 0 {
+			measureStart = intended
+			r.setWindowStart(intended)
+		}
+		if !warmup {
+			if t.Records > 0 && measuredSent >= t.Records {
+				return nil
+			}
+			if measureDur > 0 && intended.Sub(measureStart) >= measureDur {
+				return nil
+			}
+			measuredSent++
+		}
+		actual := time.Now()
+		m := r.free.Get().(*message)
+		idx := i % int64(len(r.natives))
+		t0 := time.Now()
+		b, err := r.codec.Marshal(m.value.b, r.natives[idx])
+		ser := time.Since(t0).Nanoseconds()
+		if err != nil {
+			return fmt.Errorf("serialize record %d: %w", i, err)
+		}
+		p := i % parts
+		m.value.b = b
+		m.intended, m.serNanos, m.payload, m.measured, m.marker = intended, ser, r.sizes[idx], !warmup, false
+		m.fill(r.cfg.Topic, int32(p), uint32(r.cfg.ID), seqs[p], intended, actual, warmup)
+		seqs[p]++
+		r.inflight.Add(1)
+		select {
+		case r.producer.Input() <- &m.pm:
+		case <-ctx.Done():
+			r.inflight.Done()
+			return nil
+		}
+		if single {
+			select {
+			case <-r.acked:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+}
+
+// fill sets the sarama message and its headers. Assigning pm as a whole also resets
+// sarama's internal per-send state from the previous use.
+func (m *message) fill(topic string, partition int32, producer uint32, seq uint64, intended, actual time.Time, warmup bool) {
+	m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], producer)}
+	m.hdrs[1] = sarama.RecordHeader{Key: keys[1], Value: wire.PutUint64(m.vals[1][:], seq)}
+	m.hdrs[2] = sarama.RecordHeader{Key: keys[2], Value: wire.PutUint64(m.vals[2][:], uint64(intended.UnixNano()))}
+	m.hdrs[3] = sarama.RecordHeader{Key: keys[3], Value: wire.PutUint64(m.vals[3][:], uint64(actual.UnixNano()))}
+	n := 4
+	if warmup {
+		m.vals[4][0] = 1
+		m.hdrs[4] = sarama.RecordHeader{Key: keys[4], Value: m.vals[4][:1]}
+		n = 5
+	}
+	m.pm = sarama.ProducerMessage{Topic: topic, Partition: partition, Value: &m.value, Headers: m.hdrs[:n], Metadata: m}
+}
+
+func (r *run) setWindowStart(t time.Time) {
+	// Written once by the sender before the first measured record is handed over, so
+	// the acknowledgement goroutine reads it after the channel send (happens-before).
+	r.winStart = t
+}
+
+// handleAcks owns the summary's counters and histograms.
+func (r *run) handleAcks(done chan struct{}) {
+	defer close(done)
+	succ, errs := r.producer.Successes(), r.producer.Errors()
+	for succ != nil || errs != nil {
+		select {
+		case pm, ok := <-succ:
+			if !ok {
+				succ = nil
+				continue
+			}
+			r.acknowledge(pm.Metadata.(*message), nil, time.Now())
+		case pe, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			r.acknowledge(pe.Msg.Metadata.(*message), pe.Err, time.Now())
+		}
+	}
+}
+
+func (r *run) acknowledge(m *message, err error, now time.Time) {
+	defer r.inflight.Done()
+	mt := r.cfg.Metrics
+	switch {
+	case err != nil:
+		r.sum.Errors++
+		if r.sum.FirstError == "" {
+			r.sum.FirstError = err.Error()
+		}
+		if mt != nil {
+			mt.Errors.Inc()
+		}
+	case m.marker:
+	case m.measured:
+		r.sum.Sent[m.pm.Partition]++
+		r.sum.Records++
+		r.sum.SerializedBytes += int64(len(m.value.b))
+		r.sum.PayloadBytes += m.payload
+		r.sum.CodecNanos += m.serNanos
+		r.serHist.Record(m.serNanos)
+		lat := now.Sub(m.intended).Microseconds()
+		r.ack.Record(lat)
+		actual, _ := wire.Uint64(m.hdrs[3].Value)
+		r.delay.Record((int64(actual) - m.intended.UnixNano()) / 1e3)
+		if r.sum.WindowStart.IsZero() {
+			r.sum.WindowStart = r.winStart
+		}
+		if now.After(r.sum.WindowEnd) {
+			r.sum.WindowEnd = now
+		}
+		if mt != nil {
+			mt.Records.Inc()
+			mt.SerializedBytes.Add(float64(len(m.value.b)))
+			mt.CodecSeconds.Add(float64(m.serNanos) / 1e9)
+			mt.Latency.Observe(float64(lat) / 1e6)
+		}
+		if r.cfg.Progress != nil {
+			r.cfg.Progress.Add(1)
+		}
+	default:
+		r.sum.Sent[m.pm.Partition]++
+		r.sum.WarmupRecords++
+		if mt != nil {
+			mt.WarmupRecords.Inc()
+		}
+	}
+	if !m.marker {
+		r.free.Put(m)
+	}
+	if r.cfg.Trial.Settings.Mode == v1alpha1.ModeSingle {
+		select {
+		case r.acked <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// sendMarkers writes one end record per partition carrying the number of records
+// this producer assigned to it, and waits for their acknowledgement.
+func (r *run) sendMarkers() error {
+	parts := int(r.cfg.Trial.Partitions)
+	for p := range parts {
+		m := &message{marker: true}
+		m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], uint32(r.cfg.ID))}
+		m.hdrs[1] = sarama.RecordHeader{Key: []byte(wire.End), Value: wire.PutUint64(m.vals[1][:], r.seqs[p])}
+		m.pm = sarama.ProducerMessage{Topic: r.cfg.Topic, Partition: int32(p), Headers: m.hdrs[:2], Metadata: m}
+		r.inflight.Add(1)
+		r.producer.Input() <- &m.pm
+	}
+	r.inflight.Wait()
+	return nil
+}
+
+// waitForGroup polls until the consumer group is Stable with the expected members.
+func waitForGroup(ctx context.Context, client sarama.Client, group string, members int, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	deadline := time.Now().Add(timeout)
+	last := "unknown"
+	for {
+		b, err := client.Coordinator(group)
+		if err == nil {
+			resp, derr := b.DescribeGroups(&sarama.DescribeGroupsRequest{Groups: []string{group}})
+			if derr == nil && len(resp.Groups) == 1 {
+				g := resp.Groups[0]
+				last = fmt.Sprintf("state %s with %d of %d members", g.State, len(g.Members), members)
+				if g.State == "Stable" && len(g.Members) == members {
+					return nil
+				}
+			}
+		} else {
+			_ = client.RefreshCoordinator(group)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("consumer group %s not ready after %s: %s", group, timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for consumer group %s: %w", group, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
