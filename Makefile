@@ -1,0 +1,80 @@
+# serdebench — see README.md. Every target installs what it needs, idempotently, with
+# pinned versions; downloads and built tools are cached by version under $(CACHE).
+
+SHELL := /usr/bin/env bash -o pipefail
+.DEFAULT_GOAL := build
+
+CACHE          ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/serdebench
+TOOLS          := $(CACHE)/tools
+KAFKA_VERSION  ?= 4.3.1
+KAFKA_PORT     ?= 9092
+export KAFKA_VERSION KAFKA_PORT
+export SERDEBENCH_KAFKA ?= 127.0.0.1:$(KAFKA_PORT)
+export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
+
+PROTOC_VERSION         := 3.21.12-3+deb12u1
+PROTOC_GEN_GO_VERSION  := v1.36.12
+GOLANGCI_LINT_VERSION  := v2.6.2
+PROTOC_GEN_GO          := $(TOOLS)/protoc-gen-go-$(PROTOC_GEN_GO_VERSION)/protoc-gen-go
+GOLANGCI_LINT          := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
+
+BIN := bin
+GO_PACKAGES := ./...
+
+.PHONY: build
+build: ## Build serdebench and the worker into bin/.
+	go build -o $(BIN)/serdebench ./cmd/serdebench
+	go build -o $(BIN)/worker ./cmd/worker
+
+.PHONY: test
+test: kafka-up ## Unit and integration tests against a real local Kafka broker.
+	go test -count=1 -timeout 20m $(GO_PACKAGES)
+
+.PHONY: demo
+demo: build kafka-up ## Run the thesis batch experiment locally and print the 12-row table.
+	$(BIN)/serdebench run -f config/samples/thesis-batch.yaml --bootstrap $(SERDEBENCH_KAFKA)
+
+.PHONY: bench
+bench: build kafka-up ## Codec micro-benchmarks, then producer throughput vs Kafka's ProducerPerformance.
+	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/
+	hack/bench/producer-vs-kafka.sh
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## gofmt, go vet and golangci-lint.
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	go vet $(GO_PACKAGES)
+	$(GOLANGCI_LINT) run $(GO_PACKAGES)
+
+.PHONY: generate
+generate: $(PROTOC_GEN_GO) protoc ## Regenerate the business record schema and protobuf code.
+	go run ./hack/genbusiness workers/payload
+	PATH="$(dir $(PROTOC_GEN_GO)):$$PATH" protoc -I workers/payload/proto \
+	  --go_out=workers/payload/pb --go_opt=paths=source_relative workers/payload/proto/*.proto
+
+.PHONY: kafka-up kafka-down kafka-status
+kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).
+	hack/kafka/kafka.sh up
+kafka-down: ## Stop the local Kafka started by kafka-up.
+	hack/kafka/kafka.sh down
+kafka-status:
+	hack/kafka/kafka.sh status
+
+.PHONY: protoc
+protoc:
+	@if [ "$$(dpkg-query -W -f='$${Version}' protobuf-compiler 2>/dev/null)" != "$(PROTOC_VERSION)" ]; then \
+	  echo "installing protobuf-compiler $(PROTOC_VERSION)"; \
+	  hack/apt-install.sh protobuf-compiler=$(PROTOC_VERSION); fi
+
+$(PROTOC_GEN_GO):
+	GOBIN=$(dir $@) go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+
+$(GOLANGCI_LINT):
+	GOBIN=$(dir $@) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+
+.PHONY: clean
+clean: ## Remove build output (not caches, not broker data).
+	rm -rf $(BIN)
+
+.PHONY: help
+help:
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-14s %s\n", $$1, $$2}'

@@ -1,0 +1,163 @@
+// Command serdebench runs serialization experiments locally, without Kubernetes:
+//
+//	serdebench run -f experiment.yaml [--bootstrap host:port] [--output table|json|csv]
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/serdebench/serdebench/internal/experiment"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/runner"
+)
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true}
+	root.AddCommand(runCmd(), validateCmd())
+	return root
+}
+
+func validateCmd() *cobra.Command {
+	var file string
+	c := &cobra.Command{
+		Use:   "validate -f experiment.yaml",
+		Short: "Check an experiment file and print its trials",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			x, err := experiment.Load(file)
+			if err != nil {
+				return err
+			}
+			trials, err := plan.Expand(x.Spec)
+			if err != nil {
+				return err
+			}
+			for _, t := range trials {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", t.Name, t.Settings.Describe())
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
+	_ = c.MarkFlagRequired("file")
+	return c
+}
+
+func runCmd() *cobra.Command {
+	var file, bootstrap, output, brokerVersion string
+	var quiet bool
+	var trialTimeout time.Duration
+	c := &cobra.Command{
+		Use:   "run -f experiment.yaml",
+		Short: "Run an experiment's trials one at a time against a Kafka cluster",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "table" && output != "json" && output != "csv" {
+				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
+			}
+			x, err := experiment.Load(file)
+			if err != nil {
+				return err
+			}
+			trials, err := plan.Expand(x.Spec)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			brokers := []string{bootstrap}
+			apis, err := runner.BrokerVersion(brokers)
+			if err != nil {
+				return err
+			}
+			env := report.Environment{BrokerVersion: brokerVersion + " (" + apis + ")", Brokers: brokers, WorkerVersion: version(),
+				GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+				StartedAt: time.Now().UTC().Format(time.RFC3339)}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			var progress atomic.Int64
+			bar := newBar(trials, quiet)
+			done := make(chan struct{})
+			go func() {
+				for {
+					select {
+					case <-done:
+						return
+					case <-time.After(200 * time.Millisecond):
+						_ = bar.Set64(progress.Load())
+					}
+				}
+			}()
+			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Experiment: x.Name, Progress: &progress,
+				TrialTimeout: trialTimeout, Log: log,
+				OnTrial: func(t plan.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) }})
+			close(done)
+			_ = bar.Finish()
+			fmt.Fprintln(cmd.ErrOrStderr())
+			env.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+			out := cmd.OutOrStdout()
+			var werr error
+			switch output {
+			case "json":
+				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results})
+			case "csv":
+				werr = report.CSV(out, results)
+			default:
+				werr = report.Table(out, results)
+			}
+			if err != nil {
+				return err
+			}
+			return werr
+		},
+	}
+	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
+	c.Flags().StringVar(&bootstrap, "bootstrap", "127.0.0.1:9092", "Kafka bootstrap server")
+	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
+	c.Flags().StringVar(&brokerVersion, "broker-version", os.Getenv("SERDEBENCH_KAFKA_VERSION"), "broker release, recorded in the JSON environment")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	c.Flags().DurationVar(&trialTimeout, "trial-timeout", 30*time.Minute, "fail a trial that takes longer")
+	_ = c.MarkFlagRequired("file")
+	return c
+}
+
+func newBar(trials []plan.Trial, quiet bool) *progressbar.ProgressBar {
+	var total int64
+	for _, t := range trials {
+		total += t.Records * int64(t.Producers)
+	}
+	if total == 0 {
+		total = -1 // duration-based: a spinner
+	}
+	opts := []progressbar.Option{progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(), progressbar.OptionSetItsString("rec"), progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(200 * time.Millisecond)}
+	if quiet || !term.IsTerminal(int(os.Stderr.Fd())) {
+		opts = append(opts, progressbar.OptionSetVisibility(false))
+	}
+	return progressbar.NewOptions64(total, opts...)
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return "unknown"
+}

@@ -1,0 +1,142 @@
+// Command worker is serdebench's producer or consumer worker, as the operator runs it
+// in a pod:
+//
+//	worker --role producer|consumer --trial '<plan.Trial JSON>' --bootstrap host:port --topic T [...]
+//
+// It serves /metrics while it runs and for --metrics-grace after, prints its summary
+// (JSON, with encoded histograms) on stdout and to --summary-file, and exits 0. On
+// SIGTERM it stops sending, flushes, reports what it measured and exits 0. Errors
+// (an unreachable broker, a bad trial) print to stderr and exit 1.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/consumer"
+	"github.com/serdebench/serdebench/workers/metrics"
+	"github.com/serdebench/serdebench/workers/producer"
+)
+
+type options struct {
+	role, trialJSON, bootstrap, topic, group, experiment, name string
+	id                                                         int
+	metricsAddr, summaryFile, waitGroup                        string
+	metricsGrace, timeout, waitTimeout                         time.Duration
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.role, "role", "", "producer or consumer")
+	flag.StringVar(&o.trialJSON, "trial", "", "the trial to run, as JSON (internal/plan.Trial)")
+	flag.StringVar(&o.bootstrap, "bootstrap", "127.0.0.1:9092", "comma-separated Kafka bootstrap servers")
+	flag.StringVar(&o.topic, "topic", "", "the trial's topic")
+	flag.StringVar(&o.group, "group", "", "consumer group (consumer), or group to wait for (producer, with --wait-group)")
+	flag.StringVar(&o.experiment, "experiment", "", "experiment name, for labels")
+	flag.StringVar(&o.name, "name", "", "consumer name (default c<id>)")
+	flag.IntVar(&o.id, "id", 0, "producer index within the trial")
+	flag.StringVar(&o.metricsAddr, "metrics-addr", ":9090", "where to serve /metrics; empty disables")
+	flag.DurationVar(&o.metricsGrace, "metrics-grace", 15*time.Second, "keep serving /metrics this long after the work ends")
+	flag.StringVar(&o.summaryFile, "summary-file", "", "also write the summary JSON here")
+	flag.StringVar(&o.waitGroup, "wait-group", "", "producer: wait until this consumer group is Stable with all consumers")
+	flag.DurationVar(&o.waitTimeout, "wait-timeout", 2*time.Minute, "producer: how long to wait for --wait-group")
+	flag.DurationVar(&o.timeout, "timeout", 0, "stop after this long (0: no limit)")
+	flag.Parse()
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := run(o, log); err != nil {
+		log.Error("worker failed", "role", o.role, "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options, log *slog.Logger) error {
+	var t plan.Trial
+	if err := json.Unmarshal([]byte(o.trialJSON), &t); err != nil {
+		return fmt.Errorf("--trial: %w", err)
+	}
+	if t.Name == "" || t.Codec == "" || t.Partitions < 1 {
+		return errors.New("--trial: name, codec and partitions are required")
+	}
+	if o.topic == "" {
+		return errors.New("--topic is required")
+	}
+	if o.name == "" {
+		o.name = fmt.Sprintf("c%d", o.id)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	worker := o.name
+	if o.role == summary.RoleProducer {
+		worker = fmt.Sprint(o.id)
+	}
+	m := metrics.New(metrics.Labels{Experiment: o.experiment, Trial: t.Name, Codec: string(t.Codec), Role: o.role, Worker: worker})
+	workDone, finish := context.WithCancel(context.Background())
+	wait := func() {}
+	if o.metricsAddr != "" {
+		addr, w, err := m.Serve(workDone, o.metricsAddr, o.metricsGrace)
+		if err != nil {
+			finish()
+			return err
+		}
+		wait = w
+		log.Info("serving metrics", "addr", addr)
+	}
+	brokers := strings.Split(o.bootstrap, ",")
+	var sum *summary.Summary
+	var err error
+	switch o.role {
+	case summary.RoleProducer:
+		sum, err = producer.Run(ctx, producer.Config{Brokers: brokers, Topic: o.topic, Experiment: o.experiment, Trial: t, ID: o.id,
+			WaitGroup: o.waitGroup, WaitTimeout: o.waitTimeout, Metrics: m, Log: log})
+	case summary.RoleConsumer:
+		if o.group == "" {
+			err = errors.New("--group is required for consumers")
+			break
+		}
+		sum, err = consumer.Run(ctx, consumer.Config{Brokers: brokers, Topic: o.topic, Group: o.group, Experiment: o.experiment,
+			Trial: t, Name: o.name, Metrics: m, Log: log})
+	default:
+		err = fmt.Errorf("--role: must be producer or consumer, got %q", o.role)
+	}
+	if sum != nil {
+		if werr := writeSummary(sum, o.summaryFile); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
+	// Stop serving only after the grace period, so a final scrape sees the totals.
+	finish()
+	if sum != nil {
+		wait()
+	}
+	return err
+}
+
+func writeSummary(sum *summary.Summary, file string) error {
+	b, err := json.Marshal(sum)
+	if err != nil {
+		return fmt.Errorf("encode summary: %w", err)
+	}
+	fmt.Println(string(b))
+	if file != "" {
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			return fmt.Errorf("write summary: %w", err)
+		}
+	}
+	return nil
+}

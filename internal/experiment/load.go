@@ -1,0 +1,45 @@
+// Package experiment reads SerializationExperiment files strictly: unknown fields,
+// wrong types and invalid values are errors that name the field.
+package experiment
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+)
+
+// Load reads and validates an experiment file (YAML or JSON).
+func Load(path string) (*v1alpha1.SerializationExperiment, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read experiment: %w", err)
+	}
+	return Parse(data)
+}
+
+// Parse decodes and validates an experiment document.
+func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
+	var x v1alpha1.SerializationExperiment
+	if err := yaml.UnmarshalStrict(data, &x); err != nil {
+		return nil, fmt.Errorf("invalid experiment: %w", err)
+	}
+	want := v1alpha1.Group + "/" + v1alpha1.Version
+	if x.APIVersion != want {
+		return nil, fmt.Errorf("invalid experiment: apiVersion: must be %q, got %q", want, x.APIVersion)
+	}
+	if x.Kind != v1alpha1.Kind {
+		return nil, fmt.Errorf("invalid experiment: kind: must be %q, got %q", v1alpha1.Kind, x.Kind)
+	}
+	if x.Name == "" {
+		return nil, fmt.Errorf("invalid experiment: metadata.name: Required value")
+	}
+	x.Spec.Default()
+	if errs := x.Spec.Validate(field.NewPath("spec")); len(errs) > 0 {
+		return nil, fmt.Errorf("invalid experiment: %w", errs.ToAggregate())
+	}
+	return &x, nil
+}
