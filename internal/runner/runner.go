@@ -30,6 +30,8 @@ type Options struct {
 	Progress *atomic.Int64
 	// OnTrial, if set, is called before each trial starts.
 	OnTrial func(t plan.Trial)
+	// KeepTopic leaves each trial's topic in place (tests inspect it).
+	KeepTopic bool
 	// TrialTimeout bounds one trial; 0 means 30 minutes.
 	TrialTimeout time.Duration
 	Log          *slog.Logger
@@ -83,6 +85,9 @@ func RunTrial(ctx context.Context, t plan.Trial, o Options) (*TrialResult, error
 		return nil, err
 	}
 	defer func() {
+		if o.KeepTopic {
+			return
+		}
 		if err := DeleteTopic(o.Brokers, topic); err != nil {
 			o.Log.Warn("delete topic", "topic", topic, "err", err)
 		}

@@ -3,6 +3,8 @@ package runner_test
 import (
 	"context"
 	"testing"
+
+	"github.com/IBM/sarama"
 	"time"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -54,3 +56,80 @@ func TestEveryCodecEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestFixedRate runs an open loop at a target rate: the measured rate over the
+// measured window must be within 2% of it.
+func TestFixedRate(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	s := spec("protobuf")
+	records := int64(6000)
+	s.Records = &records
+	s.Rate.RecordsPerSecond = 2000
+	s.Producer.LingerMs = ptr(int32(5))
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.RunTrial(context.Background(), trials[0], runner.Options{Brokers: brokers, Experiment: "it-rate", TrialTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Result
+	if dev := r.RecordsPerSecond/2000 - 1; dev > 0.02 || dev < -0.02 {
+		t.Fatalf("measured %.1f rec/s over %.3f s, want 2000 ±2%%", r.RecordsPerSecond, r.WindowSeconds)
+	}
+	if r.SendDelay.Count != records || r.Lost != 0 {
+		t.Fatalf("send delay count %d, lost %d", r.SendDelay.Count, r.Lost)
+	}
+	t.Logf("rate %.1f rec/s, send delay p50 %d µs p99 %d µs, e2e p50 %d µs p99 %d µs",
+		r.RecordsPerSecond, r.SendDelay.P50, r.SendDelay.P99, r.EndToEnd.P50, r.EndToEnd.P99)
+}
+
+// TestConsumedEqualsEndOffsets: everything the consumers received, plus the end
+// records, is exactly what the broker holds.
+func TestConsumedEqualsEndOffsets(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	s := spec("avro")
+	s.Producers = 2
+	s.Consumers = 3
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trials[0]
+	res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-offsets", KeepTopic: true, TrialTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := runner.DeleteTopic(brokers, res.Topic); err != nil {
+			t.Error(err)
+		}
+	}()
+	client, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	var end int64
+	for p := range tr.Partitions {
+		off, err := client.GetOffset(res.Topic, p, sarama.OffsetNewest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end += off
+	}
+	r := res.Result
+	markers := int64(tr.Producers * tr.Partitions)
+	if got := r.Delivered + r.Duplicated + markers; got != end {
+		t.Fatalf("consumed %d records (+%d end records), broker end offsets sum to %d", r.Delivered+r.Duplicated, markers, end)
+	}
+	if want := 2 * (tr.Records + tr.Warmup.Records); r.Sent != want || r.Delivered != want || r.Lost != 0 {
+		t.Fatalf("sent %d delivered %d lost %d, want %d", r.Sent, r.Delivered, r.Lost, want)
+	}
+	if r.Producers != 2 || r.Consumers != 3 {
+		t.Fatalf("%d producers, %d consumers in the merge", r.Producers, r.Consumers)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -177,6 +177,9 @@ func (r *run) send(ctx context.Context) error {
 	start := time.Now()
 	measureStart := start.Add(warmupDur)
 	measuredSent := int64(0)
+	// One reusable timer: time.After would allocate per record.
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for i := int64(0); ; i++ {
 		if ctx.Err() != nil {
 			return nil
@@ -185,8 +188,9 @@ func (r *run) send(ctx context.Context) error {
 		if rate > 0 {
 			intended = start.Add(time.Duration(float64(i) * 1e9 / float64(rate)))
 			if d := time.Until(intended); d > 0 {
+				timer.Reset(d)
 				select {
-				case <-time.After(d):
+				case <-timer.C:
 				case <-ctx.Done():
 					return nil
 				}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestInvalidFileNamesTheField runs the real command on invalid files: it must fail
+// and say which field is wrong, before touching any broker.
+func TestInvalidFileNamesTheField(t *testing.T) {
+	for file, field := range map[string]string{
+		"testdata/bad-acks.yaml": "spec.producer.acks",
+		"testdata/typo.yaml":     "lingerMillis",
+		"testdata/missing.yaml":  "no such file",
+	} {
+		cmd := rootCmd()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs([]string{"run", "-f", file, "--bootstrap", "127.0.0.1:1"})
+		err := cmd.Execute()
+		if err == nil {
+			t.Errorf("%s: accepted", file)
+			continue
+		}
+		if !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: error %q does not name %s", file, err, field)
+		}
+	}
+}
+
+func TestSamplesAreValid(t *testing.T) {
+	for _, f := range []string{"../../config/samples/thesis-batch.yaml", "../../config/samples/thesis-single.yaml"} {
+		cmd := rootCmd()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetArgs([]string{"validate", "-f", f})
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if n := strings.Count(out.String(), "\n"); n != 12 {
+			t.Fatalf("%s: %d trials, want 12", f, n)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/summary"
+)
+
+func buildWorker(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "worker")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build worker: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func trialJSON(t *testing.T, records int64) (plan.Trial, string) {
+	t.Helper()
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{"json"},
+		Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}, Records: &records, PoolSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(trials[0])
+	return trials[0], string(b)
+}
+
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func TestUnreachableBrokerFailsFast(t *testing.T) {
+	bin := buildWorker(t)
+	_, tj := trialJSON(t, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--role", "producer", "--trial", tj, "--topic", "nowhere",
+		"--bootstrap", freePort(t), "--metrics-addr", "")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatal("worker did not give up on an unreachable broker within 60 s")
+	}
+	if err == nil {
+		t.Fatal("worker exited 0 with no broker")
+	}
+	if !strings.Contains(stderr.String(), "connect to Kafka") {
+		t.Fatalf("unclear error: %s", stderr.String())
+	}
+	t.Logf("failed after %s: %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(stderr.String()))
+}
+
+// TestSIGTERMReportsAndExitsZero: a producer stopped mid-run flushes, prints its
+// summary and exits 0; its /metrics carry the run's labels.
+func TestSIGTERMReportsAndExitsZero(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	bin := buildWorker(t)
+	tr, tj := trialJSON(t, 100_000_000)
+	topic := fmt.Sprintf("serdebench.it-worker.%d", time.Now().UnixNano())
+	if err := runner.CreateTopic(brokers, topic, tr); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
+	metricsAddr := freePort(t)
+	cmd := exec.Command(bin, "--role", "producer", "--trial", tj, "--topic", topic, "--bootstrap", brokers[0],
+		"--experiment", "it-worker", "--metrics-addr", metricsAddr, "--metrics-grace", "1s")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if strings.Contains(body, "serdebench_records_total{") && !strings.Contains(body, `serdebench_records_total{codec="json",experiment="it-worker",role="producer",trial="`+tr.Name+`",worker="0"} 0`) {
+				break
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(body, `experiment="it-worker"`) || !strings.Contains(body, `role="producer"`) || !strings.Contains(body, `codec="json"`) {
+		t.Fatalf("metrics lack labels or records:\n%s", body)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("worker did not exit within 60 s of SIGTERM")
+	}
+	var s summary.Summary
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &s); err != nil {
+		t.Fatalf("summary on stdout: %v\n%s", err, stdout.String())
+	}
+	if !s.Interrupted || s.Records == 0 || s.Histograms[summary.AckLatencyMicros].Count() != s.Records {
+		t.Fatalf("summary: interrupted %v, records %d", s.Interrupted, s.Records)
+	}
+}

@@ -1,0 +1,103 @@
+package plan_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/plan"
+)
+
+func base() v1alpha1.ExperimentSpec {
+	n := int64(100)
+	return v1alpha1.ExperimentSpec{
+		Codecs:  []v1alpha1.Codec{"json", "avro"},
+		Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696}},
+		Records: &n,
+	}
+}
+
+func TestExpandMatrix(t *testing.T) {
+	s := base()
+	s.Matrix = &v1alpha1.Matrix{LingerMs: []int32{0, 10, 100}, Acks: []v1alpha1.Acks{"1", "all"}}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 2*2*3*2 {
+		t.Fatalf("got %d trials, want 24", len(trials))
+	}
+	seen := map[string]bool{}
+	for i, tr := range trials {
+		if tr.Index != i {
+			t.Fatalf("trial %d has index %d", i, tr.Index)
+		}
+		key := string(tr.Codec) + tr.Settings.Describe() + string(rune(tr.SizeBytes))
+		if seen[key] {
+			t.Fatalf("duplicate trial %s", key)
+		}
+		seen[key] = true
+		if seen[tr.Name] {
+			t.Fatalf("duplicate name %s", tr.Name)
+		}
+		seen[tr.Name] = true
+	}
+	// Codecs outermost, then sizes, then matrix dimensions in declaration order.
+	first, last := trials[0], trials[len(trials)-1]
+	if first.Codec != "json" || first.SizeBytes != 1176 || first.Settings.LingerMs != 0 || first.Settings.Acks != "1" {
+		t.Fatalf("first trial %+v", first)
+	}
+	if last.Codec != "avro" || last.SizeBytes != 4696 || last.Settings.LingerMs != 100 || last.Settings.Acks != "all" {
+		t.Fatalf("last trial %+v", last)
+	}
+	if trials[1].Settings.Acks != "all" || trials[1].Settings.LingerMs != 0 {
+		t.Fatalf("innermost dimension should be acks: %+v", trials[1].Settings)
+	}
+}
+
+func TestExpandDefaults(t *testing.T) {
+	trials, err := plan.Expand(base())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trials[0]
+	want := plan.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5}
+	if tr.Settings != want {
+		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
+	}
+	if tr.Partitions != 3 || tr.Replicas != 1 || tr.Producers != 1 || tr.Consumers != 1 || tr.PoolSize != 1024 || tr.Records != 100 {
+		t.Fatalf("defaults not applied: %+v", tr)
+	}
+}
+
+func TestExpandRejectsInvalid(t *testing.T) {
+	for name, mutate := range map[string]func(*v1alpha1.ExperimentSpec){
+		"spec.codecs[0]":             func(s *v1alpha1.ExperimentSpec) { s.Codecs[0] = "xml" },
+		"spec.matrix":                func(s *v1alpha1.ExperimentSpec) { s.Matrix = &v1alpha1.Matrix{BatchSizeBytes: make([]int32, 100)} },
+		"spec.producer.acks":         func(s *v1alpha1.ExperimentSpec) { s.Producer.Acks = "2" },
+		"spec.records":               func(s *v1alpha1.ExperimentSpec) { s.Records = nil },
+		"spec.durationSeconds":       func(s *v1alpha1.ExperimentSpec) { d := int32(5); s.DurationSeconds = &d },
+		"spec.payload.sizesBytes[0]": func(s *v1alpha1.ExperimentSpec) { s.Payload.SizesBytes[0] = 1 },
+		"spec.producer.maxInFlight": func(s *v1alpha1.ExperimentSpec) {
+			yes := true
+			s.Producer.Idempotent = &yes
+			s.Producer.Acks = "all"
+		},
+	} {
+		s := base()
+		mutate(&s)
+		s.Default()
+		errs := s.Validate(nil)
+		if len(errs) == 0 {
+			t.Errorf("%s: accepted", name)
+			continue
+		}
+		field := strings.TrimPrefix(name, "spec.")
+		if !strings.Contains(errs.ToAggregate().Error(), field) {
+			t.Errorf("%s: error does not name the field: %v", name, errs)
+		}
+		if _, err := plan.Expand(s); err == nil {
+			t.Errorf("%s: Expand accepted an invalid spec", name)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package summary
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// TestMergeIsExact: percentiles of merged encoded histograms equal those of one
+// histogram holding every value; averaging per-worker percentiles would not.
+func TestMergeIsExact(t *testing.T) {
+	all := NewLatency()
+	var sums []*Summary
+	start := time.Unix(1000, 0)
+	for w := range 3 {
+		s := &Summary{Role: RoleProducer, Worker: string(rune('0' + w)), WindowStart: start, WindowEnd: start.Add(time.Duration(w+1) * time.Second)}
+		h := s.Histogram(AckLatencyMicros, NewLatency)
+		// Worker 0 is fast, worker 2 very slow: the merged p99 is worker 2's.
+		for i := range 1000 {
+			v := int64((w*w*100 + 1) * (i + 1))
+			h.Record(v)
+			all.Record(v)
+		}
+		s.Records = 1000
+		s.Sent = []int64{1000}
+		// Round-trip through JSON, as summaries travel.
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Summary
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, &back)
+	}
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, got := range map[float64]int64{50: r.Ack.P50, 99: r.Ack.P99, 99.9: r.Ack.P999} {
+		if want := all.Quantile(q); got != want {
+			t.Errorf("p%v: merged %d, want %d", q, got, want)
+		}
+	}
+	if r.Ack.Count != 3000 || r.Ack.Max != all.Max() {
+		t.Errorf("count %d max %d", r.Ack.Count, r.Ack.Max)
+	}
+	var avgP99 int64
+	for _, s := range sums {
+		avgP99 += s.Histograms[AckLatencyMicros].Quantile(99) / 3
+	}
+	if avgP99 == r.Ack.P99 {
+		t.Error("test is not discriminating: averaged p99 equals merged p99")
+	}
+	if r.WindowSeconds != 3 || r.RecordsPerSecond != 1000 {
+		t.Errorf("window %v s, rate %v", r.WindowSeconds, r.RecordsPerSecond)
+	}
+}
+
+func TestMergeDelivery(t *testing.T) {
+	var a, b SeqSet
+	for i := range int64(100) {
+		if i != 42 { // lost
+			a.Add(i)
+		}
+	}
+	for i := int64(90); i < 100; i++ { // redelivered to another consumer after a rebalance
+		b.Add(i)
+	}
+	a.Add(7) // duplicate within one consumer
+	sums := []*Summary{
+		{Role: RoleProducer, Worker: "0", Sent: []int64{100, 5}},
+		{Role: RoleConsumer, Worker: "c0", Received: []Delivery{{Producer: 0, Partition: 0, Total: a.Total(), Intervals: a.Intervals()}}},
+		{Role: RoleConsumer, Worker: "c1", Received: []Delivery{{Producer: 0, Partition: 0, Total: b.Total(), Intervals: b.Intervals()}}},
+	}
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Partition 0: 99 of 100 arrived (42 lost); partition 1: none of 5 arrived.
+	if r.Lost != 1+5 || r.Delivered != 99 || r.Duplicated != 11 || r.Sent != 105 {
+		t.Errorf("lost %d delivered %d duplicated %d sent %d", r.Lost, r.Delivered, r.Duplicated, r.Sent)
+	}
+}
+
+func TestSeqSetIntervals(t *testing.T) {
+	var s SeqSet
+	for _, v := range []int64{0, 1, 2, 5, 63, 64, 65, 200} {
+		s.Add(v)
+	}
+	want := [][2]int64{{0, 3}, {5, 6}, {63, 66}, {200, 201}}
+	got := s.Intervals()
+	if len(got) != len(want) {
+		t.Fatalf("got %v want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v want %v", got, want)
+		}
+	}
+	if s.Add(64) || s.Distinct() != 8 || s.Total() != 9 {
+		t.Fatal("duplicate not detected")
+	}
+}
+
+func TestHistogramClamps(t *testing.T) {
+	h := NewDuration()
+	h.Record(-5)
+	h.Record(MaxDurationNanos * 10)
+	if h.Count() != 2 || h.Clamped != 1 {
+		t.Fatalf("count %d clamped %d", h.Count(), h.Clamped)
+	}
+}
