@@ -47,7 +47,7 @@ func freePort(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 
@@ -99,7 +99,7 @@ func TestSIGTERMReportsAndExitsZero(t *testing.T) {
 		resp, err := http.Get("http://" + metricsAddr + "/metrics")
 		if err == nil {
 			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			body = string(b)
 			if strings.Contains(body, "serdebench_records_total{") && !strings.Contains(body, `serdebench_records_total{codec="json",experiment="it-worker",role="producer",trial="`+tr.Name+`",worker="0"} 0`) {
 				break

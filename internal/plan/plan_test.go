@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestExpandMatrix(t *testing.T) {
 		if tr.Index != i {
 			t.Fatalf("trial %d has index %d", i, tr.Index)
 		}
-		key := string(tr.Codec) + tr.Settings.Describe() + string(rune(tr.SizeBytes))
+		key := string(tr.Codec) + tr.Settings.Describe() + fmt.Sprint(tr.SizeBytes)
 		if seen[key] {
 			t.Fatalf("duplicate trial %s", key)
 		}

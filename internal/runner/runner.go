@@ -157,7 +157,7 @@ func CreateTopic(brokers []string, topic string, t plan.Trial) error {
 	if err != nil {
 		return err
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	entries := map[string]*string{}
 	for k, v := range t.TopicConfig {
 		entries[k] = &v
@@ -175,7 +175,7 @@ func DeleteTopic(brokers []string, topic string) error {
 	if err != nil {
 		return err
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	if err := admin.DeleteTopic(topic); err != nil && !errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
 		return fmt.Errorf("delete topic %s: %w", topic, err)
 	}

@@ -110,7 +110,7 @@ func TestConsumedEqualsEndOffsets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	defer func() { _ = client.Close() }()
 	var end int64
 	for p := range tr.Partitions {
 		off, err := client.GetOffset(res.Topic, p, sarama.OffsetNewest)

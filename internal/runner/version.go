@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,13 +21,13 @@ func BrokerVersion(brokers []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("connect to Kafka at %v: %w", brokers, err)
 	}
-	defer client.Close()
+	defer func() { _ = client.Close() }()
 	bs := client.Brokers()
 	if len(bs) == 0 {
 		return "", fmt.Errorf("no brokers in metadata")
 	}
 	b := bs[0]
-	if err := b.Open(c); err != nil && err != sarama.ErrAlreadyConnected {
+	if err := b.Open(c); err != nil && !errors.Is(err, sarama.ErrAlreadyConnected) {
 		return "", err
 	}
 	resp, err := b.ApiVersions(&sarama.ApiVersionsRequest{Version: 3, ClientSoftwareName: "serdebench", ClientSoftwareVersion: "dev"})

@@ -100,10 +100,10 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	// The admin owns the client: closing it closes both.
 	c.admin, err = sarama.NewClusterAdminFromClient(client)
 	if err != nil {
-		client.Close()
+		_ = client.Close()
 		return nil, fmt.Errorf("create admin client: %w", err)
 	}
-	defer c.admin.Close()
+	defer func() { _ = c.admin.Close() }()
 	group, err := sarama.NewConsumerGroupFromClient(cfg.Group, client)
 	if err != nil {
 		return nil, fmt.Errorf("join consumer group %s: %w", cfg.Group, err)

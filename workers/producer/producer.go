@@ -132,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to Kafka at %v: %w", cfg.Brokers, err)
 	}
-	defer client.Close()
+	defer func() { _ = client.Close() }()
 	if cfg.WaitGroup != "" {
 		if err := waitForGroup(ctx, client, cfg.WaitGroup, int(t.Consumers), cfg.WaitTimeout); err != nil {
 			return nil, err
