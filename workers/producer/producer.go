@@ -75,7 +75,9 @@ type run struct {
 	natives  []any
 	sizes    []int64
 	producer sarama.AsyncProducer
-	free     sync.Pool
+	// free holds acknowledged messages for reuse. (sync.Pool would drop them at
+	// every GC and reallocate messages and their value buffers mid-run.)
+	free     chan *message
 	inflight sync.WaitGroup
 	acked    chan struct{}
 	// seqs is the next sequence number per partition (the sender's until it returns).
@@ -117,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		}
 		r.sizes[i] = int64(payload.JSONSize(rec))
 	}
-	r.free.New = func() any { return new(message) }
+	r.free = make(chan *message, freeListSize)
 	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
 		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes), Sent: make([]int64, t.Partitions)}
 	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
@@ -184,6 +186,7 @@ func (r *run) send(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		m := r.get()
 		intended := time.Now()
 		if rate > 0 {
 			intended = start.Add(time.Duration(float64(i) * 1e9 / float64(rate)))
@@ -192,6 +195,7 @@ func (r *run) send(ctx context.Context) error {
 				select {
 				case <-timer.C:
 				case <-ctx.Done():
+					r.put(m)
 					return nil
 				}
 			}
@@ -202,20 +206,20 @@ func (r *run) send(ctx context.Context) error {
 			r.setWindowStart(intended)
 		}
 		if !warmup {
-			if t.Records > 0 && measuredSent >= t.Records {
-				return nil
-			}
-			if measureDur > 0 && intended.Sub(measureStart) >= measureDur {
+			if (t.Records > 0 && measuredSent >= t.Records) || (measureDur > 0 && intended.Sub(measureStart) >= measureDur) {
+				r.put(m)
 				return nil
 			}
 			measuredSent++
 		}
-		actual := time.Now()
-		m := r.free.Get().(*message)
+		// In a closed loop the record is due when the producer starts on it.
+		actual := intended
+		if rate > 0 {
+			actual = time.Now()
+		}
 		idx := i % int64(len(r.natives))
-		t0 := time.Now()
 		b, err := r.codec.Marshal(m.value.b, r.natives[idx])
-		ser := time.Since(t0).Nanoseconds()
+		ser := time.Since(actual).Nanoseconds()
 		if err != nil {
 			return fmt.Errorf("serialize record %d: %w", i, err)
 		}
@@ -255,6 +259,26 @@ func (m *message) fill(topic string, partition int32, producer uint32, seq uint6
 		n = 5
 	}
 	m.pm = sarama.ProducerMessage{Topic: topic, Partition: partition, Value: &m.value, Headers: m.hdrs[:n], Metadata: m}
+}
+
+// freeListSize bounds the reusable messages: enough for every record in flight
+// (sarama's channel buffers plus open requests) at the sizes serdebench uses.
+const freeListSize = 1 << 16
+
+func (r *run) get() *message {
+	select {
+	case m := <-r.free:
+		return m
+	default:
+		return new(message)
+	}
+}
+
+func (r *run) put(m *message) {
+	select {
+	case r.free <- m:
+	default:
+	}
 }
 
 func (r *run) setWindowStart(t time.Time) {
@@ -332,7 +356,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		}
 	}
 	if !m.marker {
-		r.free.Put(m)
+		r.put(m)
 	}
 	if r.cfg.Trial.Settings.Mode == v1alpha1.ModeSingle {
 		select {

@@ -1,0 +1,99 @@
+// Command producerbench runs serdebench's producer worker alone (no consumers) on a
+// fresh topic and prints its throughput as JSON, for hack/bench/producer-vs-kafka.sh
+// to set beside Kafka's ProducerPerformance with the same settings.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/producer"
+)
+
+func main() {
+	bootstrap := flag.String("bootstrap", "127.0.0.1:9092", "Kafka bootstrap server")
+	codecName := flag.String("codec", "json", "codec")
+	schema := flag.String("schema", "business-record", "payload schema")
+	size := flag.Int("size", 1176, "payload size (JSON bytes)")
+	records := flag.Int64("records", 100000, "measured records")
+	warmup := flag.Int64("warmup", 10000, "warmup records")
+	batch := flag.Int("batch-size", 100000, "batch size in bytes")
+	linger := flag.Int("linger-ms", 100, "linger in ms")
+	acks := flag.String("acks", "1", "acks")
+	compression := flag.String("compression", "none", "compression")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
+	memprofile := flag.String("memprofile", "", "write an allocation profile here")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "producerbench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "producerbench:", err)
+			}
+		}()
+	}
+	if err := run(*bootstrap, *codecName, *schema, *size, *records, *warmup, *batch, *linger, *acks, *compression); err != nil {
+		fmt.Fprintln(os.Stderr, "producerbench:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+func run(bootstrap, codecName, schema string, size int, records, warmup int64, batch, linger int, acks, compression string) error {
+	b, l := int32(batch), int32(linger)
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{
+		Codecs:   []v1alpha1.Codec{v1alpha1.Codec(codecName)},
+		Payload:  v1alpha1.PayloadSpec{Schema: schema, SizesBytes: []int32{int32(size)}},
+		Producer: v1alpha1.ProducerSettings{BatchSizeBytes: &b, LingerMs: &l, Acks: v1alpha1.Acks(acks), Compression: v1alpha1.Compression(compression)},
+		Records:  &records,
+		Warmup:   v1alpha1.Warmup{Records: warmup},
+	})
+	if err != nil {
+		return err
+	}
+	t := trials[0]
+	brokers := []string{bootstrap}
+	topic := fmt.Sprintf("serdebench.bench.%s.%d", t.Name, time.Now().UnixNano())
+	if err := runner.CreateTopic(brokers, topic, t); err != nil {
+		return err
+	}
+	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
+	sum, err := producer.Run(context.Background(), producer.Config{Brokers: brokers, Topic: topic, Experiment: "bench", Trial: t})
+	if err != nil {
+		return err
+	}
+	r, err := summary.Merge([]*summary.Summary{sum})
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{
+		"codec": codecName, "serializedBytesPerRecord": r.SerializedBytesPerRecord, "recordsPerSecond": r.RecordsPerSecond,
+		"serializedMBPerSecond": r.SerializedMBPerSecond, "serializeMicrosPerRecord": r.SerializeMicrosPerRecord,
+		"ackP99Micros": r.Ack.P99,
+	})
+}
