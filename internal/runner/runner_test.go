@@ -133,3 +133,42 @@ func TestConsumedEqualsEndOffsets(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSingleModeDurationWindow: single-message mode with a time-based warmup and
+// window. Every measured record is acknowledged before the next is sent, the window
+// lasts as long as asked, and warmup records are excluded but delivered.
+func TestSingleModeDurationWindow(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	s := spec("msgpack")
+	s.Records = nil
+	s.DurationSeconds = ptr(int32(2))
+	s.Warmup = v1alpha1.Warmup{DurationSeconds: 1}
+	s.Mode = v1alpha1.ModeSingle
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.RunTrial(context.Background(), trials[0], runner.Options{Brokers: brokers, Experiment: "it-single", TrialTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Result
+	var warmup int64
+	for _, sum := range res.Summaries {
+		if sum.Role == "producer" {
+			warmup = sum.WarmupRecords
+		}
+	}
+	if r.Lost != 0 || r.Duplicated != 0 || r.Records == 0 || warmup == 0 || r.Sent != r.Records+warmup {
+		t.Fatalf("records %d warmup %d sent %d lost %d duplicated %d", r.Records, warmup, r.Sent, r.Lost, r.Duplicated)
+	}
+	if r.WindowSeconds < 1.9 || r.WindowSeconds > 2.5 {
+		t.Fatalf("window %.3f s, want about 2 s", r.WindowSeconds)
+	}
+	// One record in flight: the ack rate is bounded by the round trip, so the mean
+	// ack latency times the rate cannot exceed one second per second (plus slack).
+	if busy := r.Ack.Mean / 1e6 * r.RecordsPerSecond; busy > 1.05 {
+		t.Fatalf("%.2f records in flight on average in single mode", busy)
+	}
+	t.Logf("single mode: %.0f rec/s, ack p50 %d µs, e2e p50 %d µs", r.RecordsPerSecond, r.Ack.P50, r.EndToEnd.P50)
+}

@@ -21,6 +21,13 @@ import (
 )
 
 func main() {
+	if err := benchMain(); err != nil {
+		fmt.Fprintln(os.Stderr, "producerbench:", err)
+		os.Exit(1)
+	}
+}
+
+func benchMain() error {
 	bootstrap := flag.String("bootstrap", "127.0.0.1:9092", "Kafka bootstrap server")
 	codecName := flag.String("codec", "json", "codec")
 	schema := flag.String("schema", "business-record", "payload schema")
@@ -36,32 +43,29 @@ func main() {
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "producerbench:", err)
-			os.Exit(1)
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
 		}
 		defer pprof.StopCPUProfile()
 	}
 	if *memprofile != "" {
 		runtime.MemProfileRate = 4096
-		defer func() {
-			f, err := os.Create(*memprofile)
-			if err == nil {
-				err = pprof.Lookup("allocs").WriteTo(f, 0)
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "producerbench:", err)
-			}
-		}()
 	}
 	if err := run(*bootstrap, *codecName, *schema, *size, *records, *warmup, *batch, *linger, *acks, *compression); err != nil {
-		fmt.Fprintln(os.Stderr, "producerbench:", err)
-		pprof.StopCPUProfile()
-		os.Exit(1)
+		return err
 	}
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }()
+		return pprof.Lookup("allocs").WriteTo(f, 0)
+	}
+	return nil
 }
 
 func run(bootstrap, codecName, schema string, size int, records, warmup int64, batch, linger int, acks, compression string) error {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/serdebench/serdebench/internal/kafkatest"
+)
+
+const tiny = `apiVersion: serdebench.io/v1alpha1
+kind: SerializationExperiment
+metadata:
+  name: it-cli
+spec:
+  codecs: [protobuf, raw]
+  payload: {schema: nested, sizesBytes: [300]}
+  records: 500
+  warmup: {records: 50}
+  consumers: 2
+`
+
+// TestRunOutputs runs the real command against the broker in every output format.
+func TestRunOutputs(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	file := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(file, []byte(tiny), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(format string) string {
+		cmd := rootCmd()
+		var out, errOut bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		cmd.SetArgs([]string{"run", "-f", file, "--bootstrap", brokers[0], "-o", format, "-q"})
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%s: %v\n%s", format, err, errOut.String())
+		}
+		return out.String()
+	}
+
+	var rep struct {
+		Environment struct {
+			BrokerVersion, GoVersion string
+			CPUs                     int
+		}
+		Trials []struct {
+			Trial  struct{ Codec string }
+			Result struct {
+				Records, Lost, Duplicated int64
+				EndToEnd                  struct{ Count int64 } `json:"endToEndMicros"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(run("json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Trials) != 2 || rep.Environment.GoVersion == "" || rep.Environment.CPUs == 0 || !strings.Contains(rep.Environment.BrokerVersion, "broker") {
+		t.Fatalf("report: %+v", rep)
+	}
+	for _, tr := range rep.Trials {
+		if tr.Result.Records != 500 || tr.Result.EndToEnd.Count != 500 || tr.Result.Lost != 0 || tr.Result.Duplicated != 0 {
+			t.Fatalf("%s: %+v", tr.Trial.Codec, tr.Result)
+		}
+	}
+
+	rows, err := csv.NewReader(strings.NewReader(run("csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[0][0] != "codec" || rows[1][0] != "protobuf" || rows[2][0] != "raw" {
+		t.Fatalf("csv: %v", rows)
+	}
+
+	table := run("table")
+	if !strings.Contains(table, "E2E p50 µs") || !strings.Contains(table, "protobuf") || !strings.Contains(table, "raw") {
+		t.Fatalf("table:\n%s", table)
+	}
+}
