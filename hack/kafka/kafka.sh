@@ -31,9 +31,12 @@ ensure_libs() {
   command -v mvn >/dev/null || { log "mvn not found (install maven)"; exit 1; }
   log "resolving Kafka $KAFKA_VERSION jars from Maven Central into $libs"
   rm -rf "$libs" && mkdir -p "$libs"
-  mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dkafka.version="$KAFKA_VERSION" \
-    -Dmaven.repo.local="$cache/m2" \
-    dependency:copy-dependencies -DoutputDirectory="$libs" >&2
+  local mvnlog="$cache/kafka-$KAFKA_VERSION/mvn.log"
+  if ! mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dkafka.version="$KAFKA_VERSION" \
+      -Dmaven.repo.local="$cache/m2" \
+      dependency:copy-dependencies -DoutputDirectory="$libs" >"$mvnlog" 2>&1; then
+    log "maven failed:"; tail -40 "$mvnlog" >&2; exit 1
+  fi
   touch "$libs/.complete"
 }
 
