@@ -121,7 +121,8 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	var consumeErr error
 	for runCtx.Err() == nil {
 		if err := group.Consume(runCtx, []string{cfg.Topic}, c); err != nil {
-			if errors.Is(err, sarama.ErrClosedConsumerGroup) {
+			// Completion or the caller cancelled runCtx: the normal way out.
+			if errors.Is(err, sarama.ErrClosedConsumerGroup) || runCtx.Err() != nil {
 				break
 			}
 			consumeErr = fmt.Errorf("consume %s: %w", cfg.Topic, err)
