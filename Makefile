@@ -28,7 +28,7 @@ build: ## Build serdebench and the worker into bin/.
 
 .PHONY: test
 test: kafka-up ## Unit and integration tests against a real local Kafka broker.
-	go test -count=1 -timeout 20m $(GO_PACKAGES)
+	go test -race -count=1 -timeout 30m $(GO_PACKAGES)
 
 .PHONY: demo
 demo: build kafka-up ## Run the thesis batch experiment locally and print the 12-row table.
