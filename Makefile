@@ -15,8 +15,10 @@ export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
 PROTOC_VERSION         := 3.21.12-3+deb12u1
 PROTOC_GEN_GO_VERSION  := v1.36.12
 GOLANGCI_LINT_VERSION  := v2.6.2
+CONTROLLER_GEN_VERSION := v0.18.0
 PROTOC_GEN_GO          := $(TOOLS)/protoc-gen-go-$(PROTOC_GEN_GO_VERSION)/protoc-gen-go
 GOLANGCI_LINT          := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
+CONTROLLER_GEN         := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)/controller-gen
 
 BIN := bin
 GO_PACKAGES := ./...
@@ -46,10 +48,16 @@ lint: $(GOLANGCI_LINT) ## gofmt, go vet and golangci-lint.
 	$(GOLANGCI_LINT) run $(GO_PACKAGES)
 
 .PHONY: generate
-generate: $(PROTOC_GEN_GO) protoc ## Regenerate the business record schema and protobuf code.
+generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) protoc ## Regenerate DeepCopy, the business record schema and protobuf code.
+	$(CONTROLLER_GEN) object paths=./api/...
 	go run ./hack/genbusiness workers/payload
 	PATH="$(dir $(PROTOC_GEN_GO)):$$PATH" protoc -I workers/payload/proto \
 	  --go_out=workers/payload/pb --go_opt=paths=source_relative workers/payload/proto/*.proto
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers.
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=serdebench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 
 .PHONY: kafka-up kafka-down kafka-status
 kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).
@@ -67,6 +75,9 @@ protoc:
 
 $(PROTOC_GEN_GO):
 	GOBIN=$(dir $@) go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+
+$(CONTROLLER_GEN):
+	GOBIN=$(dir $@) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 
 $(GOLANGCI_LINT):
 	GOBIN=$(dir $@) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

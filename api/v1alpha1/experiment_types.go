@@ -1,10 +1,4 @@
-// Package v1alpha1 holds the serdebench.io/v1alpha1 API: the experiment spec shared by
-// the operator's SerializationExperiment resource and local `serdebench run` files.
 package v1alpha1
-
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
 
 // Codec names a serialization format implementation.
 // +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw
@@ -59,10 +53,14 @@ const (
 // ExperimentSpec is what to measure: which codecs and payloads, with which producer
 // settings, how much traffic and how it is shaped. Lists and the matrix multiply into
 // trials; every trial runs on a fresh topic.
+// +kubebuilder:validation:XValidation:rule="has(self.records) != has(self.durationSeconds)",message="exactly one of records and durationSeconds must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
+// +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1))) <= 256",message="the matrix expands to more than 256 trials"
 type ExperimentSpec struct {
 	// Codecs to compare; each is a separate trial.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
+	// +listType=set
 	Codecs []Codec `json:"codecs"`
 
 	// Payload is the record schema and its sizes.
@@ -85,6 +83,7 @@ type ExperimentSpec struct {
 	// Records is the number of measured records each producer sends per trial
 	// (warmup records come on top). Exactly one of records and durationSeconds is set.
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1099511627776
 	// +optional
 	Records *int64 `json:"records,omitempty"`
 
@@ -140,11 +139,14 @@ type PayloadSpec struct {
 	// SizesBytes are target sizes of one record's JSON encoding; each is a trial.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:Minimum=64
+	// +kubebuilder:validation:items:Maximum=1048576
 	SizesBytes []int32 `json:"sizesBytes"`
 }
 
 // ProducerSettings are the producer knobs the papers vary. Unset fields take the
 // defaults documented on each field (docs/producer-settings.md maps them onto sarama).
+// +kubebuilder:validation:XValidation:rule="!has(self.idempotent) || !self.idempotent || (has(self.acks) && self.acks == 'all' && has(self.maxInFlight) && self.maxInFlight == 1)",message="idempotent producers need acks: all and maxInFlight: 1"
 type ProducerSettings struct {
 	// BatchSizeBytes flushes a batch once it holds this many bytes (Java batch.size).
 	// Default 16384. Ignored in single mode.
@@ -184,24 +186,39 @@ type ProducerSettings struct {
 // Matrix lists values to sweep; each non-empty list multiplies the trial count.
 type Matrix struct {
 	// BatchSizeBytes values to sweep.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=0
+	// +kubebuilder:validation:items:Maximum=67108864
 	// +optional
 	BatchSizeBytes []int32 `json:"batchSizeBytes,omitempty"`
 	// LingerMs values to sweep.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=0
+	// +kubebuilder:validation:items:Maximum=60000
 	// +optional
 	LingerMs []int32 `json:"lingerMs,omitempty"`
 	// Acks values to sweep.
+	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Acks []Acks `json:"acks,omitempty"`
 	// Compression values to sweep.
+	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Compression []Compression `json:"compression,omitempty"`
 	// MaxInFlight values to sweep.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=64
 	// +optional
 	MaxInFlight []int32 `json:"maxInFlight,omitempty"`
 	// Mode values to sweep.
+	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Mode []Mode `json:"mode,omitempty"`
 	// RecordsPerSecond values to sweep (0 means as fast as possible).
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=0
+	// +kubebuilder:validation:items:Maximum=10000000
 	// +optional
 	RecordsPerSecond []int64 `json:"recordsPerSecond,omitempty"`
 }
@@ -210,6 +227,7 @@ type Matrix struct {
 type Warmup struct {
 	// Records sent per producer before measuring starts.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1099511627776
 	// +optional
 	Records int64 `json:"records,omitempty"`
 	// DurationSeconds of sending before measuring starts.
@@ -225,6 +243,7 @@ type Rate struct {
 	// a positive value is an open loop: record i is due at start + i/rate and its
 	// latency is measured from that intended time.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000000
 	// +optional
 	RecordsPerSecond int64 `json:"recordsPerSecond,omitempty"`
 }
@@ -246,20 +265,3 @@ type TopicSpec struct {
 	Config map[string]string `json:"config,omitempty"`
 }
 
-// SerializationExperiment is a serialization experiment. Locally it is a file for
-// `serdebench run -f`; on a cluster the operator runs it.
-type SerializationExperiment struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	// Spec is the experiment to run.
-	Spec ExperimentSpec `json:"spec"`
-}
-
-// GroupVersion is the API group and version of these types.
-const (
-	Group   = "serdebench.io"
-	Version = "v1alpha1"
-	// Kind is the experiment's kind.
-	Kind = "SerializationExperiment"
-)

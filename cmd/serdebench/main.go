@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -47,7 +48,7 @@ func validateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			trials, err := plan.Expand(x.Spec)
+			trials, err := plan.Expand(x.Spec.ExperimentSpec)
 			if err != nil {
 				return err
 			}
@@ -77,13 +78,13 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			trials, err := plan.Expand(x.Spec)
+			trials, err := plan.Expand(x.Spec.ExperimentSpec)
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			brokers := []string{bootstrap}
+			brokers := strings.Split(bootstrapFor(bootstrap, x.Spec.Kafka.BootstrapServers), ",")
 			apis, err := runner.BrokerVersion(brokers)
 			if err != nil {
 				return err
@@ -129,13 +130,26 @@ func runCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
-	c.Flags().StringVar(&bootstrap, "bootstrap", "127.0.0.1:9092", "Kafka bootstrap server")
+	c.Flags().StringVar(&bootstrap, "bootstrap", "", "Kafka bootstrap servers (default: spec.kafka.bootstrapServers, else "+defaultBootstrap+")")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
 	c.Flags().StringVar(&brokerVersion, "broker-version", os.Getenv("SERDEBENCH_KAFKA_VERSION"), "broker release, recorded in the JSON environment")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	c.Flags().DurationVar(&trialTimeout, "trial-timeout", 30*time.Minute, "fail a trial that takes longer")
 	_ = c.MarkFlagRequired("file")
 	return c
+}
+
+const defaultBootstrap = "127.0.0.1:9092"
+
+// bootstrapFor picks the flag, then the file's bootstrapServers, then the local broker.
+func bootstrapFor(flag, fromSpec string) string {
+	switch {
+	case flag != "":
+		return flag
+	case fromSpec != "":
+		return fromSpec
+	}
+	return defaultBootstrap
 }
 
 func newBar(trials []plan.Trial, quiet bool) *progressbar.ProgressBar {

@@ -12,7 +12,10 @@ import (
 	"github.com/serdebench/serdebench/api/v1alpha1"
 )
 
-// Load reads and validates an experiment file (YAML or JSON).
+// Load reads and validates an experiment file (YAML or JSON): the same
+// SerializationExperiment the operator runs. Locally the cluster-only fields (kafka,
+// workers, timeoutSeconds, cleanupPolicy) are optional and only kafka.bootstrapServers
+// is used, as the default bootstrap address.
 func Load(path string) (*v1alpha1.SerializationExperiment, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -38,7 +41,11 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 		return nil, fmt.Errorf("invalid experiment: metadata.name: Required value")
 	}
 	x.Spec.Default()
-	if errs := x.Spec.Validate(field.NewPath("spec")); len(errs) > 0 {
+	errs := x.Spec.Validate(field.NewPath("spec"))
+	if k := x.Spec.Kafka; k.Strimzi != nil && k.BootstrapServers != "" {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "kafka", "bootstrapServers"), "set exactly one of strimzi and bootstrapServers"))
+	}
+	if len(errs) > 0 {
 		return nil, fmt.Errorf("invalid experiment: %w", errs.ToAggregate())
 	}
 	return &x, nil

@@ -48,7 +48,7 @@ type Trial struct {
 // Expand defaults a copy of spec and returns its trials in a stable order: codecs
 // outermost, then sizes, then matrix dimensions in declaration order.
 func Expand(spec v1alpha1.ExperimentSpec) ([]Trial, error) {
-	spec = *spec.DeepCopySpec()
+	spec = *spec.DeepCopy()
 	spec.Default()
 	if errs := spec.Validate(nil); len(errs) > 0 {
 		return nil, errs.ToAggregate()

@@ -1,0 +1,277 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CleanupPolicy says what happens to a trial's topic and Jobs once it is measured.
+// +kubebuilder:validation:Enum=Delete;Retain
+type CleanupPolicy string
+
+// Cleanup policies.
+const (
+	CleanupDelete CleanupPolicy = "Delete"
+	CleanupRetain CleanupPolicy = "Retain"
+)
+
+// SerializationExperimentSpec is the experiment plus where and how to run it on a
+// cluster. `serdebench run` reads the same spec and ignores the cluster-only fields.
+// +kubebuilder:validation:XValidation:rule="has(self.kafka.strimzi) != has(self.kafka.bootstrapServers)",message="kafka: set exactly one of strimzi and bootstrapServers"
+type SerializationExperimentSpec struct {
+	ExperimentSpec `json:",inline"`
+
+	// Kafka is the cluster to run against.
+	Kafka KafkaSpec `json:"kafka"`
+
+	// Workers shapes the producer and consumer pods.
+	// +optional
+	Workers WorkersSpec `json:"workers,omitempty"`
+
+	// TimeoutSeconds bounds each trial, from topic creation to the last summary.
+	// Default 1800.
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	// +kubebuilder:default=1800
+	// +optional
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
+
+	// CleanupPolicy is Delete (remove each trial's topic and Jobs once measured) or
+	// Retain (keep them for inspection; they are still removed when the experiment
+	// is deleted). Default Delete.
+	// +kubebuilder:default=Delete
+	// +optional
+	CleanupPolicy CleanupPolicy `json:"cleanupPolicy,omitempty"`
+}
+
+// KafkaSpec names the Kafka cluster: a Strimzi-managed one (topics as KafkaTopic
+// resources) or any cluster by bootstrap address (topics through the Admin API).
+type KafkaSpec struct {
+	// Strimzi selects a Strimzi Kafka cluster; topics are created as KafkaTopic
+	// resources and awaited until Ready.
+	// +optional
+	Strimzi *StrimziKafka `json:"strimzi,omitempty"`
+
+	// BootstrapServers is a comma-separated list of host:port; topics are created
+	// through the Kafka Admin API.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^,\s]+:[0-9]+(,[^,\s]+:[0-9]+)*$`
+	// +optional
+	BootstrapServers string `json:"bootstrapServers,omitempty"`
+
+	// TLS enables TLS to the brokers.
+	// +optional
+	TLS *KafkaTLS `json:"tls,omitempty"`
+
+	// SASL enables SASL authentication.
+	// +optional
+	SASL *KafkaSASL `json:"sasl,omitempty"`
+}
+
+// StrimziKafka is a Strimzi Kafka resource.
+type StrimziKafka struct {
+	// ClusterName is the Kafka resource's name (the strimzi.io/cluster label value).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	ClusterName string `json:"clusterName"`
+
+	// Namespace of the Kafka resource; KafkaTopics are created there. Default: the
+	// experiment's namespace.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// BootstrapServers overrides the workers' bootstrap address. Default:
+	// <clusterName>-kafka-bootstrap.<namespace>.svc:9092.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	BootstrapServers string `json:"bootstrapServers,omitempty"`
+}
+
+// KafkaTLS configures TLS to the brokers.
+type KafkaTLS struct {
+	// CASecretRef names a Secret key holding the PEM CA bundle. Default: system roots.
+	// +optional
+	CASecretRef *corev1.SecretKeySelector `json:"caSecretRef,omitempty"`
+
+	// InsecureSkipVerify disables server certificate verification (tests only).
+	// +optional
+	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
+}
+
+// SASLMechanism is a SASL mechanism.
+// +kubebuilder:validation:Enum=PLAIN;SCRAM-SHA-256;SCRAM-SHA-512
+type SASLMechanism string
+
+// KafkaSASL configures SASL authentication.
+type KafkaSASL struct {
+	// Mechanism is PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+	Mechanism SASLMechanism `json:"mechanism"`
+
+	// SecretRef names a Secret with keys "username" and "password".
+	SecretRef corev1.LocalObjectReference `json:"secretRef"`
+}
+
+// WorkersSpec shapes the worker pods.
+type WorkersSpec struct {
+	// Image overrides the operator's default worker image.
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// Resources for each worker container.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// NodeSelector for worker pods.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Affinity for worker pods.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// Tolerations for worker pods.
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// Colocate runs each trial's producers and consumers in one pod, so end-to-end
+	// latency is read on one clock. Default false.
+	// +optional
+	Colocate bool `json:"colocate,omitempty"`
+}
+
+// Stage is the experiment's coarse progress; it only moves forward.
+// +kubebuilder:validation:Enum=Pending;Accepted;Running;Succeeded;Failed
+type Stage string
+
+// Stages, in order.
+const (
+	StagePending   Stage = "Pending"
+	StageAccepted  Stage = "Accepted"
+	StageRunning   Stage = "Running"
+	StageSucceeded Stage = "Succeeded"
+	StageFailed    Stage = "Failed"
+)
+
+// Condition types.
+const (
+	// ConditionAccepted: the spec is valid and planned into trials.
+	ConditionAccepted = "Accepted"
+	// ConditionTopicsReady: the current trial's topic exists and is ready.
+	ConditionTopicsReady = "TopicsReady"
+	// ConditionRunning: a trial's workers are running.
+	ConditionRunning = "Running"
+	// ConditionSucceeded: every trial was measured and the result written.
+	ConditionSucceeded = "Succeeded"
+	// ConditionFailed: the experiment stopped; the reason says why.
+	ConditionFailed = "Failed"
+)
+
+// TrialPhase is one trial's progress.
+// +kubebuilder:validation:Enum=Pending;CreatingTopic;Running;Collecting;Succeeded;Failed
+type TrialPhase string
+
+// Trial phases, in order.
+const (
+	TrialPending       TrialPhase = "Pending"
+	TrialCreatingTopic TrialPhase = "CreatingTopic"
+	TrialRunning       TrialPhase = "Running"
+	TrialCollecting    TrialPhase = "Collecting"
+	TrialSucceeded     TrialPhase = "Succeeded"
+	TrialFailed        TrialPhase = "Failed"
+)
+
+// TrialStatus is one trial's progress.
+type TrialStatus struct {
+	// Name is the trial's name (t<index>-<codec>-<size>b).
+	Name string `json:"name"`
+	// Phase is where the trial is.
+	Phase TrialPhase `json:"phase"`
+	// Topic is the trial's Kafka topic.
+	// +optional
+	Topic string `json:"topic,omitempty"`
+	// StartTime is when the trial started.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// CompletionTime is when the trial finished.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Message explains a failure or a warning.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// SerializationExperimentStatus is what the operator observed.
+type SerializationExperimentStatus struct {
+	// ObservedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Stage is Pending, Accepted, Running, Succeeded or Failed; it only moves forward.
+	// +optional
+	Stage Stage `json:"stage,omitempty"`
+
+	// Conditions: Accepted, TopicsReady, Running, Succeeded, Failed.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// TrialCount is the number of trials the spec expands into.
+	// +optional
+	TrialCount int32 `json:"trialCount,omitempty"`
+
+	// CompletedTrials is the number of trials measured so far.
+	// +optional
+	CompletedTrials int32 `json:"completedTrials,omitempty"`
+
+	// Trials is every trial's progress, in plan order.
+	// +optional
+	Trials []TrialStatus `json:"trials,omitempty"`
+
+	// StartTime is when the first trial started.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// CompletionTime is when the experiment succeeded or failed.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// ResultRef names the SerializationResult.
+	// +optional
+	ResultRef *corev1.LocalObjectReference `json:"resultRef,omitempty"`
+}
+
+// SerializationExperiment runs serialization trials on Kafka and records a
+// SerializationResult.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=sx,categories=serdebench
+// +kubebuilder:printcolumn:name="Stage",type=string,JSONPath=`.status.stage`
+// +kubebuilder:printcolumn:name="Trials",type=string,JSONPath=`.status.completedTrials`,description="Trials measured"
+// +kubebuilder:printcolumn:name="Of",type=integer,JSONPath=`.status.trialCount`
+// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.resultRef.name`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the run has started"
+type SerializationExperiment struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the experiment to run.
+	Spec SerializationExperimentSpec `json:"spec"`
+
+	// Status is the operator's progress report.
+	// +optional
+	Status SerializationExperimentStatus `json:"status,omitempty"`
+}
+
+// SerializationExperimentList is a list of experiments.
+// +kubebuilder:object:root=true
+type SerializationExperimentList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the experiments.
+	Items []SerializationExperiment `json:"items"`
+}

@@ -1,0 +1,170 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SerializationResult is what one SerializationExperiment measured: a snapshot of its
+// spec, the environment, and every trial's merged metrics. Numbers are integers (or
+// decimal strings) with their unit in the field name; percentiles come from merged
+// HdrHistograms. It is owned by its experiment and deleted with it.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=sr,categories=serdebench
+// +kubebuilder:printcolumn:name="Experiment",type=string,JSONPath=`.experiment.name`
+// +kubebuilder:printcolumn:name="Trials",type=integer,JSONPath=`.summary.trials`
+// +kubebuilder:printcolumn:name="Fastest",type=string,JSONPath=`.summary.fastestCodec`,description="Codec of the trial with the highest throughput"
+// +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`
+// +kubebuilder:printcolumn:name="Lost",type=integer,JSONPath=`.summary.lostRecords`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type SerializationResult struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Experiment identifies the experiment and holds its spec as it ran.
+	Experiment ExperimentSnapshot `json:"experiment"`
+
+	// Environment is where it ran.
+	// +optional
+	Environment Environment `json:"environment,omitempty"`
+
+	// Summary is the headline across trials.
+	// +optional
+	Summary ResultSummary `json:"summary,omitempty"`
+
+	// Trials are the measured trials, in plan order.
+	// +optional
+	Trials []TrialResult `json:"trials,omitempty"`
+}
+
+// ExperimentSnapshot identifies the experiment a result belongs to.
+type ExperimentSnapshot struct {
+	// Name of the experiment.
+	Name string `json:"name"`
+	// UID of the experiment.
+	UID string `json:"uid"`
+	// Generation of the experiment's spec that ran.
+	Generation int64 `json:"generation"`
+	// Spec as it ran.
+	Spec SerializationExperimentSpec `json:"spec"`
+}
+
+// Environment records what is needed to reproduce a run.
+type Environment struct {
+	// KafkaVersion as reported by the cluster (API versions) or declared by Strimzi.
+	// +optional
+	KafkaVersion string `json:"kafkaVersion,omitempty"`
+	// WorkerImage that ran the trials.
+	// +optional
+	WorkerImage string `json:"workerImage,omitempty"`
+	// OperatorVersion that ran the experiment.
+	// +optional
+	OperatorVersion string `json:"operatorVersion,omitempty"`
+	// NodeNames the worker pods ran on.
+	// +optional
+	NodeNames []string `json:"nodeNames,omitempty"`
+}
+
+// ResultSummary is the headline across trials.
+type ResultSummary struct {
+	// Trials measured.
+	Trials int32 `json:"trials"`
+	// FastestCodec is the codec of the trial with the highest throughput.
+	// +optional
+	FastestCodec string `json:"fastestCodec,omitempty"`
+	// FastestTrial is that trial's name.
+	// +optional
+	FastestTrial string `json:"fastestTrial,omitempty"`
+	// FastestRecordsPerSecond is that trial's throughput.
+	// +optional
+	FastestRecordsPerSecond int64 `json:"fastestRecordsPerSecond,omitempty"`
+	// LostRecords across all trials.
+	LostRecords int64 `json:"lostRecords"`
+	// DuplicatedRecords across all trials.
+	DuplicatedRecords int64 `json:"duplicatedRecords"`
+}
+
+// TrialSettings are a trial's effective settings.
+type TrialSettings struct {
+	Mode             Mode        `json:"mode"`
+	BatchSizeBytes   int32       `json:"batchSizeBytes"`
+	LingerMs         int32       `json:"lingerMs"`
+	Acks             Acks        `json:"acks"`
+	Compression      Compression `json:"compression"`
+	MaxInFlight      int32       `json:"maxInFlight"`
+	Idempotent       bool        `json:"idempotent"`
+	RecordsPerSecond int64       `json:"recordsPerSecond"`
+}
+
+// LatencyMicros are percentiles of a merged latency histogram, in microseconds.
+type LatencyMicros struct {
+	Count int64 `json:"count"`
+	P50   int64 `json:"p50"`
+	P90   int64 `json:"p90"`
+	P99   int64 `json:"p99"`
+	P999  int64 `json:"p999"`
+	Max   int64 `json:"max"`
+}
+
+// TrialResult is one trial's merged metrics.
+type TrialResult struct {
+	// Name of the trial.
+	Name string `json:"name"`
+	// Codec, Schema and SizeBytes identify the payload.
+	Codec     Codec  `json:"codec"`
+	Schema    string `json:"schema"`
+	SizeBytes int32  `json:"sizeBytes"`
+	// Settings are the effective producer settings.
+	Settings TrialSettings `json:"settings"`
+	// Producers and Consumers that reported.
+	Producers int32 `json:"producers"`
+	Consumers int32 `json:"consumers"`
+	// WindowMillis is the producers' measured window.
+	WindowMillis int64 `json:"windowMillis"`
+	// Records acknowledged in the measured window.
+	Records int64 `json:"records"`
+	// RecordsPerSecond over the window.
+	RecordsPerSecond int64 `json:"recordsPerSecond"`
+	// SerializedBytesPerSecond is encoded value bytes per second.
+	SerializedBytesPerSecond int64 `json:"serializedBytesPerSecond"`
+	// SerializedBytesPerRecord is the mean encoded value size.
+	SerializedBytesPerRecord int64 `json:"serializedBytesPerRecord"`
+	// SerializeNanosPerRecord is the mean Marshal time.
+	SerializeNanosPerRecord int64 `json:"serializeNanosPerRecord"`
+	// DeserializeNanosPerRecord is the mean Unmarshal time.
+	DeserializeNanosPerRecord int64 `json:"deserializeNanosPerRecord"`
+	// SerializeSharePermille is the share of the producers' window spent in Marshal (‰).
+	SerializeSharePermille int32 `json:"serializeSharePermille"`
+	// DeserializeSharePermille is the share of the consumers' window spent in Unmarshal (‰).
+	DeserializeSharePermille int32 `json:"deserializeSharePermille"`
+	// EndToEndMicros: consumer receive time minus intended send time.
+	EndToEndMicros LatencyMicros `json:"endToEndMicros"`
+	// AckMicros: acknowledgement time minus intended send time.
+	AckMicros LatencyMicros `json:"ackMicros"`
+	// SendDelayMicros: actual minus intended send time.
+	SendDelayMicros LatencyMicros `json:"sendDelayMicros"`
+	// SentRecords, DeliveredRecords, LostRecords, DuplicatedRecords: delivery
+	// completeness over the whole trial, warmup included.
+	SentRecords       int64 `json:"sentRecords"`
+	DeliveredRecords  int64 `json:"deliveredRecords"`
+	LostRecords       int64 `json:"lostRecords"`
+	DuplicatedRecords int64 `json:"duplicatedRecords"`
+	// Errors: failed sends plus failed decodes.
+	Errors int64 `json:"errors"`
+	// PrometheusRecordsDifference is Prometheus' count of measured producer records
+	// minus the summaries' count over the trial window (0 when they agree; absent
+	// when Prometheus could not be queried).
+	// +optional
+	PrometheusRecordsDifference *int64 `json:"prometheusRecordsDifference,omitempty"`
+	// Warnings say what the numbers cannot be trusted for.
+	// +optional
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SerializationResultList is a list of results.
+// +kubebuilder:object:root=true
+type SerializationResultList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the results.
+	Items []SerializationResult `json:"items"`
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Builds Kubernetes control-plane binaries and etcd from Go source (no prebuilt
+# binaries can be downloaded here) and prints the directory holding them.
+#
+#   hack/k8s/build.sh [kube-apiserver etcd kube-controller-manager kube-scheduler kubelet kube-proxy]
+#
+# Default: kube-apiserver and etcd (what envtest needs). Output is cached by version
+# under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/k8s-<version>/bin; a binary that
+# exists is not rebuilt.
+set -euo pipefail
+
+K8S_VERSION="${K8S_VERSION:-v1.33.13}"
+ETCD_VERSION="${ETCD_VERSION:-v3.5.21}"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
+out="$cache/k8s-$K8S_VERSION/bin"
+src="$cache/k8s-$K8S_VERSION/src"
+components=("$@")
+((${#components[@]})) || components=(kube-apiserver etcd)
+
+log() { printf 'k8s-build: %s\n' "$*" >&2; }
+mkdir -p "$out"
+
+kube_module() {
+  [[ -f "$src/kube/.ready" ]] && return
+  log "preparing a build module for k8s.io/kubernetes $K8S_VERSION"
+  rm -rf "$src/kube" && mkdir -p "$src/kube"
+  local gomod
+  gomod="$(GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+  local staging="v0.${K8S_VERSION#v1.}"
+  {
+    echo "module serdebench.local/k8sbuild"
+    echo
+    grep -E '^go [0-9.]+' "$gomod"
+    echo
+    echo "require k8s.io/kubernetes $K8S_VERSION"
+    echo
+    echo "replace ("
+    # Every staging repo the kubernetes module replaces with a local path.
+    sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "$gomod" | while read -r m; do
+      echo "	$m => $m $staging"
+    done
+    echo ")"
+  } >"$src/kube/go.mod"
+  cat >"$src/kube/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
+)
+GO
+  (cd "$src/kube" && GOFLAGS=-mod=mod GOWORK=off go mod tidy -e >/dev/null 2>&1 || true
+   GOFLAGS=-mod=mod GOWORK=off go mod download >/dev/null)
+  touch "$src/kube/.ready"
+}
+
+etcd_module() {
+  [[ -f "$src/etcd/.ready" ]] && return
+  rm -rf "$src/etcd" && mkdir -p "$src/etcd"
+  cat >"$src/etcd/go.mod" <<GOMOD
+module serdebench.local/etcdbuild
+
+go 1.23
+
+require go.etcd.io/etcd/server/v3 $ETCD_VERSION
+GOMOD
+  cat >"$src/etcd/main.go" <<'GO'
+// Command etcd is etcd's own main, built from the module proxy.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+GO
+  (cd "$src/etcd" && GOFLAGS=-mod=mod GOWORK=off go mod tidy >/dev/null)
+  touch "$src/etcd/.ready"
+}
+
+minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
+ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+
+for c in "${components[@]}"; do
+  if [[ -x "$out/$c" ]]; then continue; fi
+  start=$SECONDS
+  case "$c" in
+    etcd)
+      etcd_module
+      log "building etcd $ETCD_VERSION"
+      (cd "$src/etcd" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "-s -w" -o "$out/etcd.tmp" .)
+      ;;
+    kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy)
+      kube_module
+      log "building $c $K8S_VERSION (several minutes cold)"
+      (cd "$src/kube" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "$ldflags" -o "$out/$c.tmp" "k8s.io/kubernetes/cmd/$c")
+      ;;
+    *) log "unknown component $c"; exit 2 ;;
+  esac
+  mv "$out/$c.tmp" "$out/$c"
+  log "built $c in $((SECONDS - start))s"
+done
+echo "$out"
