@@ -264,4 +264,3 @@ type TopicSpec struct {
 	// +optional
 	Config map[string]string `json:"config,omitempty"`
 }
-
