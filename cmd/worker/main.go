@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/workers/consumer"
@@ -32,7 +33,10 @@ import (
 type options struct {
 	role, trialJSON, bootstrap, topic, group, experiment, name string
 	id                                                         int
-	metricsAddr, summaryFile, waitGroup                        string
+	metricsAddr, summaryFile, waitGroup, terminationLog        string
+	tlsCAFile, saslMechanism                                   string
+	tls, tlsInsecure                                           bool
+	terminationMax                                             int
 	metricsGrace, timeout, waitTimeout                         time.Duration
 }
 
@@ -52,6 +56,12 @@ func main() {
 	flag.StringVar(&o.waitGroup, "wait-group", "", "producer: wait until this consumer group is Stable with all consumers")
 	flag.DurationVar(&o.waitTimeout, "wait-timeout", 2*time.Minute, "producer: how long to wait for --wait-group")
 	flag.DurationVar(&o.timeout, "timeout", 0, "stop after this long (0: no limit)")
+	flag.StringVar(&o.terminationLog, "termination-log", "", "write the summary here if it fits in --termination-max-bytes, else a marker saying it is in the log (Kubernetes: /dev/termination-log)")
+	flag.IntVar(&o.terminationMax, "termination-max-bytes", 4096, "size limit of the termination message")
+	flag.BoolVar(&o.tls, "tls", false, "use TLS to the brokers")
+	flag.StringVar(&o.tlsCAFile, "tls-ca-file", "", "PEM CA bundle for TLS (default: system roots)")
+	flag.BoolVar(&o.tlsInsecure, "tls-insecure", false, "skip TLS certificate verification")
+	flag.StringVar(&o.saslMechanism, "sasl-mechanism", "", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; credentials from $SERDEBENCH_SASL_USERNAME and $SERDEBENCH_SASL_PASSWORD")
 	flag.Parse()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if err := run(o, log); err != nil {
@@ -98,24 +108,34 @@ func run(o options, log *slog.Logger) error {
 		log.Info("serving metrics", "addr", addr)
 	}
 	brokers := strings.Split(o.bootstrap, ",")
+	sec := kafkaconn.Security{TLS: o.tls, InsecureSkipVerify: o.tlsInsecure, SASLMechanism: o.saslMechanism,
+		Username: os.Getenv("SERDEBENCH_SASL_USERNAME"), Password: os.Getenv("SERDEBENCH_SASL_PASSWORD")}
+	if o.tlsCAFile != "" {
+		ca, err := os.ReadFile(o.tlsCAFile)
+		if err != nil {
+			finish()
+			return fmt.Errorf("--tls-ca-file: %w", err)
+		}
+		sec.CAPEM = ca
+	}
 	var sum *summary.Summary
 	var err error
 	switch o.role {
 	case summary.RoleProducer:
 		sum, err = producer.Run(ctx, producer.Config{Brokers: brokers, Topic: o.topic, Experiment: o.experiment, Trial: t, ID: o.id,
-			WaitGroup: o.waitGroup, WaitTimeout: o.waitTimeout, Metrics: m, Log: log})
+			WaitGroup: o.waitGroup, WaitTimeout: o.waitTimeout, Metrics: m, Log: log, Security: sec})
 	case summary.RoleConsumer:
 		if o.group == "" {
 			err = errors.New("--group is required for consumers")
 			break
 		}
 		sum, err = consumer.Run(ctx, consumer.Config{Brokers: brokers, Topic: o.topic, Group: o.group, Experiment: o.experiment,
-			Trial: t, Name: o.name, Metrics: m, Log: log})
+			Trial: t, Name: o.name, Metrics: m, Log: log, Security: sec})
 	default:
 		err = fmt.Errorf("--role: must be producer or consumer, got %q", o.role)
 	}
 	if sum != nil {
-		if werr := writeSummary(sum, o.summaryFile); werr != nil {
+		if werr := writeSummary(sum, o.summaryFile, o.terminationLog, o.terminationMax); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
@@ -127,7 +147,9 @@ func run(o options, log *slog.Logger) error {
 	return err
 }
 
-func writeSummary(sum *summary.Summary, file string) error {
+// writeSummary prints the summary as the last line of stdout and writes it to file;
+// the termination log gets the summary when it fits, else summary.InLogMarker.
+func writeSummary(sum *summary.Summary, file, terminationLog string, terminationMax int) error {
 	b, err := json.Marshal(sum)
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
@@ -136,6 +158,15 @@ func writeSummary(sum *summary.Summary, file string) error {
 	if file != "" {
 		if err := os.WriteFile(file, b, 0o644); err != nil {
 			return fmt.Errorf("write summary: %w", err)
+		}
+	}
+	if terminationLog != "" {
+		msg := b
+		if len(msg) > terminationMax {
+			msg = []byte(summary.InLogMarker)
+		}
+		if err := os.WriteFile(terminationLog, msg, 0o644); err != nil {
+			return fmt.Errorf("write termination log: %w", err)
 		}
 	}
 	return nil

@@ -4,6 +4,10 @@ import (
 	"time"
 )
 
+// InLogMarker is a worker's termination message when its summary was too large for
+// it: the summary is then the last line of the container's log.
+const InLogMarker = `{"summaryInLog":true}`
+
 // Roles of workers.
 const (
 	RoleProducer = "producer"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/workers/codec"
@@ -26,7 +27,9 @@ import (
 
 // Config is what one consumer worker needs.
 type Config struct {
-	Brokers    []string
+	Brokers []string
+	// Security is TLS and SASL for the brokers.
+	Security   kafkaconn.Security
 	Topic      string
 	Group      string
 	Experiment string
@@ -93,6 +96,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	scfg.Consumer.Offsets.AutoCommit.Interval = 100 * time.Millisecond
 	scfg.Consumer.Return.Errors = true
+	if err := cfg.Security.Apply(scfg); err != nil {
+		return nil, err
+	}
 	client, err := sarama.NewClient(cfg.Brokers, scfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to Kafka at %v: %w", cfg.Brokers, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/workers/codec"
@@ -27,7 +28,9 @@ import (
 
 // Config is what one producer worker needs.
 type Config struct {
-	Brokers    []string
+	Brokers []string
+	// Security is TLS and SASL for the brokers.
+	Security   kafkaconn.Security
 	Topic      string
 	Experiment string
 	Trial      plan.Trial
@@ -128,6 +131,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 
 	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID))
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Security.Apply(scfg); err != nil {
 		return nil, err
 	}
 	client, err := sarama.NewClient(cfg.Brokers, scfg)

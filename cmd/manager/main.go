@@ -1,0 +1,94 @@
+// Command manager runs the serdebench operator: it reconciles SerializationExperiments
+// into trials of worker Jobs and writes SerializationResults.
+package main
+
+import (
+	"flag"
+	"os"
+	"runtime/debug"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers"
+	"github.com/serdebench/serdebench/internal/promquery"
+)
+
+func main() {
+	var metricsAddr, probeAddr, prometheusURL, workerImage, pullPolicy string
+	var leaderElect bool
+	var poll time.Duration
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the operator's own /metrics; 0 disables")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	flag.BoolVar(&leaderElect, "leader-elect", false, "use leader election (for more than one replica)")
+	flag.StringVar(&prometheusURL, "prometheus-url", "", "Prometheus to cross-check trials against (e.g. http://prometheus-operated.monitoring:9090); empty skips the cross-check")
+	flag.StringVar(&workerImage, "worker-image", "ghcr.io/serdebench/worker:latest", "default worker image")
+	flag.StringVar(&pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
+	flag.DurationVar(&poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
+	opts := zap.Options{}
+	opts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	log := ctrl.Log.WithName("setup")
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(serdebenchv1.AddToScheme(scheme))
+
+	cfg := ctrl.GetConfigOrDie()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
+		HealthProbeBindAddress: probeAddr,
+		LeaderElection:         leaderElect,
+		LeaderElectionID:       "serdebench-operator.serdebench.io",
+	})
+	if err != nil {
+		log.Error(err, "create manager")
+		os.Exit(1)
+	}
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		log.Error(err, "create clientset")
+		os.Exit(1)
+	}
+	r := &controllers.ExperimentReconciler{
+		Client: mgr.GetClient(), Scheme: scheme, Clientset: clientset,
+		Recorder:    mgr.GetEventRecorderFor("serdebench"),
+		WorkerImage: workerImage, ImagePullPolicy: corev1.PullPolicy(pullPolicy),
+		OperatorVersion: version(), Poll: poll,
+	}
+	if prometheusURL != "" {
+		if r.Prometheus, err = promquery.New(prometheusURL); err != nil {
+			log.Error(err, "prometheus client")
+			os.Exit(1)
+		}
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		log.Error(err, "set up controller")
+		os.Exit(1)
+	}
+	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
+	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
+	log.Info("starting", "version", version(), "workerImage", workerImage, "prometheus", prometheusURL)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "manager stopped")
+		os.Exit(1)
+	}
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return "unknown"
+}

@@ -1,0 +1,268 @@
+package controllers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/internal/summary"
+)
+
+// collect reads the workers' summaries, cross-checks them with Prometheus, writes
+// the trial into the result, cleans up and marks the trial measured. Writing the
+// result is idempotent (keyed by trial name), so a restart here repeats nothing.
+func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial) (ctrl.Result, error) {
+	ts := &x.Status.Trials[t.Index]
+	sums, nodes, err := r.summaries(ctx, x, t)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if want := int(t.Producers + t.Consumers); len(sums) != want {
+		return r.fail(ctx, x, t.Index, ReasonSummariesMissing, fmt.Sprintf("found %d of %d worker summaries for trial %s", len(sums), want, t.Name))
+	}
+	merged, err := summary.Merge(sums)
+	if err != nil {
+		return r.fail(ctx, x, t.Index, ReasonSummariesMissing, err.Error())
+	}
+	tr := trialResult(t, merged)
+	r.crossCheck(ctx, x, t, sums, &tr)
+	if err := r.writeResult(ctx, x, tr, nodes); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.cleanupTrial(ctx, x, ts, false); err != nil {
+		return ctrl.Result{}, err
+	}
+	now := metav1.Now()
+	ts.Phase = serdebenchv1.TrialSucceeded
+	ts.CompletionTime = &now
+	ts.Message = strings.Join(tr.Warnings, "; ")
+	x.Status.CompletedTrials = int32(t.Index + 1)
+	x.Status.ResultRef = &corev1.LocalObjectReference{Name: resultName(x)}
+	r.event(x, corev1.EventTypeNormal, ReasonTrialMeasured, "trial %s: %d rec/s, e2e p99 %d µs, lost %d", t.Name, tr.RecordsPerSecond, tr.EndToEndMicros.P99, tr.LostRecords)
+	return r.updateStatus(ctx, x)
+}
+
+// summaries reads the summary of every worker container of the trial: from its
+// termination message, or, when that says the summary was too large, from the last
+// summary line of its log.
+func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial) ([]*summary.Summary, []string, error) {
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelExperiment: truncate(x.Name, 63), LabelTrial: t.Name}); err != nil {
+		return nil, nil, fmt.Errorf("list pods: %w", err)
+	}
+	var out []*summary.Summary
+	nodes := map[string]bool{}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Spec.NodeName != "" {
+			nodes[p.Spec.NodeName] = true
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			term := cs.State.Terminated
+			if term == nil || term.ExitCode != 0 {
+				continue
+			}
+			msg := strings.TrimSpace(term.Message)
+			if msg == summary.InLogMarker || msg == "" {
+				var err error
+				if msg, err = r.summaryFromLog(ctx, p, cs.Name); err != nil {
+					return nil, nil, err
+				}
+			}
+			s := &summary.Summary{}
+			if err := json.Unmarshal([]byte(msg), s); err != nil || s.Role == "" {
+				return nil, nil, fmt.Errorf("pod %s container %s: no summary in its termination message or log", p.Name, cs.Name)
+			}
+			out = append(out, s)
+		}
+	}
+	var nodeNames []string
+	for n := range nodes {
+		nodeNames = append(nodeNames, n)
+	}
+	sort.Strings(nodeNames)
+	return out, nodeNames, nil
+}
+
+func (r *ExperimentReconciler) summaryFromLog(ctx context.Context, p *corev1.Pod, container string) (string, error) {
+	if r.Clientset == nil {
+		return "", fmt.Errorf("pod %s container %s: summary is in the log but no clientset to read logs", p.Name, container)
+	}
+	raw, err := r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: ptrTo(int64(50))}).DoRaw(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read log of pod %s container %s: %w", p.Name, container, err)
+	}
+	return lastSummaryLine(raw)
+}
+
+// lastSummaryLine finds the last log line that is a worker summary (logs interleave
+// the worker's stderr).
+func lastSummaryLine(log []byte) (string, error) {
+	var last string
+	sc := bufio.NewScanner(bytes.NewReader(log))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, `{"role":`) {
+			last = line
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", fmt.Errorf("scan log: %w", err)
+	}
+	if last == "" {
+		return "", fmt.Errorf("no summary line in log")
+	}
+	return last, nil
+}
+
+// crossCheck compares Prometheus' count of measured producer records with the
+// summaries'. An unreachable Prometheus is a warning: the summaries suffice.
+func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial, sums []*summary.Summary, tr *serdebenchv1.TrialResult) {
+	if r.Prometheus == nil {
+		return
+	}
+	var start, end time.Time
+	var records int64
+	for _, s := range sums {
+		if s.Role != summary.RoleProducer {
+			continue
+		}
+		records += s.Records
+		if start.IsZero() || s.WindowStart.Before(start) {
+			start = s.WindowStart
+		}
+		if s.WindowEnd.After(end) {
+			end = s.WindowEnd
+		}
+	}
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// The last scrape may land up to one interval after the window; workers keep
+	// serving for their grace period.
+	got, err := r.Prometheus.RecordsTotal(qctx, promquery.Selector{Experiment: x.Name, Trial: t.Name, Role: summary.RoleProducer}, start, time.Now())
+	if err != nil {
+		tr.Warnings = append(tr.Warnings, "prometheus cross-check skipped: "+err.Error())
+		r.event(x, corev1.EventTypeWarning, ReasonPrometheus, "trial %s: %v", t.Name, err)
+		return
+	}
+	diff := got - records
+	tr.PrometheusRecordsDifference = &diff
+	if diff != 0 {
+		tr.Warnings = append(tr.Warnings, fmt.Sprintf("prometheus counted %d measured producer records, the summaries %d", got, records))
+	}
+}
+
+// writeResult creates or updates the experiment's result with this trial.
+func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, nodes []string) error {
+	res := &serdebenchv1.SerializationResult{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: resultName(x)}, res)
+	create := apierrors.IsNotFound(err)
+	if err != nil && !create {
+		return fmt.Errorf("get result: %w", err)
+	}
+	if create {
+		res = &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: resultName(x), Namespace: x.Namespace,
+			Labels: map[string]string{LabelExperiment: truncate(x.Name, 63), LabelManagedBy: managedBy}}}
+		if err := controllerutil.SetControllerReference(x, res, r.Scheme); err != nil {
+			return err
+		}
+	}
+	res.Experiment = serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec}
+	res.Environment.WorkerImage = r.workerImage(x)
+	res.Environment.OperatorVersion = r.OperatorVersion
+	res.Environment.NodeNames = mergeSorted(res.Environment.NodeNames, nodes)
+	replaced := false
+	for i := range res.Trials {
+		if res.Trials[i].Name == tr.Name {
+			res.Trials[i], replaced = tr, true
+		}
+	}
+	if !replaced {
+		res.Trials = append(res.Trials, tr)
+	}
+	res.Summary = summarize(res.Trials)
+	if create {
+		err = r.Create(ctx, res)
+	} else {
+		err = r.Update(ctx, res)
+	}
+	if err != nil {
+		return fmt.Errorf("write result %s: %w", res.Name, err)
+	}
+	return nil
+}
+
+func mergeSorted(a, b []string) []string {
+	set := map[string]bool{}
+	for _, s := range append(append([]string{}, a...), b...) {
+		set[s] = true
+	}
+	out := make([]string, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func summarize(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
+	s := serdebenchv1.ResultSummary{Trials: int32(len(trials))}
+	for _, t := range trials {
+		s.LostRecords += t.LostRecords
+		s.DuplicatedRecords += t.DuplicatedRecords
+		if t.RecordsPerSecond > s.FastestRecordsPerSecond {
+			s.FastestRecordsPerSecond, s.FastestCodec, s.FastestTrial = t.RecordsPerSecond, string(t.Codec), t.Name
+		}
+	}
+	return s
+}
+
+// trialResult converts a merged result into the API's integer fields.
+func trialResult(t plan.Trial, m *summary.Result) serdebenchv1.TrialResult {
+	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
+		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P90: p.P90, P99: p.P99, P999: p.P999, Max: p.Max}
+	}
+	s := t.Settings
+	return serdebenchv1.TrialResult{
+		Name: t.Name, Codec: t.Codec, Schema: t.Schema, SizeBytes: t.SizeBytes,
+		Settings: serdebenchv1.TrialSettings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
+			Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, RecordsPerSecond: s.RecordsPerSecond},
+		Producers: int32(m.Producers), Consumers: int32(m.Consumers),
+		WindowMillis:              int64(m.WindowSeconds * 1000),
+		Records:                   m.Records,
+		RecordsPerSecond:          int64(m.RecordsPerSecond),
+		SerializedBytesPerSecond:  int64(m.SerializedMBPerSecond * 1e6),
+		SerializedBytesPerRecord:  int64(m.SerializedBytesPerRecord + 0.5),
+		SerializeNanosPerRecord:   int64(m.SerializeMicrosPerRecord * 1000),
+		DeserializeNanosPerRecord: int64(m.DeserializeMicrosPerRecord * 1000),
+		SerializeSharePermille:    int32(m.SerializeSharePercent * 10),
+		DeserializeSharePermille:  int32(m.DeserializeSharePercent * 10),
+		EndToEndMicros:            lat(m.EndToEnd),
+		AckMicros:                 lat(m.Ack),
+		SendDelayMicros:           lat(m.SendDelay),
+		SentRecords:               m.Sent,
+		DeliveredRecords:          m.Delivered,
+		LostRecords:               m.Lost,
+		DuplicatedRecords:         m.Duplicated,
+		Errors:                    m.Errors,
+		Warnings:                  m.Warnings,
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -1,0 +1,182 @@
+// Package topics creates, checks and deletes a trial's Kafka topic: as a Strimzi
+// KafkaTopic resource, or through the Kafka Admin API.
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/IBM/sarama"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/serdebench/serdebench/internal/kafkaconn"
+)
+
+// Spec is the topic to provision.
+type Spec struct {
+	Name       string
+	Partitions int32
+	Replicas   int32
+	Config     map[string]string
+	// Labels go on the KafkaTopic resource (Strimzi only).
+	Labels map[string]string
+}
+
+// Provisioner creates and deletes topics. Every method is idempotent.
+type Provisioner interface {
+	// Ensure creates the topic if it is absent and reports whether it is ready. A
+	// non-nil error with ready false means the topic cannot become ready.
+	Ensure(ctx context.Context, s Spec) (ready bool, err error)
+	// Delete removes the topic; a missing topic is not an error.
+	Delete(ctx context.Context, name string) error
+}
+
+// KafkaTopicGVK is Strimzi's KafkaTopic kind.
+var KafkaTopicGVK = schema.GroupVersionKind{Group: "kafka.strimzi.io", Version: "v1beta2", Kind: "KafkaTopic"}
+
+// Strimzi provisions topics as KafkaTopic resources for a Strimzi cluster; the
+// Topic Operator creates them in Kafka and reports Ready.
+type Strimzi struct {
+	Client    client.Client
+	Cluster   string
+	Namespace string
+}
+
+// Ensure creates the KafkaTopic and reads its Ready condition.
+func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
+	kt := &unstructured.Unstructured{}
+	kt.SetGroupVersionKind(KafkaTopicGVK)
+	err := s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: t.Name}, kt)
+	if apierrors.IsNotFound(err) {
+		kt = s.object(t)
+		if err := s.Client.Create(ctx, kt); err != nil && !apierrors.IsAlreadyExists(err) {
+			return false, fmt.Errorf("create KafkaTopic %s/%s: %w", s.Namespace, t.Name, err)
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get KafkaTopic %s/%s: %w", s.Namespace, t.Name, err)
+	}
+	conds, _, _ := unstructured.NestedSlice(kt.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != "Ready" {
+			continue
+		}
+		if m["status"] == "True" {
+			return true, nil
+		}
+		if m["status"] == "False" {
+			return false, fmt.Errorf("KafkaTopic %s/%s not ready: %v: %v", s.Namespace, t.Name, m["reason"], m["message"])
+		}
+	}
+	return false, nil
+}
+
+func (s *Strimzi) object(t Spec) *unstructured.Unstructured {
+	kt := &unstructured.Unstructured{}
+	kt.SetGroupVersionKind(KafkaTopicGVK)
+	kt.SetNamespace(s.Namespace)
+	kt.SetName(t.Name)
+	labels := map[string]string{"strimzi.io/cluster": s.Cluster}
+	for k, v := range t.Labels {
+		labels[k] = v
+	}
+	kt.SetLabels(labels)
+	spec := map[string]any{"topicName": t.Name, "partitions": int64(t.Partitions), "replicas": int64(t.Replicas)}
+	if len(t.Config) > 0 {
+		cfg := map[string]any{}
+		for k, v := range t.Config {
+			cfg[k] = v
+		}
+		spec["config"] = cfg
+	}
+	kt.Object["spec"] = spec
+	return kt
+}
+
+// Delete deletes the KafkaTopic; the Topic Operator deletes the topic.
+func (s *Strimzi) Delete(ctx context.Context, name string) error {
+	kt := &unstructured.Unstructured{}
+	kt.SetGroupVersionKind(KafkaTopicGVK)
+	kt.SetNamespace(s.Namespace)
+	kt.SetName(name)
+	if err := s.Client.Delete(ctx, kt); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete KafkaTopic %s/%s: %w", s.Namespace, name, err)
+	}
+	return nil
+}
+
+// Admin provisions topics through the Kafka Admin API.
+type Admin struct {
+	Brokers  []string
+	Security kafkaconn.Security
+}
+
+func (a *Admin) admin() (sarama.ClusterAdmin, error) {
+	c := sarama.NewConfig()
+	c.ClientID = "serdebench-operator"
+	c.Net.DialTimeout = 5e9
+	c.Metadata.Retry.Max = 1
+	if err := a.Security.Apply(c); err != nil {
+		return nil, err
+	}
+	ad, err := sarama.NewClusterAdmin(a.Brokers, c)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Kafka at %v: %w", a.Brokers, err)
+	}
+	return ad, nil
+}
+
+// Ensure creates the topic and checks its partition count.
+func (a *Admin) Ensure(_ context.Context, t Spec) (bool, error) {
+	ad, err := a.admin()
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = ad.Close() }()
+	entries := map[string]*string{}
+	for k, v := range t.Config {
+		entries[k] = &v
+	}
+	err = ad.CreateTopic(t.Name, &sarama.TopicDetail{NumPartitions: t.Partitions, ReplicationFactor: int16(t.Replicas), ConfigEntries: entries}, false)
+	var te *sarama.TopicError
+	switch {
+	case err == nil, errors.Is(err, sarama.ErrTopicAlreadyExists):
+	case errors.As(err, &te) && te.Err == sarama.ErrTopicAlreadyExists:
+	default:
+		return false, fmt.Errorf("create topic %s: %w", t.Name, err)
+	}
+	md, err := ad.DescribeTopics([]string{t.Name})
+	if err != nil || len(md) != 1 {
+		return false, nil // not visible yet
+	}
+	if md[0].Err != sarama.ErrNoError {
+		return false, nil
+	}
+	if got := int32(len(md[0].Partitions)); got != t.Partitions {
+		return false, fmt.Errorf("topic %s exists with %d partitions, want %d", t.Name, got, t.Partitions)
+	}
+	return true, nil
+}
+
+// Delete deletes the topic.
+func (a *Admin) Delete(_ context.Context, name string) error {
+	ad, err := a.admin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = ad.Close() }()
+	if err := ad.DeleteTopic(name); err != nil && !errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
+		var te *sarama.TopicError
+		if errors.As(err, &te) && te.Err == sarama.ErrUnknownTopicOrPartition {
+			return nil
+		}
+		return fmt.Errorf("delete topic %s: %w", name, err)
+	}
+	return nil
+}
