@@ -1,0 +1,371 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/internal/topics"
+)
+
+// experiment returns a small valid experiment: two codecs, 300 records each, so the
+// workers' summaries fit in their termination messages.
+func experiment(ns, name string, mutate func(*serdebenchv1.SerializationExperiment)) *serdebenchv1.SerializationExperiment {
+	records := int64(300)
+	x := &serdebenchv1.SerializationExperiment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: serdebenchv1.SerializationExperimentSpec{
+			ExperimentSpec: serdebenchv1.ExperimentSpec{
+				Codecs:    []serdebenchv1.Codec{"protobuf", "avro"},
+				Payload:   serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{256}},
+				Records:   &records,
+				Warmup:    serdebenchv1.Warmup{Records: 20},
+				Consumers: 2,
+				PoolSize:  16,
+				Producer:  serdebenchv1.ProducerSettings{Acks: "1", LingerMs: ptr(int32(1))},
+			},
+			Kafka:          serdebenchv1.KafkaSpec{Strimzi: &serdebenchv1.StrimziKafka{ClusterName: "my-cluster", BootstrapServers: "127.0.0.1:9092"}},
+			TimeoutSeconds: 120,
+		},
+	}
+	if mutate != nil {
+		mutate(x)
+	}
+	return x
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func pointerTo[T any](v T) *T { return &v }
+
+func create(t *testing.T, x *serdebenchv1.SerializationExperiment) {
+	t.Helper()
+	if err := k8s.Create(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls cond until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var lastErr error
+	for time.Now().Before(deadline) {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		lastErr = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, lastErr)
+}
+
+func get(t *testing.T, ns, name string) *serdebenchv1.SerializationExperiment {
+	t.Helper()
+	x := &serdebenchv1.SerializationExperiment{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, x); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func waitStage(t *testing.T, ns, name string, stage serdebenchv1.Stage, timeout time.Duration) *serdebenchv1.SerializationExperiment {
+	t.Helper()
+	var x *serdebenchv1.SerializationExperiment
+	waitFor(t, timeout, fmt.Sprintf("experiment %s to reach %s", name, stage), func() (bool, error) {
+		x = get(t, ns, name)
+		if x.Status.Stage == serdebenchv1.StageFailed && stage != serdebenchv1.StageFailed {
+			t.Fatalf("experiment failed: %+v", meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed))
+		}
+		return x.Status.Stage == stage, fmt.Errorf("stage %s", x.Status.Stage)
+	})
+	return x
+}
+
+func result(t *testing.T, ns, name string) *serdebenchv1.SerializationResult {
+	t.Helper()
+	r := &serdebenchv1.SerializationResult{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func kafkaTopics(t *testing.T, ns string) []string {
+	t.Helper()
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(topics.KafkaTopicGVK.GroupVersion().WithKind("KafkaTopicList"))
+	if err := k8s.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, kt := range list.Items {
+		names = append(names, kt.GetName())
+	}
+	return names
+}
+
+func jobs(t *testing.T, ns string) []batchv1.Job {
+	t.Helper()
+	list := &batchv1.JobList{}
+	if err := k8s.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+func brokerTopics(t *testing.T, brokers []string) map[string]bool {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	names, err := c.Topics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
+func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int) {
+	t.Helper()
+	if len(res.Trials) != trials || res.Summary.Trials != int32(trials) {
+		t.Fatalf("result has %d trials (summary %d), want %d", len(res.Trials), res.Summary.Trials, trials)
+	}
+	seen := map[string]bool{}
+	for _, tr := range res.Trials {
+		if seen[tr.Name] {
+			t.Fatalf("trial %s recorded twice", tr.Name)
+		}
+		seen[tr.Name] = true
+		if tr.Records != 300 || tr.LostRecords != 0 || tr.DuplicatedRecords != 0 || tr.DeliveredRecords != 320 || tr.EndToEndMicros.Count != 300 {
+			t.Fatalf("trial %s: records %d lost %d dup %d delivered %d e2e count %d", tr.Name, tr.Records, tr.LostRecords, tr.DuplicatedRecords, tr.DeliveredRecords, tr.EndToEndMicros.Count)
+		}
+		if tr.Producers != 1 || tr.Consumers != 2 || tr.RecordsPerSecond <= 0 || tr.EndToEndMicros.P99 <= 0 || tr.SerializedBytesPerRecord <= 0 {
+			t.Fatalf("trial %s implausible: %+v", tr.Name, tr)
+		}
+	}
+	if res.Summary.FastestCodec == "" || res.Summary.FastestRecordsPerSecond <= 0 || res.Summary.LostRecords != 0 {
+		t.Fatalf("summary %+v", res.Summary)
+	}
+}
+
+// TestHappyPathStrimzi runs a two-trial experiment with topics as Strimzi
+// KafkaTopics: workers really produce and consume through the local broker.
+func TestHappyPathStrimzi(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, brokers)
+	startManager(t, nil)
+	create(t, experiment(ns, "happy", nil))
+	x := waitStage(t, ns, "happy", serdebenchv1.StageSucceeded, 90*time.Second)
+
+	for _, c := range []string{serdebenchv1.ConditionAccepted, serdebenchv1.ConditionTopicsReady, serdebenchv1.ConditionSucceeded} {
+		cond := meta.FindStatusCondition(x.Status.Conditions, c)
+		if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason == "" || cond.Message == "" || cond.ObservedGeneration != x.Generation {
+			t.Errorf("condition %s: %+v", c, cond)
+		}
+	}
+	if x.Status.CompletedTrials != 2 || x.Status.TrialCount != 2 || x.Status.ResultRef == nil || x.Status.StartTime == nil || x.Status.CompletionTime == nil {
+		t.Fatalf("status %+v", x.Status)
+	}
+	res := result(t, ns, x.Status.ResultRef.Name)
+	checkResult(t, res, 2)
+	if !metav1.IsControlledBy(res, x) || res.Experiment.UID != string(x.UID) || res.Environment.WorkerImage == "" || len(res.Environment.NodeNames) != 1 {
+		t.Fatalf("result metadata: owner %v, env %+v", res.OwnerReferences, res.Environment)
+	}
+	// Cleanup policy Delete: every trial's KafkaTopic and Jobs are gone, and each Job
+	// ran exactly once.
+	if left := kafkaTopics(t, ns); len(left) != 0 {
+		t.Fatalf("KafkaTopics left: %v", left)
+	}
+	if len(k.topicsSeen) != 2 {
+		t.Fatalf("saw %d KafkaTopics, want 2", len(k.topicsSeen))
+	}
+	waitFor(t, 10*time.Second, "jobs deleted", func() (bool, error) { return len(jobs(t, ns)) == 0, nil })
+	for name, n := range k.jobs {
+		if n != 1 {
+			t.Fatalf("job %s ran %d times", name, n)
+		}
+	}
+	if len(k.jobs) != 4 {
+		t.Fatalf("%d jobs ran, want 4 (consumers and producers of 2 trials)", len(k.jobs))
+	}
+	// Spec is immutable once started.
+	x.Spec.Codecs = []serdebenchv1.Codec{"json"}
+	if err := k8s.Update(context.Background(), x); err == nil || !strings.Contains(err.Error(), "immutable") {
+		t.Fatalf("spec update after start: %v", err)
+	}
+}
+
+// TestAdminAPIPath creates topics through the Kafka Admin API of the real broker.
+func TestAdminAPIPath(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	newKubelet(t, ns, brokers)
+	startManager(t, nil)
+	create(t, experiment(ns, "admin", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
+		x.Spec.Topic.Config = map[string]string{"retention.ms": "600000"}
+	}))
+	// While running, the trial's topic exists in the broker.
+	waitFor(t, 30*time.Second, "topic in the broker", func() (bool, error) {
+		x := get(t, ns, "admin")
+		if len(x.Status.Trials) == 0 {
+			return false, nil
+		}
+		return brokerTopics(t, brokers)[x.Status.Trials[0].Topic], nil
+	})
+	x := waitStage(t, ns, "admin", serdebenchv1.StageSucceeded, 90*time.Second)
+	checkResult(t, result(t, ns, "admin"), 2)
+	existing := brokerTopics(t, brokers)
+	for _, ts := range x.Status.Trials {
+		if existing[ts.Topic] {
+			t.Fatalf("topic %s not deleted after the trial", ts.Topic)
+		}
+	}
+}
+
+// TestTrialTimeout: a topic that never becomes ready ends in Failed/TrialTimeout.
+func TestTrialTimeout(t *testing.T) {
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, nil)
+	k.set(func(k *kubelet) { k.topicsReady = false })
+	startManager(t, nil)
+	create(t, experiment(ns, "slow", func(x *serdebenchv1.SerializationExperiment) { x.Spec.TimeoutSeconds = 10 }))
+	x := waitStage(t, ns, "slow", serdebenchv1.StageFailed, 40*time.Second)
+	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonTrialTimeout || !strings.Contains(c.Message, "within 10s") {
+		t.Fatalf("failed condition %+v", c)
+	}
+	if x.Status.Trials[0].Phase != serdebenchv1.TrialFailed || x.Status.Trials[1].Phase != serdebenchv1.TrialPending {
+		t.Fatalf("trials %+v", x.Status.Trials)
+	}
+	// Its KafkaTopic is removed (cleanupPolicy Delete) and nothing is left running.
+	waitFor(t, 10*time.Second, "KafkaTopic deleted", func() (bool, error) { return len(kafkaTopics(t, ns)) == 0, nil })
+}
+
+// TestWorkerFailure: a failed consumer pod fails the experiment with its message.
+func TestWorkerFailure(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, brokers)
+	k.set(func(k *kubelet) { k.failRole = "consumers" })
+	startManager(t, nil)
+	create(t, experiment(ns, "broken", nil))
+	x := waitStage(t, ns, "broken", serdebenchv1.StageFailed, 60*time.Second)
+	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonWorkerFailed || !strings.Contains(c.Message, "connection refused") || !strings.Contains(c.Message, "BackoffLimitExceeded") {
+		t.Fatalf("failed condition %+v", c)
+	}
+	waitFor(t, 10*time.Second, "jobs and topics cleaned", func() (bool, error) {
+		return len(jobs(t, ns)) == 0 && len(kafkaTopics(t, ns)) == 0, nil
+	})
+}
+
+// TestPrometheusDown: the summaries suffice, so the experiment succeeds with a
+// warning on every trial.
+func TestPrometheusDown(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	newKubelet(t, ns, brokers)
+	prom, err := promquery.New("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom })
+	create(t, experiment(ns, "noprom", nil))
+	waitStage(t, ns, "noprom", serdebenchv1.StageSucceeded, 90*time.Second)
+	res := result(t, ns, "noprom")
+	checkResult(t, res, 2)
+	for _, tr := range res.Trials {
+		if tr.PrometheusRecordsDifference != nil || len(tr.Warnings) == 0 || !strings.Contains(strings.Join(tr.Warnings, " "), "prometheus cross-check skipped") {
+			t.Fatalf("trial %s: difference %v warnings %v", tr.Name, tr.PrometheusRecordsDifference, tr.Warnings)
+		}
+	}
+}
+
+// TestDeletionMidRun: deleting a running experiment removes its topic and Jobs, then
+// the experiment itself.
+func TestDeletionMidRun(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, brokers)
+	k.set(func(k *kubelet) { k.hold = true })
+	startManager(t, nil)
+	create(t, experiment(ns, "doomed", nil))
+	waitFor(t, 30*time.Second, "jobs created", func() (bool, error) { return len(jobs(t, ns)) == 2, nil })
+	if n := len(kafkaTopics(t, ns)); n != 1 {
+		t.Fatalf("%d KafkaTopics, want 1", n)
+	}
+	x := get(t, ns, "doomed")
+	if err := k8s.Delete(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "experiment gone", func() (bool, error) {
+		err := k8s.Get(context.Background(), client.ObjectKeyFromObject(x), &serdebenchv1.SerializationExperiment{})
+		return apierrors.IsNotFound(err), err
+	})
+	if j, kt := jobs(t, ns), kafkaTopics(t, ns); len(j) != 0 || len(kt) != 0 {
+		t.Fatalf("left behind: %d jobs, KafkaTopics %v", len(j), kt)
+	}
+}
+
+// TestRestartMidRun: an operator stopped while a trial runs is replaced by a new one
+// that finishes the experiment without repeating or losing a trial.
+func TestRestartMidRun(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, brokers)
+	stop := startManager(t, nil)
+	create(t, experiment(ns, "restart", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Codecs = []serdebenchv1.Codec{"protobuf", "avro", "json"}
+	}))
+	// Let the first trial finish, then hold the second one's Jobs and stop.
+	waitFor(t, 60*time.Second, "first trial measured", func() (bool, error) {
+		x := get(t, ns, "restart")
+		if x.Status.CompletedTrials >= 1 {
+			k.set(func(k *kubelet) { k.hold = true })
+			return true, nil
+		}
+		return false, nil
+	})
+	waitFor(t, 30*time.Second, "second trial running", func() (bool, error) {
+		x := get(t, ns, "restart")
+		return len(x.Status.Trials) == 3 && x.Status.Trials[1].Phase == serdebenchv1.TrialRunning && len(jobs(t, ns)) == 2, nil
+	})
+	stop()
+	k.set(func(k *kubelet) { k.hold = false })
+	startManager(t, nil)
+	waitStage(t, ns, "restart", serdebenchv1.StageSucceeded, 90*time.Second)
+	res := result(t, ns, "restart")
+	checkResult(t, res, 3)
+	for name, n := range k.jobs {
+		if n != 1 {
+			t.Fatalf("job %s ran %d times", name, n)
+		}
+	}
+	if len(k.jobs) != 6 {
+		t.Fatalf("%d jobs ran, want 6", len(k.jobs))
+	}
+}

@@ -1,0 +1,260 @@
+package controllers_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/serdebench/serdebench/internal/topics"
+	"github.com/serdebench/serdebench/internal/workercmd"
+)
+
+// kubelet stands in for the kubelet and the Job controller, which envtest does not
+// run: for every Job in its namespace it runs each pod's containers — the real
+// worker, with the Job's exact arguments — against the real broker, records them as
+// Pods with their termination messages, and sets the Job's status. It also stands in
+// for Strimzi's Topic Operator: it creates each KafkaTopic's topic in the real
+// broker and marks the KafkaTopic Ready.
+type kubelet struct {
+	t       *testing.T
+	ns      string
+	brokers []string
+
+	mu sync.Mutex
+	// jobs counts how often each Job name was run.
+	jobs map[string]int
+	// failRole makes Jobs of this role fail with an error message instead of running.
+	failRole string
+	// hold keeps Jobs active (not run) while true.
+	hold bool
+	// topicsReady false leaves KafkaTopics not Ready.
+	topicsReady bool
+	// topicsSeen are KafkaTopic names seen.
+	topicsSeen map[string]bool
+}
+
+func newKubelet(t *testing.T, ns string, brokers []string) *kubelet {
+	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, topicsReady: true, topicsSeen: map[string]bool{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); k.loop(ctx, &wg) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return k
+}
+
+func (k *kubelet) set(f func(k *kubelet)) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	f(k)
+}
+
+func (k *kubelet) runs(job string) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.jobs[job]
+}
+
+func (k *kubelet) loop(ctx context.Context, wg *sync.WaitGroup) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		k.topicOperator(ctx)
+		jobs := &batchv1.JobList{}
+		if err := k8s.List(ctx, jobs, client.InNamespace(k.ns)); err != nil {
+			continue
+		}
+		for i := range jobs.Items {
+			j := jobs.Items[i]
+			k.mu.Lock()
+			start := !k.hold && k.jobs[j.Name] == 0 && j.DeletionTimestamp == nil
+			if start {
+				k.jobs[j.Name]++
+			}
+			fail := k.failRole != "" && j.Labels["serdebench.io/role"] == k.failRole
+			k.mu.Unlock()
+			if start {
+				wg.Add(1)
+				go func() { defer wg.Done(); k.runJob(ctx, &j, fail) }()
+			}
+		}
+	}
+}
+
+func (k *kubelet) topicOperator(ctx context.Context) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(topics.KafkaTopicGVK.GroupVersion().WithKind("KafkaTopicList"))
+	if err := k8s.List(ctx, list, client.InNamespace(k.ns)); err != nil {
+		return
+	}
+	k.mu.Lock()
+	ready := k.topicsReady
+	k.mu.Unlock()
+	for i := range list.Items {
+		kt := &list.Items[i]
+		k.mu.Lock()
+		k.topicsSeen[kt.GetName()] = true
+		k.mu.Unlock()
+		if !ready || kt.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if conds, _, _ := unstructured.NestedSlice(kt.Object, "status", "conditions"); len(conds) > 0 {
+			continue
+		}
+		parts, _, _ := unstructured.NestedInt64(kt.Object, "spec", "partitions")
+		replicas, _, _ := unstructured.NestedInt64(kt.Object, "spec", "replicas")
+		admin := &topics.Admin{Brokers: k.brokers}
+		ok, err := admin.Ensure(ctx, topics.Spec{Name: kt.GetName(), Partitions: int32(parts), Replicas: int32(replicas)})
+		if err != nil || !ok {
+			continue
+		}
+		_ = unstructured.SetNestedSlice(kt.Object, []any{map[string]any{"type": "Ready", "status": "True",
+			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}, "status", "conditions")
+		_ = unstructured.SetNestedField(kt.Object, kt.GetName(), "status", "topicName")
+		if err := k8s.Status().Update(ctx, kt); err != nil {
+			k.t.Logf("topic operator: %v", err)
+		}
+	}
+}
+
+type containerResult struct {
+	name     string
+	exitCode int32
+	message  string
+}
+
+// runJob runs every index of the Job, then records Pods and the Job's status.
+func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
+	n := int(*j.Spec.Completions)
+	results := make([][]containerResult, n)
+	var wg sync.WaitGroup
+	for idx := range n {
+		results[idx] = make([]containerResult, len(j.Spec.Template.Spec.Containers))
+		for ci, c := range j.Spec.Template.Spec.Containers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[idx][ci] = k.runContainer(ctx, c, idx, fail)
+			}()
+		}
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	failed := 0
+	for idx := range n {
+		if !k.recordPod(ctx, j, idx, results[idx]) {
+			failed++
+		}
+	}
+	k.finishJob(ctx, j, n-failed, failed)
+}
+
+func (k *kubelet) runContainer(ctx context.Context, c corev1.Container, idx int, fail bool) containerResult {
+	if fail {
+		return containerResult{name: c.Name, exitCode: 1, message: `{"level":"ERROR","msg":"worker failed","err":"connect to Kafka at [10.0.0.1:9092]: connection refused"}`}
+	}
+	term := filepath.Join(k.t.TempDir(), fmt.Sprintf("%s-%d-termination-log", c.Name, idx))
+	args := make([]string, 0, len(c.Args)+3)
+	for _, a := range c.Args {
+		args = append(args, strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", fmt.Sprint(idx)))
+	}
+	// In one process the workers cannot all listen on :9090, and nothing scrapes them.
+	args = append(args, "--metrics-addr=", "--metrics-grace=0s", "--termination-log="+term)
+	var stdout, stderr bytes.Buffer
+	code := workercmd.Main(ctx, args, &stdout, &stderr)
+	msg, _ := os.ReadFile(term)
+	if code != 0 && len(msg) == 0 { // TerminationMessagePolicy FallbackToLogsOnError
+		msg = stderr.Bytes()
+	}
+	if code != 0 {
+		k.t.Logf("worker %s/%d exited %d: %s", c.Name, idx, code, stderr.String())
+	}
+	return containerResult{name: c.Name, exitCode: int32(code), message: string(msg)}
+}
+
+// recordPod creates the Pod the Job controller would have created (admission,
+// including Pod Security, checks it) and sets its terminated status.
+func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []containerResult) bool {
+	labels := map[string]string{"batch.kubernetes.io/job-name": j.Name, "batch.kubernetes.io/job-completion-index": fmt.Sprint(idx)}
+	for key, v := range j.Spec.Template.Labels {
+		labels[key] = v
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: j.Name + "-", Namespace: j.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(j, batchv1.SchemeGroupVersion.WithKind("Job"))}},
+		Spec: *j.Spec.Template.Spec.DeepCopy(),
+	}
+	pod.Spec.NodeName = "envtest-node"
+	if err := k8s.Create(ctx, pod); err != nil {
+		k.t.Errorf("create pod for job %s: %v", j.Name, err)
+		return false
+	}
+	ok := true
+	now := metav1.Now()
+	for _, r := range res {
+		reason := "Completed"
+		if r.exitCode != 0 {
+			reason, ok = "Error", false
+		}
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: r.name, Image: pod.Spec.Containers[0].Image,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: r.exitCode, Reason: reason, Message: r.message, StartedAt: now, FinishedAt: now}}})
+	}
+	pod.Status.Phase = corev1.PodSucceeded
+	if !ok {
+		pod.Status.Phase = corev1.PodFailed
+	}
+	if err := k8s.Status().Update(ctx, pod); err != nil {
+		k.t.Errorf("update pod status: %v", err)
+	}
+	return ok
+}
+
+// finishJob sets the terminal conditions the Job controller would set.
+func (k *kubelet) finishJob(ctx context.Context, j *batchv1.Job, succeeded, failed int) {
+	cur := &batchv1.Job{}
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(j), cur); err != nil {
+		return // deleted meanwhile
+	}
+	now := metav1.Now()
+	start := metav1.NewTime(now.Add(-time.Second))
+	cur.Status.StartTime = &start
+	cur.Status.Active = 0
+	if failed > 0 {
+		cur.Status.Failed = int32(failed)
+		cur.Status.Conditions = append(cur.Status.Conditions,
+			batchv1.JobCondition{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
+			batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now})
+	} else {
+		cur.Status.Succeeded = int32(succeeded)
+		cur.Status.CompletedIndexes = fmt.Sprintf("0-%d", succeeded-1)
+		if succeeded == 1 {
+			cur.Status.CompletedIndexes = "0"
+		}
+		cur.Status.CompletionTime = &now
+		cur.Status.Conditions = append(cur.Status.Conditions,
+			batchv1.JobCondition{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached", LastTransitionTime: now},
+			batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached", LastTransitionTime: now})
+	}
+	if err := k8s.Status().Update(ctx, cur); err != nil {
+		k.t.Errorf("update job %s status: %v", j.Name, err)
+	}
+}
