@@ -2,9 +2,9 @@
 # Builds Kubernetes control-plane binaries and etcd from Go source (no prebuilt
 # binaries can be downloaded here) and prints the directory holding them.
 #
-#   hack/k8s/build.sh [kube-apiserver etcd kube-controller-manager kube-scheduler kubelet kube-proxy]
+#   hack/k8s/build.sh [kube-apiserver etcd kubectl kube-controller-manager kube-scheduler kubelet kube-proxy]
 #
-# Default: kube-apiserver and etcd (what envtest needs). Output is cached by version
+# Default: kube-apiserver, etcd and kubectl (what envtest and its tests need). Output is cached by version
 # under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/k8s-<version>/bin; a binary that
 # exists is not rebuilt.
 set -euo pipefail
@@ -15,7 +15,7 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 out="$cache/k8s-$K8S_VERSION/bin"
 src="$cache/k8s-$K8S_VERSION/src"
 components=("$@")
-((${#components[@]})) || components=(kube-apiserver etcd)
+((${#components[@]})) || components=(kube-apiserver etcd kubectl)
 
 log() { printf 'k8s-build: %s\n' "$*" >&2; }
 mkdir -p "$out"
@@ -52,6 +52,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubelet"
 	_ "k8s.io/kubernetes/cmd/kube-proxy"
+	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
   (cd "$src/kube" && GOFLAGS=-mod=mod GOWORK=off go mod tidy -e >/dev/null 2>&1 || true
@@ -97,7 +98,7 @@ for c in "${components[@]}"; do
       log "building etcd $ETCD_VERSION"
       (cd "$src/etcd" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "-s -w" -o "$out/etcd.tmp" .)
       ;;
-    kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy)
+    kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy | kubectl)
       kube_module
       log "building $c $K8S_VERSION (several minutes cold)"
       (cd "$src/kube" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "$ldflags" -o "$out/$c.tmp" "k8s.io/kubernetes/cmd/$c")
