@@ -13,6 +13,7 @@ export SERDEBENCH_KAFKA ?= 127.0.0.1:$(KAFKA_PORT)
 export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
 
 PROTOC_VERSION         := 3.21.12-3+deb12u1
+PROMETHEUS_VERSION     := 2.42.0+ds-5+deb12u1
 PROTOC_GEN_GO_VERSION  := v1.36.12
 GOLANGCI_LINT_VERSION  := v2.6.2
 CONTROLLER_GEN_VERSION := v0.18.0
@@ -29,8 +30,20 @@ build: ## Build serdebench and the worker into bin/.
 	go build -o $(BIN)/worker ./cmd/worker
 
 .PHONY: test
-test: kafka-up ## Unit and integration tests against a real local Kafka broker.
-	go test -race -count=1 -timeout 30m $(GO_PACKAGES)
+test: test-deps ## Unit, integration and envtest suites against real Kafka, Prometheus and kube-apiserver/etcd.
+	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -race -count=1 -timeout 40m $(GO_PACKAGES)
+
+.PHONY: test-deps
+test-deps: kafka-up prometheus envtest-assets ## Everything the tests need, installed, built and started.
+
+.PHONY: envtest-assets
+envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached), and third-party CRDs.
+	hack/k8s/build.sh >/dev/null
+	hack/crds/fetch.sh >/dev/null
+
+.PHONY: prometheus
+prometheus: ## Debian's Prometheus server (pinned) for the Prometheus query tests.
+	hack/apt-install.sh prometheus=$(PROMETHEUS_VERSION)
 
 .PHONY: demo
 demo: build kafka-up ## Run the thesis batch experiment locally and print the 12-row table.
@@ -42,10 +55,14 @@ bench: build kafka-up ## Codec micro-benchmarks, then producer throughput vs Kaf
 	hack/bench/producer-vs-kafka.sh
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## gofmt, go vet and golangci-lint.
+lint: $(GOLANGCI_LINT) verify-generated ## gofmt, go vet, golangci-lint, and generated files up to date.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet $(GO_PACKAGES)
 	$(GOLANGCI_LINT) run $(GO_PACKAGES)
+
+.PHONY: verify-generated
+verify-generated: generate manifests ## Fail if generated code, CRDs or RBAC differ from what is committed.
+	@git diff --exit-code -- api config workers/payload || { echo "generated files are stale: run make generate manifests"; exit 1; }
 
 .PHONY: generate
 generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) protoc ## Regenerate DeepCopy, the business record schema and protobuf code.

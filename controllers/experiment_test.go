@@ -199,17 +199,18 @@ func TestHappyPathStrimzi(t *testing.T) {
 	if left := kafkaTopics(t, ns); len(left) != 0 {
 		t.Fatalf("KafkaTopics left: %v", left)
 	}
-	if len(k.topicsSeen) != 2 {
-		t.Fatalf("saw %d KafkaTopics, want 2", len(k.topicsSeen))
+	if n := k.topicCount(); n != 2 {
+		t.Fatalf("saw %d KafkaTopics, want 2", n)
 	}
 	waitFor(t, 10*time.Second, "jobs deleted", func() (bool, error) { return len(jobs(t, ns)) == 0, nil })
-	for name, n := range k.jobs {
+	runs := k.jobRuns()
+	for name, n := range runs {
 		if n != 1 {
 			t.Fatalf("job %s ran %d times", name, n)
 		}
 	}
-	if len(k.jobs) != 4 {
-		t.Fatalf("%d jobs ran, want 4 (consumers and producers of 2 trials)", len(k.jobs))
+	if len(runs) != 4 {
+		t.Fatalf("%d jobs ran, want 4 (consumers and producers of 2 trials)", len(runs))
 	}
 	// Spec is immutable once started.
 	x.Spec.Codecs = []serdebenchv1.Codec{"json"}
@@ -360,12 +361,31 @@ func TestRestartMidRun(t *testing.T) {
 	waitStage(t, ns, "restart", serdebenchv1.StageSucceeded, 90*time.Second)
 	res := result(t, ns, "restart")
 	checkResult(t, res, 3)
-	for name, n := range k.jobs {
+	runs := k.jobRuns()
+	for name, n := range runs {
 		if n != 1 {
 			t.Fatalf("job %s ran %d times", name, n)
 		}
 	}
-	if len(k.jobs) != 6 {
-		t.Fatalf("%d jobs ran, want 6", len(k.jobs))
+	if len(runs) != 6 {
+		t.Fatalf("%d jobs ran, want 6", len(runs))
+	}
+}
+
+// TestColocated runs producers and consumers as containers of one pod (one clock).
+func TestColocated(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, brokers)
+	startManager(t, nil)
+	create(t, experiment(ns, "together", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
+		x.Spec.Workers.Colocate = true
+		x.Spec.Codecs = []serdebenchv1.Codec{"msgpack"}
+	}))
+	waitStage(t, ns, "together", serdebenchv1.StageSucceeded, 90*time.Second)
+	checkResult(t, result(t, ns, "together"), 1)
+	if runs := k.jobRuns(); len(runs) != 1 {
+		t.Fatalf("want one colocated Job, ran %v", runs)
 	}
 }

@@ -41,12 +41,13 @@ type kubelet struct {
 	hold bool
 	// topicsReady false leaves KafkaTopics not Ready.
 	topicsReady bool
-	// topicsSeen are KafkaTopic names seen.
+	// topicsSeen are KafkaTopic names seen; created are topics made in the broker.
 	topicsSeen map[string]bool
+	created    map[string]bool
 }
 
 func newKubelet(t *testing.T, ns string, brokers []string) *kubelet {
-	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, topicsReady: true, topicsSeen: map[string]bool{}}
+	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, topicsReady: true, topicsSeen: map[string]bool{}, created: map[string]bool{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -61,10 +62,22 @@ func (k *kubelet) set(f func(k *kubelet)) {
 	f(k)
 }
 
-func (k *kubelet) runs(job string) int {
+// jobRuns is a snapshot of how often each Job ran.
+func (k *kubelet) jobRuns() map[string]int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.jobs[job]
+	out := map[string]int{}
+	for n, c := range k.jobs {
+		out[n] = c
+	}
+	return out
+}
+
+// topicCount is the number of KafkaTopics seen.
+func (k *kubelet) topicCount() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.topicsSeen)
 }
 
 func (k *kubelet) loop(ctx context.Context, wg *sync.WaitGroup) {
@@ -107,6 +120,20 @@ func (k *kubelet) topicOperator(ctx context.Context) {
 	k.mu.Lock()
 	ready := k.topicsReady
 	k.mu.Unlock()
+	present := map[string]bool{}
+	for _, kt := range list.Items {
+		present[kt.GetName()] = true
+	}
+	// Like the Topic Operator, delete the topic once its KafkaTopic is gone.
+	k.mu.Lock()
+	for name := range k.created {
+		if !present[name] {
+			if err := (&topics.Admin{Brokers: k.brokers}).Delete(ctx, name); err == nil {
+				delete(k.created, name)
+			}
+		}
+	}
+	k.mu.Unlock()
 	for i := range list.Items {
 		kt := &list.Items[i]
 		k.mu.Lock()
@@ -125,6 +152,9 @@ func (k *kubelet) topicOperator(ctx context.Context) {
 		if err != nil || !ok {
 			continue
 		}
+		k.mu.Lock()
+		k.created[kt.GetName()] = true
+		k.mu.Unlock()
 		_ = unstructured.SetNestedSlice(kt.Object, []any{map[string]any{"type": "Ready", "status": "True",
 			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}, "status", "conditions")
 		_ = unstructured.SetNestedField(kt.Object, kt.GetName(), "status", "topicName")

@@ -1,0 +1,96 @@
+package promquery_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/internal/promtest"
+	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/summary"
+)
+
+// TestAgainstRealPrometheus: a real Prometheus scrapes a real worker process; the
+// queried total equals the worker's own summary, and the rate series shows the
+// target rate.
+func TestAgainstRealPrometheus(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	bin := filepath.Join(t.TempDir(), "worker")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/worker").CombinedOutput(); err != nil {
+		t.Fatalf("build worker: %v\n%s", err, out)
+	}
+	// 15 s at 2000 rec/s: Prometheus 2.42 applies new targets ~5 s after it starts.
+	records := int64(30000)
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{"msgpack"},
+		Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{300}}, Records: &records,
+		Rate: v1alpha1.Rate{RecordsPerSecond: 2000}, Warmup: v1alpha1.Warmup{Records: 100}, PoolSize: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trials[0]
+	topic := fmt.Sprintf("serdebench.it-prom.%d", time.Now().UnixNano())
+	if err := runner.CreateTopic(brokers, topic, tr); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
+	metricsAddr := freeAddr(t)
+	url := promtest.Start(t, metricsAddr)
+	tj, _ := json.Marshal(tr)
+	cmd := exec.Command(bin, "--role=producer", "--trial="+string(tj), "--topic="+topic, "--bootstrap="+brokers[0],
+		"--experiment=it-prom", "--metrics-addr="+metricsAddr, "--metrics-grace=3s")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("worker: %v\n%s", err, stderr.String())
+	}
+	var sum summary.Summary
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &sum); err != nil {
+		t.Fatal(err)
+	}
+	c, err := promquery.New(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := promquery.Selector{Experiment: "it-prom", Trial: tr.Name, Role: summary.RoleProducer}
+	got, err := c.RecordsTotal(context.Background(), sel, sum.WindowStart, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != sum.Records || got != records {
+		t.Fatalf("prometheus counted %d records, the summary %d (want %d)", got, sum.Records, records)
+	}
+	points, err := c.RecordsRate(context.Background(), sel, sum.WindowStart, sum.WindowEnd.Add(2*time.Second), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak float64
+	for _, p := range points {
+		peak = max(peak, p.Value)
+	}
+	if len(points) < 3 || peak < 1500 || peak > 2500 {
+		t.Fatalf("rate series: %d points, peak %.0f rec/s (target 2000)", len(points), peak)
+	}
+	// A selector that matches nothing is an error, not a zero.
+	if _, err := c.RecordsTotal(context.Background(), promquery.Selector{Experiment: "none", Trial: "none", Role: "producer"}, sum.WindowStart, time.Now()); err == nil {
+		t.Fatal("want an error for a selector with no series")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String()
+}
