@@ -32,7 +32,10 @@ import (
 // ExperimentReconciler runs SerializationExperiments.
 type ExperimentReconciler struct {
 	client.Client
-	Scheme *runtime.Scheme
+	// APIReader reads experiments uncached. Acting on a cached copy that lags a
+	// status write could recreate Jobs the last step just deleted.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
 	// Clientset reads pod logs (summaries too large for a termination message).
 	Clientset kubernetes.Interface
 	Recorder  record.EventRecorder
@@ -85,7 +88,11 @@ const (
 // Reconcile moves an experiment one step forward.
 func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	x := &serdebenchv1.SerializationExperiment{}
-	if err := r.Get(ctx, req.NamespacedName, x); err != nil {
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	if err := reader.Get(ctx, req.NamespacedName, x); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !x.DeletionTimestamp.IsZero() {

@@ -280,7 +280,12 @@ func TestWorkerFailure(t *testing.T) {
 		t.Fatalf("failed condition %+v", c)
 	}
 	waitFor(t, 10*time.Second, "jobs and topics cleaned", func() (bool, error) {
-		return len(jobs(t, ns)) == 0 && len(kafkaTopics(t, ns)) == 0, nil
+		j, kt := jobs(t, ns), kafkaTopics(t, ns)
+		var names []string
+		for _, job := range j {
+			names = append(names, job.Name)
+		}
+		return len(j) == 0 && len(kt) == 0, fmt.Errorf("jobs %v, KafkaTopics %v", names, kt)
 	})
 }
 

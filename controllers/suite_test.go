@@ -93,7 +93,7 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &controllers.ExperimentReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
+	r := &controllers.ExperimentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
 		WorkerImage: "serdebench/worker:test", ImagePullPolicy: corev1.PullNever, Poll: 200 * time.Millisecond, OperatorVersion: "test"}
 	if configure != nil {
 		configure(r)

@@ -62,7 +62,7 @@ func main() {
 		os.Exit(1)
 	}
 	r := &controllers.ExperimentReconciler{
-		Client: mgr.GetClient(), Scheme: scheme, Clientset: clientset,
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Clientset: clientset,
 		Recorder:    mgr.GetEventRecorderFor("serdebench"),
 		WorkerImage: workerImage, ImagePullPolicy: corev1.PullPolicy(pullPolicy),
 		OperatorVersion: version(), Poll: poll,
