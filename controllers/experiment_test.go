@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
@@ -191,6 +192,9 @@ func TestHappyPathStrimzi(t *testing.T) {
 	}
 	res := result(t, ns, x.Status.ResultRef.Name)
 	checkResult(t, res, 2)
+	if out, err := yaml.Marshal(res.Trials[0]); err == nil {
+		t.Logf("first trial of the result (docs/api.md shows one):\n%s", out)
+	}
 	if !metav1.IsControlledBy(res, x) || res.Experiment.UID != string(x.UID) || res.Environment.WorkerImage == "" || len(res.Environment.NodeNames) != 1 {
 		t.Fatalf("result metadata: owner %v, env %+v", res.OwnerReferences, res.Environment)
 	}

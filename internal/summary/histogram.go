@@ -10,8 +10,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histogram ranges. Values outside are clamped to the bound and counted in
-// Histogram.Clamped so a result can say it happened.
+// Histogram ranges. Negative values (clock steps) record as 0; values above the
+// range are clamped to it and counted in Histogram.Clamped so a result can say so.
 const (
 	// SignificantDigits keeps every recorded value within 0.1%.
 	SignificantDigits = 3
@@ -24,7 +24,7 @@ const (
 // Histogram is an HdrHistogram that marshals to JSON as its compressed encoding.
 type Histogram struct {
 	h *hdrhistogram.Histogram
-	// Clamped counts values outside [1, max] that were recorded at the bound.
+	// Clamped counts values above the range that were recorded at its top.
 	Clamped int64
 }
 
@@ -41,8 +41,8 @@ func NewDuration() *Histogram {
 // Record adds one value, clamping it into range. It is cheap and allocation-free.
 func (h *Histogram) Record(v int64) {
 	switch {
-	case v < 1:
-		v = 1
+	case v < 0:
+		v = 0
 	case v > h.h.HighestTrackableValue():
 		v = h.h.HighestTrackableValue()
 		h.Clamped++

@@ -107,8 +107,9 @@ func TestSeqSetIntervals(t *testing.T) {
 func TestHistogramClamps(t *testing.T) {
 	h := NewDuration()
 	h.Record(-5)
+	h.Record(0)
 	h.Record(MaxDurationNanos * 10)
-	if h.Count() != 2 || h.Clamped != 1 {
-		t.Fatalf("count %d clamped %d", h.Count(), h.Clamped)
+	if h.Count() != 3 || h.Clamped != 1 || h.Quantile(50) != 0 {
+		t.Fatalf("count %d clamped %d p50 %d", h.Count(), h.Clamped, h.Quantile(50))
 	}
 }

@@ -1,0 +1,52 @@
+package controllers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/summary"
+)
+
+// TestResultSizeAtMatrixCap: a result for the largest matrix the API admits (256
+// trials), every number at its widest, stays well under etcd's 1.5 MiB object limit
+// and the 1 MiB target.
+func TestResultSizeAtMatrixCap(t *testing.T) {
+	records := int64(1 << 40)
+	spec := serdebenchv1.ExperimentSpec{
+		Codecs:  []serdebenchv1.Codec{"json", "avro", "protobuf", "msgpack"},
+		Payload: serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
+		Records: &records,
+		Matrix:  &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5, 10, 20, 50, 100}, Acks: []serdebenchv1.Acks{"1", "all"}},
+	}
+	trials, err := plan.Expand(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != serdebenchv1.MaxTrials {
+		t.Fatalf("%d trials", len(trials))
+	}
+	wide := summary.Percentiles{Count: 1 << 40, P50: 3_600_000_000, P90: 3_600_000_000, P99: 3_600_000_000, P999: 3_600_000_000, Max: 3_600_000_000}
+	res := serdebenchv1.SerializationResult{Experiment: serdebenchv1.ExperimentSnapshot{Name: strings.Repeat("x", 253), Spec: serdebenchv1.SerializationExperimentSpec{ExperimentSpec: spec}}}
+	for _, tr := range trials {
+		m := &summary.Result{Producers: 64, Consumers: 64, WindowSeconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7,
+			SerializedMBPerSecond: 1e4, SerializedBytesPerRecord: 1 << 20, SerializeMicrosPerRecord: 1e6, DeserializeMicrosPerRecord: 1e6,
+			EndToEnd: wide, Ack: wide, SendDelay: wide, Sent: 1 << 40, Delivered: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40,
+			Warnings: []string{"prometheus cross-check skipped: query sum(max_over_time(serdebench_records_total{...}[86400s])): connection refused"}}
+		r := trialResult(tr, m)
+		diff := int64(-1 << 40)
+		r.PrometheusRecordsDifference = &diff
+		res.Trials = append(res.Trials, r)
+	}
+	res.Summary = summarize(res.Trials)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("result at the matrix cap: %d trials, %d bytes (%d per trial)", len(res.Trials), len(b), len(b)/len(res.Trials))
+	if len(b) > 768<<10 {
+		t.Fatalf("result is %d bytes: too close to the 1 MiB target", len(b))
+	}
+}
