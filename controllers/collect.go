@@ -185,6 +185,9 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	}
 	res.Experiment = serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec}
 	res.Environment.WorkerImage = r.workerImage(x)
+	if res.Environment.KafkaVersion == "" {
+		res.Environment.KafkaVersion = r.kafkaVersion(ctx, x)
+	}
 	res.Environment.OperatorVersion = r.OperatorVersion
 	res.Environment.NodeNames = mergeSorted(res.Environment.NodeNames, nodes)
 	replaced := false
@@ -206,6 +209,19 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 		return fmt.Errorf("write result %s: %w", res.Name, err)
 	}
 	return nil
+}
+
+// kafkaVersion is best effort: a result without it is still a result.
+func (r *ExperimentReconciler) kafkaVersion(ctx context.Context, x *serdebenchv1.SerializationExperiment) string {
+	prov, err := r.provisioner(ctx, x)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	v, err := prov.Version(ctx)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return v
 }
 
 func mergeSorted(a, b []string) []string {

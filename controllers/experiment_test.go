@@ -177,6 +177,15 @@ func TestHappyPathStrimzi(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
+	kafkaCR := &unstructured.Unstructured{Object: map[string]any{
+		"spec": map[string]any{"kafka": map[string]any{"version": "4.3.1",
+			"listeners": []any{map[string]any{"name": "plain", "port": int64(9092), "type": "internal", "tls": false}}}}}}
+	kafkaCR.SetGroupVersionKind(topics.KafkaGVK)
+	kafkaCR.SetNamespace(ns)
+	kafkaCR.SetName("my-cluster")
+	if err := k8s.Create(context.Background(), kafkaCR); err != nil {
+		t.Fatal(err)
+	}
 	startManager(t, nil)
 	create(t, experiment(ns, "happy", nil))
 	x := waitStage(t, ns, "happy", serdebenchv1.StageSucceeded, 90*time.Second)
@@ -195,7 +204,8 @@ func TestHappyPathStrimzi(t *testing.T) {
 	if out, err := yaml.Marshal(res.Trials[0]); err == nil {
 		t.Logf("first trial of the result (docs/api.md shows one):\n%s", out)
 	}
-	if !metav1.IsControlledBy(res, x) || res.Experiment.UID != string(x.UID) || res.Environment.WorkerImage == "" || len(res.Environment.NodeNames) != 1 {
+	if !metav1.IsControlledBy(res, x) || res.Experiment.UID != string(x.UID) || res.Environment.WorkerImage == "" || len(res.Environment.NodeNames) != 1 ||
+		!strings.HasPrefix(res.Environment.KafkaVersion, "Kafka 4.3.1 (Strimzi") {
 		t.Fatalf("result metadata: owner %v, env %+v", res.OwnerReferences, res.Environment)
 	}
 	// Cleanup policy Delete: every trial's KafkaTopic and Jobs are gone, and each Job
@@ -242,7 +252,11 @@ func TestAdminAPIPath(t *testing.T) {
 		return brokerTopics(t, brokers)[x.Status.Trials[0].Topic], nil
 	})
 	x := waitStage(t, ns, "admin", serdebenchv1.StageSucceeded, 90*time.Second)
-	checkResult(t, result(t, ns, "admin"), 2)
+	res := result(t, ns, "admin")
+	checkResult(t, res, 2)
+	if !strings.Contains(res.Environment.KafkaVersion, "produce v") {
+		t.Fatalf("kafka version %q", res.Environment.KafkaVersion)
+	}
 	existing := brokerTopics(t, brokers)
 	for _, ts := range x.Status.Trials {
 		if existing[ts.Topic] {

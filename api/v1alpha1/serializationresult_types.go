@@ -83,40 +83,57 @@ type ResultSummary struct {
 	DuplicatedRecords int64 `json:"duplicatedRecords"`
 }
 
-// TrialSettings are a trial's effective settings.
+// TrialSettings are a trial's effective settings, defaults applied.
 type TrialSettings struct {
-	Mode             Mode        `json:"mode"`
-	BatchSizeBytes   int32       `json:"batchSizeBytes"`
-	LingerMs         int32       `json:"lingerMs"`
-	Acks             Acks        `json:"acks"`
-	Compression      Compression `json:"compression"`
-	MaxInFlight      int32       `json:"maxInFlight"`
-	Idempotent       bool        `json:"idempotent"`
-	RecordsPerSecond int64       `json:"recordsPerSecond"`
+	// Mode is batch or single.
+	Mode Mode `json:"mode"`
+	// BatchSizeBytes as sent to the client (ignored in single mode).
+	BatchSizeBytes int32 `json:"batchSizeBytes"`
+	// LingerMs as sent to the client (ignored in single mode).
+	LingerMs int32 `json:"lingerMs"`
+	// Acks is 0, 1 or all.
+	Acks Acks `json:"acks"`
+	// Compression codec.
+	Compression Compression `json:"compression"`
+	// MaxInFlight requests per connection.
+	MaxInFlight int32 `json:"maxInFlight"`
+	// Idempotent producer.
+	Idempotent bool `json:"idempotent"`
+	// RecordsPerSecond target per producer; 0 is a closed loop.
+	RecordsPerSecond int64 `json:"recordsPerSecond"`
 }
 
 // LatencyMicros are percentiles of a merged latency histogram, in microseconds.
 type LatencyMicros struct {
+	// Count of recorded values.
 	Count int64 `json:"count"`
-	P50   int64 `json:"p50"`
-	P90   int64 `json:"p90"`
-	P99   int64 `json:"p99"`
-	P999  int64 `json:"p999"`
-	Max   int64 `json:"max"`
+	// P50 is the median.
+	P50 int64 `json:"p50"`
+	// P90 is the 90th percentile.
+	P90 int64 `json:"p90"`
+	// P99 is the 99th percentile.
+	P99 int64 `json:"p99"`
+	// P999 is the 99.9th percentile.
+	P999 int64 `json:"p999"`
+	// Max is the largest value.
+	Max int64 `json:"max"`
 }
 
 // TrialResult is one trial's merged metrics.
 type TrialResult struct {
 	// Name of the trial.
 	Name string `json:"name"`
-	// Codec, Schema and SizeBytes identify the payload.
-	Codec     Codec  `json:"codec"`
-	Schema    string `json:"schema"`
-	SizeBytes int32  `json:"sizeBytes"`
+	// Codec of the trial.
+	Codec Codec `json:"codec"`
+	// Schema of the payload.
+	Schema string `json:"schema"`
+	// SizeBytes is the payload's target JSON-encoded size.
+	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
 	Settings TrialSettings `json:"settings"`
-	// Producers and Consumers that reported.
+	// Producers that reported a summary.
 	Producers int32 `json:"producers"`
+	// Consumers that reported a summary.
 	Consumers int32 `json:"consumers"`
 	// WindowMillis is the producers' measured window.
 	WindowMillis int64 `json:"windowMillis"`
@@ -142,11 +159,13 @@ type TrialResult struct {
 	AckMicros LatencyMicros `json:"ackMicros"`
 	// SendDelayMicros: actual minus intended send time.
 	SendDelayMicros LatencyMicros `json:"sendDelayMicros"`
-	// SentRecords, DeliveredRecords, LostRecords, DuplicatedRecords: delivery
-	// completeness over the whole trial, warmup included.
-	SentRecords       int64 `json:"sentRecords"`
-	DeliveredRecords  int64 `json:"deliveredRecords"`
-	LostRecords       int64 `json:"lostRecords"`
+	// SentRecords acknowledged by the brokers, warmup included.
+	SentRecords int64 `json:"sentRecords"`
+	// DeliveredRecords received at least once, warmup included.
+	DeliveredRecords int64 `json:"deliveredRecords"`
+	// LostRecords acknowledged but never received.
+	LostRecords int64 `json:"lostRecords"`
+	// DuplicatedRecords received more than once (extra copies).
 	DuplicatedRecords int64 `json:"duplicatedRecords"`
 	// Errors: failed sends plus failed decodes.
 	Errors int64 `json:"errors"`

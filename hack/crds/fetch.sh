@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gathers the third-party CRDs serdebench's tests install into envtest, from their
 # published artifacts only (never committed copies), and prints the directory:
-#   - Strimzi KafkaTopic: generated from io.strimzi:api + crd-generator on Maven
+#   - Strimzi Kafka and KafkaTopic: generated from io.strimzi:api + crd-generator on Maven
 #     Central, exactly as Strimzi's build generates it;
 #   - prometheus-operator (PodMonitor, PrometheusRule, ...): from the Go module;
 #   - Chaos Mesh (PodChaos, NetworkChaos, Schedule): from the Go module.
@@ -16,7 +16,9 @@ CHAOS_MESH_VERSION="${CHAOS_MESH_VERSION:-v0.9.1-0.20260902003049-47411975a8cb}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
-out="$cache/crds-strimzi$STRIMZI_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}"
+# LAYOUT changes when the set of CRDs gathered changes, so caches are rebuilt.
+LAYOUT=2
+out="$cache/crds-$LAYOUT-strimzi$STRIMZI_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}"
 log() { printf 'crds: %s\n' "$*" >&2; }
 
 if [[ -f "$out/.complete" ]]; then echo "$out"; exit 0; fi
@@ -33,7 +35,8 @@ if [[ ! -s "$cp_file" ]]; then
 fi
 java -cp "$(cat "$cp_file")" io.strimzi.crdgenerator.CrdGenerator --yaml --crd-api-version v1 \
   --api-versions v1beta2 --storage-version v1beta2 \
-  "io.strimzi.api.kafka.model.topic.KafkaTopic=$out/kafka.strimzi.io_kafkatopics.yaml" >"$out/strimzi.log" 2>&1 \
+  "io.strimzi.api.kafka.model.topic.KafkaTopic=$out/kafka.strimzi.io_kafkatopics.yaml" \
+  "io.strimzi.api.kafka.model.kafka.Kafka=$out/kafka.strimzi.io_kafkas.yaml" >"$out/strimzi.log" 2>&1 \
   || { log "Strimzi CRD generation failed:"; tail -30 "$out/strimzi.log" >&2; exit 1; }
 
 moddir() {

@@ -33,6 +33,64 @@ type Provisioner interface {
 	Ensure(ctx context.Context, s Spec) (ready bool, err error)
 	// Delete removes the topic; a missing topic is not an error.
 	Delete(ctx context.Context, name string) error
+	// Version describes the Kafka version, for the result's environment.
+	Version(ctx context.Context) (string, error)
+}
+
+// KafkaGVK is Strimzi's Kafka kind.
+var KafkaGVK = schema.GroupVersionKind{Group: "kafka.strimzi.io", Version: "v1beta2", Kind: "Kafka"}
+
+// Version reads the Kafka resource's reported (status) or requested (spec) version.
+func (s *Strimzi) Version(ctx context.Context) (string, error) {
+	k := &unstructured.Unstructured{}
+	k.SetGroupVersionKind(KafkaGVK)
+	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Cluster}, k); err != nil {
+		return "", fmt.Errorf("get Kafka %s/%s: %w", s.Namespace, s.Cluster, err)
+	}
+	for _, path := range [][]string{{"status", "kafkaVersion"}, {"spec", "kafka", "version"}} {
+		if v, ok, _ := unstructured.NestedString(k.Object, path...); ok && v != "" {
+			return "Kafka " + v + " (Strimzi " + s.Namespace + "/" + s.Cluster + ")", nil
+		}
+	}
+	return "", fmt.Errorf("kafka %s/%s declares no version", s.Namespace, s.Cluster)
+}
+
+// Version reports the broker's Produce and Fetch API versions (Kafka does not send
+// its release string over the protocol) and the number of brokers.
+func (a *Admin) Version(_ context.Context) (string, error) {
+	c := sarama.NewConfig()
+	c.Net.DialTimeout = 5e9
+	c.Metadata.Retry.Max = 1
+	if err := a.Security.Apply(c); err != nil {
+		return "", err
+	}
+	cl, err := sarama.NewClient(a.Brokers, c)
+	if err != nil {
+		return "", fmt.Errorf("connect to Kafka at %v: %w", a.Brokers, err)
+	}
+	defer func() { _ = cl.Close() }()
+	brokers := cl.Brokers()
+	if len(brokers) == 0 {
+		return "", errors.New("no brokers in metadata")
+	}
+	b := brokers[0]
+	if err := b.Open(c); err != nil && !errors.Is(err, sarama.ErrAlreadyConnected) {
+		return "", err
+	}
+	resp, err := b.ApiVersions(&sarama.ApiVersionsRequest{Version: 3, ClientSoftwareName: "serdebench", ClientSoftwareVersion: "v1alpha1"})
+	if err != nil {
+		return "", fmt.Errorf("api versions: %w", err)
+	}
+	var produce, fetch int16
+	for _, k := range resp.ApiKeys {
+		switch k.ApiKey {
+		case 0:
+			produce = k.MaxVersion
+		case 1:
+			fetch = k.MaxVersion
+		}
+	}
+	return fmt.Sprintf("%d broker(s), produce v%d, fetch v%d", len(brokers), produce, fetch), nil
 }
 
 // KafkaTopicGVK is Strimzi's KafkaTopic kind.
