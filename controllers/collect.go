@@ -166,7 +166,27 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	if diff != 0 {
 		tr.Warnings = append(tr.Warnings, fmt.Sprintf("prometheus counted %d measured producer records, the summaries %d", got, records))
 	}
+	step := max(time.Second, end.Sub(start)/maxSeriesPoints+time.Second).Truncate(time.Second)
+	sel := promquery.Selector{Experiment: x.Name, Trial: t.Name, Role: summary.RoleProducer}
+	points, err := r.Prometheus.RecordsRate(qctx, sel, start.Truncate(step), end.Add(step), step)
+	if err != nil {
+		tr.Warnings = append(tr.Warnings, "prometheus rate series unavailable: "+err.Error())
+		return
+	}
+	if len(points) == 0 {
+		// A trial shorter than a few scrape intervals has no rate to show.
+		tr.Warnings = append(tr.Warnings, "prometheus has no rate samples in the trial window (trial too short for the scrape interval)")
+		return
+	}
+	series := &serdebenchv1.ThroughputSeries{StartTime: metav1.NewTime(points[0].Time), StepSeconds: int32(step / time.Second)}
+	for _, p := range points[:min(len(points), maxSeriesPoints)] {
+		series.RecordsPerSecond = append(series.RecordsPerSecond, int64(p.Value+0.5))
+	}
+	tr.ThroughputSeries = series
 }
+
+// maxSeriesPoints bounds the series so results stay small at the matrix cap.
+const maxSeriesPoints = 60
 
 // writeResult creates or updates the experiment's result with this trial.
 func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, nodes []string) error {

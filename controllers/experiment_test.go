@@ -20,6 +20,7 @@ import (
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/internal/promtest"
 	"github.com/serdebench/serdebench/internal/topics"
 )
 
@@ -410,5 +411,47 @@ func TestColocated(t *testing.T) {
 	checkResult(t, result(t, ns, "together"), 1)
 	if runs := k.jobRuns(); len(runs) != 1 {
 		t.Fatalf("want one colocated Job, ran %v", runs)
+	}
+}
+
+// TestPrometheusCrossCheck: a real Prometheus scrapes the trial's real workers; the
+// operator's cross-check finds the same record count as the summaries and stores
+// the throughput series.
+func TestPrometheusCrossCheck(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	url, addTarget := promtest.StartDiscovering(t)
+	k := newKubelet(t, ns, brokers)
+	k.set(func(k *kubelet) { k.metricsTarget = addTarget })
+	prom, err := promquery.New(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom })
+	// 10 s at 300 rec/s: long enough for Prometheus to discover and sample it.
+	create(t, experiment(ns, "scraped", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
+		x.Spec.Codecs = []serdebenchv1.Codec{"avro"}
+		x.Spec.Records = ptr(int64(3000))
+		x.Spec.Rate.RecordsPerSecond = 300
+	}))
+	waitStage(t, ns, "scraped", serdebenchv1.StageSucceeded, 120*time.Second)
+	tr := result(t, ns, "scraped").Trials[0]
+	if tr.Records != 3000 || tr.LostRecords != 0 {
+		t.Fatalf("records %d lost %d", tr.Records, tr.LostRecords)
+	}
+	if d := tr.PrometheusRecordsDifference; d == nil || *d != 0 || len(tr.Warnings) != 0 {
+		t.Fatalf("cross-check: difference %v, warnings %v", d, tr.Warnings)
+	}
+	s := tr.ThroughputSeries
+	if s == nil || len(s.RecordsPerSecond) < 2 || s.StepSeconds < 1 {
+		t.Fatalf("throughput series %+v", s)
+	}
+	var peak int64
+	for _, v := range s.RecordsPerSecond {
+		peak = max(peak, v)
+	}
+	if peak < 200 || peak > 400 {
+		t.Fatalf("series peak %d rec/s, target 300: %v", peak, s.RecordsPerSecond)
 	}
 }

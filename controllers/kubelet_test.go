@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/serdebench/serdebench/internal/promtest"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/internal/workercmd"
 )
@@ -41,6 +42,9 @@ type kubelet struct {
 	hold bool
 	// topicsReady false leaves KafkaTopics not Ready.
 	topicsReady bool
+	// metricsTarget, if set, gets each worker a real metrics port, registered here
+	// (a Prometheus scraping it), and a grace period for the final scrape.
+	metricsTarget func(addr string)
 	// topicsSeen are KafkaTopic names seen; created are topics made in the broker.
 	topicsSeen map[string]bool
 	created    map[string]bool
@@ -207,8 +211,17 @@ func (k *kubelet) runContainer(ctx context.Context, c corev1.Container, idx int,
 	for _, a := range c.Args {
 		args = append(args, strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", fmt.Sprint(idx)))
 	}
-	// In one process the workers cannot all listen on :9090, and nothing scrapes them.
-	args = append(args, "--metrics-addr=", "--metrics-grace=0s", "--termination-log="+term)
+	// In one process the workers cannot all listen on :9090.
+	k.mu.Lock()
+	register := k.metricsTarget
+	k.mu.Unlock()
+	if register != nil {
+		addr := promtest.FreeAddr(k.t)
+		register(addr)
+		args = append(args, "--metrics-addr="+addr, "--metrics-grace=8s", "--termination-log="+term)
+	} else {
+		args = append(args, "--metrics-addr=", "--metrics-grace=0s", "--termination-log="+term)
+	}
 	var stdout, stderr bytes.Buffer
 	code := workercmd.Main(ctx, args, &stdout, &stderr)
 	msg, _ := os.ReadFile(term)

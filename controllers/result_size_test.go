@@ -38,6 +38,10 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 		r := trialResult(tr, m)
 		diff := int64(-1 << 40)
 		r.PrometheusRecordsDifference = &diff
+		r.ThroughputSeries = &serdebenchv1.ThroughputSeries{StepSeconds: 1440}
+		for range maxSeriesPoints {
+			r.ThroughputSeries.RecordsPerSecond = append(r.ThroughputSeries.RecordsPerSecond, 10_000_000)
+		}
 		res.Trials = append(res.Trials, r)
 	}
 	res.Summary = summarize(res.Trials)

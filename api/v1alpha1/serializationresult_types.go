@@ -174,9 +174,24 @@ type TrialResult struct {
 	// when Prometheus could not be queried).
 	// +optional
 	PrometheusRecordsDifference *int64 `json:"prometheusRecordsDifference,omitempty"`
+	// ThroughputSeries is the producers' measured-record rate over the trial, from
+	// Prometheus (absent when Prometheus could not be queried).
+	// +optional
+	ThroughputSeries *ThroughputSeries `json:"throughputSeries,omitempty"`
 	// Warnings say what the numbers cannot be trusted for.
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ThroughputSeries is a rate sampled at a fixed step.
+type ThroughputSeries struct {
+	// StartTime of the first sample.
+	StartTime metav1.Time `json:"startTime"`
+	// StepSeconds between samples.
+	StepSeconds int32 `json:"stepSeconds"`
+	// RecordsPerSecond at each step (at most 60 samples).
+	// +kubebuilder:validation:MaxItems=60
+	RecordsPerSecond []int64 `json:"recordsPerSecond"`
 }
 
 // SerializationResultList is a list of results.

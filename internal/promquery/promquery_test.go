@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -43,7 +42,7 @@ func TestAgainstRealPrometheus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
-	metricsAddr := freeAddr(t)
+	metricsAddr := promtest.FreeAddr(t)
 	url := promtest.Start(t, metricsAddr)
 	tj, _ := json.Marshal(tr)
 	cmd := exec.Command(bin, "--role=producer", "--trial="+string(tj), "--topic="+topic, "--bootstrap="+brokers[0],
@@ -84,13 +83,4 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	if _, err := c.RecordsTotal(context.Background(), promquery.Selector{Experiment: "none", Trial: "none", Role: "producer"}, sum.WindowStart, time.Now()); err == nil {
 		t.Fatal("want an error for a selector with no series")
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }

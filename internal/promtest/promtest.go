@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -22,6 +23,32 @@ const Binary = "/usr/bin/prometheus"
 // returns its URL; it stops when the test ends.
 func Start(t testing.TB, targets ...string) string {
 	t.Helper()
+	url, _ := start(t, targets)
+	return url
+}
+
+// StartDiscovering runs Prometheus with file-based discovery: add registers a
+// target while it runs (Prometheus applies new targets within about 5 s).
+func StartDiscovering(t testing.TB) (url string, add func(target string)) {
+	t.Helper()
+	url, sdFile := start(t, nil)
+	var mu sync.Mutex
+	var targets []string
+	add = func(target string) {
+		mu.Lock()
+		defer mu.Unlock()
+		targets = append(targets, fmt.Sprintf("%q", target))
+		content := fmt.Sprintf(`[{"targets": [%s]}]`, strings.Join(targets, ", "))
+		tmp := sdFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(content), 0o644); err == nil {
+			_ = os.Rename(tmp, sdFile) // atomic, so Prometheus never reads half a file
+		}
+	}
+	return url, add
+}
+
+func start(t testing.TB, targets []string) (string, string) {
+	t.Helper()
 	if _, err := os.Stat(Binary); err != nil {
 		t.Fatalf("prometheus server not installed at %s (`make test` installs Debian's prometheus): %v", Binary, err)
 	}
@@ -30,6 +57,10 @@ func Start(t testing.TB, targets ...string) string {
 	for i, tg := range targets {
 		quoted[i] = fmt.Sprintf("%q", tg)
 	}
+	sdFile := filepath.Join(dir, "targets.json")
+	if err := os.WriteFile(sdFile, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := fmt.Sprintf(`global:
   scrape_interval: 1s
   scrape_timeout: 1s
@@ -37,11 +68,14 @@ scrape_configs:
   - job_name: serdebench-workers
     static_configs:
       - targets: [%s]
-`, strings.Join(quoted, ", "))
+    file_sd_configs:
+      - files: [%q]
+        refresh_interval: 1s
+`, strings.Join(quoted, ", "), sdFile)
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := FreeAddr(t)
 	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,17 +98,18 @@ scrape_configs:
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url
+				return url, sdFile
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "prometheus.log"))
 	t.Fatalf("prometheus not ready after 30s:\n%s", log)
-	return ""
+	return "", ""
 }
 
-func freeAddr(t testing.TB) string {
+// FreeAddr returns a loopback address with a port nothing listens on.
+func FreeAddr(t testing.TB) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
