@@ -39,10 +39,19 @@ func (r *ExperimentReconciler) cleanupTrial(ctx context.Context, x *serdebenchv1
 	}
 	prov, err := r.provisioner(ctx, x)
 	if err != nil {
-		return err
+		return topicError{err}
 	}
-	return prov.Delete(ctx, ts.Topic)
+	if err := prov.Delete(ctx, ts.Topic); err != nil {
+		return topicError{err}
+	}
+	return nil
 }
+
+// topicError marks a failure to delete a topic (as opposed to a Job).
+type topicError struct{ err error }
+
+func (e topicError) Error() string { return "topic cleanup: " + e.err.Error() }
+func (e topicError) Unwrap() error { return e.err }
 
 func (r *ExperimentReconciler) deleteJobs(ctx context.Context, x *serdebenchv1.SerializationExperiment, sel client.MatchingLabels) error {
 	jobs := &batchv1.JobList{}

@@ -7,6 +7,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -256,8 +257,15 @@ func (r *ExperimentReconciler) fail(ctx context.Context, x *serdebenchv1.Seriali
 	log.FromContext(ctx).Info("experiment failed", "experiment", x.Name, "reason", reason, "message", msg)
 	if trial >= 0 && trial < len(x.Status.Trials) {
 		ts := &x.Status.Trials[trial]
+		// The workers must stop: Job deletion errors are retried. The topic is best
+		// effort here (Kafka may be why we fail); deletion retries it.
 		if err := r.cleanupTrial(ctx, x, ts, true); err != nil {
-			return ctrl.Result{}, err
+			var te topicError
+			if !errors.As(err, &te) {
+				return ctrl.Result{}, err
+			}
+			msg += "; " + err.Error()
+			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "%v", err)
 		}
 		now := metav1.Now()
 		ts.Phase = serdebenchv1.TrialFailed

@@ -455,3 +455,51 @@ func TestPrometheusCrossCheck(t *testing.T) {
 		t.Fatalf("series peak %d rec/s, target 300: %v", peak, s.RecordsPerSecond)
 	}
 }
+
+// TestWorkersTimeout: workers that never finish end the trial in TrialTimeout and
+// are deleted, not left running.
+func TestWorkersTimeout(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, brokers)
+	k.set(func(k *kubelet) { k.hold = true })
+	startManager(t, nil)
+	create(t, experiment(ns, "stuck", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
+		x.Spec.TimeoutSeconds = 10
+	}))
+	x := waitStage(t, ns, "stuck", serdebenchv1.StageFailed, 40*time.Second)
+	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonTrialTimeout || !strings.Contains(c.Message, "phase Running") {
+		t.Fatalf("failed condition %+v", c)
+	}
+	waitFor(t, 10*time.Second, "jobs deleted", func() (bool, error) { return len(jobs(t, ns)) == 0, nil })
+	if brokerTopics(t, brokers)[x.Status.Trials[0].Topic] {
+		t.Fatalf("topic %s left in the broker", x.Status.Trials[0].Topic)
+	}
+}
+
+// TestUnreachableKafka: an Admin-API cluster that cannot be reached ends in
+// TrialTimeout, and the status says why while it waits.
+func TestUnreachableKafka(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	create(t, experiment(ns, "nokafka", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "127.0.0.1:1"}
+		x.Spec.TimeoutSeconds = 10
+	}))
+	waitFor(t, 20*time.Second, "the reason in the status", func() (bool, error) {
+		x := get(t, ns, "nokafka")
+		c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady)
+		return c != nil && strings.Contains(c.Message, "connect to Kafka"), fmt.Errorf("%+v", c)
+	})
+	x := waitStage(t, ns, "nokafka", serdebenchv1.StageFailed, 40*time.Second)
+	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonTrialTimeout {
+		t.Fatalf("failed condition %+v", c)
+	}
+	// Deleting it does not hang on the unreachable cluster for long (finalizer gives up).
+	if err := k8s.Delete(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/promtest"
 	"github.com/serdebench/serdebench/internal/runner"
 	"github.com/serdebench/serdebench/internal/summary"
 )
@@ -42,22 +42,13 @@ func trialJSON(t *testing.T, records int64) (plan.Trial, string) {
 	return trials[0], string(b)
 }
 
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
-}
-
 func TestUnreachableBrokerFailsFast(t *testing.T) {
 	bin := buildWorker(t)
 	_, tj := trialJSON(t, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--role", "producer", "--trial", tj, "--topic", "nowhere",
-		"--bootstrap", freePort(t), "--metrics-addr", "")
+		"--bootstrap", promtest.FreeAddr(t), "--metrics-addr", "")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -85,7 +76,7 @@ func TestSIGTERMReportsAndExitsZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
-	metricsAddr := freePort(t)
+	metricsAddr := promtest.FreeAddr(t)
 	cmd := exec.Command(bin, "--role", "producer", "--trial", tj, "--topic", topic, "--bootstrap", brokers[0],
 		"--experiment", "it-worker", "--metrics-addr", metricsAddr, "--metrics-grace", "1s")
 	var stdout, stderr bytes.Buffer

@@ -178,8 +178,10 @@ type Admin struct {
 func (a *Admin) admin() (sarama.ClusterAdmin, error) {
 	c := sarama.NewConfig()
 	c.ClientID = "serdebench-operator"
-	c.Net.DialTimeout = 5e9
-	c.Metadata.Retry.Max = 1
+	// Short: the operator's single reconcile worker waits on this; the trial
+	// timeout, not one call, decides when Kafka has been gone too long.
+	c.Net.DialTimeout = 3e9
+	c.Metadata.Retry.Max = 0
 	if err := a.Security.Apply(c); err != nil {
 		return nil, err
 	}
