@@ -9,6 +9,7 @@ import (
 
 	"github.com/IBM/sarama"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -502,4 +503,26 @@ func TestUnreachableKafka(t *testing.T) {
 	if err := k8s.Delete(context.Background(), x); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSASLAdminAPI: topics through the Admin API and workers authenticate with SASL
+// credentials from a Secret, on the broker's SASL listener.
+func TestSASLAdminAPI(t *testing.T) {
+	kafkatest.Brokers(t)
+	sasl := kafkatest.SASLBrokers(t)
+	ns := newNamespace(t)
+	newKubelet(t, ns, sasl)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kafka-user"},
+		Data: map[string][]byte{"username": []byte(kafkatest.SASLUser), "password": []byte(kafkatest.SASLPassword)}}
+	if err := k8s.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	startManager(t, nil)
+	create(t, experiment(ns, "sasl", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: sasl[0],
+			SASL: &serdebenchv1.KafkaSASL{Mechanism: "PLAIN", SecretRef: corev1.LocalObjectReference{Name: "kafka-user"}}}
+		x.Spec.Codecs = []serdebenchv1.Codec{"json"}
+	}))
+	waitStage(t, ns, "sasl", serdebenchv1.StageSucceeded, 90*time.Second)
+	checkResult(t, result(t, ns, "sasl"), 1)
 }

@@ -222,8 +222,12 @@ func (k *kubelet) runContainer(ctx context.Context, c corev1.Container, idx int,
 	} else {
 		args = append(args, "--metrics-addr=", "--metrics-grace=0s", "--termination-log="+term)
 	}
+	env, err := k.resolveEnv(ctx, c)
+	if err != nil {
+		return containerResult{name: c.Name, exitCode: 1, message: err.Error()}
+	}
 	var stdout, stderr bytes.Buffer
-	code := workercmd.Main(ctx, args, &stdout, &stderr)
+	code := workercmd.MainEnv(ctx, args, func(key string) string { return env[key] }, &stdout, &stderr)
 	msg, _ := os.ReadFile(term)
 	if code != 0 && len(msg) == 0 { // TerminationMessagePolicy FallbackToLogsOnError
 		msg = stderr.Bytes()
@@ -232,6 +236,30 @@ func (k *kubelet) runContainer(ctx context.Context, c corev1.Container, idx int,
 		k.t.Logf("worker %s/%d exited %d: %s", c.Name, idx, code, stderr.String())
 	}
 	return containerResult{name: c.Name, exitCode: int32(code), message: string(msg)}
+}
+
+// resolveEnv gives the container the environment its spec declares, reading Secret
+// references as the kubelet would (a pod does not inherit the host's environment).
+func (k *kubelet) resolveEnv(ctx context.Context, c corev1.Container) (map[string]string, error) {
+	env := map[string]string{}
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
+			ref := e.ValueFrom.SecretKeyRef
+			sec := &corev1.Secret{}
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: ref.Name}, sec); err != nil {
+				return nil, fmt.Errorf("env %s: %w", e.Name, err)
+			}
+			v, ok := sec.Data[ref.Key]
+			if !ok {
+				return nil, fmt.Errorf("env %s: secret %s has no key %s", e.Name, ref.Name, ref.Key)
+			}
+			env[e.Name] = string(v)
+		default:
+			env[e.Name] = e.Value
+		}
+	}
+	return env, nil
 }
 
 // recordPod creates the Pod the Job controller would have created (admission,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Local single-node Kafka (KRaft, loopback) for serdebench's tests, demo and benchmarks.
+# Listeners: PLAINTEXT on KAFKA_PORT (9092), the controller on +1, SASL_PLAINTEXT on +2
+# (PLAIN user serdebench/serdebench-secret; SCRAM users are created by tests).
 #
-#   hack/kafka/kafka.sh up|down|status|libs|perf-classpath
+#   hack/kafka/kafka.sh up|down|restart|status|libs|perf-classpath
 #
 # Jars come from Maven Central and are cached by version under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/kafka-<version>/; broker state (data, log,
@@ -12,6 +14,7 @@ set -euo pipefail
 KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
+KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-$((KAFKA_PORT + 2))}"
 KAFKA_HEAP="${KAFKA_HEAP:-1g}"
 KAFKA_READY_TIMEOUT="${KAFKA_READY_TIMEOUT:-90}"
 
@@ -48,16 +51,26 @@ running() {
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+render() {
+  sed -e "s#@PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" -e "s#@SASL_PORT@#$KAFKA_SASL_PORT#g" \
+      -e "s#@DATA@#$state/data#g" "$here/server.properties"
+}
+
 up() {
   ensure_libs
-  if running; then log "already running (pid $(cat "$pidfile"), port $KAFKA_PORT)"; return; fi
-  if port_open "$KAFKA_PORT"; then
-    log "port $KAFKA_PORT is in use by another process; set KAFKA_PORT"; exit 1
+  if running; then
+    if [[ "$(render)" == "$(cat "$state/server.properties" 2>/dev/null)" ]]; then
+      log "already running (pid $(cat "$pidfile"), port $KAFKA_PORT)"; return
+    fi
+    log "configuration changed; restarting"
+    down
   fi
+  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT"; do
+    if port_open "$p"; then log "port $p is in use by another process; set KAFKA_PORT"; exit 1; fi
+  done
   mkdir -p "$state"
   local props="$state/server.properties"
-  sed -e "s#@PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
-      -e "s#@DATA@#$state/data#g" "$here/server.properties" >"$props"
+  render >"$props"
   if [[ ! -f "$state/data/meta.properties" ]]; then
     local id; id="$(java -cp "$libs/*" kafka.tools.StorageTool random-uuid)"
     java -cp "$libs/*" kafka.tools.StorageTool format -t "$id" -c "$props" >"$state/format.log" 2>&1 \
@@ -98,9 +111,10 @@ status() {
 
 case "${1:-}" in
   up) up ;;
+  restart) down; up ;;
   down) down ;;
   status) status ;;
   libs) ensure_libs; echo "$libs" ;;
   perf-classpath) ensure_libs; echo "$libs/*" ;;
-  *) echo "usage: $0 up|down|status|libs|perf-classpath" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|restart|status|libs|perf-classpath" >&2; exit 2 ;;
 esac

@@ -14,9 +14,27 @@ import (
 // 127.0.0.1:9092) after checking that something listens there.
 func Brokers(t testing.TB) []string {
 	t.Helper()
-	addr := os.Getenv("SERDEBENCH_KAFKA")
+	return listening(t, "SERDEBENCH_KAFKA", "127.0.0.1:9092")
+}
+
+// SASL user of the local broker's PLAIN mechanism (hack/kafka/server.properties).
+const (
+	SASLUser     = "serdebench"
+	SASLPassword = "serdebench-secret"
+)
+
+// SASLBrokers returns the local broker's SASL_PLAINTEXT listener, from
+// SERDEBENCH_KAFKA_SASL (default 127.0.0.1:9094).
+func SASLBrokers(t testing.TB) []string {
+	t.Helper()
+	return listening(t, "SERDEBENCH_KAFKA_SASL", "127.0.0.1:9094")
+}
+
+func listening(t testing.TB, env, def string) []string {
+	t.Helper()
+	addr := os.Getenv(env)
 	if addr == "" {
-		addr = "127.0.0.1:9092"
+		addr = def
 	}
 	conn, err := net.DialTimeout("tcp", addr, 3*time.Second)
 	if err != nil {

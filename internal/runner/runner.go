@@ -14,17 +14,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
-
+	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/consumer"
 	"github.com/serdebench/serdebench/workers/producer"
 )
 
 // Options configure a local run.
 type Options struct {
-	Brokers    []string
+	Brokers []string
+	// Security is TLS and SASL for the brokers.
+	Security   kafkaconn.Security
 	Experiment string
 	// Progress, if set, counts measured records acknowledged across trials.
 	Progress *atomic.Int64
@@ -81,14 +83,14 @@ func RunTrial(ctx context.Context, t plan.Trial, o Options) (*TrialResult, error
 	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
 	topic := TopicName(o.Experiment, t, runID)
 	group := topic + ".consumers"
-	if err := CreateTopic(o.Brokers, topic, t); err != nil {
+	if err := CreateTopicWith(o.Brokers, o.Security, topic, t); err != nil {
 		return nil, err
 	}
 	defer func() {
 		if o.KeepTopic {
 			return
 		}
-		if err := DeleteTopic(o.Brokers, topic); err != nil {
+		if err := (&topics.Admin{Brokers: o.Brokers, Security: o.Security}).Delete(context.Background(), topic); err != nil {
 			o.Log.Warn("delete topic", "topic", topic, "err", err)
 		}
 	}()
@@ -113,7 +115,7 @@ func RunTrial(ctx context.Context, t plan.Trial, o Options) (*TrialResult, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := consumer.Run(consumerCtx, consumer.Config{Brokers: o.Brokers, Topic: topic, Group: group,
+			s, err := consumer.Run(consumerCtx, consumer.Config{Brokers: o.Brokers, Security: o.Security, Topic: topic, Group: group,
 				Experiment: o.Experiment, Trial: t, Name: "c" + strconv.Itoa(i), Log: o.Log})
 			if err != nil {
 				err = fmt.Errorf("consumer c%d: %w", i, err)
@@ -126,7 +128,7 @@ func RunTrial(ctx context.Context, t plan.Trial, o Options) (*TrialResult, error
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
-			s, err := producer.Run(ctx, producer.Config{Brokers: o.Brokers, Topic: topic, Experiment: o.Experiment,
+			s, err := producer.Run(ctx, producer.Config{Brokers: o.Brokers, Security: o.Security, Topic: topic, Experiment: o.Experiment,
 				Trial: t, ID: i, WaitGroup: group, WaitTimeout: time.Minute, Progress: o.Progress, Log: o.Log})
 			if err != nil {
 				err = fmt.Errorf("producer %d: %w", i, err)
@@ -151,46 +153,34 @@ func RunTrial(ctx context.Context, t plan.Trial, o Options) (*TrialResult, error
 	return &TrialResult{Trial: t, Topic: topic, Result: res, Summaries: sums}, nil
 }
 
-// CreateTopic creates the trial's topic and waits until it is usable.
+// CreateTopic creates the trial's topic on a plaintext cluster and waits until it is
+// usable.
 func CreateTopic(brokers []string, topic string, t plan.Trial) error {
-	admin, err := newAdmin(brokers)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = admin.Close() }()
-	entries := map[string]*string{}
-	for k, v := range t.TopicConfig {
-		entries[k] = &v
-	}
-	detail := &sarama.TopicDetail{NumPartitions: t.Partitions, ReplicationFactor: int16(t.Replicas), ConfigEntries: entries}
-	if err := admin.CreateTopic(topic, detail, false); err != nil && !errors.Is(err, sarama.ErrTopicAlreadyExists) {
-		return fmt.Errorf("create topic %s: %w", topic, err)
-	}
-	return nil
+	return CreateTopicWith(brokers, kafkaconn.Security{}, topic, t)
 }
 
-// DeleteTopic deletes a trial's topic.
+// CreateTopicWith creates the trial's topic and waits (up to 30 s) until the
+// cluster reports it with all its partitions.
+func CreateTopicWith(brokers []string, sec kafkaconn.Security, topic string, t plan.Trial) error {
+	admin := &topics.Admin{Brokers: brokers, Security: sec}
+	spec := topics.Spec{Name: topic, Partitions: t.Partitions, Replicas: t.Replicas, Config: t.TopicConfig}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ready, err := admin.Ensure(context.Background(), spec)
+		if err != nil {
+			return err
+		}
+		if ready {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("topic %s not ready after 30s", topic)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// DeleteTopic deletes a trial's topic on a plaintext cluster.
 func DeleteTopic(brokers []string, topic string) error {
-	admin, err := newAdmin(brokers)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = admin.Close() }()
-	if err := admin.DeleteTopic(topic); err != nil && !errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
-		return fmt.Errorf("delete topic %s: %w", topic, err)
-	}
-	return nil
-}
-
-func newAdmin(brokers []string) (sarama.ClusterAdmin, error) {
-	c := sarama.NewConfig()
-	c.Version = sarama.DefaultVersion
-	c.Net.DialTimeout = 5 * time.Second
-	c.Metadata.Retry.Max = 2
-	c.Metadata.Retry.Backoff = 500 * time.Millisecond
-	admin, err := sarama.NewClusterAdmin(brokers, c)
-	if err != nil {
-		return nil, fmt.Errorf("connect to Kafka at %v: %w", brokers, err)
-	}
-	return admin, nil
+	return (&topics.Admin{Brokers: brokers}).Delete(context.Background(), topic)
 }

@@ -36,6 +36,11 @@ type options struct {
 // ends (SIGTERM in cmd/worker), printing the summary to stdout and logs to stderr.
 // It returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return MainEnv(ctx, args, os.Getenv, stdout, stderr)
+}
+
+// MainEnv is Main with the environment read through getenv (the SASL credentials).
+func MainEnv(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	var o options
 	flag := flag.NewFlagSet("worker", flag.ContinueOnError)
 	flag.SetOutput(stderr)
@@ -63,14 +68,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	if err := run(ctx, o, log, stdout); err != nil {
+	if err := run(ctx, o, log, getenv, stdout); err != nil {
 		log.Error("worker failed", "role", o.role, "err", err)
 		return 1
 	}
 	return 0
 }
 
-func run(ctx context.Context, o options, log *slog.Logger, stdout io.Writer) error {
+func run(ctx context.Context, o options, log *slog.Logger, getenv func(string) string, stdout io.Writer) error {
 	var t plan.Trial
 	if err := json.Unmarshal([]byte(o.trialJSON), &t); err != nil {
 		return fmt.Errorf("--trial: %w", err)
@@ -107,7 +112,7 @@ func run(ctx context.Context, o options, log *slog.Logger, stdout io.Writer) err
 	}
 	brokers := strings.Split(o.bootstrap, ",")
 	sec := kafkaconn.Security{TLS: o.tls, InsecureSkipVerify: o.tlsInsecure, SASLMechanism: o.saslMechanism,
-		Username: os.Getenv("SERDEBENCH_SASL_USERNAME"), Password: os.Getenv("SERDEBENCH_SASL_PASSWORD")}
+		Username: getenv("SERDEBENCH_SASL_USERNAME"), Password: getenv("SERDEBENCH_SASL_PASSWORD")}
 	if o.tlsCAFile != "" {
 		ca, err := os.ReadFile(o.tlsCAFile)
 		if err != nil {
