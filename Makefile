@@ -10,10 +10,14 @@ KAFKA_VERSION  ?= 4.3.1
 KAFKA_PORT     ?= 9092
 export KAFKA_VERSION KAFKA_PORT
 export SERDEBENCH_KAFKA ?= 127.0.0.1:$(KAFKA_PORT)
+export SERDEBENCH_KAFKA_SASL ?= 127.0.0.1:$(shell echo $$(($(KAFKA_PORT) + 2)))
+export SERDEBENCH_KAFKA_TLS ?= 127.0.0.1:$(shell echo $$(($(KAFKA_PORT) + 3)))
+export SERDEBENCH_KAFKA_TLS_CA ?= $(CURDIR)/.state/kafka-$(KAFKA_PORT)/tls/ca.crt
 export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
 
 PROTOC_VERSION         := 3.21.12-3+deb12u1
 PROMETHEUS_VERSION     := 2.42.0+ds-5+deb12u1
+OPENSSL_VERSION        := 3.0.19-1~deb12u2
 PROTOC_GEN_GO_VERSION  := v1.36.12
 GOLANGCI_LINT_VERSION  := v2.6.2
 CONTROLLER_GEN_VERSION := v0.18.0
@@ -84,6 +88,7 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC 
 
 .PHONY: kafka-up kafka-down kafka-status
 kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).
+	@command -v openssl >/dev/null || hack/apt-install.sh openssl=$(OPENSSL_VERSION)
 	hack/kafka/kafka.sh up
 kafka-down: ## Stop the local Kafka started by kafka-up.
 	hack/kafka/kafka.sh down

@@ -526,3 +526,25 @@ func TestSASLAdminAPI(t *testing.T) {
 	waitStage(t, ns, "sasl", serdebenchv1.StageSucceeded, 90*time.Second)
 	checkResult(t, result(t, ns, "sasl"), 1)
 }
+
+// TestTLSAdminAPI: the operator and the workers trust the broker's CA from a Secret
+// (mounted into the worker pods) on the broker's TLS listener.
+func TestTLSAdminAPI(t *testing.T) {
+	kafkatest.Brokers(t)
+	tlsBrokers := kafkatest.TLSBrokers(t)
+	ns := newNamespace(t)
+	newKubelet(t, ns, tlsBrokers)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kafka-ca"},
+		Data: map[string][]byte{"ca.crt": kafkatest.TLSCA(t)}}
+	if err := k8s.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	startManager(t, nil)
+	create(t, experiment(ns, "tls", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: tlsBrokers[0], TLS: &serdebenchv1.KafkaTLS{
+			CASecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "kafka-ca"}, Key: "ca.crt"}}}
+		x.Spec.Codecs = []serdebenchv1.Codec{"raw"}
+	}))
+	waitStage(t, ns, "tls", serdebenchv1.StageSucceeded, 90*time.Second)
+	checkResult(t, result(t, ns, "tls"), 1)
+}

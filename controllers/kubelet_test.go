@@ -185,7 +185,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[idx][ci] = k.runContainer(ctx, c, idx, fail)
+				results[idx][ci] = k.runContainer(ctx, j.Spec.Template.Spec.Volumes, c, idx, fail)
 			}()
 		}
 	}
@@ -202,7 +202,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
 	k.finishJob(ctx, j, n-failed, failed)
 }
 
-func (k *kubelet) runContainer(ctx context.Context, c corev1.Container, idx int, fail bool) containerResult {
+func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c corev1.Container, idx int, fail bool) containerResult {
 	if fail {
 		return containerResult{name: c.Name, exitCode: 1, message: `{"level":"ERROR","msg":"worker failed","err":"connect to Kafka at [10.0.0.1:9092]: connection refused"}`}
 	}
@@ -223,6 +223,9 @@ func (k *kubelet) runContainer(ctx context.Context, c corev1.Container, idx int,
 		args = append(args, "--metrics-addr=", "--metrics-grace=0s", "--termination-log="+term)
 	}
 	env, err := k.resolveEnv(ctx, c)
+	if err == nil {
+		args, err = k.mountSecrets(ctx, volumes, c, args)
+	}
 	if err != nil {
 		return containerResult{name: c.Name, exitCode: 1, message: err.Error()}
 	}
@@ -260,6 +263,33 @@ func (k *kubelet) resolveEnv(ctx context.Context, c corev1.Container) (map[strin
 		}
 	}
 	return env, nil
+}
+
+// mountSecrets writes the container's Secret volumes to temporary directories, as
+// the kubelet mounts them, and points arguments at them (one process has one
+// filesystem).
+func (k *kubelet) mountSecrets(ctx context.Context, volumes []corev1.Volume, c corev1.Container, args []string) ([]string, error) {
+	for _, m := range c.VolumeMounts {
+		for _, v := range volumes {
+			if v.Name != m.Name || v.Secret == nil {
+				continue
+			}
+			sec := &corev1.Secret{}
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.Secret.SecretName}, sec); err != nil {
+				return nil, fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			dir := k.t.TempDir()
+			for key, val := range sec.Data {
+				if err := os.WriteFile(filepath.Join(dir, key), val, 0o600); err != nil {
+					return nil, err
+				}
+			}
+			for i, a := range args {
+				args[i] = strings.ReplaceAll(a, m.MountPath, dir)
+			}
+		}
+	}
+	return args, nil
 }
 
 // recordPod creates the Pod the Job controller would have created (admission,

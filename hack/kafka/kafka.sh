@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Local single-node Kafka (KRaft, loopback) for serdebench's tests, demo and benchmarks.
 # Listeners: PLAINTEXT on KAFKA_PORT (9092), the controller on +1, SASL_PLAINTEXT on +2
-# (PLAIN user serdebench/serdebench-secret; SCRAM users are created by tests).
+# (PLAIN user serdebench/serdebench-secret; SCRAM users are created by tests), SSL on
+# +3 (a throwaway CA in <state>/tls/ca.crt).
 #
 #   hack/kafka/kafka.sh up|down|restart|status|libs|perf-classpath
 #
@@ -15,6 +16,7 @@ KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
 KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-$((KAFKA_PORT + 2))}"
+KAFKA_SSL_PORT="${KAFKA_SSL_PORT:-$((KAFKA_PORT + 3))}"
 KAFKA_HEAP="${KAFKA_HEAP:-1g}"
 KAFKA_READY_TIMEOUT="${KAFKA_READY_TIMEOUT:-90}"
 
@@ -24,6 +26,7 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 libs="$cache/kafka-$KAFKA_VERSION/libs"
 state="${KAFKA_STATE_DIR:-$repo/.state/kafka-$KAFKA_PORT}"
 pidfile="$state/kafka.pid"
+tls_dir="$state/tls"
 logfile="$state/kafka.log"
 
 log() { printf 'kafka: %s\n' "$*" >&2; }
@@ -53,7 +56,24 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 render() {
   sed -e "s#@PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" -e "s#@SASL_PORT@#$KAFKA_SASL_PORT#g" \
-      -e "s#@DATA@#$state/data#g" "$here/server.properties"
+      -e "s#@SSL_PORT@#$KAFKA_SSL_PORT#g" -e "s#@TLS_DIR@#$tls_dir#g" -e "s#@DATA@#$state/data#g" "$here/server.properties"
+}
+
+# ensure_tls makes a throwaway CA and a server certificate for 127.0.0.1/localhost,
+# once per state dir; tests trust tls/ca.crt.
+ensure_tls() {
+  [[ -f "$tls_dir/server.pem" ]] && return
+  command -v openssl >/dev/null || { log "openssl not found (install openssl)"; exit 1; }
+  rm -rf "$tls_dir" && mkdir -p "$tls_dir"
+  (
+    cd "$tls_dir"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 -subj "/CN=serdebench test CA"
+    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost"
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >server.ext
+    openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 3650 -extfile server.ext
+    openssl pkcs8 -topk8 -nocrypt -in server.key -out server.pk8
+    cat server.pk8 server.crt ca.crt >server.pem
+  ) >"$state/tls.log" 2>&1 || { log "certificate generation failed:"; tail -20 "$state/tls.log" >&2; exit 1; }
 }
 
 up() {
@@ -65,10 +85,11 @@ up() {
     log "configuration changed; restarting"
     down
   fi
-  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT"; do
+  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT" "$KAFKA_SSL_PORT"; do
     if port_open "$p"; then log "port $p is in use by another process; set KAFKA_PORT"; exit 1; fi
   done
   mkdir -p "$state"
+  ensure_tls
   local props="$state/server.properties"
   render >"$props"
   if [[ ! -f "$state/data/meta.properties" ]]; then
@@ -114,7 +135,8 @@ case "${1:-}" in
   restart) down; up ;;
   down) down ;;
   status) status ;;
+  ca) echo "$tls_dir/ca.crt" ;;
   libs) ensure_libs; echo "$libs" ;;
   perf-classpath) ensure_libs; echo "$libs/*" ;;
-  *) echo "usage: $0 up|down|restart|status|libs|perf-classpath" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|restart|status|ca|libs|perf-classpath" >&2; exit 2 ;;
 esac

@@ -6,6 +6,7 @@ package kafkatest
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -28,6 +29,45 @@ const (
 func SASLBrokers(t testing.TB) []string {
 	t.Helper()
 	return listening(t, "SERDEBENCH_KAFKA_SASL", "127.0.0.1:9094")
+}
+
+// TLSBrokers returns the local broker's SSL listener, from SERDEBENCH_KAFKA_TLS
+// (default 127.0.0.1:9095).
+func TLSBrokers(t testing.TB) []string {
+	t.Helper()
+	return listening(t, "SERDEBENCH_KAFKA_TLS", "127.0.0.1:9095")
+}
+
+// TLSCA returns the PEM CA that signed the local broker's certificate, from
+// SERDEBENCH_KAFKA_TLS_CA (default: the state dir hack/kafka/kafka.sh writes).
+func TLSCA(t testing.TB) []byte {
+	t.Helper()
+	path := os.Getenv("SERDEBENCH_KAFKA_TLS_CA")
+	if path == "" {
+		path = filepath.Join(repoRoot(t), ".state", "kafka-9092", "tls", "ca.crt")
+	}
+	ca, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the local broker's CA (written by `make kafka-up`): %v", err)
+	}
+	return ca
+}
+
+func repoRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
 }
 
 func listening(t testing.TB, env, def string) []string {
