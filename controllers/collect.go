@@ -100,10 +100,16 @@ func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.Se
 }
 
 func (r *ExperimentReconciler) summaryFromLog(ctx context.Context, p *corev1.Pod, container string) (string, error) {
-	if r.Clientset == nil {
+	var raw []byte
+	var err error
+	switch {
+	case r.PodLogs != nil:
+		raw, err = r.PodLogs(ctx, p.Namespace, p.Name, container)
+	case r.Clientset != nil:
+		raw, err = r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: ptrTo(int64(50))}).DoRaw(ctx)
+	default:
 		return "", fmt.Errorf("pod %s container %s: summary is in the log but no clientset to read logs", p.Name, container)
 	}
-	raw, err := r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: ptrTo(int64(50))}).DoRaw(ctx)
 	if err != nil {
 		return "", fmt.Errorf("read log of pod %s container %s: %w", p.Name, container, err)
 	}

@@ -39,7 +39,10 @@ type ExperimentReconciler struct {
 	Scheme    *runtime.Scheme
 	// Clientset reads pod logs (summaries too large for a termination message).
 	Clientset kubernetes.Interface
-	Recorder  record.EventRecorder
+	// PodLogs, if set, reads a container's log instead of Clientset (tests: envtest
+	// has no kubelet to serve logs).
+	PodLogs  func(ctx context.Context, namespace, pod, container string) ([]byte, error)
+	Recorder record.EventRecorder
 	// WorkerImage is the default worker image; ImagePullPolicy applies to it.
 	WorkerImage     string
 	ImagePullPolicy corev1.PullPolicy

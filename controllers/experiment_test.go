@@ -22,6 +22,7 @@ import (
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/promquery"
 	"github.com/serdebench/serdebench/internal/promtest"
+	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/internal/topics"
 )
 
@@ -188,7 +189,7 @@ func TestHappyPathStrimzi(t *testing.T) {
 	if err := k8s.Create(context.Background(), kafkaCR); err != nil {
 		t.Fatal(err)
 	}
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "happy", nil))
 	x := waitStage(t, ns, "happy", serdebenchv1.StageSucceeded, 90*time.Second)
 
@@ -239,8 +240,10 @@ func TestHappyPathStrimzi(t *testing.T) {
 func TestAdminAPIPath(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
-	newKubelet(t, ns, brokers)
-	startManager(t, nil)
+	k := newKubelet(t, ns, brokers)
+	// Summaries go through the pod log here, not the termination message.
+	k.set(func(k *kubelet) { k.summariesInLog = true })
+	startManager(t, nil, k)
 	create(t, experiment(ns, "admin", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
 		x.Spec.Topic.Config = map[string]string{"retention.ms": "600000"}
@@ -256,6 +259,21 @@ func TestAdminAPIPath(t *testing.T) {
 	x := waitStage(t, ns, "admin", serdebenchv1.StageSucceeded, 90*time.Second)
 	res := result(t, ns, "admin")
 	checkResult(t, res, 2)
+	// Every summary came through the pod log: the termination messages only say so.
+	pods := &corev1.PodList{}
+	if err := k8s.List(context.Background(), pods, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		for _, cs := range p.Status.ContainerStatuses {
+			if msg := cs.State.Terminated.Message; msg != summary.InLogMarker {
+				t.Fatalf("pod %s: termination message %q, want the in-log marker", p.Name, msg)
+			}
+		}
+	}
+	if len(pods.Items) != 6 {
+		t.Fatalf("%d pods, want 6 (2 trials × (2 consumers + 1 producer))", len(pods.Items))
+	}
 	if !strings.Contains(res.Environment.KafkaVersion, "produce v") {
 		t.Fatalf("kafka version %q", res.Environment.KafkaVersion)
 	}
@@ -272,7 +290,7 @@ func TestTrialTimeout(t *testing.T) {
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, nil)
 	k.set(func(k *kubelet) { k.topicsReady = false })
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "slow", func(x *serdebenchv1.SerializationExperiment) { x.Spec.TimeoutSeconds = 10 }))
 	x := waitStage(t, ns, "slow", serdebenchv1.StageFailed, 40*time.Second)
 	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
@@ -292,7 +310,7 @@ func TestWorkerFailure(t *testing.T) {
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
 	k.set(func(k *kubelet) { k.failRole = "consumers" })
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "broken", nil))
 	x := waitStage(t, ns, "broken", serdebenchv1.StageFailed, 60*time.Second)
 	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
@@ -314,12 +332,12 @@ func TestWorkerFailure(t *testing.T) {
 func TestPrometheusDown(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
-	newKubelet(t, ns, brokers)
+	k := newKubelet(t, ns, brokers)
 	prom, err := promquery.New("http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom })
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom }, k)
 	create(t, experiment(ns, "noprom", nil))
 	waitStage(t, ns, "noprom", serdebenchv1.StageSucceeded, 90*time.Second)
 	res := result(t, ns, "noprom")
@@ -338,7 +356,7 @@ func TestDeletionMidRun(t *testing.T) {
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
 	k.set(func(k *kubelet) { k.hold = true })
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "doomed", nil))
 	waitFor(t, 30*time.Second, "jobs created", func() (bool, error) { return len(jobs(t, ns)) == 2, nil })
 	if n := len(kafkaTopics(t, ns)); n != 1 {
@@ -363,7 +381,7 @@ func TestRestartMidRun(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
-	stop := startManager(t, nil)
+	stop := startManager(t, nil, k)
 	create(t, experiment(ns, "restart", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Codecs = []serdebenchv1.Codec{"protobuf", "avro", "json"}
 	}))
@@ -382,7 +400,7 @@ func TestRestartMidRun(t *testing.T) {
 	})
 	stop()
 	k.set(func(k *kubelet) { k.hold = false })
-	startManager(t, nil)
+	startManager(t, nil, k)
 	waitStage(t, ns, "restart", serdebenchv1.StageSucceeded, 90*time.Second)
 	res := result(t, ns, "restart")
 	checkResult(t, res, 3)
@@ -402,7 +420,7 @@ func TestColocated(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "together", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
 		x.Spec.Workers.Colocate = true
@@ -428,7 +446,7 @@ func TestPrometheusCrossCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom })
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom }, k)
 	// 10 s at 300 rec/s: long enough for Prometheus to discover and sample it.
 	create(t, experiment(ns, "scraped", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
@@ -464,7 +482,7 @@ func TestWorkersTimeout(t *testing.T) {
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
 	k.set(func(k *kubelet) { k.hold = true })
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "stuck", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
 		x.Spec.TimeoutSeconds = 10
@@ -511,13 +529,13 @@ func TestSASLAdminAPI(t *testing.T) {
 	kafkatest.Brokers(t)
 	sasl := kafkatest.SASLBrokers(t)
 	ns := newNamespace(t)
-	newKubelet(t, ns, sasl)
+	k := newKubelet(t, ns, sasl)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kafka-user"},
 		Data: map[string][]byte{"username": []byte(kafkatest.SASLUser), "password": []byte(kafkatest.SASLPassword)}}
 	if err := k8s.Create(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "sasl", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: sasl[0],
 			SASL: &serdebenchv1.KafkaSASL{Mechanism: "PLAIN", SecretRef: corev1.LocalObjectReference{Name: "kafka-user"}}}
@@ -533,13 +551,13 @@ func TestTLSAdminAPI(t *testing.T) {
 	kafkatest.Brokers(t)
 	tlsBrokers := kafkatest.TLSBrokers(t)
 	ns := newNamespace(t)
-	newKubelet(t, ns, tlsBrokers)
+	k := newKubelet(t, ns, tlsBrokers)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kafka-ca"},
 		Data: map[string][]byte{"ca.crt": kafkatest.TLSCA(t)}}
 	if err := k8s.Create(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}
-	startManager(t, nil)
+	startManager(t, nil, k)
 	create(t, experiment(ns, "tls", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: tlsBrokers[0], TLS: &serdebenchv1.KafkaTLS{
 			CASecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "kafka-ca"}, Key: "ca.crt"}}}

@@ -38,6 +38,9 @@ type kubelet struct {
 	jobs map[string]int
 	// failRole makes Jobs of this role fail with an error message instead of running.
 	failRole string
+	// summariesInLog shrinks the termination-message limit so every summary goes
+	// through the pod log.
+	summariesInLog bool
 	// hold keeps Jobs active (not run) while true.
 	hold bool
 	// topicsReady false leaves KafkaTopics not Ready.
@@ -48,10 +51,24 @@ type kubelet struct {
 	// topicsSeen are KafkaTopic names seen; created are topics made in the broker.
 	topicsSeen map[string]bool
 	created    map[string]bool
+	// logs are container logs by "pod/container", served to the operator as the
+	// kubelet's log endpoint would.
+	logs map[string][]byte
+}
+
+// podLogs serves a recorded container's log.
+func (k *kubelet) podLogs(_ context.Context, _, pod, container string) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	l, ok := k.logs[pod+"/"+container]
+	if !ok {
+		return nil, fmt.Errorf("no log for %s/%s", pod, container)
+	}
+	return l, nil
 }
 
 func newKubelet(t *testing.T, ns string, brokers []string) *kubelet {
-	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, topicsReady: true, topicsSeen: map[string]bool{}, created: map[string]bool{}}
+	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, topicsReady: true, topicsSeen: map[string]bool{}, created: map[string]bool{}, logs: map[string][]byte{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -172,6 +189,7 @@ type containerResult struct {
 	name     string
 	exitCode int32
 	message  string
+	log      []byte
 }
 
 // runJob runs every index of the Job, then records Pods and the Job's status.
@@ -214,6 +232,9 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 	// In one process the workers cannot all listen on :9090.
 	k.mu.Lock()
 	register := k.metricsTarget
+	if k.summariesInLog {
+		args = append(args, "--termination-max-bytes=16")
+	}
 	k.mu.Unlock()
 	if register != nil {
 		addr := promtest.FreeAddr(k.t)
@@ -238,7 +259,10 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 	if code != 0 {
 		k.t.Logf("worker %s/%d exited %d: %s", c.Name, idx, code, stderr.String())
 	}
-	return containerResult{name: c.Name, exitCode: int32(code), message: string(msg)}
+	// The container log: stderr (the worker's JSON logs), then stdout, whose last
+	// line is the summary.
+	log := append(append([]byte{}, stderr.Bytes()...), stdout.Bytes()...)
+	return containerResult{name: c.Name, exitCode: int32(code), message: string(msg), log: log}
 }
 
 // resolveEnv gives the container the environment its spec declares, reading Secret
@@ -309,6 +333,11 @@ func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []
 		k.t.Errorf("create pod for job %s: %v", j.Name, err)
 		return false
 	}
+	k.mu.Lock()
+	for _, r := range res {
+		k.logs[pod.Name+"/"+r.name] = r.log
+	}
+	k.mu.Unlock()
 	ok := true
 	now := metav1.Now()
 	for _, r := range res {

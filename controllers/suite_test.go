@@ -83,8 +83,8 @@ func script(path string) string {
 }
 
 // startManager runs the reconciler in a manager until the returned stop is called
-// (or the test ends).
-func startManager(t *testing.T, configure func(r *controllers.ExperimentReconciler)) (stop func()) {
+// (or the test ends). Pod logs come from the test's kubelet, if it has one.
+func startManager(t *testing.T, configure func(r *controllers.ExperimentReconciler), kubelets ...*kubelet) (stop func()) {
 	t.Helper()
 	// Tests run managers one after another in one process: skip the check that
 	// controller names are unique per process.
@@ -95,6 +95,9 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 	}
 	r := &controllers.ExperimentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
 		WorkerImage: "serdebench/worker:test", ImagePullPolicy: corev1.PullNever, Poll: 200 * time.Millisecond, OperatorVersion: "test"}
+	for _, k := range kubelets {
+		r.PodLogs = k.podLogs
+	}
 	if configure != nil {
 		configure(r)
 	}
