@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/serdebench/serdebench/internal/experiment"
+	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/runner"
@@ -64,8 +65,8 @@ func validateCmd() *cobra.Command {
 }
 
 func runCmd() *cobra.Command {
-	var file, bootstrap, output, brokerVersion string
-	var quiet bool
+	var file, bootstrap, output, brokerVersion, caFile, saslMechanism string
+	var quiet, useTLS, tlsInsecure bool
 	var trialTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "run -f experiment.yaml",
@@ -85,7 +86,14 @@ func runCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			brokers := strings.Split(bootstrapFor(bootstrap, x.Spec.Kafka.BootstrapServers), ",")
-			apis, err := runner.BrokerVersion(brokers)
+			sec := kafkaconn.Security{TLS: useTLS, InsecureSkipVerify: tlsInsecure, SASLMechanism: saslMechanism,
+				Username: os.Getenv("SERDEBENCH_SASL_USERNAME"), Password: os.Getenv("SERDEBENCH_SASL_PASSWORD")}
+			if caFile != "" {
+				if sec.CAPEM, err = os.ReadFile(caFile); err != nil {
+					return fmt.Errorf("--tls-ca-file: %w", err)
+				}
+			}
+			apis, err := runner.BrokerVersion(brokers, sec)
 			if err != nil {
 				return err
 			}
@@ -106,7 +114,7 @@ func runCmd() *cobra.Command {
 					}
 				}
 			}()
-			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Experiment: x.Name, Progress: &progress,
+			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Security: sec, Experiment: x.Name, Progress: &progress,
 				TrialTimeout: trialTimeout, Log: log,
 				OnTrial: func(t plan.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) }})
 			close(done)
@@ -134,6 +142,10 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
 	c.Flags().StringVar(&brokerVersion, "broker-version", os.Getenv("SERDEBENCH_KAFKA_VERSION"), "broker release, recorded in the JSON environment")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	c.Flags().BoolVar(&useTLS, "tls", false, "use TLS to the brokers")
+	c.Flags().StringVar(&caFile, "tls-ca-file", "", "PEM CA bundle for TLS (default: system roots)")
+	c.Flags().BoolVar(&tlsInsecure, "tls-insecure", false, "skip TLS certificate verification")
+	c.Flags().StringVar(&saslMechanism, "sasl-mechanism", "", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; credentials from $SERDEBENCH_SASL_USERNAME and $SERDEBENCH_SASL_PASSWORD")
 	c.Flags().DurationVar(&trialTimeout, "trial-timeout", 30*time.Minute, "fail a trial that takes longer")
 	_ = c.MarkFlagRequired("file")
 	return c

@@ -81,3 +81,36 @@ func TestRunOutputs(t *testing.T) {
 		t.Fatalf("table:\n%s", table)
 	}
 }
+
+// TestRunOverSASLAndTLS runs the real command against the broker's SASL and TLS
+// listeners with the security flags.
+func TestRunOverSASLAndTLS(t *testing.T) {
+	kafkatest.Brokers(t)
+	file := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(file, []byte(strings.Replace(tiny, "codecs: [protobuf, raw]", "codecs: [avro]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(caFile, kafkatest.TLSCA(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SERDEBENCH_SASL_USERNAME", kafkatest.SASLUser)
+	t.Setenv("SERDEBENCH_SASL_PASSWORD", kafkatest.SASLPassword)
+	for name, args := range map[string][]string{
+		"sasl": {"--bootstrap", kafkatest.SASLBrokers(t)[0], "--sasl-mechanism", "PLAIN"},
+		"tls":  {"--bootstrap", kafkatest.TLSBrokers(t)[0], "--tls", "--tls-ca-file", caFile},
+	} {
+		cmd := rootCmd()
+		var out, errOut bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		cmd.SetArgs(append([]string{"run", "-f", file, "-o", "csv", "-q"}, args...))
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, errOut.String())
+		}
+		rows, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
+		if err != nil || len(rows) != 2 || rows[1][0] != "avro" || rows[1][len(rows[1])-2] != "0" {
+			t.Fatalf("%s: %v %v", name, rows, err)
+		}
+	}
+}
