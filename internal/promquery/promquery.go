@@ -32,6 +32,7 @@ type Selector struct {
 	Experiment, Trial, Role string
 }
 
+// String is the selector in PromQL label-matcher syntax.
 func (s Selector) String() string {
 	q := func(v string) string { return strings.ReplaceAll(v, `"`, `\"`) }
 	return fmt.Sprintf(`{experiment="%s",trial="%s",role="%s"}`, q(s.Experiment), q(s.Trial), q(s.Role))

@@ -63,6 +63,8 @@ type Result struct {
 }
 
 // Percentiles of one merged histogram; the unit is in the enclosing field's name.
+// Count is the number of values, Mean their mean, P<n> the n-th percentile (P999 the
+// 99.9th) and Max the largest, within the histogram's 0.1% precision.
 type Percentiles struct {
 	Count int64   `json:"count"`
 	Mean  float64 `json:"mean"`

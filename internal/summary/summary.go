@@ -75,7 +75,8 @@ type Summary struct {
 }
 
 // Delivery is the set of sequence numbers one consumer received from one producer on
-// one partition, as sorted half-open intervals, and how many arrived in total.
+// one partition, as sorted half-open intervals, and how many arrived in total
+// (duplicates included).
 type Delivery struct {
 	Producer  int        `json:"producer"`
 	Partition int        `json:"partition"`
