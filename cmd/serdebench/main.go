@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/experiment"
 	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -45,11 +46,7 @@ func validateCmd() *cobra.Command {
 		Use:   "validate -f experiment.yaml",
 		Short: "Check an experiment file and print its trials",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			x, err := experiment.Load(file)
-			if err != nil {
-				return err
-			}
-			trials, err := plan.Expand(x.Spec.ExperimentSpec)
+			_, trials, err := load(file)
 			if err != nil {
 				return err
 			}
@@ -75,11 +72,7 @@ func runCmd() *cobra.Command {
 			if output != "table" && output != "json" && output != "csv" {
 				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
 			}
-			x, err := experiment.Load(file)
-			if err != nil {
-				return err
-			}
-			trials, err := plan.Expand(x.Spec.ExperimentSpec)
+			x, trials, err := load(file)
 			if err != nil {
 				return err
 			}
@@ -149,6 +142,19 @@ func runCmd() *cobra.Command {
 	c.Flags().DurationVar(&trialTimeout, "trial-timeout", 30*time.Minute, "fail a trial that takes longer")
 	_ = c.MarkFlagRequired("file")
 	return c
+}
+
+// load reads an experiment file and plans its trials.
+func load(file string) (*v1alpha1.SerializationExperiment, []plan.Trial, error) {
+	x, err := experiment.Load(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	trials, err := plan.Expand(x.Spec.ExperimentSpec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, trials, nil
 }
 
 const defaultBootstrap = "127.0.0.1:9092"
