@@ -56,6 +56,7 @@ demo: build kafka-up ## Run the thesis batch experiment locally and print the 12
 .PHONY: bench
 bench: build kafka-up ## Codec micro-benchmarks, then producer throughput vs Kafka's ProducerPerformance.
 	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/
+	go test -run '^$$' -bench HotPath -benchmem ./workers/producer/
 	hack/bench/producer-vs-kafka.sh
 
 .PHONY: lint
