@@ -29,9 +29,10 @@ BIN := bin
 GO_PACKAGES := ./...
 
 .PHONY: build
-build: ## Build serdebench and the worker into bin/.
+build: ## Build serdebench, the worker and the operator's manager into bin/.
 	go build -o $(BIN)/serdebench ./cmd/serdebench
 	go build -o $(BIN)/worker ./cmd/worker
+	go build -o $(BIN)/manager ./cmd/manager
 
 .PHONY: test
 test: test-deps ## Unit, integration and envtest suites against real Kafka, Prometheus and kube-apiserver/etcd.
