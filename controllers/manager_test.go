@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
-
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/promtest"
@@ -24,18 +21,7 @@ func TestManagerBinary(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/manager").CombinedOutput(); err != nil {
 		t.Fatalf("build manager: %v\n%s", err, out)
 	}
-	user, err := testEnv.AddUser(envtest.User{Name: "manager-test", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kc, kubeconfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kc := adminKubeconfig(t, "manager-test")
 	probes := promtest.FreeAddr(t)
 	cmd := exec.Command(bin, "--kubeconfig="+kc, "--metrics-bind-address=0", "--health-probe-bind-address="+probes,
 		"--poll-interval=200ms", "--worker-image=serdebench/worker:test")

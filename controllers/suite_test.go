@@ -125,6 +125,25 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 	return stop
 }
 
+// adminKubeconfig writes a kubeconfig for a cluster-admin user of the test
+// apiserver, for binaries (kubectl, the manager) that the tests run.
+func adminKubeconfig(t *testing.T, name string) string {
+	t.Helper()
+	user, err := testEnv.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kc, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kc
+}
+
 // newNamespace creates a namespace that enforces the restricted Pod Security
 // Standard, so every worker pod the tests create is checked against it.
 func newNamespace(t *testing.T) string {

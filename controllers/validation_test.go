@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 )
 
@@ -73,18 +71,7 @@ func TestInvalidSpecsRejected(t *testing.T) {
 // test apiserver, and the invalid one must be refused with a readable message.
 func TestSamplesDryRun(t *testing.T) {
 	ns := newNamespace(t)
-	user, err := testEnv.AddUser(envtest.User{Name: "sample-tester", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kc, kubeconfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kc := adminKubeconfig(t, "sample-tester")
 	kubectl := filepath.Join(testEnv.BinaryAssetsDirectory, "kubectl")
 	if _, err := os.Stat(kubectl); err != nil {
 		t.Fatalf("kubectl (built by hack/k8s/build.sh): %v", err)

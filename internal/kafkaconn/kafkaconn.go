@@ -10,10 +10,24 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"time"
 
 	"github.com/IBM/sarama"
 	"github.com/xdg-go/scram"
 )
+
+// Base returns the connection settings every serdebench client shares: sarama's
+// default protocol version (Kafka 2.8, accepted by every 4.x broker) and a bounded
+// failure on an unreachable broker (~3 dial attempts of 5 s).
+func Base(clientID string) *sarama.Config {
+	c := sarama.NewConfig()
+	c.ClientID = clientID
+	c.Version = sarama.DefaultVersion
+	c.Net.DialTimeout = 5 * time.Second
+	c.Metadata.Retry.Max = 2
+	c.Metadata.Retry.Backoff = 500 * time.Millisecond
+	return c
+}
 
 // Security is how to reach the brokers. The zero value is plaintext without auth.
 type Security struct {

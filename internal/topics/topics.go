@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/IBM/sarama"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -58,9 +59,7 @@ func (s *Strimzi) Version(ctx context.Context) (string, error) {
 // Version reports the broker's Produce and Fetch API versions (Kafka does not send
 // its release string over the protocol) and the number of brokers.
 func (a *Admin) Version(_ context.Context) (string, error) {
-	c := sarama.NewConfig()
-	c.Net.DialTimeout = 5e9
-	c.Metadata.Retry.Max = 1
+	c := kafkaconn.Base("serdebench")
 	if err := a.Security.Apply(c); err != nil {
 		return "", err
 	}
@@ -176,11 +175,10 @@ type Admin struct {
 }
 
 func (a *Admin) admin() (sarama.ClusterAdmin, error) {
-	c := sarama.NewConfig()
-	c.ClientID = "serdebench-operator"
-	// Short: the operator's single reconcile worker waits on this; the trial
-	// timeout, not one call, decides when Kafka has been gone too long.
-	c.Net.DialTimeout = 3e9
+	c := kafkaconn.Base("serdebench-operator")
+	// Shorter than Base: the operator's single reconcile worker waits on this; the
+	// trial timeout, not one call, decides when Kafka has been gone too long.
+	c.Net.DialTimeout = 3 * time.Second
 	c.Metadata.Retry.Max = 0
 	if err := a.Security.Apply(c); err != nil {
 		return nil, err

@@ -87,12 +87,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if _, err := codec.New(string(t.Codec), c.typ); err != nil {
 		return nil, err
 	}
-	scfg := sarama.NewConfig()
-	scfg.ClientID = "serdebench-" + t.Name + "-" + cfg.Name
-	scfg.Version = sarama.DefaultVersion
-	scfg.Net.DialTimeout = 5 * time.Second
-	scfg.Metadata.Retry.Max = 2
-	scfg.Metadata.Retry.Backoff = 500 * time.Millisecond
+	scfg := kafkaconn.Base("serdebench-" + t.Name + "-" + cfg.Name)
 	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	scfg.Consumer.Offsets.AutoCommit.Interval = 100 * time.Millisecond
 	scfg.Consumer.Return.Errors = true

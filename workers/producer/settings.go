@@ -7,19 +7,14 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
 )
 
 // SaramaConfig maps a trial's producer settings onto sarama. docs/producer-settings.md
 // explains each mapping and where sarama differs from the Java client.
 func SaramaConfig(s plan.Settings, clientID string) (*sarama.Config, error) {
-	c := sarama.NewConfig()
-	c.ClientID = clientID
-	c.Version = sarama.DefaultVersion
-	// Bounded failure on an unreachable broker: ~3 dial attempts of 5 s.
-	c.Net.DialTimeout = 5 * time.Second
-	c.Metadata.Retry.Max = 2
-	c.Metadata.Retry.Backoff = 500 * time.Millisecond
+	c := kafkaconn.Base(clientID)
 	c.Producer.Return.Successes = true
 	c.Producer.Return.Errors = true
 	// The worker chooses partitions itself (round-robin) so that sequence numbers are
