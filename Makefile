@@ -98,10 +98,8 @@ kafka-status:
 	hack/kafka/kafka.sh status
 
 .PHONY: protoc
-protoc:
-	@if [ "$$(dpkg-query -W -f='$${Version}' protobuf-compiler 2>/dev/null)" != "$(PROTOC_VERSION)" ]; then \
-	  echo "installing protobuf-compiler $(PROTOC_VERSION)"; \
-	  hack/apt-install.sh protobuf-compiler=$(PROTOC_VERSION); fi
+protoc: ## protoc and the well-known types it imports (google/protobuf/*.proto, in libprotobuf-dev).
+	@hack/apt-install.sh protobuf-compiler=$(PROTOC_VERSION) libprotobuf-dev=$(PROTOC_VERSION) >/dev/null
 
 $(PROTOC_GEN_GO):
 	GOBIN=$(dir $@) go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)

@@ -16,45 +16,89 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkaconn"
-	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/topics"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // finalizeGiveUp is how long a deleted experiment waits for an unreachable Kafka
 // before it lets go of its topics (with a warning event) rather than block deletion.
 const finalizeGiveUp = 2 * time.Minute
 
-// cleanupTrial deletes a trial's Jobs (with their pods) and, per cleanupPolicy, its
-// topic. force deletes the Jobs even under Retain (a failed trial's workers must stop).
-func (r *ExperimentReconciler) cleanupTrial(ctx context.Context, x *serdebenchv1.SerializationExperiment, ts *serdebenchv1.TrialStatus, force bool) error {
+// cleanup removes a finished trial's Jobs (with their pods) and, per
+// cleanupPolicy, its topic, then records that it did. Under Retain a measured
+// trial keeps both; a failed trial's Jobs always go (its workers must stop).
+// Deleting a topic is retried for a while and then given up with a warning (Kafka
+// may be why the trial failed; deleting the experiment retries it).
+func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.SerializationExperiment, ts *serdebenchv1.TrialStatus) (ctrl.Result, error) {
 	retain := x.Spec.CleanupPolicy == serdebenchv1.CleanupRetain
-	if !retain || force {
-		if err := r.deleteJobs(ctx, x, client.MatchingLabels{LabelExperiment: truncate(x.Name, 63), LabelTrial: ts.Name}); err != nil {
-			return err
+	failed := ts.Phase == serdebenchv1.TrialFailed
+	if !retain || failed {
+		if err := r.deleteJobs(ctx, x, client.MatchingLabels{LabelTrial: ts.Name}); err != nil {
+			return ctrl.Result{}, err
+		}
+		r.sideEffect(x, "jobs deleted")
+	}
+	if !retain && ts.Topic != "" {
+		if err := r.deleteTopic(ctx, x, ts.Topic); err != nil {
+			if ts.CompletionTime != nil && time.Since(ts.CompletionTime.Time) < finalizeGiveUp {
+				log.FromContext(ctx).Info("retrying topic cleanup", "experiment", x.Name, "topic", ts.Topic, "err", err)
+				return ctrl.Result{RequeueAfter: r.poll()}, nil
+			}
+			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up deleting topic %s after %s: %v", ts.Topic, finalizeGiveUp, err)
+			if failed {
+				ts.Message += "; topic cleanup: " + err.Error()
+			}
+		} else {
+			r.sideEffect(x, "topic deleted")
 		}
 	}
-	if retain || ts.Phase == serdebenchv1.TrialPending {
-		return nil
+	ts.CleanedUp = true
+	return r.updateStatus(ctx, x)
+}
+
+// cleanupAttempts removes the Jobs and topics of a trial's attempts before attempt.
+func (r *ExperimentReconciler) cleanupAttempts(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) error {
+	jobs := &batchv1.JobList{}
+	if err := r.List(ctx, jobs, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: t.Name, LabelManagedBy: managedBy}); err != nil {
+		return fmt.Errorf("list jobs: %w", err)
 	}
-	prov, err := r.provisioner(ctx, x)
-	if err != nil {
-		return topicError{err}
+	for i := range jobs.Items {
+		j := &jobs.Items[i]
+		if !metav1.IsControlledBy(j, x) || j.Labels[LabelAttempt] == fmt.Sprint(attempt) {
+			continue
+		}
+		if err := r.Delete(ctx, j, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete job %s: %w", j.Name, err)
+		}
 	}
-	if err := prov.Delete(ctx, ts.Topic); err != nil {
-		return topicError{err}
+	for a := 1; a < attempt; a++ {
+		if err := r.deleteTopic(ctx, x, topicName(x, t, a)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// topicError marks a failure to delete a topic (as opposed to a Job).
-type topicError struct{ err error }
+func (r *ExperimentReconciler) deleteTopic(ctx context.Context, x *serdebenchv1.SerializationExperiment, topic string) error {
+	prov, err := r.provisioner(ctx, x)
+	if err != nil {
+		return err
+	}
+	return prov.Delete(ctx, topic)
+}
 
-func (e topicError) Error() string { return "topic cleanup: " + e.err.Error() }
-func (e topicError) Unwrap() error { return e.err }
+// sideEffect reports a completed external side effect (for crash-injection tests).
+func (r *ExperimentReconciler) sideEffect(x *serdebenchv1.SerializationExperiment, what string) {
+	if r.AfterSideEffect != nil {
+		r.AfterSideEffect(x, what)
+	}
+}
 
 func (r *ExperimentReconciler) deleteJobs(ctx context.Context, x *serdebenchv1.SerializationExperiment, sel client.MatchingLabels) error {
 	jobs := &batchv1.JobList{}
+	sel[LabelManagedBy] = managedBy
 	if err := r.List(ctx, jobs, client.InNamespace(x.Namespace), sel); err != nil {
 		return fmt.Errorf("list jobs: %w", err)
 	}
@@ -74,7 +118,7 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 	if !controllerutil.ContainsFinalizer(x, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	if err := r.deleteJobs(ctx, x, client.MatchingLabels{LabelExperiment: truncate(x.Name, 63)}); err != nil {
+	if err := r.deleteJobs(ctx, x, client.MatchingLabels{}); err != nil {
 		return ctrl.Result{}, err
 	}
 	var failed []string
@@ -120,7 +164,9 @@ func (r *ExperimentReconciler) provisioner(ctx context.Context, x *serdebenchv1.
 	return &topics.Admin{Brokers: brokersOf(k.BootstrapServers), Security: sec}, nil
 }
 
-// security reads TLS and SASL material from the experiment's Secrets.
+// security reads TLS and SASL material from the experiment's Secrets, uncached: a
+// cached read would start a cluster-wide Secret informer that the operator's RBAC
+// (get only) cannot list or watch.
 func (r *ExperimentReconciler) security(ctx context.Context, x *serdebenchv1.SerializationExperiment) (kafkaconn.Security, error) {
 	var s kafkaconn.Security
 	k := x.Spec.Kafka
@@ -151,7 +197,7 @@ func (r *ExperimentReconciler) security(ctx context.Context, x *serdebenchv1.Ser
 
 func (r *ExperimentReconciler) secretValue(ctx context.Context, ns, name, key string) ([]byte, error) {
 	sec := &corev1.Secret{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, sec); err != nil {
+	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, sec); err != nil {
 		return nil, fmt.Errorf("secret %s/%s: %w", ns, name, err)
 	}
 	v, ok := sec.Data[key]
@@ -161,20 +207,53 @@ func (r *ExperimentReconciler) secretValue(ctx context.Context, ns, name, key st
 	return v, nil
 }
 
-// failedPodMessages summarizes why the trial's failed containers stopped (their
+// failedPodMessages summarizes why a failed Job's containers stopped (their
 // termination message falls back to the log tail on error).
-func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial) string {
-	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelExperiment: truncate(x.Name, 63), LabelTrial: t.Name}); err != nil {
-		return ""
-	}
+func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) string {
 	var b strings.Builder
-	for _, p := range pods.Items {
-		for _, cs := range p.Status.ContainerStatuses {
+	for _, cs := range r.failedContainers(ctx, x, job) {
+		term := cs.State.Terminated
+		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, truncate(strings.TrimSpace(term.Message), 500))
+	}
+	return b.String()
+}
+
+// workersInterrupted reports whether a failed Job's containers stopped because
+// they were interrupted (their exit code says so) rather than on an error.
+func (r *ExperimentReconciler) workersInterrupted(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) bool {
+	failed := r.failedContainers(ctx, x, job)
+	for _, cs := range failed {
+		if cs.State.Terminated.ExitCode != protocol.ExitInterrupted {
+			return false
+		}
+	}
+	return len(failed) > 0
+}
+
+// failedContainers are the terminated, non-zero containers of the Job's pods.
+func (r *ExperimentReconciler) failedContainers(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) []corev1.ContainerStatus {
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelManagedBy: managedBy, LabelTrial: job.Labels[LabelTrial]}); err != nil {
+		return nil
+	}
+	var out []corev1.ContainerStatus
+	for i := range pods.Items {
+		if ref := metav1.GetControllerOf(&pods.Items[i]); ref == nil || ref.UID != job.UID {
+			continue
+		}
+		for _, cs := range pods.Items[i].Status.ContainerStatuses {
 			if term := cs.State.Terminated; term != nil && term.ExitCode != 0 {
-				fmt.Fprintf(&b, "; pod %s container %s exited %d (%s): %s", p.Name, cs.Name, term.ExitCode, term.Reason, truncate(strings.TrimSpace(term.Message), 500))
+				out = append(out, cs)
 			}
 		}
 	}
-	return b.String()
+	return out
+}
+
+// reader reads uncached (the API reader when the manager provides one).
+func (r *ExperimentReconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
 }

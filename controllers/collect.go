@@ -1,55 +1,66 @@
 package controllers
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/promquery"
-	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // collect reads the workers' summaries, cross-checks them with Prometheus, writes
-// the trial into the result, cleans up and marks the trial measured. Writing the
-// result is idempotent (keyed by trial name), so a restart here repeats nothing.
-func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial) (ctrl.Result, error) {
+// the trial into the result and marks it measured; cleanup follows in the next
+// step. A trial already in the result (a restart after the result write) goes
+// straight to being marked measured: it is recorded exactly once.
+func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (ctrl.Result, error) {
 	ts := &x.Status.Trials[t.Index]
-	sums, nodes, err := r.summaries(ctx, x, t)
+	tr, recorded, err := r.recordedTrial(ctx, x, t.Name, ts.Attempt)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if want := int(t.Producers + t.Consumers); len(sums) != want {
-		return r.fail(ctx, x, t.Index, ReasonSummariesMissing, fmt.Sprintf("found %d of %d worker summaries for trial %s", len(sums), want, t.Name))
-	}
-	merged, err := summary.Merge(sums)
-	if err != nil {
-		return r.fail(ctx, x, t.Index, ReasonSummariesMissing, err.Error())
-	}
-	tr := trialResult(t, merged)
-	r.crossCheck(ctx, x, t, sums, &tr)
-	if err := r.writeResult(ctx, x, tr, nodes); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.cleanupTrial(ctx, x, ts, false); err != nil {
-		return ctrl.Result{}, err
+	if !recorded {
+		sums, nodes, err := r.summaries(ctx, x, t)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if want := int(t.Producers + t.Consumers); len(sums) != want {
+			return r.fail(ctx, x, t.Index, ReasonSummariesMissing, fmt.Sprintf("found %d of %d worker summaries for trial %s", len(sums), want, t.Name))
+		}
+		merged, err := summary.Merge(sums)
+		if err != nil {
+			return r.fail(ctx, x, t.Index, ReasonSummariesMissing, err.Error())
+		}
+		if len(merged.Interrupted) > 0 {
+			return r.fail(ctx, x, t.Index, ReasonWorkerInterrupted, fmt.Sprintf("trial %s: partial summaries from %v", t.Name, merged.Interrupted))
+		}
+		protocol.Annotate(t, merged)
+		tr = trialResult(t, merged)
+		tr.Attempts = ts.Attempt
+		r.crossCheck(ctx, x, t, sums, &tr)
+		if err := r.writeResult(ctx, x, tr, nodes); err != nil {
+			return ctrl.Result{}, err
+		}
+		r.sideEffect(x, "result written")
 	}
 	now := metav1.Now()
 	ts.Phase = serdebenchv1.TrialSucceeded
 	ts.CompletionTime = &now
+	ts.CleanedUp = false
 	ts.Message = strings.Join(tr.Warnings, "; ")
 	x.Status.CompletedTrials = int32(t.Index + 1)
 	x.Status.ResultRef = &corev1.LocalObjectReference{Name: resultName(x)}
@@ -57,36 +68,50 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 	return r.updateStatus(ctx, x)
 }
 
-// summaries reads the summary of every worker container of the trial: from its
-// termination message, or, when that says the summary was too large, from the last
-// summary line of its log.
-func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial) ([]*summary.Summary, []string, error) {
-	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelExperiment: truncate(x.Name, 63), LabelTrial: t.Name}); err != nil {
-		return nil, nil, fmt.Errorf("list pods: %w", err)
+// recordedTrial returns the trial from the result if this attempt is already in it.
+func (r *ExperimentReconciler) recordedTrial(ctx context.Context, x *serdebenchv1.SerializationExperiment, name string, attempt int32) (serdebenchv1.TrialResult, bool, error) {
+	res := &serdebenchv1.SerializationResult{}
+	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: resultName(x)}, res)
+	if apierrors.IsNotFound(err) {
+		return serdebenchv1.TrialResult{}, false, nil
+	}
+	if err != nil {
+		return serdebenchv1.TrialResult{}, false, fmt.Errorf("get result: %w", err)
+	}
+	if res.Experiment.UID != string(x.UID) {
+		return serdebenchv1.TrialResult{}, false, nil
+	}
+	for _, tr := range res.Trials {
+		if tr.Name == name && tr.Attempts == attempt {
+			return tr, true, nil
+		}
+	}
+	return serdebenchv1.TrialResult{}, false, nil
+}
+
+// summaries reads the summary of every worker container of the trial's current
+// attempt: the pods owned (by UID) by its Jobs, from each container's termination
+// message or, when that says the summary was too large, its log.
+func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) ([]*summary.Summary, []string, error) {
+	pods, err := r.trialPods(ctx, x, t)
+	if err != nil {
+		return nil, nil, err
 	}
 	var out []*summary.Summary
 	nodes := map[string]bool{}
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for i := range pods {
+		p := &pods[i]
 		if p.Spec.NodeName != "" {
 			nodes[p.Spec.NodeName] = true
 		}
 		for _, cs := range p.Status.ContainerStatuses {
 			term := cs.State.Terminated
-			if term == nil || term.ExitCode != 0 {
+			if term == nil || term.ExitCode != protocol.ExitOK {
 				continue
 			}
-			msg := strings.TrimSpace(term.Message)
-			if msg == summary.InLogMarker || msg == "" {
-				var err error
-				if msg, err = r.summaryFromLog(ctx, p, cs.Name); err != nil {
-					return nil, nil, err
-				}
-			}
-			s := &summary.Summary{}
-			if err := json.Unmarshal([]byte(msg), s); err != nil || s.Role == "" {
-				return nil, nil, fmt.Errorf("pod %s container %s: no summary in its termination message or log", p.Name, cs.Name)
+			s, err := protocol.ReadSummary(term.Message, func() ([]byte, error) { return r.podLog(ctx, p, cs.Name) })
+			if err != nil {
+				return nil, nil, fmt.Errorf("pod %s container %s: %w", p.Name, cs.Name, err)
 			}
 			out = append(out, s)
 		}
@@ -99,7 +124,37 @@ func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.Se
 	return out, nodeNames, nil
 }
 
-func (r *ExperimentReconciler) summaryFromLog(ctx context.Context, p *corev1.Pod, container string) (string, error) {
+// trialPods lists the pods of the trial's current attempt: those whose controller
+// is one of the attempt's Jobs (by UID, so a same-named Job of an earlier
+// experiment or attempt never contributes).
+func (r *ExperimentReconciler) trialPods(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) ([]corev1.Pod, error) {
+	ts := &x.Status.Trials[t.Index]
+	jobs, err := r.trialJobs(x, t, ts.Topic, bootstrapFor(x), int(ts.Attempt))
+	if err != nil {
+		return nil, err
+	}
+	uids := map[types.UID]bool{}
+	for _, want := range jobs {
+		got := &batchv1.Job{}
+		if err := r.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
+			return nil, fmt.Errorf("get job %s: %w", want.Name, err)
+		}
+		uids[got.UID] = true
+	}
+	list := &corev1.PodList{}
+	if err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: t.Name, LabelManagedBy: managedBy}); err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if ref := metav1.GetControllerOf(&p); ref != nil && uids[ref.UID] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func (r *ExperimentReconciler) podLog(ctx context.Context, p *corev1.Pod, container string) ([]byte, error) {
 	var raw []byte
 	var err error
 	switch {
@@ -108,38 +163,17 @@ func (r *ExperimentReconciler) summaryFromLog(ctx context.Context, p *corev1.Pod
 	case r.Clientset != nil:
 		raw, err = r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: ptrTo(int64(50))}).DoRaw(ctx)
 	default:
-		return "", fmt.Errorf("pod %s container %s: summary is in the log but no clientset to read logs", p.Name, container)
+		return nil, fmt.Errorf("pod %s container %s: summary is in the log but no clientset to read logs", p.Name, container)
 	}
 	if err != nil {
-		return "", fmt.Errorf("read log of pod %s container %s: %w", p.Name, container, err)
+		return nil, fmt.Errorf("read log of pod %s container %s: %w", p.Name, container, err)
 	}
-	return lastSummaryLine(raw)
-}
-
-// lastSummaryLine finds the last log line that is a worker summary (logs interleave
-// the worker's stderr).
-func lastSummaryLine(log []byte) (string, error) {
-	var last string
-	sc := bufio.NewScanner(bytes.NewReader(log))
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, `{"role":`) {
-			last = line
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", fmt.Errorf("scan log: %w", err)
-	}
-	if last == "" {
-		return "", fmt.Errorf("no summary line in log")
-	}
-	return last, nil
+	return raw, nil
 }
 
 // crossCheck compares Prometheus' count of measured producer records with the
 // summaries'. An unreachable Prometheus is a warning: the summaries suffice.
-func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial, sums []*summary.Summary, tr *serdebenchv1.TrialResult) {
+func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, sums []*summary.Summary, tr *serdebenchv1.TrialResult) {
 	if r.Prometheus == nil {
 		return
 	}
@@ -161,7 +195,8 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	defer cancel()
 	// The last scrape may land up to one interval after the window; workers keep
 	// serving for their grace period.
-	got, err := r.Prometheus.RecordsTotal(qctx, promquery.Selector{Experiment: x.Name, Trial: t.Name, Role: summary.RoleProducer}, start, time.Now())
+	sel := promquery.Selector{Namespace: x.Namespace, ExperimentUID: string(x.UID), Trial: t.Name, Role: summary.RoleProducer}
+	got, err := r.Prometheus.RecordsTotal(qctx, sel, start, time.Now())
 	if err != nil {
 		tr.Warnings = append(tr.Warnings, "prometheus cross-check skipped: "+err.Error())
 		r.event(x, corev1.EventTypeWarning, ReasonPrometheus, "trial %s: %v", t.Name, err)
@@ -173,7 +208,6 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 		tr.Warnings = append(tr.Warnings, fmt.Sprintf("prometheus counted %d measured producer records, the summaries %d", got, records))
 	}
 	step := max(time.Second, end.Sub(start)/maxSeriesPoints+time.Second).Truncate(time.Second)
-	sel := promquery.Selector{Experiment: x.Name, Trial: t.Name, Role: summary.RoleProducer}
 	points, err := r.Prometheus.RecordsRate(qctx, sel, start.Truncate(step), end.Add(step), step)
 	if err != nil {
 		tr.Warnings = append(tr.Warnings, "prometheus rate series unavailable: "+err.Error())
@@ -197,7 +231,7 @@ const maxSeriesPoints = 60
 // writeResult creates or updates the experiment's result with this trial.
 func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, nodes []string) error {
 	res := &serdebenchv1.SerializationResult{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: resultName(x)}, res)
+	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: resultName(x)}, res)
 	create := apierrors.IsNotFound(err)
 	if err != nil && !create {
 		return fmt.Errorf("get result: %w", err)
@@ -226,6 +260,9 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 		res.Trials = append(res.Trials, tr)
 	}
 	res.Summary = summarize(res.Trials)
+	if res.Experiment.UID != "" && res.Experiment.UID != string(x.UID) {
+		return fmt.Errorf("result %s belongs to another experiment (uid %s)", res.Name, res.Experiment.UID)
+	}
 	if create {
 		err = r.Create(ctx, res)
 	} else {
@@ -276,7 +313,7 @@ func summarize(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
 }
 
 // trialResult converts a merged result into the API's integer fields.
-func trialResult(t plan.Trial, m *summary.Result) serdebenchv1.TrialResult {
+func trialResult(t trial.Trial, m *summary.Result) serdebenchv1.TrialResult {
 	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
 		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P90: p.P90, P99: p.P99, P999: p.P999, Max: p.Max}
 	}
@@ -301,6 +338,8 @@ func trialResult(t plan.Trial, m *summary.Result) serdebenchv1.TrialResult {
 		SentRecords:               m.Sent,
 		DeliveredRecords:          m.Delivered,
 		LostRecords:               m.Lost,
+		FailedRecords:             m.Failed,
+		UnacknowledgedDeliveredRecords: m.UnacknowledgedDelivered,
 		DuplicatedRecords:         m.Duplicated,
 		Errors:                    m.Errors,
 		Warnings:                  m.Warnings,

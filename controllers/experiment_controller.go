@@ -7,7 +7,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -21,13 +20,16 @@ import (
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/topics"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // ExperimentReconciler runs SerializationExperiments.
@@ -55,6 +57,18 @@ type ExperimentReconciler struct {
 	// Topics returns the provisioner for an experiment (default: Strimzi or Admin
 	// API per spec.kafka).
 	Topics func(ctx context.Context, x *serdebenchv1.SerializationExperiment) (topics.Provisioner, error)
+	// WorkerMetricsGrace is how long workers keep serving /metrics after their
+	// trial, for the last scrape (default 20 s).
+	WorkerMetricsGrace time.Duration
+	// TerminationMessageBytes is the budget for a worker's summary in its
+	// termination message; larger summaries go through the log (default 4096).
+	TerminationMessageBytes int
+	// MaxConcurrentReconciles is how many experiments advance at once (default 1).
+	MaxConcurrentReconciles int
+	// AfterStatusWrite and AfterSideEffect, if set, are called after every status
+	// write and every external side effect (tests inject crashes there).
+	AfterStatusWrite func(x *serdebenchv1.SerializationExperiment)
+	AfterSideEffect  func(x *serdebenchv1.SerializationExperiment, what string)
 }
 
 // Reasons for conditions and events.
@@ -63,12 +77,14 @@ const (
 	ReasonInvalidSpec       = "InvalidSpec"
 	ReasonWaitingForTopic   = "WaitingForTopic"
 	ReasonTopicReady        = "TopicReady"
-	ReasonTopicFailed       = "TopicFailed"
+	ReasonTopicFailed       = protocol.ReasonTopicFailed
 	ReasonTrialRunning      = "TrialRunning"
 	ReasonTrialMeasured     = "TrialMeasured"
 	ReasonAllTrialsMeasured = "AllTrialsMeasured"
 	ReasonTrialTimeout      = "TrialTimeout"
-	ReasonWorkerFailed      = "WorkerFailed"
+	ReasonWorkerFailed      = protocol.ReasonWorkerFailed
+	ReasonWorkerInterrupted = protocol.ReasonWorkerInterrupted
+	ReasonTrialDisrupted    = "TrialDisrupted"
 	ReasonSummariesMissing  = "SummariesMissing"
 	ReasonResultFailed      = "ResultFailed"
 	ReasonPrometheus        = "PrometheusUnavailable"
@@ -89,8 +105,13 @@ const (
 // +kubebuilder:rbac:groups=kafka.strimzi.io,resources=kafkas,verbs=get
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
-// Reconcile moves an experiment one step forward.
+// Reconcile moves an experiment one step forward. Every step that has a side
+// effect either records its intent in the status first (and repeats idempotently
+// after a restart) or detects its own earlier completion.
 func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// Bound the step: Kafka calls and API calls alike.
+	ctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
+	defer cancel()
 	x := &serdebenchv1.SerializationExperiment{}
 	reader := r.APIReader
 	if reader == nil {
@@ -107,7 +128,16 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		if err := r.Update(ctx, x); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
-		return ctrl.Result{Requeue: true}, nil
+		return ctrl.Result{}, nil // the update is watched
+	}
+	// Finished trials are cleaned up before anything else happens: no two trials'
+	// workers ever overlap, and a restart after recording an outcome repeats only
+	// the cleanup.
+	for i := range x.Status.Trials {
+		ts := &x.Status.Trials[i]
+		if (ts.Phase == serdebenchv1.TrialSucceeded || ts.Phase == serdebenchv1.TrialFailed) && !ts.CleanedUp {
+			return r.cleanup(ctx, x, ts)
+		}
 	}
 	if x.Status.Stage == serdebenchv1.StageSucceeded || x.Status.Stage == serdebenchv1.StageFailed {
 		return ctrl.Result{}, nil
@@ -120,20 +150,28 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return r.accept(ctx, x, trials)
 	}
 	for i := range trials {
-		if x.Status.Trials[i].Phase != serdebenchv1.TrialSucceeded {
-			return r.step(ctx, x, trials[i])
+		switch x.Status.Trials[i].Phase {
+		case serdebenchv1.TrialSucceeded:
+			continue
+		case serdebenchv1.TrialFailed:
+			return r.fail(ctx, x, i, ReasonStopped, x.Status.Trials[i].Message)
 		}
+		return r.step(ctx, x, trials[i])
 	}
 	return r.succeed(ctx, x)
 }
 
+// reconcileTimeout bounds one reconcile step; a step that waits for Kafka longer
+// than this is retried, and the trial timeout decides when to give up.
+const reconcileTimeout = time.Minute
+
 // accept plans the trials and records them as Pending.
-func (r *ExperimentReconciler) accept(ctx context.Context, x *serdebenchv1.SerializationExperiment, trials []plan.Trial) (ctrl.Result, error) {
+func (r *ExperimentReconciler) accept(ctx context.Context, x *serdebenchv1.SerializationExperiment, trials []trial.Trial) (ctrl.Result, error) {
 	x.Status.ObservedGeneration = x.Generation
 	x.Status.TrialCount = int32(len(trials))
 	x.Status.Trials = make([]serdebenchv1.TrialStatus, len(trials))
 	for i, t := range trials {
-		x.Status.Trials[i] = serdebenchv1.TrialStatus{Name: t.Name, Phase: serdebenchv1.TrialPending, Topic: topicName(x, t)}
+		x.Status.Trials[i] = serdebenchv1.TrialStatus{Name: t.Name, Phase: serdebenchv1.TrialPending, Attempt: 1, Topic: topicName(x, t, 1)}
 	}
 	r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionTrue, ReasonPlanned, fmt.Sprintf("%d trials planned", len(trials)))
 	r.setStage(x, serdebenchv1.StageAccepted)
@@ -141,17 +179,20 @@ func (r *ExperimentReconciler) accept(ctx context.Context, x *serdebenchv1.Seria
 }
 
 // step advances the trial that is in progress.
-func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial) (ctrl.Result, error) {
+func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (ctrl.Result, error) {
 	ts := &x.Status.Trials[t.Index]
 	now := metav1.Now()
-	if ts.Phase != serdebenchv1.TrialPending && ts.StartTime != nil &&
-		now.Sub(ts.StartTime.Time) > time.Duration(x.Spec.TimeoutSeconds)*time.Second {
+	timeout := time.Duration(x.Spec.TimeoutSeconds) * time.Second
+	if ts.Phase != serdebenchv1.TrialPending && ts.StartTime != nil && now.Sub(ts.StartTime.Time) > timeout {
 		return r.fail(ctx, x, t.Index, ReasonTrialTimeout, fmt.Sprintf("trial %s did not finish within %ds (phase %s)", t.Name, x.Spec.TimeoutSeconds, ts.Phase))
 	}
 	switch ts.Phase {
 	case serdebenchv1.TrialPending:
 		ts.Phase = serdebenchv1.TrialCreatingTopic
 		ts.StartTime = &now
+		if ts.Attempt == 0 {
+			ts.Attempt, ts.Topic = 1, topicName(x, t, 1)
+		}
 		if x.Status.StartTime == nil {
 			x.Status.StartTime = &now
 		}
@@ -161,17 +202,20 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 		return r.updateStatus(ctx, x)
 
 	case serdebenchv1.TrialCreatingTopic:
+		// An earlier, disrupted attempt leaves its Jobs and topic: remove them first.
+		if ts.Attempt > 1 {
+			if err := r.cleanupAttempts(ctx, x, t, int(ts.Attempt)); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		prov, err := r.provisioner(ctx, x)
 		if err != nil {
-			return r.fail(ctx, x, t.Index, ReasonTopicFailed, err.Error())
+			return r.waitForTopic(ctx, x, ts, err)
 		}
-		ready, err := prov.Ensure(ctx, r.topicSpec(x, t))
+		ready, err := prov.Ensure(ctx, r.topicSpec(x, t, ts.Topic))
 		if err != nil {
 			// Kafka or the Topic Operator may recover; the trial timeout bounds this.
-			r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionFalse, ReasonWaitingForTopic, err.Error())
-			ts.Message = err.Error()
-			_, uerr := r.updateStatus(ctx, x)
-			return ctrl.Result{RequeueAfter: r.poll()}, uerr
+			return r.waitForTopic(ctx, x, ts, err)
 		}
 		if !ready {
 			return ctrl.Result{RequeueAfter: r.poll()}, nil
@@ -188,16 +232,24 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 
 	case serdebenchv1.TrialCollecting:
 		return r.collect(ctx, x, t)
-
-	case serdebenchv1.TrialFailed:
-		return r.fail(ctx, x, t.Index, ReasonStopped, ts.Message)
 	}
 	return ctrl.Result{}, fmt.Errorf("trial %s in unknown phase %q", t.Name, ts.Phase)
 }
 
+// waitForTopic records why the topic is not there yet and waits.
+func (r *ExperimentReconciler) waitForTopic(ctx context.Context, x *serdebenchv1.SerializationExperiment, ts *serdebenchv1.TrialStatus, err error) (ctrl.Result, error) {
+	r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionFalse, ReasonWaitingForTopic, err.Error())
+	ts.Message = err.Error()
+	if _, uerr := r.updateStatus(ctx, x); uerr != nil {
+		return ctrl.Result{}, uerr
+	}
+	return ctrl.Result{RequeueAfter: r.poll()}, nil
+}
+
 // run creates the trial's Jobs (consumers first) and waits for them.
-func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.SerializationExperiment, t plan.Trial) (ctrl.Result, error) {
-	jobs, err := r.trialJobs(x, t, x.Status.Trials[t.Index].Topic, bootstrapFor(x))
+func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (ctrl.Result, error) {
+	ts := &x.Status.Trials[t.Index]
+	jobs, err := r.trialJobs(x, t, ts.Topic, bootstrapFor(x), int(ts.Attempt))
 	if err != nil {
 		return r.fail(ctx, x, t.Index, ReasonInvalidSpec, err.Error())
 	}
@@ -219,18 +271,50 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 			return ctrl.Result{}, fmt.Errorf("get job %s: %w", want.Name, err)
 		}
 		if c := jobCondition(got, batchv1.JobFailed); c != nil {
-			msg := fmt.Sprintf("job %s failed: %s: %s%s", got.Name, c.Reason, c.Message, r.failedPodMessages(ctx, x, t))
-			return r.fail(ctx, x, t.Index, ReasonWorkerFailed, msg)
+			return r.jobFailed(ctx, x, t, got, c)
 		}
 		if jobCondition(got, batchv1.JobComplete) != nil {
 			done++
 		}
 	}
 	if done < len(jobs) {
+		// Job status changes are watched; the poll is a safety net.
 		return ctrl.Result{RequeueAfter: r.poll()}, nil
 	}
-	x.Status.Trials[t.Index].Phase = serdebenchv1.TrialCollecting
+	ts.Phase = serdebenchv1.TrialCollecting
 	return r.updateStatus(ctx, x)
+}
+
+// jobFailed retries a trial whose pod the cluster disrupted (the Job's pod failure
+// policy failed it on the DisruptionTarget condition) while retries are left, and
+// fails the experiment otherwise: WorkerInterrupted when a worker reported it was
+// stopped early, WorkerFailed for the worker's own errors.
+func (r *ExperimentReconciler) jobFailed(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, job *batchv1.Job, c *batchv1.JobCondition) (ctrl.Result, error) {
+	ts := &x.Status.Trials[t.Index]
+	msg := fmt.Sprintf("job %s failed: %s: %s%s", job.Name, c.Reason, c.Message, r.failedPodMessages(ctx, x, job))
+	if c.Reason == batchv1.JobReasonPodFailurePolicy && ts.Attempt <= retries(x) {
+		r.event(x, corev1.EventTypeWarning, ReasonTrialDisrupted, "trial %s attempt %d disrupted, retrying on a fresh topic: %s", t.Name, ts.Attempt, msg)
+		ts.Attempt++
+		ts.Topic = topicName(x, t, int(ts.Attempt))
+		ts.Phase = serdebenchv1.TrialCreatingTopic
+		ts.Message = fmt.Sprintf("attempt %d disrupted: %s", ts.Attempt-1, msg)
+		return r.updateStatus(ctx, x)
+	}
+	reason := ReasonWorkerFailed
+	if c.Reason == batchv1.JobReasonPodFailurePolicy {
+		reason = ReasonTrialDisrupted
+		msg = fmt.Sprintf("disrupted %d times (spec.retries %d): %s", ts.Attempt, retries(x), msg)
+	} else if r.workersInterrupted(ctx, x, job) {
+		reason = ReasonWorkerInterrupted
+	}
+	return r.fail(ctx, x, t.Index, reason, msg)
+}
+
+func retries(x *serdebenchv1.SerializationExperiment) int32 {
+	if x.Spec.Retries == nil {
+		return serdebenchv1.DefaultRetries
+	}
+	return *x.Spec.Retries
 }
 
 func jobCondition(j *batchv1.Job, typ batchv1.JobConditionType) *batchv1.JobCondition {
@@ -254,28 +338,21 @@ func (r *ExperimentReconciler) succeed(ctx context.Context, x *serdebenchv1.Seri
 	return r.updateStatus(ctx, x)
 }
 
-// fail ends the experiment with a reason; the failed trial's workers are stopped and
-// its topic removed per cleanupPolicy. trial is -1 when no trial is involved.
+// fail records that the experiment stopped, with a reason. The failed trial's
+// workers and topic are removed by the next reconcile (cleanup), after the outcome
+// is recorded, so a restart in between can never start them again. trial is -1
+// when no trial is involved.
 func (r *ExperimentReconciler) fail(ctx context.Context, x *serdebenchv1.SerializationExperiment, trial int, reason, msg string) (ctrl.Result, error) {
 	log.FromContext(ctx).Info("experiment failed", "experiment", x.Name, "reason", reason, "message", msg)
+	now := metav1.Now()
 	if trial >= 0 && trial < len(x.Status.Trials) {
 		ts := &x.Status.Trials[trial]
-		// The workers must stop: Job deletion errors are retried. The topic is best
-		// effort here (Kafka may be why we fail); deletion retries it.
-		if err := r.cleanupTrial(ctx, x, ts, true); err != nil {
-			var te topicError
-			if !errors.As(err, &te) {
-				return ctrl.Result{}, err
-			}
-			msg += "; " + err.Error()
-			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "%v", err)
-		}
-		now := metav1.Now()
 		ts.Phase = serdebenchv1.TrialFailed
 		ts.CompletionTime = &now
 		ts.Message = msg
+		// A trial that never created anything has nothing to clean up.
+		ts.CleanedUp = ts.StartTime == nil
 	}
-	now := metav1.Now()
 	x.Status.CompletionTime = &now
 	x.Status.ObservedGeneration = x.Generation
 	if reason == ReasonInvalidSpec {
@@ -288,15 +365,23 @@ func (r *ExperimentReconciler) fail(ctx context.Context, x *serdebenchv1.Seriali
 	return r.updateStatus(ctx, x)
 }
 
+// updateStatus writes the status. The write is watched, so the next step follows
+// from the watch event; a conflict (someone else wrote first) re-reads shortly.
 func (r *ExperimentReconciler) updateStatus(ctx context.Context, x *serdebenchv1.SerializationExperiment) (ctrl.Result, error) {
 	if err := r.Status().Update(ctx, x); err != nil {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictBackoff}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
 	}
-	return ctrl.Result{Requeue: true}, nil
+	if r.AfterStatusWrite != nil {
+		r.AfterStatusWrite(x)
+	}
+	return ctrl.Result{}, nil
 }
+
+// conflictBackoff is how soon a step that lost a write race is retried.
+const conflictBackoff = 100 * time.Millisecond
 
 var stageOrder = map[serdebenchv1.Stage]int{"": 0, serdebenchv1.StagePending: 1, serdebenchv1.StageAccepted: 2,
 	serdebenchv1.StageRunning: 3, serdebenchv1.StageSucceeded: 4, serdebenchv1.StageFailed: 4}
@@ -328,8 +413,8 @@ func (r *ExperimentReconciler) poll() time.Duration {
 	return 2 * time.Second
 }
 
-func (r *ExperimentReconciler) topicSpec(x *serdebenchv1.SerializationExperiment, t plan.Trial) topics.Spec {
-	return topics.Spec{Name: topicName(x, t), Partitions: t.Partitions, Replicas: t.Replicas, Config: t.TopicConfig, Labels: trialLabels(x, t)}
+func (r *ExperimentReconciler) topicSpec(x *serdebenchv1.SerializationExperiment, t trial.Trial, name string) topics.Spec {
+	return topics.Spec{Name: name, Partitions: t.Partitions, Replicas: t.Replicas, Config: t.TopicConfig, Labels: trialLabels(x, t)}
 }
 
 // SetupWithManager registers the reconciler; Job and result changes re-trigger it.
@@ -338,6 +423,7 @@ func (r *ExperimentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&serdebenchv1.SerializationExperiment{}).
 		Owns(&batchv1.Job{}).
 		Owns(&serdebenchv1.SerializationResult{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("serializationexperiment").
 		Complete(r)
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/promtest"
-	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/internal/topics"
 )
 
@@ -242,8 +242,7 @@ func TestAdminAPIPath(t *testing.T) {
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
 	// Summaries go through the pod log here, not the termination message.
-	k.set(func(k *kubelet) { k.summariesInLog = true })
-	startManager(t, nil, k)
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.TerminationMessageBytes = 16 }, k)
 	create(t, experiment(ns, "admin", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
 		x.Spec.Topic.Config = map[string]string{"retention.ms": "600000"}
@@ -266,7 +265,7 @@ func TestAdminAPIPath(t *testing.T) {
 	}
 	for _, p := range pods.Items {
 		for _, cs := range p.Status.ContainerStatuses {
-			if msg := cs.State.Terminated.Message; msg != summary.InLogMarker {
+			if msg := cs.State.Terminated.Message; msg != protocol.InLogMarker {
 				t.Fatalf("pod %s: termination message %q, want the in-log marker", p.Name, msg)
 			}
 		}
@@ -446,7 +445,7 @@ func TestPrometheusCrossCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom }, k)
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom; r.WorkerMetricsGrace = 8 * time.Second }, k)
 	// 10 s at 300 rec/s: long enough for Prometheus to discover and sample it.
 	create(t, experiment(ns, "scraped", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}

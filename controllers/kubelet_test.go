@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/serdebench/serdebench/internal/promtest"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/internal/workercmd"
 )
@@ -38,16 +38,14 @@ type kubelet struct {
 	jobs map[string]int
 	// failRole makes Jobs of this role fail with an error message instead of running.
 	failRole string
-	// summariesInLog shrinks the termination-message limit so every summary goes
-	// through the pod log.
-	summariesInLog bool
 	// hold keeps Jobs active (not run) while true.
 	hold bool
 	// topicsReady false leaves KafkaTopics not Ready.
 	topicsReady bool
-	// metricsTarget, if set, gets each worker a real metrics port, registered here
-	// (a Prometheus scraping it), and a grace period for the final scrape.
-	metricsTarget func(addr string)
+	// metricsTarget, if set, is told every scrape target the PodMonitor would
+	// select: each declared container port named metrics* at its pod's IP, with the
+	// pod's namespace (a Prometheus scraping them).
+	metricsTarget func(addr, namespace string)
 	// topicsSeen are KafkaTopic names seen; created are topics made in the broker.
 	topicsSeen map[string]bool
 	created    map[string]bool
@@ -192,18 +190,41 @@ type containerResult struct {
 	log      []byte
 }
 
+// podIPs hands out a loopback address per pod: the pod's network namespace. Its
+// containers share it, so two of them listening on one port clash as in a real
+// pod. (Counted process-wide: a finished pod's metrics server may still serve.)
+var podIPs atomic.Uint32
+
+func nextPodIP() string {
+	n := podIPs.Add(1)
+	return fmt.Sprintf("127.%d.%d.%d", 1+(n>>16)%200, (n>>8)%256, 1+n%250)
+}
+
 // runJob runs every index of the Job, then records Pods and the Job's status.
 func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
 	n := int(*j.Spec.Completions)
 	results := make([][]containerResult, n)
 	var wg sync.WaitGroup
 	for idx := range n {
+		podIP := nextPodIP()
+		k.mu.Lock()
+		register := k.metricsTarget
+		k.mu.Unlock()
+		if register != nil {
+			for _, c := range j.Spec.Template.Spec.Containers {
+				for _, p := range c.Ports {
+					if strings.HasPrefix(p.Name, "metrics") {
+						register(fmt.Sprintf("%s:%d", podIP, p.ContainerPort), j.Namespace)
+					}
+				}
+			}
+		}
 		results[idx] = make([]containerResult, len(j.Spec.Template.Spec.Containers))
 		for ci, c := range j.Spec.Template.Spec.Containers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[idx][ci] = k.runContainer(ctx, j.Spec.Template.Spec.Volumes, c, idx, fail)
+				results[idx][ci] = k.runContainer(ctx, j.Spec.Template.Spec.Volumes, c, idx, podIP, fail)
 			}()
 		}
 	}
@@ -220,28 +241,23 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
 	k.finishJob(ctx, j, n-failed, failed)
 }
 
-func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c corev1.Container, idx int, fail bool) containerResult {
+// runContainer runs the worker with the container's own arguments, as the kubelet
+// would: $(JOB_COMPLETION_INDEX) expanded, /dev/termination-log and Secret volumes
+// mounted (here: files in a temporary directory), and the pod's network namespace
+// (a listen address without a host binds to the pod's IP).
+func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c corev1.Container, idx int, podIP string, fail bool) containerResult {
 	if fail {
 		return containerResult{name: c.Name, exitCode: 1, message: `{"level":"ERROR","msg":"worker failed","err":"connect to Kafka at [10.0.0.1:9092]: connection refused"}`}
 	}
 	term := filepath.Join(k.t.TempDir(), fmt.Sprintf("%s-%d-termination-log", c.Name, idx))
-	args := make([]string, 0, len(c.Args)+3)
+	args := make([]string, 0, len(c.Args))
 	for _, a := range c.Args {
-		args = append(args, strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", fmt.Sprint(idx)))
-	}
-	// In one process the workers cannot all listen on :9090.
-	k.mu.Lock()
-	register := k.metricsTarget
-	if k.summariesInLog {
-		args = append(args, "--termination-max-bytes=16")
-	}
-	k.mu.Unlock()
-	if register != nil {
-		addr := promtest.FreeAddr(k.t)
-		register(addr)
-		args = append(args, "--metrics-addr="+addr, "--metrics-grace=8s", "--termination-log="+term)
-	} else {
-		args = append(args, "--metrics-addr=", "--metrics-grace=0s", "--termination-log="+term)
+		a = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", fmt.Sprint(idx))
+		a = strings.ReplaceAll(a, corev1.TerminationMessagePathDefault, term)
+		if addr, ok := strings.CutPrefix(a, "--metrics-addr=:"); ok {
+			a = "--metrics-addr=" + podIP + ":" + addr
+		}
+		args = append(args, a)
 	}
 	env, err := k.resolveEnv(ctx, c)
 	if err == nil {
@@ -251,7 +267,7 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 		return containerResult{name: c.Name, exitCode: 1, message: err.Error()}
 	}
 	var stdout, stderr bytes.Buffer
-	code := workercmd.MainEnv(ctx, args, func(key string) string { return env[key] }, &stdout, &stderr)
+	code := workercmd.Main(ctx, args, func(key string) string { return env[key] }, &stdout, &stderr)
 	msg, _ := os.ReadFile(term)
 	if code != 0 && len(msg) == 0 { // TerminationMessagePolicy FallbackToLogsOnError
 		msg = stderr.Bytes()

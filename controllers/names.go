@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Labels on everything the operator creates for an experiment.
@@ -13,6 +14,7 @@ const (
 	LabelExperiment = "serdebench.io/experiment"
 	LabelTrial      = "serdebench.io/trial"
 	LabelRole       = "serdebench.io/role"
+	LabelAttempt    = "serdebench.io/attempt"
 	LabelManagedBy  = "app.kubernetes.io/managed-by"
 	managedBy       = "serdebench"
 	// Finalizer removes topics and Jobs when an experiment is deleted.
@@ -32,18 +34,22 @@ func truncate(s string, n int) string {
 	return strings.TrimRight(s[:n], "-.")
 }
 
-// topicName is the trial's Kafka topic, also the KafkaTopic resource's name: a valid
-// Kafka topic name and Kubernetes object name.
-func topicName(x *serdebenchv1.SerializationExperiment, t plan.Trial) string {
-	return fmt.Sprintf("sx.%s.%s.%s", truncate(x.Name, 60), uidPrefix(x, 8), t.Name)
+// topicName is the trial attempt's Kafka topic, also the KafkaTopic resource's name.
+func topicName(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) string {
+	return protocol.TopicName(x.Name, uidPrefix(x, 8), t, attempt)
 }
 
-// jobName is a trial's Job for one role (consumers, producers or workers).
-func jobName(x *serdebenchv1.SerializationExperiment, t plan.Trial, role string) string {
-	return fmt.Sprintf("%s-%s-t%03d-%s", truncate(x.Name, 30), uidPrefix(x, 5), t.Index, role)
+// jobName is a trial attempt's Job for one role (consumers, producers or workers).
+// It stays under 63 characters: it becomes a label value on the Job's pods.
+func jobName(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, attempt int) string {
+	name := fmt.Sprintf("%s-%s-t%03d-%s", truncate(x.Name, 30), uidPrefix(x, 5), t.Index, role)
+	if attempt > 1 {
+		name += fmt.Sprintf("-a%d", attempt)
+	}
+	return name
 }
 
-func trialLabels(x *serdebenchv1.SerializationExperiment, t plan.Trial) map[string]string {
+func trialLabels(x *serdebenchv1.SerializationExperiment, t trial.Trial) map[string]string {
 	return map[string]string{LabelExperiment: truncate(x.Name, 63), LabelTrial: t.Name, LabelManagedBy: managedBy}
 }
 

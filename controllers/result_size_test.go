@@ -7,7 +7,7 @@ import (
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestResultSizeAtMatrixCap: a result for the largest matrix the API admits (256

@@ -1,9 +1,9 @@
 package controllers
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Roles of worker Jobs.
@@ -22,8 +23,15 @@ const (
 	roleWorkers = "workers"
 )
 
+// DefaultWorkerMetricsGrace is how long workers keep serving /metrics after their
+// trial: a few scrape intervals of the PodMonitor (1 s).
+const DefaultWorkerMetricsGrace = 20 * time.Second
+
 const (
 	metricsPort = 9090
+	// metricsPortName is the worker's metrics port in a one-container pod;
+	// colocated containers use metrics-<role><n>. The PodMonitor keeps both.
+	metricsPortName = "metrics"
 	caMountPath = "/etc/serdebench/tls"
 	// terminationMessageLimit is the kubelet's limit per pod; colocated containers
 	// share it.
@@ -32,71 +40,106 @@ const (
 
 // trialJobs returns the Jobs that run a trial: consumers and producers, or one
 // colocated Job.
-func (r *ExperimentReconciler) trialJobs(x *serdebenchv1.SerializationExperiment, t plan.Trial, topic, bootstrap string) ([]*batchv1.Job, error) {
-	trialJSON, err := json.Marshal(t)
-	if err != nil {
-		return nil, fmt.Errorf("encode trial: %w", err)
+func (r *ExperimentReconciler) trialJobs(x *serdebenchv1.SerializationExperiment, t trial.Trial, topic, bootstrap string, attempt int) ([]*batchv1.Job, error) {
+	base := protocol.Worker{
+		Trial:          t,
+		Bootstrap:      brokersOf(bootstrap),
+		Topic:          topic,
+		Group:          protocol.GroupName(topic),
+		Experiment:     x.Name,
+		ExperimentUID:  string(x.UID),
+		MetricsAddr:    fmt.Sprintf(":%d", metricsPort),
+		MetricsGrace:   r.WorkerMetricsGrace,
+		TerminationLog: corev1.TerminationMessagePathDefault,
+		TerminationMax: r.TerminationMessageBytes,
+		Timeout:        time.Duration(x.Spec.TimeoutSeconds) * time.Second,
+		DrainTimeout:   protocol.DefaultDrainTimeout,
+		WaitTimeout:    protocol.DefaultWaitTimeout,
 	}
-	group := topic + ".consumers"
-	base := []string{
-		"--trial=" + string(trialJSON),
-		"--topic=" + topic,
-		"--bootstrap=" + bootstrap,
-		"--experiment=" + x.Name,
-		"--group=" + group,
-		fmt.Sprintf("--metrics-addr=:%d", metricsPort),
-		"--metrics-grace=20s",
-		"--termination-log=/dev/termination-log",
-		fmt.Sprintf("--timeout=%ds", x.Spec.TimeoutSeconds),
+	if base.TerminationMax <= 0 {
+		base.TerminationMax = protocol.DefaultTerminationMax
 	}
-	base = append(base, securityArgs(x)...)
-	consumerArgs := func(name string) []string {
-		return append(append([]string{}, base...), "--role=consumer", "--name="+name)
+	if base.MetricsGrace <= 0 {
+		base.MetricsGrace = DefaultWorkerMetricsGrace
 	}
-	producerArgs := func(id string) []string {
-		return append(append([]string{}, base...), "--role=producer", "--id="+id, "--wait-group="+group)
+	applySecurity(x, &base)
+	consumer := func(name string) protocol.Worker {
+		w := base
+		w.Role, w.ID = protocol.RoleConsumer, name
+		return w
+	}
+	producer := func(id string) protocol.Worker {
+		w := base
+		w.Role, w.ID, w.WaitForGroup = protocol.RoleProducer, id, true
+		return w
 	}
 	if x.Spec.Workers.Colocate {
+		// Containers of a pod share its network namespace: each gets its own metrics
+		// port (and port name, which the PodMonitor matches by prefix), and the pod's
+		// termination-message budget is split between them.
 		n := int(t.Consumers + t.Producers)
-		limit := fmt.Sprintf("--termination-max-bytes=%d", terminationMessageLimit/n)
-		var containers []corev1.Container
+		var workers []protocol.Worker
 		for i := range int(t.Consumers) {
-			containers = append(containers, r.container(x, fmt.Sprintf("consumer-%d", i), append(consumerArgs(fmt.Sprintf("c%d", i)), limit), i == 0))
+			workers = append(workers, consumer(protocol.ConsumerName(i)))
 		}
 		for i := range int(t.Producers) {
-			containers = append(containers, r.container(x, fmt.Sprintf("producer-%d", i), append(producerArgs(fmt.Sprint(i)), limit), false))
+			workers = append(workers, producer(protocol.ProducerID(i)))
 		}
-		return []*batchv1.Job{r.job(x, t, roleWorkers, 1, containers)}, nil
+		var containers []corev1.Container
+		for i, w := range workers {
+			port := metricsPort + i
+			w.MetricsAddr = fmt.Sprintf(":%d", port)
+			w.TerminationMax = min(base.TerminationMax, terminationMessageLimit/n)
+			name := fmt.Sprintf("%s-%s", w.Role, w.ID)
+			c, err := r.container(x, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
+			if err != nil {
+				return nil, err
+			}
+			containers = append(containers, c)
+		}
+		return []*batchv1.Job{r.job(x, t, roleWorkers, 1, attempt, containers)}, nil
 	}
-	consumers := r.job(x, t, roleConsumer, t.Consumers,
-		[]corev1.Container{r.container(x, "consumer", consumerArgs("c$(JOB_COMPLETION_INDEX)"), true)})
-	producers := r.job(x, t, roleProducer, t.Producers,
-		[]corev1.Container{r.container(x, "producer", producerArgs("$(JOB_COMPLETION_INDEX)"), true)})
-	return []*batchv1.Job{consumers, producers}, nil
+	cc, err := r.container(x, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := r.container(x, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	if err != nil {
+		return nil, err
+	}
+	return []*batchv1.Job{r.job(x, t, roleConsumer, t.Consumers, attempt, []corev1.Container{cc}), r.job(x, t, roleProducer, t.Producers, attempt, []corev1.Container{pc})}, nil
 }
 
-// securityArgs passes TLS and SASL settings; credentials come from the Secret as
+// shortRole abbreviates a role for port names (at most 15 characters).
+func shortRole(role string) string {
+	if role == protocol.RoleProducer {
+		return "p"
+	}
+	return "c"
+}
+
+// applySecurity passes TLS and SASL settings; credentials come from the Secret as
 // environment variables, the CA as a mounted file.
-func securityArgs(x *serdebenchv1.SerializationExperiment) []string {
-	var args []string
+func applySecurity(x *serdebenchv1.SerializationExperiment, w *protocol.Worker) {
 	k := x.Spec.Kafka
 	if k.TLS != nil {
-		args = append(args, "--tls")
+		w.TLS = true
 		if k.TLS.CASecretRef != nil {
-			args = append(args, "--tls-ca-file="+caMountPath+"/"+k.TLS.CASecretRef.Key)
+			w.TLSCAFile = caMountPath + "/" + k.TLS.CASecretRef.Key
 		}
-		if k.TLS.InsecureSkipVerify {
-			args = append(args, "--tls-insecure")
-		}
+		w.TLSInsecure = k.TLS.InsecureSkipVerify
 	}
 	if k.SASL != nil {
-		args = append(args, "--sasl-mechanism="+string(k.SASL.Mechanism))
+		w.SASLMechanism = string(k.SASL.Mechanism)
 	}
-	return args
 }
 
 // container is one worker container meeting the restricted Pod Security Standard.
-func (r *ExperimentReconciler) container(x *serdebenchv1.SerializationExperiment, name string, args []string, metricsPortName bool) corev1.Container {
+func (r *ExperimentReconciler) container(x *serdebenchv1.SerializationExperiment, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
+	args, err := w.Args()
+	if err != nil {
+		return corev1.Container{}, err
+	}
 	c := corev1.Container{
 		Name:                     name,
 		Image:                    r.workerImage(x),
@@ -113,20 +156,17 @@ func (r *ExperimentReconciler) container(x *serdebenchv1.SerializationExperiment
 			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 	}
-	if metricsPortName {
-		// Only one container per pod may name the port the PodMonitor scrapes.
-		c.Ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: metricsPort, Protocol: corev1.ProtocolTCP}}
-	}
+	c.Ports = []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
 	if s := x.Spec.Kafka.SASL; s != nil {
 		c.Env = []corev1.EnvVar{
-			{Name: "SERDEBENCH_SASL_USERNAME", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "username"}}},
-			{Name: "SERDEBENCH_SASL_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "password"}}},
+			{Name: protocol.SASLUserEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "username"}}},
+			{Name: protocol.SASLPasswordEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "password"}}},
 		}
 	}
 	if t := x.Spec.Kafka.TLS; t != nil && t.CASecretRef != nil {
 		c.VolumeMounts = []corev1.VolumeMount{{Name: "kafka-ca", MountPath: caMountPath, ReadOnly: true}}
 	}
-	return c
+	return c, nil
 }
 
 func (r *ExperimentReconciler) workerImage(x *serdebenchv1.SerializationExperiment) string {
@@ -136,11 +176,13 @@ func (r *ExperimentReconciler) workerImage(x *serdebenchv1.SerializationExperime
 	return r.WorkerImage
 }
 
-// job wraps containers in an Indexed Job of n pods that never retries: a retried
-// worker would send or count records twice.
-func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t plan.Trial, role string, n int32, containers []corev1.Container) *batchv1.Job {
+// job wraps containers in an Indexed Job of n pods that never retries a pod: a
+// retried worker would send or count records twice. (A disrupted trial is re-run
+// whole, on a new topic, by the reconciler.)
+func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, n int32, attempt int, containers []corev1.Container) *batchv1.Job {
 	labels := trialLabels(x, t)
 	labels[LabelRole] = role
+	labels[LabelAttempt] = fmt.Sprint(attempt)
 	w := x.Spec.Workers
 	pod := corev1.PodSpec{
 		RestartPolicy:                 corev1.RestartPolicyNever,
@@ -162,12 +204,19 @@ func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t pl
 		pod.Volumes = []corev1.Volume{{Name: "kafka-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: tls.CASecretRef.Name}}}}
 	}
 	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: jobName(x, t, role), Namespace: x.Namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: jobName(x, t, role, attempt), Namespace: x.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
 			Parallelism:           ptr.To(n),
 			Completions:           ptr.To(n),
 			CompletionMode:        ptr.To(batchv1.IndexedCompletion),
 			BackoffLimit:          ptr.To(int32(0)),
+			// A pod disrupted by the cluster (eviction, preemption, node loss) fails
+			// the Job with reason PodFailurePolicy, which the operator retries on a
+			// fresh topic; any other failure is the worker's own and final.
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+				Action:          batchv1.PodFailurePolicyActionFailJob,
+				OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
+			}}},
 			ActiveDeadlineSeconds: ptr.To(int64(x.Spec.TimeoutSeconds)),
 			Template:              corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
 		},

@@ -11,6 +11,7 @@ const (
 	DefaultReplicas       int32 = 1
 	DefaultSeed           int64 = 1
 	DefaultPoolSize       int32 = 1024
+	DefaultRetries        int32 = 1
 	// MaxTrials caps the size of the expanded matrix.
 	MaxTrials = 256
 )

@@ -36,6 +36,16 @@ type SerializationExperimentSpec struct {
 	// +optional
 	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
 
+	// Retries is how many more times a trial is run (on a fresh topic) when the
+	// cluster disrupted one of its pods: eviction, preemption, node loss (the
+	// pod's DisruptionTarget condition). A worker's own failure is never retried.
+	// Default 1.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5
+	// +kubebuilder:default=1
+	// +optional
+	Retries *int32 `json:"retries,omitempty"`
+
 	// CleanupPolicy is Delete (remove each trial's topic and Jobs once measured) or
 	// Retain (keep them for inspection; they are still removed when the experiment
 	// is deleted). Default Delete.
@@ -189,9 +199,18 @@ type TrialStatus struct {
 	Name string `json:"name"`
 	// Phase is where the trial is.
 	Phase TrialPhase `json:"phase"`
-	// Topic is the trial's Kafka topic.
+	// Topic is the Kafka topic of the trial's current attempt.
 	// +optional
 	Topic string `json:"topic,omitempty"`
+	// Attempt is the trial's current attempt, from 1; a disrupted attempt is
+	// re-run on a fresh topic up to spec.retries times.
+	// +optional
+	Attempt int32 `json:"attempt,omitempty"`
+	// CleanedUp is true once a finished trial's Jobs (and, per cleanupPolicy, its
+	// topic) are gone. The operator records a trial's outcome first and cleans up
+	// after, so a restart in between repeats only the cleanup.
+	// +optional
+	CleanedUp bool `json:"cleanedUp,omitempty"`
 	// StartTime is when the trial started.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
@@ -250,8 +269,8 @@ type SerializationExperimentStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=sx,categories=serdebench
 // +kubebuilder:printcolumn:name="Stage",type=string,JSONPath=`.status.stage`
-// +kubebuilder:printcolumn:name="Trials",type=string,JSONPath=`.status.completedTrials`,description="Trials measured"
-// +kubebuilder:printcolumn:name="Of",type=integer,JSONPath=`.status.trialCount`
+// +kubebuilder:printcolumn:name="Done",type=integer,JSONPath=`.status.completedTrials`,description="Trials measured"
+// +kubebuilder:printcolumn:name="Trials",type=integer,JSONPath=`.status.trialCount`,description="Trials planned"
 // +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.resultRef.name`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the run has started"

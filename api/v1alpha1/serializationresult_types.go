@@ -163,12 +163,22 @@ type TrialResult struct {
 	SentRecords int64 `json:"sentRecords"`
 	// DeliveredRecords received at least once, warmup included.
 	DeliveredRecords int64 `json:"deliveredRecords"`
-	// LostRecords acknowledged but never received.
+	// LostRecords acknowledged but never received: the set difference acked ∖
+	// received, per producer and partition.
 	LostRecords int64 `json:"lostRecords"`
+	// FailedRecords whose send failed after the client's retries.
+	FailedRecords int64 `json:"failedRecords"`
+	// UnacknowledgedDeliveredRecords were received although the producer never saw
+	// them acknowledged (failed or unanswered sends the broker stored anyway).
+	UnacknowledgedDeliveredRecords int64 `json:"unacknowledgedDeliveredRecords"`
 	// DuplicatedRecords received more than once (extra copies).
 	DuplicatedRecords int64 `json:"duplicatedRecords"`
 	// Errors: failed sends plus failed decodes.
 	Errors int64 `json:"errors"`
+	// Attempts it took to measure the trial (more than 1 when a disrupted attempt
+	// was re-run).
+	// +optional
+	Attempts int32 `json:"attempts,omitempty"`
 	// PrometheusRecordsDifference is Prometheus' count of measured producer records
 	// minus the summaries' count over the trial window (0 when they agree; absent
 	// when Prometheus could not be queried).

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -22,14 +23,20 @@ import (
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/experiment"
-	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func main() {
 	if err := rootCmd().Execute(); err != nil {
+		var te *runner.TrialError
+		if errors.As(err, &te) && te.Reason == protocol.ReasonWorkerInterrupted {
+			os.Exit(exitInterrupted)
+		}
 		os.Exit(1)
 	}
 }
@@ -63,7 +70,7 @@ func validateCmd() *cobra.Command {
 
 func runCmd() *cobra.Command {
 	var file, bootstrap, output, brokerVersion, caFile, saslMechanism string
-	var quiet, useTLS, tlsInsecure bool
+	var quiet, useTLS, tlsInsecure, keepTopics bool
 	var trialTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "run -f experiment.yaml",
@@ -78,6 +85,13 @@ func runCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// Workers bound their own waits; this bounds the command, whatever they do.
+			// (Registered after stop, so it is unregistered before stop runs.)
+			defer context.AfterFunc(ctx, func() {
+				time.Sleep(stopDeadline)
+				fmt.Fprintf(cmd.ErrOrStderr(), "serdebench: interrupted; workers did not stop within %s, exiting\n", stopDeadline)
+				os.Exit(exitInterrupted)
+			})()
 			brokers := strings.Split(bootstrapFor(bootstrap, x.Spec.Kafka.BootstrapServers), ",")
 			sec := kafkaconn.Security{TLS: useTLS, InsecureSkipVerify: tlsInsecure, SASLMechanism: saslMechanism,
 				Username: os.Getenv("SERDEBENCH_SASL_USERNAME"), Password: os.Getenv("SERDEBENCH_SASL_PASSWORD")}
@@ -86,11 +100,11 @@ func runCmd() *cobra.Command {
 					return fmt.Errorf("--tls-ca-file: %w", err)
 				}
 			}
-			apis, err := runner.BrokerVersion(brokers, sec)
+			apis, err := runner.BrokerVersion(ctx, brokers, sec)
 			if err != nil {
 				return err
 			}
-			env := report.Environment{BrokerVersion: brokerVersion + " (" + apis + ")", Brokers: brokers, WorkerVersion: version(),
+			env := report.Environment{BrokerVersion: describeBroker(brokerVersion, apis), Brokers: brokers, WorkerVersion: version(),
 				GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 				StartedAt: time.Now().UTC().Format(time.RFC3339)}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -108,8 +122,8 @@ func runCmd() *cobra.Command {
 				}
 			}()
 			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Security: sec, Experiment: x.Name, Progress: &progress,
-				TrialTimeout: trialTimeout, Log: log,
-				OnTrial: func(t plan.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) }})
+				TrialTimeout: trialTimeout, Log: log, KeepTopics: keepTopics || x.Spec.CleanupPolicy == v1alpha1.CleanupRetain,
+				OnTrial: func(t trial.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) }})
 			close(done)
 			_ = bar.Finish()
 			fmt.Fprintln(cmd.ErrOrStderr())
@@ -125,6 +139,9 @@ func runCmd() *cobra.Command {
 				werr = report.Table(out, results)
 			}
 			if err != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("interrupted: %w", err)
+				}
 				return err
 			}
 			return werr
@@ -140,12 +157,13 @@ func runCmd() *cobra.Command {
 	c.Flags().BoolVar(&tlsInsecure, "tls-insecure", false, "skip TLS certificate verification")
 	c.Flags().StringVar(&saslMechanism, "sasl-mechanism", "", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; credentials from $SERDEBENCH_SASL_USERNAME and $SERDEBENCH_SASL_PASSWORD")
 	c.Flags().DurationVar(&trialTimeout, "trial-timeout", 30*time.Minute, "fail a trial that takes longer")
+	c.Flags().BoolVar(&keepTopics, "keep-topics", false, "keep each trial's topic (as cleanupPolicy: Retain does)")
 	_ = c.MarkFlagRequired("file")
 	return c
 }
 
 // load reads an experiment file and plans its trials.
-func load(file string) (*v1alpha1.SerializationExperiment, []plan.Trial, error) {
+func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, error) {
 	x, err := experiment.Load(file)
 	if err != nil {
 		return nil, nil, err
@@ -159,6 +177,21 @@ func load(file string) (*v1alpha1.SerializationExperiment, []plan.Trial, error) 
 
 const defaultBootstrap = "127.0.0.1:9092"
 
+// stopDeadline bounds how long the command runs on after SIGTERM or Ctrl-C; exit
+// code exitInterrupted then says the run was cut short.
+const (
+	stopDeadline    = 15 * time.Second
+	exitInterrupted = 3
+)
+
+// describeBroker is the broker's release (when known) with its protocol levels.
+func describeBroker(release, apis string) string {
+	if release == "" {
+		return "unknown release (" + apis + ")"
+	}
+	return release + " (" + apis + ")"
+}
+
 // bootstrapFor picks the flag, then the file's bootstrapServers, then the local broker.
 func bootstrapFor(flag, fromSpec string) string {
 	switch {
@@ -170,7 +203,7 @@ func bootstrapFor(flag, fromSpec string) string {
 	return defaultBootstrap
 }
 
-func newBar(trials []plan.Trial, quiet bool) *progressbar.ProgressBar {
+func newBar(trials []trial.Trial, quiet bool) *progressbar.ProgressBar {
 	var total int64
 	for _, t := range trials {
 		total += t.Records * int64(t.Producers)

@@ -1,12 +1,14 @@
 // Command worker is serdebench's producer or consumer worker, as the operator runs it
-// in a pod:
+// in a pod (internal/protocol.Worker lists its arguments):
 //
-//	worker --role producer|consumer --trial '<plan.Trial JSON>' --bootstrap host:port --topic T [...]
+//	worker --role producer|consumer --trial '<trial JSON>' --bootstrap host:port --topic T --group G [...]
 //
 // It serves /metrics while it runs and for --metrics-grace after, prints its summary
-// (JSON, with encoded histograms) on stdout and to --summary-file, and exits 0. On
-// SIGTERM it stops sending, flushes, reports what it measured and exits 0. Errors
-// (an unreachable broker, a bad trial) print to stderr and exit 1.
+// (JSON, with encoded histograms) on stdout and to --termination-log, and exits 0
+// once the trial is complete. On SIGTERM or --timeout it stops sending, waits at
+// most --drain-timeout for what is in flight, prints its partial summary marked
+// interrupted and exits 3. Errors (an unreachable broker, a bad trial) print to
+// stderr and exit 1; invalid arguments exit 2.
 package main
 
 import (
@@ -20,7 +22,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	code := workercmd.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := workercmd.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

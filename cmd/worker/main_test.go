@@ -18,8 +18,10 @@ import (
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/promtest"
+	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/runner"
-	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func buildWorker(t *testing.T) string {
@@ -31,7 +33,7 @@ func buildWorker(t *testing.T) string {
 	return bin
 }
 
-func trialJSON(t *testing.T, records int64) (plan.Trial, string) {
+func trialJSON(t *testing.T, records int64) (trial.Trial, string) {
 	t.Helper()
 	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{"json"},
 		Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}, Records: &records, PoolSize: 16})
@@ -47,7 +49,7 @@ func TestUnreachableBrokerFailsFast(t *testing.T) {
 	_, tj := trialJSON(t, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--role", "producer", "--trial", tj, "--topic", "nowhere",
+	cmd := exec.CommandContext(ctx, bin, "--role", "producer", "--trial", tj, "--topic", "nowhere", "--group", "g", "--id", "0",
 		"--bootstrap", promtest.FreeAddr(t), "--metrics-addr", "")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -65,9 +67,11 @@ func TestUnreachableBrokerFailsFast(t *testing.T) {
 	t.Logf("failed after %s: %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(stderr.String()))
 }
 
-// TestSIGTERMReportsAndExitsZero: a producer stopped mid-run flushes, prints its
-// summary and exits 0; its /metrics carry the run's labels.
-func TestSIGTERMReportsAndExitsZero(t *testing.T) {
+// TestSIGTERMReportsPartialAndExitsInterrupted: a producer stopped mid-run drains
+// what is in flight, prints its summary marked interrupted and exits 3 (not 0: a
+// partial run is not a result) within a few seconds; its /metrics carry the run's
+// labels.
+func TestSIGTERMReportsPartialAndExitsInterrupted(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	bin := buildWorker(t)
 	tr, tj := trialJSON(t, 100_000_000)
@@ -77,8 +81,8 @@ func TestSIGTERMReportsAndExitsZero(t *testing.T) {
 	}
 	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
 	metricsAddr := promtest.FreeAddr(t)
-	cmd := exec.Command(bin, "--role", "producer", "--trial", tj, "--topic", topic, "--bootstrap", brokers[0],
-		"--experiment", "it-worker", "--metrics-addr", metricsAddr, "--metrics-grace", "1s")
+	cmd := exec.Command(bin, "--role", "producer", "--id", "0", "--trial", tj, "--topic", topic, "--group", topic+".consumers", "--bootstrap", brokers[0],
+		"--experiment", "it-worker", "--experiment-uid", "u1", "--metrics-addr", metricsAddr, "--metrics-grace", "1s")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -92,7 +96,7 @@ func TestSIGTERMReportsAndExitsZero(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			_ = resp.Body.Close()
 			body = string(b)
-			if strings.Contains(body, "serdebench_records_total{") && !strings.Contains(body, `serdebench_records_total{codec="json",experiment="it-worker",role="producer",trial="`+tr.Name+`",worker="0"} 0`) {
+			if strings.Contains(body, "serdebench_records_total{") && !strings.Contains(body, `serdebench_records_total{codec="json",experiment="it-worker",experiment_uid="u1",role="producer",trial="`+tr.Name+`",worker="0"} 0`) {
 				break
 			}
 		}
@@ -104,17 +108,19 @@ func TestSIGTERMReportsAndExitsZero(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	signalled := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, stderr.String())
+	case <-done:
+		if code := cmd.ProcessState.ExitCode(); code != protocol.ExitInterrupted {
+			t.Fatalf("exit code %d after SIGTERM, want %d\n%s", code, protocol.ExitInterrupted, stderr.String())
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatal("worker did not exit within 60 s of SIGTERM")
+		t.Fatal("worker did not exit within 30 s of SIGTERM (drain timeout 5 s, metrics grace 1 s)")
 	}
+	t.Logf("exited %s after SIGTERM", time.Since(signalled).Round(time.Millisecond))
 	var s summary.Summary
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &s); err != nil {
 		t.Fatalf("summary on stdout: %v\n%s", err, stdout.String())

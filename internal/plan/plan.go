@@ -4,74 +4,20 @@ package plan
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/workers/trial"
 )
-
-// Settings are a trial's effective producer settings: nothing left unset.
-// Field meanings are those of v1alpha1.ProducerSettings and ExperimentSpec.
-type Settings struct {
-	// Mode is batch or single.
-	Mode v1alpha1.Mode `json:"mode"`
-	// BatchSizeBytes maps to sarama's Flush.Bytes.
-	BatchSizeBytes int32 `json:"batchSizeBytes"`
-	// LingerMs maps to sarama's Flush.Frequency.
-	LingerMs int32 `json:"lingerMs"`
-	// Acks is 0, 1 or all.
-	Acks v1alpha1.Acks `json:"acks"`
-	// Compression is the batch compression codec.
-	Compression v1alpha1.Compression `json:"compression"`
-	// MaxInFlight is the number of open requests per connection.
-	MaxInFlight int32 `json:"maxInFlight"`
-	// Idempotent enables the idempotent producer.
-	Idempotent bool `json:"idempotent"`
-	// RecordsPerSecond is the open-loop target per producer; 0 is a closed loop.
-	RecordsPerSecond int64 `json:"recordsPerSecond"`
-}
-
-// Trial is one run: a codec and payload size under one set of producer settings.
-type Trial struct {
-	// Index is the trial's position in the plan, from 0.
-	Index int `json:"index"`
-	// Name is short, unique within the experiment and usable in Kafka topic and
-	// Kubernetes object names.
-	Name string `json:"name"`
-	// Codec encodes the records.
-	Codec v1alpha1.Codec `json:"codec"`
-	// Schema is the payload schema.
-	Schema string `json:"schema"`
-	// SizeBytes is the payload's target JSON-encoded size.
-	SizeBytes int32 `json:"sizeBytes"`
-	// Settings are the effective producer settings.
-	Settings Settings `json:"settings"`
-	// Records per producer in the measured window (0 when DurationSeconds is set).
-	Records int64 `json:"records,omitempty"`
-	// DurationSeconds is the measured window's length (0 when Records is set).
-	DurationSeconds int32 `json:"durationSeconds,omitempty"`
-	// Warmup precedes the measured window.
-	Warmup v1alpha1.Warmup `json:"warmup"`
-	// Producers and Consumers are the worker counts.
-	Producers int32 `json:"producers"`
-	Consumers int32 `json:"consumers"`
-	// Partitions, Replicas and TopicConfig shape the trial's topic.
-	Partitions  int32             `json:"partitions"`
-	Replicas    int32             `json:"replicas"`
-	TopicConfig map[string]string `json:"topicConfig,omitempty"`
-	// Seed and PoolSize drive payload generation.
-	Seed     int64 `json:"seed"`
-	PoolSize int32 `json:"poolSize"`
-}
 
 // Expand defaults a copy of spec and returns its trials in a stable order: codecs
 // outermost, then sizes, then matrix dimensions in declaration order.
-func Expand(spec v1alpha1.ExperimentSpec) ([]Trial, error) {
+func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	spec = *spec.DeepCopy()
 	spec.Default()
 	if errs := spec.Validate(nil); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	base := Settings{
+	base := trial.Settings{
 		Mode:             spec.Mode,
 		BatchSizeBytes:   *spec.Producer.BatchSizeBytes,
 		LingerMs:         *spec.Producer.LingerMs,
@@ -81,21 +27,21 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]Trial, error) {
 		Idempotent:       *spec.Producer.Idempotent,
 		RecordsPerSecond: spec.Rate.RecordsPerSecond,
 	}
-	variants := []Settings{base}
+	variants := []trial.Settings{base}
 	if m := spec.Matrix; m != nil {
-		variants = sweep(variants, m.BatchSizeBytes, func(s *Settings, v int32) { s.BatchSizeBytes = v })
-		variants = sweep(variants, m.LingerMs, func(s *Settings, v int32) { s.LingerMs = v })
-		variants = sweep(variants, m.Acks, func(s *Settings, v v1alpha1.Acks) { s.Acks = v })
-		variants = sweep(variants, m.Compression, func(s *Settings, v v1alpha1.Compression) { s.Compression = v })
-		variants = sweep(variants, m.MaxInFlight, func(s *Settings, v int32) { s.MaxInFlight = v })
-		variants = sweep(variants, m.Mode, func(s *Settings, v v1alpha1.Mode) { s.Mode = v })
-		variants = sweep(variants, m.RecordsPerSecond, func(s *Settings, v int64) { s.RecordsPerSecond = v })
+		variants = sweep(variants, m.BatchSizeBytes, func(s *trial.Settings, v int32) { s.BatchSizeBytes = v })
+		variants = sweep(variants, m.LingerMs, func(s *trial.Settings, v int32) { s.LingerMs = v })
+		variants = sweep(variants, m.Acks, func(s *trial.Settings, v v1alpha1.Acks) { s.Acks = v })
+		variants = sweep(variants, m.Compression, func(s *trial.Settings, v v1alpha1.Compression) { s.Compression = v })
+		variants = sweep(variants, m.MaxInFlight, func(s *trial.Settings, v int32) { s.MaxInFlight = v })
+		variants = sweep(variants, m.Mode, func(s *trial.Settings, v v1alpha1.Mode) { s.Mode = v })
+		variants = sweep(variants, m.RecordsPerSecond, func(s *trial.Settings, v int64) { s.RecordsPerSecond = v })
 	}
-	var trials []Trial
+	var trials []trial.Trial
 	for _, codec := range spec.Codecs {
 		for _, size := range spec.Payload.SizesBytes {
 			for _, st := range variants {
-				t := Trial{
+				t := trial.Trial{
 					Index:       len(trials),
 					Codec:       codec,
 					Schema:      spec.Payload.Schema,
@@ -126,30 +72,11 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]Trial, error) {
 	return trials, nil
 }
 
-// Describe is a short human label of the settings that vary, e.g. for table rows.
-func (s Settings) Describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s acks=%s %s", s.Mode, s.Acks, s.Compression)
-	if s.Mode == v1alpha1.ModeBatch {
-		fmt.Fprintf(&b, " batch=%d linger=%dms", s.BatchSizeBytes, s.LingerMs)
-	}
-	if s.MaxInFlight != v1alpha1.DefaultMaxInFlight {
-		fmt.Fprintf(&b, " inflight=%d", s.MaxInFlight)
-	}
-	if s.Idempotent {
-		b.WriteString(" idempotent")
-	}
-	if s.RecordsPerSecond > 0 {
-		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)
-	}
-	return b.String()
-}
-
-func sweep[T any](in []Settings, values []T, set func(*Settings, T)) []Settings {
+func sweep[T any](in []trial.Settings, values []T, set func(*trial.Settings, T)) []trial.Settings {
 	if len(values) == 0 {
 		return in
 	}
-	out := make([]Settings, 0, len(in)*len(values))
+	out := make([]trial.Settings, 0, len(in)*len(values))
 	for _, s := range in {
 		for _, v := range values {
 			c := s

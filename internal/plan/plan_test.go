@@ -7,6 +7,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func base() v1alpha1.ExperimentSpec {
@@ -62,7 +63,7 @@ func TestExpandDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := trials[0]
-	want := plan.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5}
+	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5}
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}

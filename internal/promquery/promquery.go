@@ -5,7 +5,7 @@ package promquery
 import (
 	"context"
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
@@ -27,15 +27,17 @@ func New(url string) (*Client, error) {
 	return &Client{api: promv1.NewAPI(c)}, nil
 }
 
-// Selector picks one trial's series of one role.
+// Selector picks one trial's series of one role. Namespace (the scraped pod's, a
+// target label the PodMonitor sets) and ExperimentUID (the workers' own label) pick
+// one experiment object: same-named experiments elsewhere or earlier never add up.
 type Selector struct {
-	Experiment, Trial, Role string
+	Namespace, ExperimentUID, Trial, Role string
 }
 
 // String is the selector in PromQL label-matcher syntax.
 func (s Selector) String() string {
-	q := func(v string) string { return strings.ReplaceAll(v, `"`, `\"`) }
-	return fmt.Sprintf(`{experiment="%s",trial="%s",role="%s"}`, q(s.Experiment), q(s.Trial), q(s.Role))
+	q := strconv.Quote
+	return fmt.Sprintf(`{namespace=%s,experiment_uid=%s,trial=%s,role=%s}`, q(s.Namespace), q(s.ExperimentUID), q(s.Trial), q(s.Role))
 }
 
 // RecordsTotal is the final measured-record count of every worker matching sel,

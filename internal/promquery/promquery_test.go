@@ -16,7 +16,7 @@ import (
 	"github.com/serdebench/serdebench/internal/promquery"
 	"github.com/serdebench/serdebench/internal/promtest"
 	"github.com/serdebench/serdebench/internal/runner"
-	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestAgainstRealPrometheus: a real Prometheus scrapes a real worker process; the
@@ -43,10 +43,10 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	}
 	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
 	metricsAddr := promtest.FreeAddr(t)
-	url := promtest.Start(t, metricsAddr)
+	url := promtest.Start(t, "it-ns", metricsAddr)
 	tj, _ := json.Marshal(tr)
 	cmd := exec.Command(bin, "--role=producer", "--trial="+string(tj), "--topic="+topic, "--bootstrap="+brokers[0],
-		"--experiment=it-prom", "--metrics-addr="+metricsAddr, "--metrics-grace=3s")
+		"--experiment=it-prom", "--experiment-uid=uid-1", "--group="+topic+".consumers", "--id=0", "--metrics-addr="+metricsAddr, "--metrics-grace=3s")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -60,7 +60,7 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := promquery.Selector{Experiment: "it-prom", Trial: tr.Name, Role: summary.RoleProducer}
+	sel := promquery.Selector{Namespace: "it-ns", ExperimentUID: "uid-1", Trial: tr.Name, Role: summary.RoleProducer}
 	got, err := c.RecordsTotal(context.Background(), sel, sum.WindowStart, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -79,8 +79,12 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	if len(points) < 3 || peak < 1500 || peak > 2500 {
 		t.Fatalf("rate series: %d points, peak %.0f rec/s (target 2000)", len(points), peak)
 	}
-	// A selector that matches nothing is an error, not a zero.
-	if _, err := c.RecordsTotal(context.Background(), promquery.Selector{Experiment: "none", Trial: "none", Role: "producer"}, sum.WindowStart, time.Now()); err == nil {
-		t.Fatal("want an error for a selector with no series")
+	// A selector that matches nothing is an error, not a zero: another namespace or
+	// another experiment object of the same name has no series here.
+	for _, other := range []promquery.Selector{{Namespace: "other-ns", ExperimentUID: "uid-1", Trial: tr.Name, Role: "producer"},
+		{Namespace: "it-ns", ExperimentUID: "uid-2", Trial: tr.Name, Role: "producer"}} {
+		if _, err := c.RecordsTotal(context.Background(), other, sum.WindowStart, time.Now()); err == nil {
+			t.Fatalf("want an error for selector %s, which matches no series", other)
+		}
 	}
 }

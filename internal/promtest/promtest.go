@@ -20,25 +20,27 @@ import (
 const Binary = "/usr/bin/prometheus"
 
 // Start runs Prometheus scraping targets (host:port) at /metrics every second and
-// returns its URL; it stops when the test ends.
-func Start(t testing.TB, targets ...string) string {
+// returns its URL; it stops when the test ends. Every target gets the namespace
+// target label, as a PodMonitor gives it the scraped pod's namespace.
+func Start(t testing.TB, namespace string, targets ...string) string {
 	t.Helper()
-	url, _ := start(t, targets)
+	url, _ := start(t, namespace, targets)
 	return url
 }
 
 // StartDiscovering runs Prometheus with file-based discovery: add registers a
-// target while it runs (Prometheus applies new targets within about 5 s).
-func StartDiscovering(t testing.TB) (url string, add func(target string)) {
+// target with its namespace target label while it runs (Prometheus applies new
+// targets within about 5 s).
+func StartDiscovering(t testing.TB) (url string, add func(target, namespace string)) {
 	t.Helper()
-	url, sdFile := start(t, nil)
+	url, sdFile := start(t, "", nil)
 	var mu sync.Mutex
-	var targets []string
-	add = func(target string) {
+	var groups []string
+	add = func(target, namespace string) {
 		mu.Lock()
 		defer mu.Unlock()
-		targets = append(targets, fmt.Sprintf("%q", target))
-		content := fmt.Sprintf(`[{"targets": [%s]}]`, strings.Join(targets, ", "))
+		groups = append(groups, fmt.Sprintf(`{"targets": [%q], "labels": {"namespace": %q}}`, target, namespace))
+		content := "[" + strings.Join(groups, ", ") + "]"
 		tmp := sdFile + ".tmp"
 		if err := os.WriteFile(tmp, []byte(content), 0o644); err == nil {
 			_ = os.Rename(tmp, sdFile) // atomic, so Prometheus never reads half a file
@@ -47,7 +49,7 @@ func StartDiscovering(t testing.TB) (url string, add func(target string)) {
 	return url, add
 }
 
-func start(t testing.TB, targets []string) (string, string) {
+func start(t testing.TB, namespace string, targets []string) (string, string) {
 	t.Helper()
 	if _, err := os.Stat(Binary); err != nil {
 		t.Fatalf("prometheus server not installed at %s (`make test` installs Debian's prometheus): %v", Binary, err)
@@ -68,10 +70,11 @@ scrape_configs:
   - job_name: serdebench-workers
     static_configs:
       - targets: [%s]
+        labels: {namespace: %q}
     file_sd_configs:
       - files: [%q]
         refresh_interval: 1s
-`, strings.Join(quoted, ", "), sdFile)
+`, strings.Join(quoted, ", "), namespace, sdFile)
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

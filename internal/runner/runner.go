@@ -1,7 +1,8 @@
 // Package runner runs an experiment's trials one at a time against a Kafka cluster
 // without Kubernetes: for each trial it creates a fresh topic through the Admin API,
-// starts the consumers, waits for their group to settle, runs the producers, merges
-// every worker's summary and deletes the topic.
+// runs the same workers the operator runs in pods (internal/protocol,
+// internal/workercmd) in-process — consumers first, producers once the group is
+// stable — merges every worker's summary and deletes the topic.
 package runner
 
 import (
@@ -14,45 +15,59 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/serdebench/serdebench/internal/kafkaconn"
-	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/topics"
-	"github.com/serdebench/serdebench/workers/consumer"
-	"github.com/serdebench/serdebench/workers/producer"
+	"github.com/serdebench/serdebench/internal/workercmd"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Options configure a local run.
 type Options struct {
 	Brokers []string
-	// Security is TLS and SASL for the brokers.
+	// Security is TLS and SASL for the brokers, for topics and workers alike.
 	Security   kafkaconn.Security
 	Experiment string
+	// RunID makes topic names unique per run (default: derived from the time).
+	RunID string
 	// Progress, if set, counts measured records acknowledged across trials.
 	Progress *atomic.Int64
 	// OnTrial, if set, is called before each trial starts.
-	OnTrial func(t plan.Trial)
-	// KeepTopic leaves each trial's topic in place (tests inspect it).
-	KeepTopic bool
+	OnTrial func(t trial.Trial)
+	// KeepTopics leaves each trial's topic in place (cleanupPolicy: Retain,
+	// --keep-topics).
+	KeepTopics bool
 	// TrialTimeout bounds one trial; 0 means 30 minutes.
 	TrialTimeout time.Duration
+	// DrainTimeout bounds how long stopped workers wait for in-flight records
+	// (default protocol.DefaultDrainTimeout).
+	DrainTimeout time.Duration
 	Log          *slog.Logger
 }
 
 // TrialResult is one trial's outcome.
 type TrialResult struct {
-	Trial     plan.Trial         `json:"trial"`
+	Trial     trial.Trial        `json:"trial"`
 	Topic     string             `json:"topic"`
 	Result    *summary.Result    `json:"result"`
 	Summaries []*summary.Summary `json:"summaries,omitempty"`
 }
 
+// TrialError is a failed trial and why (a protocol.Reason*).
+type TrialError struct {
+	Trial  string
+	Reason string
+	Err    error
+}
+
+func (e *TrialError) Error() string { return fmt.Sprintf("trial %s: %s: %v", e.Trial, e.Reason, e.Err) }
+func (e *TrialError) Unwrap() error { return e.Err }
+
 // Run runs the trials in order and returns their results. It stops at the first
-// trial that fails and returns the results so far with the error.
-func Run(ctx context.Context, trials []plan.Trial, o Options) ([]TrialResult, error) {
-	if o.Log == nil {
-		o.Log = slog.Default()
-	}
+// trial that fails (or is interrupted) and returns the results so far with the
+// error.
+func Run(ctx context.Context, trials []trial.Trial, o Options) ([]TrialResult, error) {
 	var out []TrialResult
 	for _, t := range trials {
 		if o.OnTrial != nil {
@@ -60,42 +75,50 @@ func Run(ctx context.Context, trials []plan.Trial, o Options) ([]TrialResult, er
 		}
 		res, err := RunTrial(ctx, t, o)
 		if err != nil {
-			return out, fmt.Errorf("trial %s: %w", t.Name, err)
+			return out, err
 		}
 		out = append(out, *res)
 	}
 	return out, nil
 }
 
-// TopicName is the trial's topic: unique per run so retries never read old records.
-func TopicName(experiment string, t plan.Trial, runID string) string {
-	return fmt.Sprintf("serdebench.%s.%s.%s", experiment, t.Name, runID)
-}
-
-// RunTrial runs one trial end to end.
-func RunTrial(ctx context.Context, t plan.Trial, o Options) (*TrialResult, error) {
+// RunTrial runs one trial end to end: topic, consumers, producers (after the group
+// is stable), summaries, cleanup. A trial whose workers were interrupted (timeout,
+// SIGTERM) fails with ReasonWorkerInterrupted: partial numbers are never a result.
+func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, error) {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.RunID == "" {
+		o.RunID = strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = protocol.DefaultDrainTimeout
+	}
 	timeout := o.TrialTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("trial timed out after %s", timeout))
 	defer cancel()
-	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
-	topic := TopicName(o.Experiment, t, runID)
-	group := topic + ".consumers"
-	if err := CreateTopicWith(o.Brokers, o.Security, topic, t); err != nil {
-		return nil, err
+	topic := protocol.TopicName(o.Experiment, o.RunID, t, 1)
+	group := protocol.GroupName(topic)
+	admin := &topics.Admin{Brokers: o.Brokers, Security: o.Security}
+	if err := createTopic(ctx, admin, topic, t); err != nil {
+		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonTopicFailed, Err: err}
 	}
 	defer func() {
-		if o.KeepTopic {
+		if o.KeepTopics {
 			return
 		}
-		if err := (&topics.Admin{Brokers: o.Brokers, Security: o.Security}).Delete(context.Background(), topic); err != nil {
+		// The trial's context may be over; deleting the topic gets its own bound.
+		dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer dcancel()
+		if err := admin.Delete(dctx, topic); err != nil {
 			o.Log.Warn("delete topic", "topic", topic, "err", err)
 		}
 	}()
 
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var sums []*summary.Summary
 	var errs []error
@@ -109,75 +132,98 @@ func RunTrial(ctx context.Context, t plan.Trial, o Options) (*TrialResult, error
 			errs = append(errs, err)
 		}
 	}
-	consumerCtx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
+	base := protocol.Worker{Trial: t, Bootstrap: o.Brokers, Topic: topic, Group: group, Experiment: o.Experiment,
+		ExperimentUID: o.RunID, WaitTimeout: time.Minute, DrainTimeout: o.DrainTimeout}
+	env := workercmd.Env{Log: o.Log, Progress: o.Progress, Security: &o.Security}
+	consumerCtx, stopConsumers := context.WithCancelCause(ctx)
+	defer stopConsumers(nil)
+	var wg, pwg sync.WaitGroup
 	for i := range int(t.Consumers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := consumer.Run(consumerCtx, consumer.Config{Brokers: o.Brokers, Security: o.Security, Topic: topic, Group: group,
-				Experiment: o.Experiment, Trial: t, Name: "c" + strconv.Itoa(i), Log: o.Log})
+		w := base
+		w.Role, w.ID = protocol.RoleConsumer, protocol.ConsumerName(i)
+		wg.Go(func() {
+			s, err := workercmd.Execute(consumerCtx, w, workercmd.Env{Log: o.Log, Security: &o.Security})
 			if err != nil {
-				err = fmt.Errorf("consumer c%d: %w", i, err)
+				err = fmt.Errorf("consumer %s: %w", w.ID, err)
 			}
 			collect(s, err)
-		}()
+		})
 	}
-	var pwg sync.WaitGroup
 	for i := range int(t.Producers) {
-		pwg.Add(1)
-		go func() {
-			defer pwg.Done()
-			s, err := producer.Run(ctx, producer.Config{Brokers: o.Brokers, Security: o.Security, Topic: topic, Experiment: o.Experiment,
-				Trial: t, ID: i, WaitGroup: group, WaitTimeout: time.Minute, Progress: o.Progress, Log: o.Log})
+		w := base
+		w.Role, w.ID, w.WaitForGroup = protocol.RoleProducer, protocol.ProducerID(i), true
+		pwg.Go(func() {
+			s, err := workercmd.Execute(ctx, w, env)
 			if err != nil {
-				err = fmt.Errorf("producer %d: %w", i, err)
+				err = fmt.Errorf("producer %s: %w", w.ID, err)
 				// Without a producer the consumers would wait for its end records.
-				stopConsumers()
+				stopConsumers(fmt.Errorf("producer %s failed", w.ID))
 			}
 			collect(s, err)
-		}()
+		})
 	}
 	pwg.Wait()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("trial timed out after %s", timeout)
+		reason := protocol.ReasonWorkerFailed
+		if errors.Is(err, workercmd.ErrInterrupted) && !failedOtherwise(errs) {
+			reason = protocol.ReasonWorkerInterrupted
+		}
+		return nil, &TrialError{Trial: t.Name, Reason: reason, Err: err}
 	}
 	res, err := summary.Merge(sums)
 	if err != nil {
-		return nil, err
+		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerFailed, Err: err}
+	}
+	protocol.Annotate(t, res)
+	if len(res.Interrupted) > 0 {
+		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerInterrupted, Err: fmt.Errorf("partial summaries from %v", res.Interrupted)}
 	}
 	return &TrialResult{Trial: t, Topic: topic, Result: res, Summaries: sums}, nil
 }
 
-// CreateTopic creates the trial's topic on a plaintext cluster and waits until it is
-// usable.
-func CreateTopic(brokers []string, topic string, t plan.Trial) error {
-	return CreateTopicWith(brokers, kafkaconn.Security{}, topic, t)
+// failedOtherwise reports whether any error is a failure rather than an interrupt.
+func failedOtherwise(errs []error) bool {
+	for _, err := range errs {
+		if !errors.Is(err, workercmd.ErrInterrupted) {
+			return true
+		}
+	}
+	return false
 }
 
-// CreateTopicWith creates the trial's topic and waits (up to 30 s) until the
-// cluster reports it with all its partitions.
-func CreateTopicWith(brokers []string, sec kafkaconn.Security, topic string, t plan.Trial) error {
-	admin := &topics.Admin{Brokers: brokers, Security: sec}
+// createTopic creates the trial's topic and waits (up to 30 s) until the cluster
+// reports it with all its partitions.
+func createTopic(ctx context.Context, admin *topics.Admin, topic string, t trial.Trial) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	spec := topics.Spec{Name: topic, Partitions: t.Partitions, Replicas: t.Replicas, Config: t.TopicConfig}
-	deadline := time.Now().Add(30 * time.Second)
 	for {
-		ready, err := admin.Ensure(context.Background(), spec)
+		ready, err := admin.Ensure(ctx, spec)
 		if err != nil {
 			return err
 		}
 		if ready {
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("topic %s not ready after 30s", topic)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("topic %s not ready: %w", topic, context.Cause(ctx))
+		case <-time.After(100 * time.Millisecond):
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// CreateTopic creates the trial's topic on a plaintext cluster and waits until it is
+// usable.
+func CreateTopic(brokers []string, topic string, t trial.Trial) error {
+	return CreateTopicWith(brokers, kafkaconn.Security{}, topic, t)
+}
+
+// CreateTopicWith creates the trial's topic and waits (up to 30 s) until the
+// cluster reports it with all its partitions.
+func CreateTopicWith(brokers []string, sec kafkaconn.Security, topic string, t trial.Trial) error {
+	return createTopic(context.Background(), &topics.Admin{Brokers: brokers, Security: sec}, topic, t)
 }
 
 // DeleteTopic deletes a trial's topic on a plaintext cluster.

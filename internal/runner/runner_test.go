@@ -98,7 +98,7 @@ func TestConsumedEqualsEndOffsets(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := trials[0]
-	res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-offsets", KeepTopic: true, TrialTimeout: 2 * time.Minute})
+	res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-offsets", KeepTopics: true, TrialTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

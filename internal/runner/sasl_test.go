@@ -10,10 +10,10 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
 )
 
 // TestSASL runs trials through the broker's SASL listener with PLAIN and with

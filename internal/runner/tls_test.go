@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serdebench/serdebench/internal/kafkaconn"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
 )
 
 // TestTLS runs a trial through the broker's TLS listener trusting its CA, and

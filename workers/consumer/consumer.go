@@ -16,12 +16,12 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/serdebench/serdebench/internal/kafkaconn"
-	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/trial"
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
@@ -33,7 +33,7 @@ type Config struct {
 	Topic      string
 	Group      string
 	Experiment string
-	Trial      plan.Trial
+	Trial      trial.Trial
 	// Name identifies the consumer within the trial.
 	Name string
 	// Metrics, if set, receives live series.
@@ -42,12 +42,20 @@ type Config struct {
 	Progress *atomic.Int64
 	// CheckInterval is how often the consumer checks whether the trial is complete.
 	CheckInterval time.Duration
-	Log           *slog.Logger
+	// DrainTimeout bounds how long the consumer takes to leave its group once ctx
+	// has ended (default DefaultDrainTimeout).
+	DrainTimeout time.Duration
+	Log          *slog.Logger
 }
 
-// partition is one partition's state in this consumer. Only one claim goroutine
-// touches it at a time.
+// DefaultDrainTimeout is how long a stopped consumer may take to leave its group.
+const DefaultDrainTimeout = 5 * time.Second
+
+// partition is one partition's state in this consumer. One claim goroutine at a time
+// records into it; mu lets the summary read it even while a claim that did not stop
+// in time is still running.
 type partition struct {
+	mu      sync.Mutex
 	codec   codec.Codec
 	scratch any
 	seen    []summary.SeqSet // by producer
@@ -70,13 +78,18 @@ type consumer struct {
 
 // Run consumes until every producer's end record has been processed on every
 // partition and the group has committed up to the end of the topic, then returns the
-// consumer's summary. Cancelling ctx stops early with what was received so far.
+// consumer's summary. Cancelling ctx stops early with what was received so far, in a
+// summary marked interrupted; leaving the group then takes at most DrainTimeout.
+// Errors while consuming (a broker restarting) are retried until ctx ends.
 func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
 	if cfg.CheckInterval <= 0 {
 		cfg.CheckInterval = 200 * time.Millisecond
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
 	}
 	t := cfg.Trial
 	schema, err := payload.Lookup(t.Schema)
@@ -94,9 +107,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err := cfg.Security.Apply(scfg); err != nil {
 		return nil, err
 	}
-	client, err := sarama.NewClient(cfg.Brokers, scfg)
+	client, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Kafka at %v: %w", cfg.Brokers, err)
+		return nil, err
 	}
 	// The admin owns the client: closing it closes both.
 	c.admin, err = sarama.NewClusterAdminFromClient(client)
@@ -104,9 +117,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		_ = client.Close()
 		return nil, fmt.Errorf("create admin client: %w", err)
 	}
-	defer func() { _ = c.admin.Close() }()
 	group, err := sarama.NewConsumerGroupFromClient(cfg.Group, client)
 	if err != nil {
+		_ = c.admin.Close()
 		return nil, fmt.Errorf("join consumer group %s: %w", cfg.Group, err)
 	}
 
@@ -119,30 +132,57 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			cfg.Log.Warn("consumer group error", "consumer", cfg.Name, "err", err)
 		}
 	}()
-	var consumeErr error
-	for runCtx.Err() == nil {
-		if err := group.Consume(runCtx, []string{cfg.Topic}, c); err != nil {
-			// Completion or the caller cancelled runCtx: the normal way out.
-			if errors.Is(err, sarama.ErrClosedConsumerGroup) || runCtx.Err() != nil {
-				break
-			}
-			consumeErr = fmt.Errorf("consume %s: %w", cfg.Topic, err)
-			break
+	consumed := make(chan error, 1)
+	go func() {
+		err := c.consume(runCtx, group)
+		if cerr := group.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("leave consumer group: %w", cerr)
 		}
-	}
-	if err := group.Close(); err != nil && consumeErr == nil {
-		consumeErr = fmt.Errorf("leave consumer group: %w", err)
+		_ = c.admin.Close()
+		consumed <- err
+	}()
+	drain, stopDrain := kafkaconn.AfterDone(runCtx, cfg.DrainTimeout)
+	defer stopDrain()
+	var consumeErr error
+	select {
+	case consumeErr = <-consumed:
+	case <-drain.Done():
+		consumeErr = fmt.Errorf("consumer did not leave group %s within %s of stopping", cfg.Group, cfg.DrainTimeout)
 	}
 	sum := c.summary()
 	select {
 	case <-complete:
 	default:
 		sum.Interrupted = true
+		if consumeErr != nil && sum.FirstError == "" {
+			sum.FirstError = consumeErr.Error()
+		}
 	}
 	if cfg.Metrics != nil {
 		cfg.Metrics.Done.Set(1)
 	}
 	return sum, consumeErr
+}
+
+// consume runs group sessions until ctx ends. A session that fails (the broker
+// restarting, a coordinator moving) is retried after a pause: the trial timeout, not
+// one error, decides when the cluster has been gone too long.
+func (c *consumer) consume(ctx context.Context, group sarama.ConsumerGroup) error {
+	for ctx.Err() == nil {
+		err := group.Consume(ctx, []string{c.cfg.Topic}, c)
+		switch {
+		case err == nil:
+		case errors.Is(err, sarama.ErrClosedConsumerGroup) || ctx.Err() != nil:
+			return nil
+		default:
+			c.cfg.Log.Warn("consume failed; retrying", "consumer", c.cfg.Name, "topic", c.cfg.Topic, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	return nil
 }
 
 // watchCompletion closes complete (and so ends Consume) once every partition's
@@ -239,12 +279,14 @@ func (c *consumer) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.C
 		return err
 	}
 	// Continue the marker mask from what the group committed for this partition.
+	st.mu.Lock()
 	if resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: {claim.Partition()}}); err == nil {
 		if blk := resp.GetBlock(c.cfg.Topic, claim.Partition()); blk != nil && blk.Offset >= 0 {
-			st.markers = parseMarkers(blk.Metadata)
+			st.markers |= parseMarkers(blk.Metadata)
 		}
 	}
 	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
+	st.mu.Unlock()
 	mt := c.cfg.Metrics
 	for {
 		select {
@@ -254,8 +296,11 @@ func (c *consumer) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.C
 			if !ok {
 				return nil
 			}
+			st.mu.Lock()
 			c.record(st, msg, mt)
-			sess.MarkMessage(msg, st.meta)
+			meta := st.meta
+			st.mu.Unlock()
+			sess.MarkMessage(msg, meta)
 		}
 	}
 }
@@ -341,6 +386,7 @@ func (c *consumer) summary() *summary.Summary {
 	out.Histogram(summary.EndToEndMicros, summary.NewLatency)
 	out.Histogram(summary.DeserializeNanos, summary.NewDuration)
 	for p, st := range c.parts {
+		st.mu.Lock()
 		for name, h := range st.sum.Histograms {
 			out.Histograms[name].Merge(h)
 		}
@@ -365,6 +411,7 @@ func (c *consumer) summary() *summary.Summary {
 			}
 			out.Received = append(out.Received, summary.Delivery{Producer: producer, Partition: int(p), Total: set.Total(), Intervals: set.Intervals()})
 		}
+		st.mu.Unlock()
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 // Package metrics exposes a worker's live counters and latency histograms on
-// /metrics for Prometheus. Every series carries the experiment, trial, codec, role and
-// worker labels. The exact numbers are in the worker's summary; these series are for
-// watching a run and for cross-checking its totals.
+// /metrics for Prometheus. Every series carries the experiment, experiment_uid,
+// trial, codec, role and worker labels. The exact numbers are in the worker's
+// summary; these series are for watching a run and for cross-checking its totals.
 package metrics
 
 import (
@@ -17,9 +17,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Labels identify a worker's series.
+// Labels identify a worker's series. ExperimentUID tells apart experiments of the
+// same name (Prometheus adds the namespace from the scraped pod).
 type Labels struct {
-	Experiment, Trial, Codec, Role, Worker string
+	Experiment, ExperimentUID, Trial, Codec, Role, Worker string
 }
 
 // Worker holds one worker's series.
@@ -46,7 +47,7 @@ type Worker struct {
 // New returns a worker's series registered in a registry of its own.
 func New(l Labels) *Worker {
 	reg := prometheus.NewRegistry()
-	constLabels := prometheus.Labels{"experiment": l.Experiment, "trial": l.Trial, "codec": l.Codec, "role": l.Role, "worker": l.Worker}
+	constLabels := prometheus.Labels{"experiment": l.Experiment, "experiment_uid": l.ExperimentUID, "trial": l.Trial, "codec": l.Codec, "role": l.Role, "worker": l.Worker}
 	f := func(name, help string) prometheus.Counter {
 		c := prometheus.NewCounter(prometheus.CounterOpts{Namespace: "serdebench", Name: name, Help: help, ConstLabels: constLabels})
 		reg.MustRegister(c)

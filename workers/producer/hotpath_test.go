@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serdebench/serdebench/internal/summary"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestHotPathAllocatesNothing: apart from the codec's own Marshal, the per-record

@@ -10,19 +10,18 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkaconn"
-	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/trial"
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
@@ -33,7 +32,7 @@ type Config struct {
 	Security   kafkaconn.Security
 	Topic      string
 	Experiment string
-	Trial      plan.Trial
+	Trial      trial.Trial
 	// ID is the producer's index within the trial (0..Producers-1).
 	ID int
 	// WaitGroup, if set, is the consumer group whose Trial.Consumers members must be
@@ -44,8 +43,14 @@ type Config struct {
 	Metrics *metrics.Worker
 	// Progress, if set, is incremented per acknowledged record.
 	Progress *atomic.Int64
-	Log      *slog.Logger
+	// DrainTimeout bounds how long the producer still waits for acknowledgements
+	// once ctx has ended (default DefaultDrainTimeout).
+	DrainTimeout time.Duration
+	Log          *slog.Logger
 }
+
+// DefaultDrainTimeout is how long a stopped worker waits for what is in flight.
+const DefaultDrainTimeout = 5 * time.Second
 
 // message is a pooled record: the sarama message, its header storage and its value
 // buffer, reused after acknowledgement so sending allocates nothing of its own.
@@ -55,6 +60,8 @@ type message struct {
 	vals     [5][8]byte
 	value    valueBytes
 	intended time.Time
+	seq      uint64
+	err      error
 	serNanos int64
 	payload  int64
 	measured bool
@@ -80,25 +87,37 @@ type run struct {
 	producer sarama.AsyncProducer
 	// free holds acknowledged messages for reuse. (sync.Pool would drop them at
 	// every GC and reallocate messages and their value buffers mid-run.)
-	free     chan *message
-	inflight sync.WaitGroup
-	acked    chan struct{}
+	free chan *message
+	// pending counts records handed to the client and not yet acknowledged or
+	// failed; idle is signalled when it drops to zero.
+	pending atomic.Int64
+	idle    chan struct{}
+	acked   chan struct{}
+	// stopAcks makes the acknowledgement goroutine return without waiting for the
+	// client (a drain that ran out of time).
+	stopAcks chan struct{}
 	// seqs is the next sequence number per partition (the sender's until it returns).
 	seqs []uint64
 
 	// owned by the acknowledgement goroutine
-	sum      summary.Summary
-	ack      *summary.Histogram
-	serHist  *summary.Histogram
-	delay    *summary.Histogram
-	winStart time.Time
+	sum        summary.Summary
+	ack        *summary.Histogram
+	serHist    *summary.Histogram
+	delay      *summary.Histogram
+	ackedSeqs  []summary.SeqSet
+	failedSeqs []summary.SeqSet
+	winStart   time.Time
 }
 
 // Run sends the trial's records and returns the producer's summary. Cancelling ctx
-// stops sending early; what was sent is still flushed, acknowledged and reported.
+// stops sending early: what is in flight gets DrainTimeout to be acknowledged, and
+// the summary is marked interrupted. Every wait is bounded by ctx and that deadline.
 func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
 	}
 	t := cfg.Trial
 	schema, err := payload.Lookup(t.Schema)
@@ -115,30 +134,39 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, codec: c, natives: make([]any, len(pool)), sizes: make([]int64, len(pool)), acked: make(chan struct{}, 1), seqs: make([]uint64, t.Partitions)}
+	r := &run{cfg: cfg, codec: c, natives: make([]any, len(pool)), sizes: make([]int64, len(pool)),
+		idle: make(chan struct{}, 1), acked: make(chan struct{}, 1), stopAcks: make(chan struct{}),
+		seqs: make([]uint64, t.Partitions), ackedSeqs: make([]summary.SeqSet, t.Partitions), failedSeqs: make([]summary.SeqSet, t.Partitions)}
+	maxValue := 0
 	for i, rec := range pool {
 		if r.natives[i], err = c.Native(rec); err != nil {
 			return nil, fmt.Errorf("prepare record %d: %w", i, err)
 		}
 		r.sizes[i] = int64(payload.JSONSize(rec))
+		// Untimed: the largest encoded value sizes the client's per-record limit.
+		b, err := c.Marshal(nil, r.natives[i])
+		if err != nil {
+			return nil, fmt.Errorf("serialize record %d: %w", i, err)
+		}
+		maxValue = max(maxValue, len(b))
 	}
 	r.free = make(chan *message, freeListSize)
 	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
-		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes), Sent: make([]int64, t.Partitions)}
+		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
 	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
 	r.serHist = r.sum.Histogram(summary.SerializeNanos, summary.NewDuration)
 	r.delay = r.sum.Histogram(summary.SendDelayMicros, summary.NewLatency)
 
-	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID))
+	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID), maxValue)
 	if err != nil {
 		return nil, err
 	}
 	if err := cfg.Security.Apply(scfg); err != nil {
 		return nil, err
 	}
-	client, err := sarama.NewClient(cfg.Brokers, scfg)
+	client, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to Kafka at %v: %w", cfg.Brokers, err)
+		return nil, err
 	}
 	defer func() { _ = client.Close() }()
 	if cfg.WaitGroup != "" {
@@ -153,23 +181,72 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	ackDone := make(chan struct{})
 	go r.handleAcks(ackDone)
 
+	// drain ends DrainTimeout after ctx does: a stopped producer still collects what
+	// is in flight, but not for long.
+	drain, stopDrain := kafkaconn.AfterDone(ctx, cfg.DrainTimeout)
+	defer stopDrain()
 	sendErr := r.send(ctx)
 	// Every record is acknowledged or failed before the end markers go out, so the
 	// markers are the producer's last records on every partition.
-	r.inflight.Wait()
-	markerErr := r.sendMarkers()
+	var markerErr error
+	if r.waitIdle(drain) && ctx.Err() == nil {
+		markerErr = r.sendMarkers(ctx)
+	}
 	r.producer.AsyncClose()
-	<-ackDone
+	select {
+	case <-ackDone:
+	case <-drain.Done():
+		// The client is still retrying: stop reading its channels and report what
+		// was acknowledged so far.
+		close(r.stopAcks)
+		<-ackDone
+	}
 	if cfg.Metrics != nil {
 		cfg.Metrics.Done.Set(1)
 	}
+	r.finishSummary()
 	if ctx.Err() != nil {
 		r.sum.Interrupted = true
 	}
-	if err := errors.Join(sendErr, markerErr); err != nil {
-		return &r.sum, err
+	return &r.sum, errors.Join(sendErr, markerErr)
+}
+
+// finishSummary moves the sequence sets into the summary (after the acknowledgement
+// goroutine has returned).
+func (r *run) finishSummary() {
+	r.sum.Unacknowledged = r.pending.Load()
+	for p := range r.ackedSeqs {
+		if s := &r.ackedSeqs[p]; s.Distinct() > 0 {
+			r.sum.Acked = append(r.sum.Acked, summary.Delivery{Producer: r.cfg.ID, Partition: p, Total: s.Total(), Intervals: s.Intervals()})
+		}
+		if s := &r.failedSeqs[p]; s.Distinct() > 0 {
+			r.sum.Failed = append(r.sum.Failed, summary.Delivery{Producer: r.cfg.ID, Partition: p, Total: s.Total(), Intervals: s.Intervals()})
+		}
 	}
-	return &r.sum, nil
+}
+
+// waitIdle waits until nothing is in flight; false if ctx ended first.
+func (r *run) waitIdle(ctx context.Context) bool {
+	for r.pending.Load() != 0 {
+		select {
+		case <-r.idle:
+		case <-ctx.Done():
+			return r.pending.Load() == 0
+		}
+	}
+	return true
+}
+
+// handOver gives a message to the client unless ctx ends first.
+func (r *run) handOver(ctx context.Context, m *message) bool {
+	r.pending.Add(1)
+	select {
+	case r.producer.Input() <- &m.pm:
+		return true
+	case <-ctx.Done():
+		r.pending.Add(-1)
+		return false
+	}
 }
 
 // send runs the schedule: record i is due at start + i/rate (open loop) or as soon as
@@ -231,14 +308,10 @@ func (r *run) send(ctx context.Context) error {
 		}
 		p := i % parts
 		m.value.b = b
-		m.intended, m.serNanos, m.payload, m.measured, m.marker = intended, ser, r.sizes[idx], !warmup, false
+		m.intended, m.serNanos, m.payload, m.measured, m.marker, m.seq, m.err = intended, ser, r.sizes[idx], !warmup, false, seqs[p], nil
 		m.fill(r.cfg.Topic, int32(p), uint32(r.cfg.ID), seqs[p], intended, actual, warmup)
 		seqs[p]++
-		r.inflight.Add(1)
-		select {
-		case r.producer.Input() <- &m.pm:
-		case <-ctx.Done():
-			r.inflight.Done()
+		if !r.handOver(ctx, m) {
 			return nil
 		}
 		if single {
@@ -293,7 +366,7 @@ func (r *run) setWindowStart(t time.Time) {
 	r.winStart = t
 }
 
-// handleAcks owns the summary's counters and histograms.
+// handleAcks owns the summary's counters, histograms and sequence sets.
 func (r *run) handleAcks(done chan struct{}) {
 	defer close(done)
 	succ, errs := r.producer.Successes(), r.producer.Errors()
@@ -311,15 +384,20 @@ func (r *run) handleAcks(done chan struct{}) {
 				continue
 			}
 			r.acknowledge(pe.Msg.Metadata.(*message), pe.Err, time.Now())
+		case <-r.stopAcks:
+			return
 		}
 	}
 }
 
 func (r *run) acknowledge(m *message, err error, now time.Time) {
-	defer r.inflight.Done()
 	mt := r.cfg.Metrics
+	p := m.pm.Partition
 	switch {
+	case m.marker:
+		m.err = err
 	case err != nil:
+		r.failedSeqs[p].Add(int64(m.seq))
 		r.sum.Errors++
 		if r.sum.FirstError == "" {
 			r.sum.FirstError = err.Error()
@@ -327,9 +405,8 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		if mt != nil {
 			mt.Errors.Inc()
 		}
-	case m.marker:
 	case m.measured:
-		r.sum.Sent[m.pm.Partition]++
+		r.ackedSeqs[p].Add(int64(m.seq))
 		r.sum.Records++
 		r.sum.SerializedBytes += int64(len(m.value.b))
 		r.sum.PayloadBytes += m.payload
@@ -355,7 +432,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 			r.cfg.Progress.Add(1)
 		}
 	default:
-		r.sum.Sent[m.pm.Partition]++
+		r.ackedSeqs[p].Add(int64(m.seq))
 		r.sum.WarmupRecords++
 		if mt != nil {
 			mt.WarmupRecords.Inc()
@@ -370,21 +447,60 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		default:
 		}
 	}
+	if r.pending.Add(-1) == 0 {
+		select {
+		case r.idle <- struct{}{}:
+		default:
+		}
+	}
 }
 
+// markerAttempts bounds how often an end record is re-sent after an error.
+const markerAttempts = 10
+
 // sendMarkers writes one end record per partition carrying the number of records
-// this producer assigned to it, and waits for their acknowledgement.
-func (r *run) sendMarkers() error {
-	parts := int(r.cfg.Trial.Partitions)
-	for p := range parts {
-		m := &message{marker: true}
-		m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], uint32(r.cfg.ID))}
-		m.hdrs[1] = sarama.RecordHeader{Key: []byte(wire.End), Value: wire.PutUint64(m.vals[1][:], r.seqs[p])}
-		m.pm = sarama.ProducerMessage{Topic: r.cfg.Topic, Partition: int32(p), Headers: m.hdrs[:2], Metadata: m}
-		r.inflight.Add(1)
-		r.producer.Input() <- &m.pm
+// this producer assigned to it, and waits for their acknowledgement, re-sending
+// those that failed: without them the consumers would wait for the trial timeout.
+func (r *run) sendMarkers(ctx context.Context) error {
+	todo := make([]int, r.cfg.Trial.Partitions)
+	for p := range todo {
+		todo[p] = p
 	}
-	r.inflight.Wait()
+	var lastErr error
+	for attempt := 1; len(todo) > 0; attempt++ {
+		if attempt > markerAttempts {
+			return fmt.Errorf("end records for partitions %v failed %d times: %w", todo, markerAttempts, lastErr)
+		}
+		if attempt > 1 {
+			select {
+			case <-time.After(200 * time.Millisecond):
+			case <-ctx.Done():
+				return nil // interrupted: the summary says so
+			}
+		}
+		sent := make([]*message, 0, len(todo))
+		for _, p := range todo {
+			m := &message{marker: true}
+			m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], uint32(r.cfg.ID))}
+			m.hdrs[1] = sarama.RecordHeader{Key: []byte(wire.End), Value: wire.PutUint64(m.vals[1][:], r.seqs[p])}
+			m.pm = sarama.ProducerMessage{Topic: r.cfg.Topic, Partition: int32(p), Headers: m.hdrs[:2], Metadata: m}
+			if !r.handOver(ctx, m) {
+				return nil
+			}
+			sent = append(sent, m)
+		}
+		if !r.waitIdle(ctx) {
+			return nil
+		}
+		// waitIdle returned after the acknowledgements were handled (happens-before
+		// through pending and idle), so m.err is safe to read.
+		todo = todo[:0]
+		for _, m := range sent {
+			if m.err != nil {
+				todo, lastErr = append(todo, int(m.pm.Partition)), m.err
+			}
+		}
+	}
 	return nil
 }
 

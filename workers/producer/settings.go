@@ -7,20 +7,26 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkaconn"
-	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
-// SaramaConfig maps a trial's producer settings onto sarama. docs/producer-settings.md
-// explains each mapping and where sarama differs from the Java client.
-func SaramaConfig(s plan.Settings, clientID string) (*sarama.Config, error) {
+// recordOverheadBytes bounds what a record adds to its value on the wire (record
+// framing and serdebench's five headers), for sizing the per-partition batch cap.
+const recordOverheadBytes = 256
+
+// SaramaConfig maps a trial's producer settings onto sarama. maxValueBytes is the
+// largest value the producer will send: the per-partition batch cap never rejects a
+// single record (Java sends a record larger than batch.size in a batch of its own).
+// docs/producer-settings.md explains each mapping and where sarama differs from the
+// Java client.
+func SaramaConfig(s trial.Settings, clientID string, maxValueBytes int) (*sarama.Config, error) {
 	c := kafkaconn.Base(clientID)
 	c.Producer.Return.Successes = true
 	c.Producer.Return.Errors = true
 	// The worker chooses partitions itself (round-robin) so that sequence numbers are
 	// per partition and the consumer can detect loss exactly.
 	c.Producer.Partitioner = sarama.NewManualPartitioner
-	c.Producer.MaxMessageBytes = 10 << 20
 
 	switch s.Acks {
 	case v1alpha1.AcksNone:
@@ -56,12 +62,25 @@ func SaramaConfig(s plan.Settings, clientID string) (*sarama.Config, error) {
 		c.Producer.Flush.Bytes = 0
 		c.Producer.Flush.Frequency = 0
 		c.Producer.Flush.MaxMessages = 1
+		c.Producer.MaxMessageBytes = maxValueBytes + recordOverheadBytes
 	case v1alpha1.ModeBatch:
-		c.Producer.Flush.Bytes = int(s.BatchSizeBytes)
-		c.Producer.Flush.Frequency = time.Duration(s.LingerMs) * time.Millisecond
-		if s.BatchSizeBytes == 0 {
-			// Java's batch.size=0 disables batching.
+		// batch.size caps each partition's batch in both clients: sarama's
+		// MaxMessageBytes is its per-partition limit (a record that would overflow it
+		// waits for the next request).
+		c.Producer.MaxMessageBytes = max(int(s.BatchSizeBytes), maxValueBytes+recordOverheadBytes)
+		switch {
+		case s.BatchSizeBytes == 0:
+			// Java's batch.size=0 disables batching: every record is its own batch,
+			// sent at once whatever linger.ms says.
 			c.Producer.Flush.MaxMessages = 1
+		case s.LingerMs == 0:
+			// Java's linger.ms=0 sends as soon as the sender is free; records that
+			// arrive meanwhile join the next request, up to batch.size per partition.
+			// In sarama that is all flush triggers at zero. (A byte trigger without a
+			// timer would hold the last partial batch forever.)
+		default:
+			c.Producer.Flush.Bytes = int(s.BatchSizeBytes)
+			c.Producer.Flush.Frequency = time.Duration(s.LingerMs) * time.Millisecond
 		}
 	default:
 		return nil, fmt.Errorf("mode %q: want batch or single", s.Mode)

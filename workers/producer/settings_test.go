@@ -7,12 +7,12 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func TestSaramaConfigMapping(t *testing.T) {
-	s := plan.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3}
-	c, err := SaramaConfig(s, "x")
+	s := trial.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3}
+	c, err := SaramaConfig(s, "x", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 
 	for acks, want := range map[string]sarama.RequiredAcks{"0": sarama.NoResponse, "1": sarama.WaitForLocal, "all": sarama.WaitForAll} {
 		s.Acks = v1alpha1.Acks(acks)
-		c, err := SaramaConfig(s, "x")
+		c, err := SaramaConfig(s, "x", 1000)
 		if err != nil || c.Producer.RequiredAcks != want {
 			t.Errorf("acks %s: %v %v", acks, c.Producer.RequiredAcks, err)
 		}
@@ -36,7 +36,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 	for name, want := range map[string]sarama.CompressionCodec{"none": sarama.CompressionNone, "gzip": sarama.CompressionGZIP,
 		"snappy": sarama.CompressionSnappy, "lz4": sarama.CompressionLZ4, "zstd": sarama.CompressionZSTD} {
 		s.Compression = v1alpha1.Compression(name)
-		c, err := SaramaConfig(s, "x")
+		c, err := SaramaConfig(s, "x", 1000)
 		if err != nil || c.Producer.Compression != want {
 			t.Errorf("compression %s: %v %v", name, c.Producer.Compression, err)
 		}
@@ -44,21 +44,57 @@ func TestSaramaConfigMapping(t *testing.T) {
 }
 
 func TestSaramaConfigSingleAndIdempotent(t *testing.T) {
-	c, err := SaramaConfig(plan.Settings{Mode: "single", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "none", MaxInFlight: 5}, "x")
+	c, err := SaramaConfig(trial.Settings{Mode: "single", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "none", MaxInFlight: 5}, "x", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Producer.Flush.Frequency != 0 || c.Producer.Flush.Bytes != 0 || c.Producer.Flush.MaxMessages != 1 {
 		t.Errorf("single mode must not batch or linger: %+v", c.Producer.Flush)
 	}
-	c, err = SaramaConfig(plan.Settings{Mode: "batch", Acks: "all", Compression: "none", MaxInFlight: 1, Idempotent: true}, "x")
+	c, err = SaramaConfig(trial.Settings{Mode: "batch", Acks: "all", Compression: "none", MaxInFlight: 1, Idempotent: true}, "x", 1000)
 	if err != nil || !c.Producer.Idempotent {
 		t.Fatalf("idempotent: %v", err)
 	}
-	if _, err := SaramaConfig(plan.Settings{Mode: "batch", Acks: "1", Compression: "none", MaxInFlight: 5, Idempotent: true}, "x"); err == nil {
+	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "1", Compression: "none", MaxInFlight: 5, Idempotent: true}, "x", 1000); err == nil {
 		t.Error("idempotent with acks=1 must be rejected")
 	}
-	if _, err := SaramaConfig(plan.Settings{Mode: "batch", Acks: "2", Compression: "none", MaxInFlight: 5}, "x"); err == nil {
+	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "2", Compression: "none", MaxInFlight: 5}, "x", 1000); err == nil {
 		t.Error("acks=2 must be rejected")
+	}
+}
+
+// TestLingerAndBatchMapping: linger 0 sends as soon as possible (all of sarama's
+// flush triggers at zero: a byte trigger without a timer would strand the last
+// partial batch), batch.size caps each partition's batch, batch 0 disables batching,
+// and the cap never rejects a record larger than batch.size.
+func TestLingerAndBatchMapping(t *testing.T) {
+	base := trial.Settings{Mode: "batch", Acks: "1", Compression: "none", MaxInFlight: 5}
+	for _, c := range []struct {
+		batch, linger      int32
+		bytes, maxMessages int
+		frequency          time.Duration
+		partitionCap       int
+	}{
+		{batch: 65536, linger: 0, partitionCap: 65536},
+		{batch: 16384, linger: 100, bytes: 16384, frequency: 100 * time.Millisecond, partitionCap: 16384},
+		{batch: 0, linger: 100, maxMessages: 1, partitionCap: 1000 + recordOverheadBytes},
+		{batch: 0, linger: 0, maxMessages: 1, partitionCap: 1000 + recordOverheadBytes},
+		{batch: 512, linger: 5, bytes: 512, frequency: 5 * time.Millisecond, partitionCap: 1000 + recordOverheadBytes},
+	} {
+		s := base
+		s.BatchSizeBytes, s.LingerMs = c.batch, c.linger
+		cfg, err := SaramaConfig(s, "x", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := cfg.Producer.Flush
+		if f.Bytes != c.bytes || f.Frequency != c.frequency || f.Messages != 0 || f.MaxMessages != c.maxMessages || cfg.Producer.MaxMessageBytes != c.partitionCap {
+			t.Errorf("batch %d linger %d: flush %+v, partition cap %d; want bytes %d frequency %s max messages %d cap %d",
+				c.batch, c.linger, f, cfg.Producer.MaxMessageBytes, c.bytes, c.frequency, c.maxMessages, c.partitionCap)
+		}
+		// A byte trigger must always come with a timer, or a partial batch waits forever.
+		if f.Bytes > 0 && f.Frequency == 0 {
+			t.Errorf("batch %d linger %d: byte trigger without a timer", c.batch, c.linger)
+		}
 	}
 }

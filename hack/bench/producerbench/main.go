@@ -16,8 +16,8 @@ import (
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
-	"github.com/serdebench/serdebench/internal/summary"
 	"github.com/serdebench/serdebench/workers/producer"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 func main() {

@@ -1,4 +1,4 @@
-package controllers
+package protocol
 
 import "testing"
 
@@ -10,11 +10,11 @@ func TestLastSummaryLine(t *testing.T) {
 {"time":"t","level":"WARN","msg":"late"}
 {"role":"producer","worker":"0","records":2}
 `)
-	got, err := lastSummaryLine(log)
+	got, err := LastSummaryLine(log)
 	if err != nil || got != `{"role":"producer","worker":"0","records":2}` {
 		t.Fatalf("got %q, %v", got, err)
 	}
-	if _, err := lastSummaryLine([]byte("{\"level\":\"ERROR\"}\n")); err == nil {
+	if _, err := LastSummaryLine([]byte("{\"level\":\"ERROR\"}\n")); err == nil {
 		t.Fatal("want an error for a log without a summary")
 	}
 }

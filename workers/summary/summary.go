@@ -4,10 +4,6 @@ import (
 	"time"
 )
 
-// InLogMarker is a worker's termination message when its summary was too large for
-// it: the summary is then the last line of the container's log.
-const InLogMarker = `{"summaryInLog":true}`
-
 // Roles of workers.
 const (
 	RoleProducer = "producer"
@@ -64,24 +60,31 @@ type Summary struct {
 	// Histograms by name (see the *Nanos and *Micros constants).
 	Histograms map[string]*Histogram `json:"histograms"`
 
-	// Sent is the producer's per-partition count of acknowledged records, warmup
-	// included: index i is partition i.
-	Sent []int64 `json:"sent,omitempty"`
+	// Acked is, per partition, the sequence numbers the producer got an
+	// acknowledgement for (warmup included; with acks=0, those written to the socket).
+	Acked []Delivery `json:"acked,omitempty"`
+	// Failed is, per partition, the sequence numbers whose send failed (the client
+	// gave up after its retries). The broker may still have stored some of them.
+	Failed []Delivery `json:"failed,omitempty"`
+	// Unacknowledged counts records handed to the client that had neither an
+	// acknowledgement nor an error when the producer stopped (only when interrupted).
+	Unacknowledged int64 `json:"unacknowledged,omitempty"`
 	// Received is the consumer's record of which sequence numbers arrived, warmup
 	// included, by producer and partition.
 	Received []Delivery `json:"received,omitempty"`
-	// Interrupted is true when the worker stopped early (SIGTERM or timeout).
+	// Interrupted is true when the worker stopped before its trial was complete
+	// (SIGTERM, timeout): its numbers are partial and the trial must not count.
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
-// Delivery is the set of sequence numbers one consumer received from one producer on
-// one partition, as sorted half-open intervals, and how many arrived in total
-// (duplicates included).
+// Delivery is a set of sequence numbers of one producer on one partition, as sorted
+// half-open intervals: what a consumer received (Total counts duplicates too), or
+// what a producer got acknowledged or saw fail.
 type Delivery struct {
-	Producer  int        `json:"producer"`
-	Partition int        `json:"partition"`
-	Total     int64      `json:"total"`
-	Intervals [][2]int64 `json:"intervals"`
+	Producer  int       `json:"producer"`
+	Partition int       `json:"partition"`
+	Total     int64     `json:"total"`
+	Intervals Intervals `json:"intervals"`
 }
 
 // Histogram returns the named histogram, creating it if needed.

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -48,16 +49,26 @@ type Result struct {
 	Serialize   Percentiles `json:"serializeNanos"`
 	Deserialize Percentiles `json:"deserializeNanos"`
 
-	// Sent is acknowledged records, warmup included, all producers.
+	// Sent is records acknowledged by the brokers, warmup included, all producers
+	// (with acks=0: written to the connection).
 	Sent int64 `json:"sent"`
+	// Failed is records whose send failed after the client's retries.
+	Failed int64 `json:"failed"`
 	// Delivered is distinct records received.
 	Delivered int64 `json:"delivered"`
-	// Lost is acknowledged records never received.
+	// Lost is acknowledged records never received: the set difference acked ∖
+	// received per producer and partition.
 	Lost int64 `json:"lost"`
+	// UnacknowledgedDelivered is records received that the producer never saw
+	// acknowledged (failed or unanswered sends the broker stored anyway).
+	UnacknowledgedDelivered int64 `json:"unacknowledgedDelivered"`
 	// Duplicated is records received more than once (extra copies).
 	Duplicated int64 `json:"duplicated"`
 	// Errors is failed sends plus failed decodes.
 	Errors int64 `json:"errors"`
+	// Interrupted names the workers that stopped before the trial was complete; a
+	// result with any is partial and fails the trial.
+	Interrupted []string `json:"interrupted,omitempty"`
 	// Warnings say what the numbers cannot be trusted for (clamped values, interrupts).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -90,8 +101,8 @@ func Merge(summaries []*Summary) (*Result, error) {
 	var pStart, pEnd, cStart, cEnd time.Time
 	var serBytes, payBytes, serNanos, deserNanos, consumed int64
 	type key struct{ producer, partition int }
-	sent := map[key]int64{}
-	received := map[key][][2]int64{}
+	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
+	producers := map[int]bool{}
 	var totalReceived int64
 	for _, s := range summaries {
 		for name, h := range s.Histograms {
@@ -105,7 +116,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: %d errors, first: %s", s.Role, s.Worker, s.Errors, s.FirstError))
 		}
 		if s.Interrupted {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s stopped early", s.Role, s.Worker))
+			r.Interrupted = append(r.Interrupted, s.Role+" "+s.Worker)
 		}
 		switch s.Role {
 		case RoleProducer:
@@ -119,9 +130,17 @@ func Merge(summaries []*Summary) (*Result, error) {
 			if _, err := fmt.Sscanf(s.Worker, "%d", &id); err != nil {
 				return nil, fmt.Errorf("producer summary with non-numeric worker %q", s.Worker)
 			}
-			for p, n := range s.Sent {
-				sent[key{id, p}] += n
-				r.Sent += n
+			producers[id] = true
+			for _, d := range s.Acked {
+				k := key{id, d.Partition}
+				acked[k] = append(acked[k], d.Intervals...)
+			}
+			for _, d := range s.Failed {
+				k := key{id, d.Partition}
+				failed[k] = append(failed[k], d.Intervals...)
+			}
+			if s.Unacknowledged > 0 {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("producer %s: %d records neither acknowledged nor failed when it stopped", s.Worker, s.Unacknowledged))
 			}
 		case RoleConsumer:
 			r.Consumers++
@@ -137,19 +156,24 @@ func Merge(summaries []*Summary) (*Result, error) {
 			return nil, fmt.Errorf("summary with unknown role %q", s.Role)
 		}
 	}
+	for k, ivs := range acked {
+		r.Sent += ivs.Size()
+		r.Lost += ivs.Minus(received[k]).Size()
+	}
+	for _, ivs := range failed {
+		r.Failed += ivs.Size()
+	}
 	for k, ivs := range received {
-		n := unionSize(ivs)
-		r.Delivered += n
-		if _, ok := sent[k]; !ok {
+		r.Delivered += ivs.Size()
+		r.UnacknowledgedDelivered += ivs.Minus(acked[k]).Size()
+		if !producers[k.producer] {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("received records from unknown producer %d partition %d", k.producer, k.partition))
 		}
 	}
-	for k, n := range sent {
-		if got := unionSize(received[k]); got < n {
-			r.Lost += n - got
-		}
-	}
 	r.Duplicated = totalReceived - r.Delivered
+	if len(r.Interrupted) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("stopped before the trial was complete: %s", strings.Join(r.Interrupted, ", ")))
+	}
 	if w := pEnd.Sub(pStart).Seconds(); w > 0 {
 		r.WindowSeconds = w
 		r.RecordsPerSecond = float64(r.Records) / w

@@ -22,7 +22,7 @@ func TestMergeIsExact(t *testing.T) {
 			all.Record(v)
 		}
 		s.Records = 1000
-		s.Sent = []int64{1000}
+		s.Acked = []Delivery{{Partition: 0, Intervals: Intervals{{0, 1000}}}}
 		// Round-trip through JSON, as summaries travel.
 		b, err := json.Marshal(s)
 		if err != nil {
@@ -70,7 +70,7 @@ func TestMergeDelivery(t *testing.T) {
 	}
 	a.Add(7) // duplicate within one consumer
 	sums := []*Summary{
-		{Role: RoleProducer, Worker: "0", Sent: []int64{100, 5}},
+		{Role: RoleProducer, Worker: "0", Acked: []Delivery{{Partition: 0, Intervals: Intervals{{0, 100}}}, {Partition: 1, Intervals: Intervals{{0, 5}}}}},
 		{Role: RoleConsumer, Worker: "c0", Received: []Delivery{{Producer: 0, Partition: 0, Total: a.Total(), Intervals: a.Intervals()}}},
 		{Role: RoleConsumer, Worker: "c1", Received: []Delivery{{Producer: 0, Partition: 0, Total: b.Total(), Intervals: b.Intervals()}}},
 	}
@@ -79,8 +79,73 @@ func TestMergeDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Partition 0: 99 of 100 arrived (42 lost); partition 1: none of 5 arrived.
-	if r.Lost != 1+5 || r.Delivered != 99 || r.Duplicated != 11 || r.Sent != 105 {
-		t.Errorf("lost %d delivered %d duplicated %d sent %d", r.Lost, r.Delivered, r.Duplicated, r.Sent)
+	if r.Lost != 1+5 || r.Delivered != 99 || r.Duplicated != 11 || r.Sent != 105 || r.UnacknowledgedDelivered != 0 {
+		t.Errorf("lost %d delivered %d duplicated %d sent %d unacked-delivered %d", r.Lost, r.Delivered, r.Duplicated, r.Sent, r.UnacknowledgedDelivered)
+	}
+}
+
+// TestMergeLossIsASetDifference: a record whose send failed but which the broker
+// stored anyway must not hide a lost acknowledged record, as a count difference
+// (acked − received) would.
+func TestMergeLossIsASetDifference(t *testing.T) {
+	sums := []*Summary{
+		// Sequence 5 failed (timeout) but was stored; 3 was acknowledged but never read.
+		{Role: RoleProducer, Worker: "0", Acked: []Delivery{{Partition: 0, Intervals: Intervals{{0, 5}, {6, 10}}}},
+			Failed: []Delivery{{Partition: 0, Intervals: Intervals{{5, 6}}}}, Errors: 1, FirstError: "timeout"},
+		{Role: RoleConsumer, Worker: "c0", Received: []Delivery{{Producer: 0, Partition: 0, Total: 9, Intervals: Intervals{{0, 3}, {4, 10}}}}},
+	}
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sent != 9 || r.Delivered != 9 || r.Lost != 1 || r.Failed != 1 || r.UnacknowledgedDelivered != 1 || r.Duplicated != 0 {
+		t.Fatalf("sent %d delivered %d lost %d failed %d unacked-delivered %d dup %d", r.Sent, r.Delivered, r.Lost, r.Failed, r.UnacknowledgedDelivered, r.Duplicated)
+	}
+}
+
+func TestMergeInterrupted(t *testing.T) {
+	r, err := Merge([]*Summary{{Role: RoleProducer, Worker: "0", Interrupted: true}, {Role: RoleConsumer, Worker: "c0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Interrupted) != 1 || r.Interrupted[0] != "producer 0" {
+		t.Fatalf("interrupted %v", r.Interrupted)
+	}
+}
+
+func TestIntervalsMinus(t *testing.T) {
+	for _, c := range []struct {
+		a, b Intervals
+		want int64
+	}{
+		{Intervals{{0, 10}}, nil, 10},
+		{Intervals{{0, 10}}, Intervals{{0, 10}}, 0},
+		{Intervals{{0, 10}}, Intervals{{2, 3}, {5, 7}}, 7},
+		{Intervals{{5, 7}, {0, 10}}, Intervals{{-5, 1}, {9, 20}}, 8},      // unsorted, overlapping
+		{Intervals{{0, 3}, {10, 13}}, Intervals{{2, 11}}, 4},              // one spans a gap
+		{Intervals{{0, 3}, {3, 6}}, Intervals{{1, 2}, {2, 4}, {5, 5}}, 3}, // touching, empty
+	} {
+		if got := c.a.Minus(c.b).Size(); got != c.want {
+			t.Errorf("%v ∖ %v: size %d, want %d (%v)", c.a, c.b, got, c.want, c.a.Minus(c.b))
+		}
+		// Brute force agrees.
+		in := func(s Intervals, v int64) bool {
+			for _, iv := range s {
+				if v >= iv[0] && v < iv[1] {
+					return true
+				}
+			}
+			return false
+		}
+		var n int64
+		for v := int64(-10); v < 30; v++ {
+			if in(c.a, v) && !in(c.b, v) {
+				n++
+			}
+		}
+		if n != c.want {
+			t.Errorf("brute force %d, table %d", n, c.want)
+		}
 	}
 }
 
@@ -89,7 +154,7 @@ func TestSeqSetIntervals(t *testing.T) {
 	for _, v := range []int64{0, 1, 2, 5, 63, 64, 65, 200} {
 		s.Add(v)
 	}
-	want := [][2]int64{{0, 3}, {5, 6}, {63, 66}, {200, 201}}
+	want := Intervals{{0, 3}, {5, 6}, {63, 66}, {200, 201}}
 	got := s.Intervals()
 	if len(got) != len(want) {
 		t.Fatalf("got %v want %v", got, want)

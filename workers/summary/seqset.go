@@ -1,7 +1,5 @@
 package summary
 
-import "sort"
-
 // SeqSet records which sequence numbers of one producer on one partition arrived. It
 // is a growable bitset: O(1) and allocation-free per record once grown.
 type SeqSet struct {
@@ -36,8 +34,8 @@ func (s *SeqSet) Distinct() int64 { return s.distinct }
 func (s *SeqSet) Total() int64 { return s.total }
 
 // Intervals returns the set as sorted half-open [from, to) intervals.
-func (s *SeqSet) Intervals() [][2]int64 {
-	var out [][2]int64
+func (s *SeqSet) Intervals() Intervals {
+	var out Intervals
 	start := int64(-1)
 	for w, word := range s.bits {
 		for b := range 64 {
@@ -56,28 +54,4 @@ func (s *SeqSet) Intervals() [][2]int64 {
 		out = append(out, [2]int64{start, int64(len(s.bits) * 64)})
 	}
 	return out
-}
-
-// unionSize returns the number of distinct values covered by the intervals.
-func unionSize(ivs [][2]int64) int64 {
-	if len(ivs) == 0 {
-		return 0
-	}
-	sorted := append([][2]int64(nil), ivs...)
-	sortIntervals(sorted)
-	var n int64
-	cur := sorted[0]
-	for _, iv := range sorted[1:] {
-		if iv[0] <= cur[1] {
-			cur[1] = max(cur[1], iv[1])
-			continue
-		}
-		n += cur[1] - cur[0]
-		cur = iv
-	}
-	return n + cur[1] - cur[0]
-}
-
-func sortIntervals(ivs [][2]int64) {
-	sort.Slice(ivs, func(i, j int) bool { return ivs[i][0] < ivs[j][0] })
 }

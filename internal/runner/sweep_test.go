@@ -1,0 +1,108 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/trial"
+)
+
+// TestProducerSettingsSweep runs every combination of linger {0, 1, 100} ms, batch
+// size {0, 16 KiB, 1 MiB}, acks {0, 1, all} and mode {batch, single} through the real
+// broker, as `serdebench run` would: every trial must finish (a setting that strands
+// a partial batch hangs until the deadline and fails) and deliver what was sent.
+// With acks=0 the producer cannot know what the broker stored: a loss is allowed
+// there only if the result says so.
+func TestProducerSettingsSweep(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	// Odd counts leave a partial last batch on every partition.
+	records := int64(2001)
+	s := v1alpha1.ExperimentSpec{
+		Codecs:    []v1alpha1.Codec{v1alpha1.CodecProtobuf},
+		Payload:   v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}},
+		Records:   &records,
+		Warmup:    v1alpha1.Warmup{Records: 101},
+		Consumers: 2,
+		PoolSize:  64,
+		Matrix: &v1alpha1.Matrix{
+			LingerMs:       []int32{0, 1, 100},
+			BatchSizeBytes: []int32{0, 16384, 1 << 20},
+			Acks:           []v1alpha1.Acks{v1alpha1.AcksNone, v1alpha1.AcksLeader, v1alpha1.AcksAll},
+			Mode:           []v1alpha1.Mode{v1alpha1.ModeBatch, v1alpha1.ModeSingle},
+		},
+	}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 54 {
+		t.Fatalf("%d trials, want 54", len(trials))
+	}
+	started := map[string]time.Time{}
+	start := time.Now()
+	results, err := runner.Run(context.Background(), trials, runner.Options{Brokers: brokers, Experiment: "it-sweep",
+		TrialTimeout: time.Minute, OnTrial: func(tr trial.Trial) { started[tr.Name] = time.Now() }})
+	if err != nil {
+		t.Fatalf("after %d of %d trials: %v", len(results), len(trials), err)
+	}
+	var slowest time.Duration
+	var slowestName string
+	for i, res := range results {
+		tr, r := res.Trial, res.Result
+		took := time.Since(started[tr.Name])
+		if i+1 < len(results) {
+			took = started[results[i+1].Trial.Name].Sub(started[tr.Name])
+		}
+		if took > slowest {
+			slowest, slowestName = took, tr.Name+" "+tr.Settings.Describe()
+		}
+		label := fmt.Sprintf("%s (%s)", tr.Name, tr.Settings.Describe())
+		want := records + 101
+		if r.Records != records || r.Failed != 0 || r.Duplicated != 0 {
+			t.Errorf("%s: measured %d of %d, failed %d, duplicated %d", label, r.Records, records, r.Failed, r.Duplicated)
+		}
+		if tr.Settings.Acks == v1alpha1.AcksNone {
+			if r.Delivered+r.Lost != r.Sent || r.Sent != want {
+				t.Errorf("%s: sent %d delivered %d lost %d", label, r.Sent, r.Delivered, r.Lost)
+			}
+			if r.Lost > 0 && !strings.Contains(strings.Join(r.Warnings, " "), "acks=0") {
+				t.Errorf("%s: %d lost with acks=0 but no warning says why: %v", label, r.Lost, r.Warnings)
+			}
+			continue
+		}
+		if r.Sent != want || r.Delivered != want || r.Lost != 0 || r.UnacknowledgedDelivered != 0 {
+			t.Errorf("%s: sent %d delivered %d lost %d unacknowledged-delivered %d, want %d delivered", label, r.Sent, r.Delivered, r.Lost, r.UnacknowledgedDelivered, want)
+		}
+	}
+	t.Logf("54 trials in %s (mean %s; slowest %s: %s)", time.Since(start).Round(time.Millisecond),
+		(time.Since(start) / 54).Round(time.Millisecond), slowestName, slowest.Round(time.Millisecond))
+}
+
+// TestLingerZeroFinishes is the reported reproduction: linger 0 with a 64 KiB batch
+// and a record count that leaves a partial last batch used to hang forever.
+func TestLingerZeroFinishes(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	records := int64(20001)
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{v1alpha1.CodecProtobuf},
+		Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}}, Records: &records,
+		Producer: v1alpha1.ProducerSettings{BatchSizeBytes: ptr(int32(65536)), LingerMs: ptr(int32(0))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := runner.RunTrial(context.Background(), trials[0], runner.Options{Brokers: brokers, Experiment: "it-linger0", TrialTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Result; r.Records != records || r.Delivered != records || r.Lost != 0 {
+		t.Fatalf("records %d delivered %d lost %d", r.Records, r.Delivered, r.Lost)
+	}
+	t.Logf("finished in %s, %.0f rec/s", time.Since(start).Round(time.Millisecond), res.Result.RecordsPerSecond)
+}

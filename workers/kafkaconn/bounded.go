@@ -1,0 +1,45 @@
+package kafkaconn
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/IBM/sarama"
+)
+
+// NewClient connects to the brokers, giving up when ctx ends even if sarama's own
+// dial and metadata retries would go on.
+func NewClient(ctx context.Context, brokers []string, cfg *sarama.Config) (sarama.Client, error) {
+	type result struct {
+		c   sarama.Client
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := sarama.NewClient(brokers, cfg)
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("connect to Kafka at %v: %w", brokers, r.err)
+		}
+		return r.c, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				_ = r.c.Close()
+			}
+		}()
+		return nil, fmt.Errorf("connect to Kafka at %v: %w", brokers, ctx.Err())
+	}
+}
+
+// AfterDone returns a context that ends grace after ctx ends, never before: a
+// stopped worker still drains what is in flight, but not for long.
+func AfterDone(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancel(context.Background())
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	return out, func() { stop(); cancel() }
+}

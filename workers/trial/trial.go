@@ -1,0 +1,84 @@
+// Package trial defines what one worker is asked to run: a trial's codec, payload
+// and fully resolved producer settings. It is the contract between the planner (and
+// the operator) above and the workers below.
+package trial
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+)
+
+// Settings are a trial's effective producer settings: nothing left unset.
+// Field meanings are those of v1alpha1.ProducerSettings and ExperimentSpec.
+type Settings struct {
+	// Mode is batch or single.
+	Mode v1alpha1.Mode `json:"mode"`
+	// BatchSizeBytes maps to sarama's Flush.Bytes.
+	BatchSizeBytes int32 `json:"batchSizeBytes"`
+	// LingerMs maps to sarama's Flush.Frequency.
+	LingerMs int32 `json:"lingerMs"`
+	// Acks is 0, 1 or all.
+	Acks v1alpha1.Acks `json:"acks"`
+	// Compression is the batch compression codec.
+	Compression v1alpha1.Compression `json:"compression"`
+	// MaxInFlight is the number of open requests per connection.
+	MaxInFlight int32 `json:"maxInFlight"`
+	// Idempotent enables the idempotent producer.
+	Idempotent bool `json:"idempotent"`
+	// RecordsPerSecond is the open-loop target per producer; 0 is a closed loop.
+	RecordsPerSecond int64 `json:"recordsPerSecond"`
+}
+
+// Trial is one run: a codec and payload size under one set of producer settings.
+type Trial struct {
+	// Index is the trial's position in the plan, from 0.
+	Index int `json:"index"`
+	// Name is short, unique within the experiment and usable in Kafka topic and
+	// Kubernetes object names.
+	Name string `json:"name"`
+	// Codec encodes the records.
+	Codec v1alpha1.Codec `json:"codec"`
+	// Schema is the payload schema.
+	Schema string `json:"schema"`
+	// SizeBytes is the payload's target JSON-encoded size.
+	SizeBytes int32 `json:"sizeBytes"`
+	// Settings are the effective producer settings.
+	Settings Settings `json:"settings"`
+	// Records per producer in the measured window (0 when DurationSeconds is set).
+	Records int64 `json:"records,omitempty"`
+	// DurationSeconds is the measured window's length (0 when Records is set).
+	DurationSeconds int32 `json:"durationSeconds,omitempty"`
+	// Warmup precedes the measured window.
+	Warmup v1alpha1.Warmup `json:"warmup"`
+	// Producers and Consumers are the worker counts.
+	Producers int32 `json:"producers"`
+	Consumers int32 `json:"consumers"`
+	// Partitions, Replicas and TopicConfig shape the trial's topic.
+	Partitions  int32             `json:"partitions"`
+	Replicas    int32             `json:"replicas"`
+	TopicConfig map[string]string `json:"topicConfig,omitempty"`
+	// Seed and PoolSize drive payload generation.
+	Seed     int64 `json:"seed"`
+	PoolSize int32 `json:"poolSize"`
+}
+
+// Describe is a short human label of the settings that vary, e.g. for table rows.
+func (s Settings) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s acks=%s %s", s.Mode, s.Acks, s.Compression)
+	if s.Mode == v1alpha1.ModeBatch {
+		fmt.Fprintf(&b, " batch=%d linger=%dms", s.BatchSizeBytes, s.LingerMs)
+	}
+	if s.MaxInFlight != v1alpha1.DefaultMaxInFlight {
+		fmt.Fprintf(&b, " inflight=%d", s.MaxInFlight)
+	}
+	if s.Idempotent {
+		b.WriteString(" idempotent")
+	}
+	if s.RecordsPerSecond > 0 {
+		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)
+	}
+	return b.String()
+}
