@@ -21,7 +21,7 @@ func TestManagerBinary(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/manager").CombinedOutput(); err != nil {
 		t.Fatalf("build manager: %v\n%s", err, out)
 	}
-	kc := adminKubeconfig(t, "manager-test")
+	kc := managerKubeconfig(t, "manager-test")
 	probes := promtest.FreeAddr(t)
 	cmd := exec.Command(bin, "--kubeconfig="+kc, "--metrics-bind-address=0", "--health-probe-bind-address="+probes,
 		"--poll-interval=200ms", "--worker-image=serdebench/worker:test")

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"os"
 	"os/exec"
@@ -12,10 +13,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -23,6 +26,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
@@ -30,9 +34,19 @@ import (
 
 var (
 	testEnv *envtest.Environment
-	cfg     *rest.Config
-	k8s     client.Client
-	scheme  = runtime.NewScheme()
+	// cfg is cluster admin: the tests themselves (and the stand-in kubelet) use it.
+	cfg *rest.Config
+	// managerCfg impersonates the operator's ServiceAccount, bound to the RBAC the
+	// project ships (config/rbac): a verb missing there fails a test here.
+	managerCfg *rest.Config
+	k8s        client.Client
+	scheme     = runtime.NewScheme()
+)
+
+// The operator's ServiceAccount, as config/rbac binds it.
+const (
+	managerNamespace      = "serdebench-system"
+	managerServiceAccount = "serdebench-manager"
 )
 
 // TestMain starts a real kube-apiserver and etcd (built from source by
@@ -63,11 +77,52 @@ func TestMain(m *testing.M) {
 	if k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		log.Fatal(err)
 	}
+	if managerCfg, err = installRBAC(); err != nil {
+		log.Fatalf("install the shipped RBAC: %v", err)
+	}
 	code := m.Run()
 	if err := testEnv.Stop(); err != nil {
 		log.Printf("stop envtest: %v", err)
 	}
 	os.Exit(code)
+}
+
+// installRBAC applies config/rbac (the ClusterRole generated from the reconciler's
+// markers and its binding to the manager's ServiceAccount) and returns a config
+// that acts as that ServiceAccount.
+func installRBAC() (*rest.Config, error) {
+	ctx := context.Background()
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: managerNamespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: managerNamespace, Name: managerServiceAccount}},
+	}
+	for _, f := range []string{"role.yaml", "role_binding.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "config", "rbac", f))
+		if err != nil {
+			return nil, err
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			if strings.TrimSpace(strings.Trim(doc, "-")) == "" {
+				continue
+			}
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			objs = append(objs, u)
+		}
+	}
+	for _, o := range objs {
+		if err := k8s.Create(ctx, o); err != nil {
+			return nil, fmt.Errorf("create %s: %w", o.GetName(), err)
+		}
+	}
+	c := rest.CopyConfig(cfg)
+	c.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + managerNamespace + ":" + managerServiceAccount,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + managerNamespace},
+	}
+	return c, nil
 }
 
 // script runs a hack/ script that prints a directory, failing the suite if it fails.
@@ -88,7 +143,7 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 	t.Helper()
 	// Tests run managers one after another in one process: skip the check that
 	// controller names are unique per process.
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: pointerTo(true)}})
 	if err != nil {
 		t.Fatal(err)
@@ -128,19 +183,44 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 }
 
 // adminKubeconfig writes a kubeconfig for a cluster-admin user of the test
-// apiserver, for binaries (kubectl, the manager) that the tests run.
+// apiserver, for binaries (kubectl) that the tests run.
 func adminKubeconfig(t *testing.T, name string) string {
+	t.Helper()
+	return kubeconfig(t, name, false)
+}
+
+// managerKubeconfig writes a kubeconfig that acts as the operator's ServiceAccount
+// (the shipped RBAC), for the manager binary.
+func managerKubeconfig(t *testing.T, name string) string {
+	t.Helper()
+	return kubeconfig(t, name, true)
+}
+
+func kubeconfig(t *testing.T, name string, asManager bool) string {
 	t.Helper()
 	user, err := testEnv.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig, err := user.KubeConfig()
+	raw, err := user.KubeConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if asManager {
+		kc, err := clientcmd.Load(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ai := range kc.AuthInfos {
+			ai.Impersonate = managerCfg.Impersonate.UserName
+			ai.ImpersonateGroups = managerCfg.Impersonate.Groups
+		}
+		if raw, err = clientcmd.Write(*kc); err != nil {
+			t.Fatal(err)
+		}
+	}
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kc, kubeconfig, 0o600); err != nil {
+	if err := os.WriteFile(kc, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return kc

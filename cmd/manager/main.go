@@ -26,7 +26,8 @@ import (
 func main() {
 	var metricsAddr, probeAddr, prometheusURL, workerImage, pullPolicy string
 	var leaderElect bool
-	var poll time.Duration
+	var poll, metricsGrace time.Duration
+	var concurrency int
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the operator's own /metrics; 0 disables")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "use leader election (for more than one replica)")
@@ -34,6 +35,8 @@ func main() {
 	flag.StringVar(&workerImage, "worker-image", "ghcr.io/serdebench/worker:latest", "default worker image")
 	flag.StringVar(&pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
 	flag.DurationVar(&poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
+	flag.IntVar(&concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once")
+	flag.DurationVar(&metricsGrace, "worker-metrics-grace", controllers.DefaultWorkerMetricsGrace, "how long workers keep serving /metrics after their trial, for the last scrape")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -47,6 +50,7 @@ func main() {
 	cfg := ctrl.GetConfigOrDie()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
+		Cache:                  controllers.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         leaderElect,
@@ -65,7 +69,7 @@ func main() {
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Clientset: clientset,
 		Recorder:    mgr.GetEventRecorderFor("serdebench"),
 		WorkerImage: workerImage, ImagePullPolicy: corev1.PullPolicy(pullPolicy),
-		OperatorVersion: version(), Poll: poll,
+		OperatorVersion: version(), Poll: poll, MaxConcurrentReconciles: concurrency, WorkerMetricsGrace: metricsGrace,
 	}
 	if prometheusURL != "" {
 		if r.Prometheus, err = promquery.New(prometheusURL); err != nil {

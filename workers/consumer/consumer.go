@@ -104,6 +104,10 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	scfg.Consumer.Offsets.AutoCommit.Interval = 100 * time.Millisecond
 	scfg.Consumer.Return.Errors = true
+	// Members learn of a rebalance at their next heartbeat: sarama's 3 s default
+	// would make every trial wait that long for its group to settle when the second
+	// consumer joins. (The session timeout stays 10 s.)
+	scfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
 	if err := cfg.Security.Apply(scfg); err != nil {
 		return nil, err
 	}
