@@ -3,6 +3,8 @@
 package experiment
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -26,8 +28,17 @@ func Load(path string) (*v1alpha1.SerializationExperiment, error) {
 
 // Parse decodes and validates an experiment document.
 func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
+	// YAML to JSON without the target type, then strict JSON: what kubectl and the
+	// API server do. (yaml.UnmarshalStrict's type-guided conversion turns
+	// warmup.records into a spec.records of 0 through the inlined ExperimentSpec.)
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("invalid experiment: %w", err)
+	}
 	var x v1alpha1.SerializationExperiment
-	if err := yaml.UnmarshalStrict(data, &x); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&x); err != nil {
 		return nil, fmt.Errorf("invalid experiment: %w", err)
 	}
 	want := v1alpha1.Group + "/" + v1alpha1.Version

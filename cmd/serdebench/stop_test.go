@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/internal/kafkatest"
+)
+
+// runJSON runs `serdebench run -o json` in-process and returns the report's topics
+// and broker description.
+func runJSON(t *testing.T, doc string, args ...string) (topics []string, broker string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := rootCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(append([]string{"run", "-f", file, "-o", "json", "-q"}, args...))
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var rep struct {
+		Environment struct{ BrokerVersion string }
+		Trials      []struct{ Topic string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range rep.Trials {
+		topics = append(topics, tr.Topic)
+	}
+	return topics, rep.Environment.BrokerVersion
+}
+
+func brokerHas(t *testing.T, brokers []string, topic string) bool {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	names, err := c.Topics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if n == topic {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCleanupPolicyLocally: topics go after each trial by default; cleanupPolicy
+// Retain and --keep-topics keep them. The environment names the broker's release
+// and protocol levels.
+func TestCleanupPolicyLocally(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	base := strings.Replace(tiny, "codecs: [protobuf, raw]", "codecs: [raw]", 1)
+	for name, c := range map[string]struct {
+		doc  string
+		args []string
+		keep bool
+	}{
+		"default":       {doc: base},
+		"Retain":        {doc: base + "  cleanupPolicy: Retain\n", keep: true},
+		"--keep-topics": {doc: base, args: []string{"--keep-topics"}, keep: true},
+	} {
+		topics, broker := runJSON(t, c.doc, append([]string{"--bootstrap", brokers[0], "--broker-version", "4.3.1"}, c.args...)...)
+		if len(topics) != 1 {
+			t.Fatalf("%s: topics %v", name, topics)
+		}
+		if got := brokerHas(t, brokers, topics[0]); got != c.keep {
+			t.Errorf("%s: topic %s exists after the run: %v, want %v", name, topics[0], got, c.keep)
+		}
+		if !strings.HasPrefix(broker, "4.3.1 (1 broker(s), produce v") {
+			t.Errorf("%s: broker version %q", name, broker)
+		}
+		if c.keep {
+			a, err := sarama.NewClusterAdmin(brokers, sarama.NewConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = a.DeleteTopic(topics[0])
+			_ = a.Close()
+		}
+	}
+	// Without --broker-version the release is said to be unknown, not left blank.
+	if _, broker := runJSON(t, base, "--bootstrap", brokers[0], "--broker-version", ""); !strings.HasPrefix(broker, "unknown release (") {
+		t.Errorf("broker version without a release: %q", broker)
+	}
+}
+
+// TestSIGTERMStopsRunWithinSeconds: SIGTERM during a long trial ends `serdebench run`
+// within seconds, with a clear message and exit code 3 — not a hang, not success.
+func TestSIGTERMStopsRunWithinSeconds(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	bin := filepath.Join(t.TempDir(), "serdebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	file := filepath.Join(t.TempDir(), "x.yaml")
+	long := strings.Replace(tiny, "records: 500", "records: 100000000", 1) + "  producer: {lingerMs: 0, batchSizeBytes: 65536}\n"
+	if err := os.WriteFile(file, []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "-f", file, "--bootstrap", brokers[0], "-q")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Second) // well into the trial
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	signalled := time.Now()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("serdebench run still running 30 s after SIGTERM\n%s", stderr.String())
+	}
+	took := time.Since(signalled)
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit code %d, want %d\n%s", code, exitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "WorkerInterrupted") {
+		t.Fatalf("unclear message:\n%s", stderr.String())
+	}
+	t.Logf("stopped %s after SIGTERM: %s", took.Round(time.Millisecond), strings.TrimSpace(stderr.String()))
+}

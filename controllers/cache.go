@@ -1,0 +1,22 @@
+package controllers
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// CacheOptions restrict the manager's informers to what the operator created: Pods
+// and Jobs labelled app.kubernetes.io/managed-by=serdebench. On a real cluster an
+// unrestricted Pod informer would hold every pod in memory. Secrets are never
+// cached: the reconciler reads them through the API reader, so no Secret informer
+// starts (its RBAC grants get only).
+func CacheOptions() cache.Options {
+	managed := labels.SelectorFromSet(labels.Set{LabelManagedBy: managedBy})
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Pod{}:  {Label: managed},
+		&batchv1.Job{}: {Label: managed},
+	}}
+}
