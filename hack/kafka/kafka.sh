@@ -98,11 +98,21 @@ up() {
       || { log "storage format failed:"; tail -20 "$state/format.log" >&2; exit 1; }
   fi
   : >"$logfile"
-  # Started as its own statement so $! is the JVM's PID.
-  nohup java "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC \
-    -Dlog4j2.configurationFile="$here/log4j2.properties" \
-    -cp "$libs/*" kafka.Kafka "$props" >>"$logfile" 2>&1 &
+  # The subshell closes every descriptor above 2 (a lock the caller holds, say under
+  # `flock FILE make test`, must not stay held for the broker's life), then becomes
+  # the JVM: $! is the JVM's PID.
+  (
+    for fd in /proc/self/fd/*; do
+      fd="${fd##*/}"
+      if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+    exec nohup java "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC \
+      -Dlog4j2.configurationFile="$here/log4j2.properties" \
+      -cp "$libs/*" kafka.Kafka "$props" >>"$logfile" 2>&1 </dev/null
+  ) &
   echo $! >"$pidfile"
+  # Until the subshell has exec'd, its command line is bash's: wait for the JVM.
+  for _ in $(seq 1 50); do grep -q 'kafka.Kafka' "/proc/$!/cmdline" 2>/dev/null && break; sleep 0.1; done
   log "started pid $(cat "$pidfile") on 127.0.0.1:$KAFKA_PORT; waiting up to ${KAFKA_READY_TIMEOUT}s"
   local deadline=$((SECONDS + KAFKA_READY_TIMEOUT))
   until grep -q 'Kafka Server started' "$logfile" && port_open "$KAFKA_PORT"; do

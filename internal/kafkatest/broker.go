@@ -1,0 +1,77 @@
+package kafkatest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Broker is a private broker a test starts with the project's own script
+// (hack/kafka/kafka.sh), on its own ports and state directory, so it can restart or
+// stop it without disturbing the shared one.
+type Broker struct {
+	t     testing.TB
+	env   []string
+	state string
+	// Bootstrap is its PLAINTEXT listener.
+	Bootstrap []string
+}
+
+// StartBroker starts a broker on port (and the next three) with its state under the
+// test's temporary directory; it is stopped when the test ends.
+func StartBroker(t testing.TB, port int) *Broker {
+	t.Helper()
+	b := NewBroker(t, port)
+	if out, err := b.Script("up"); err != nil {
+		t.Fatalf("start test broker on %d: %v\n%s", port, err, out)
+	}
+	return b
+}
+
+// NewBroker prepares a private broker without starting it (Script("up") or Command
+// does); whatever starts it, it is stopped when the test ends.
+func NewBroker(t testing.TB, port int) *Broker {
+	t.Helper()
+	state := filepath.Join(t.TempDir(), "kafka")
+	b := &Broker{t: t, state: state, Bootstrap: []string{"127.0.0.1:" + strconv.Itoa(port)},
+		env: append(os.Environ(), fmt.Sprintf("KAFKA_PORT=%d", port), "KAFKA_STATE_DIR="+state, "KAFKA_HEAP=512m")}
+	t.Cleanup(func() {
+		if out, err := b.Script("down"); err != nil {
+			t.Errorf("stop test broker: %v\n%s", err, out)
+		}
+	})
+	return b
+}
+
+// Script runs hack/kafka/kafka.sh with the broker's environment.
+func (b *Broker) Script(args ...string) (string, error) {
+	cmd := exec.Command(filepath.Join(repoRoot(b.t), "hack", "kafka", "kafka.sh"), args...)
+	cmd.Env = b.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Command is the script invocation, for tests that wrap it (flock).
+func (b *Broker) Command(args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(repoRoot(b.t), "hack", "kafka", "kafka.sh"), args...)
+	cmd.Env = b.env
+	return cmd
+}
+
+// PID is the broker JVM's process ID.
+func (b *Broker) PID() int {
+	b.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(b.state, "kafka.pid"))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return pid
+}
