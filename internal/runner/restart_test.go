@@ -1,0 +1,150 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/wire"
+)
+
+// TestBrokerRestartAccounting restarts the (private) broker in the middle of an
+// acks=1 and an acks=0 trial. Sends fail while it is down and consumers rejoin when
+// it is back; the trial completes, and its delivery counts equal an independent
+// read-back of every offset of the topic: delivered is what the log holds, lost is
+// acknowledged ∖ log, unacknowledgedDelivered is log ∖ acknowledged, failed is what
+// the producer reported failing.
+func TestBrokerRestartAccounting(t *testing.T) {
+	broker := kafkatest.StartBroker(t, 19292)
+	for _, acks := range []v1alpha1.Acks{v1alpha1.AcksLeader, v1alpha1.AcksNone} {
+		t.Run("acks="+string(acks), func(t *testing.T) {
+			records := int64(24000) // 12 s at 2000 rec/s
+			trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{v1alpha1.CodecProtobuf},
+				Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{256}}, Records: &records,
+				Rate: v1alpha1.Rate{RecordsPerSecond: 2000}, Consumers: 2, PoolSize: 32,
+				Producer: v1alpha1.ProducerSettings{Acks: acks, LingerMs: ptr(int32(5))}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := trials[0]
+			type outcome struct {
+				res *runner.TrialResult
+				err error
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: broker.Bootstrap, Experiment: "it-restart",
+					KeepTopics: true, TrialTimeout: 3 * time.Minute})
+				done <- outcome{res, err}
+			}()
+			time.Sleep(6 * time.Second) // group settled, sending for a few seconds
+			if out, err := broker.Script("restart"); err != nil {
+				t.Fatalf("restart: %v\n%s", err, out)
+			}
+			o := <-done
+			if o.err != nil {
+				t.Fatal(o.err)
+			}
+			r := o.res.Result
+			acked, failed := map[int32]summary.Intervals{}, int64(0)
+			for _, s := range o.res.Summaries {
+				for _, d := range s.Acked {
+					acked[int32(d.Partition)] = append(acked[int32(d.Partition)], d.Intervals...)
+				}
+				for _, d := range s.Failed {
+					failed += d.Intervals.Size()
+				}
+			}
+			log := readBack(t, broker.Bootstrap, o.res.Topic, tr.Partitions)
+			var inLog, lost, unacked, copies int64
+			for p := range tr.Partitions {
+				inLog += log[p].set.Size()
+				copies += log[p].copies
+				lost += acked[p].Minus(log[p].set).Size()
+				unacked += log[p].set.Minus(acked[p]).Size()
+			}
+			t.Logf("acks=%s: sent(acked) %d, failed %d, delivered %d, lost %d, unacknowledged-delivered %d, duplicated %d; log: %d distinct of %d copies",
+				acks, r.Sent, r.Failed, r.Delivered, r.Lost, r.UnacknowledgedDelivered, r.Duplicated, inLog, copies)
+			if r.Delivered != inLog || r.Lost != lost || r.UnacknowledgedDelivered != unacked || r.Failed != failed {
+				t.Fatalf("result delivered %d lost %d unacknowledged-delivered %d failed %d; read-back %d, %d, %d, producer failed %d",
+					r.Delivered, r.Lost, r.UnacknowledgedDelivered, r.Failed, inLog, lost, unacked, failed)
+			}
+			if r.Failed == 0 && r.Lost == 0 {
+				t.Fatalf("the restart did not disturb the trial (nothing failed or lost): the test proves nothing")
+			}
+			if acks == v1alpha1.AcksLeader && r.Lost != 0 {
+				t.Fatalf("acks=1 on a cleanly restarted broker lost %d acknowledged records", r.Lost)
+			}
+			// Every record the producer sent is accounted for: acknowledged or failed.
+			if r.Sent+r.Failed != tr.Records {
+				t.Fatalf("acknowledged %d + failed %d != %d sent", r.Sent, r.Failed, tr.Records)
+			}
+		})
+	}
+}
+
+type partitionLog struct {
+	set    summary.Intervals
+	copies int64
+}
+
+// readBack reads every offset of every partition with a plain consumer (no group)
+// and returns, per partition, the distinct sequence numbers of data records and how
+// many copies the log holds.
+func readBack(t *testing.T, brokers []string, topic string, partitions int32) map[int32]partitionLog {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	cons, err := sarama.NewConsumerFromClient(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cons.Close() }()
+	out := map[int32]partitionLog{}
+	for p := range partitions {
+		end, err := c.GetOffset(topic, p, sarama.OffsetNewest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc, err := cons.ConsumePartition(topic, p, sarama.OffsetOldest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set summary.SeqSet
+		for next := int64(0); next < end; {
+			select {
+			case m := <-pc.Messages():
+				next = m.Offset + 1
+				var seq uint64
+				data := true
+				for _, h := range m.Headers {
+					switch string(h.Key) {
+					case wire.Seq:
+						seq, _ = wire.Uint64(h.Value)
+					case wire.End:
+						data = false
+					}
+				}
+				if data {
+					set.Add(int64(seq))
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal(fmt.Sprintf("read-back of partition %d stalled before offset %d", p, end))
+			}
+		}
+		_ = pc.Close()
+		out[p] = partitionLog{set: set.Intervals(), copies: set.Total()}
+	}
+	return out
+}
