@@ -217,6 +217,7 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 			// Kafka or the Topic Operator may recover; the trial timeout bounds this.
 			return r.waitForTopic(ctx, x, ts, err)
 		}
+		r.sideEffect(x, "topic ensured")
 		if !ready {
 			return ctrl.Result{RequeueAfter: r.poll()}, nil
 		}
@@ -265,6 +266,7 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 				return ctrl.Result{}, fmt.Errorf("create job %s: %w", want.Name, err)
 			}
 			r.event(x, corev1.EventTypeNormal, "JobCreated", "created job %s", want.Name)
+			r.sideEffect(x, "job created")
 			continue
 		}
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/serdebench/serdebench/internal/topics"
@@ -34,10 +35,22 @@ type kubelet struct {
 	brokers []string
 
 	mu sync.Mutex
-	// jobs counts how often each Job name was run.
+	// jobs counts how often each Job name was run (each distinct Job object, by
+	// UID, runs once: a Job deleted and re-created under its name counts twice).
 	jobs map[string]int
+	seen map[types.UID]bool
 	// failRole makes Jobs of this role fail with an error message instead of running.
 	failRole string
+	// evict[role] is how many more Jobs of that role have their pods evicted one
+	// second into the run: SIGTERM, then the pod fails with the DisruptionTarget
+	// condition, as the eviction API leaves it.
+	evict map[string]int
+	// interrupt[role] sends that role's containers SIGTERM one second into the run,
+	// without a disruption condition (a worker stopped from outside).
+	interrupt map[string]bool
+	// running cancels the containers of a started Job (by UID): deleting a Job
+	// stops its pods.
+	running map[types.UID]context.CancelFunc
 	// hold keeps Jobs active (not run) while true.
 	hold bool
 	// topicsReady false leaves KafkaTopics not Ready.
@@ -66,7 +79,7 @@ func (k *kubelet) podLogs(_ context.Context, _, pod, container string) ([]byte, 
 }
 
 func newKubelet(t *testing.T, ns string, brokers []string) *kubelet {
-	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, topicsReady: true, topicsSeen: map[string]bool{}, created: map[string]bool{}, logs: map[string][]byte{}}
+	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, seen: map[types.UID]bool{}, evict: map[string]int{}, interrupt: map[string]bool{}, running: map[types.UID]context.CancelFunc{}, topicsReady: true, topicsSeen: map[string]bool{}, created: map[string]bool{}, logs: map[string][]byte{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -113,20 +126,45 @@ func (k *kubelet) loop(ctx context.Context, wg *sync.WaitGroup) {
 		if err := k8s.List(ctx, jobs, client.InNamespace(k.ns)); err != nil {
 			continue
 		}
+		present := map[types.UID]bool{}
 		for i := range jobs.Items {
 			j := jobs.Items[i]
-			k.mu.Lock()
-			start := !k.hold && k.jobs[j.Name] == 0 && j.DeletionTimestamp == nil
-			if start {
-				k.jobs[j.Name]++
+			if j.DeletionTimestamp == nil {
+				present[j.UID] = true
 			}
-			fail := k.failRole != "" && j.Labels["serdebench.io/role"] == k.failRole
+			role := j.Labels["serdebench.io/role"]
+			k.mu.Lock()
+			start := !k.hold && !k.seen[j.UID] && j.DeletionTimestamp == nil
+			var how runHow
+			if start {
+				k.seen[j.UID] = true
+				k.jobs[j.Name]++
+				how.fail = k.failRole != "" && role == k.failRole
+				if k.evict[role] > 0 {
+					k.evict[role]--
+					how.evict = true
+				}
+				how.interrupt = k.interrupt[role]
+			}
 			k.mu.Unlock()
 			if start {
+				jobCtx, cancel := context.WithCancel(ctx)
+				k.mu.Lock()
+				k.running[j.UID] = cancel
+				k.mu.Unlock()
 				wg.Add(1)
-				go func() { defer wg.Done(); k.runJob(ctx, &j, fail) }()
+				go func() { defer wg.Done(); defer cancel(); k.runJob(jobCtx, &j, how) }()
 			}
 		}
+		// A deleted Job's pods are stopped.
+		k.mu.Lock()
+		for uid, cancel := range k.running {
+			if !present[uid] {
+				cancel()
+				delete(k.running, uid)
+			}
+		}
+		k.mu.Unlock()
 	}
 }
 
@@ -200,8 +238,14 @@ func nextPodIP() string {
 	return fmt.Sprintf("127.%d.%d.%d", 1+(n>>16)%200, (n>>8)%256, 1+n%250)
 }
 
-// runJob runs every index of the Job, then records Pods and the Job's status.
-func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
+// runHow is how the stand-in runs one Job's pods.
+type runHow struct {
+	fail, evict, interrupt bool
+}
+
+// runJob runs every index of the Job, then records Pods and the Job's status, as
+// the Job controller would; a Job deleted meanwhile records nothing.
+func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 	n := int(*j.Spec.Completions)
 	results := make([][]containerResult, n)
 	var wg sync.WaitGroup
@@ -224,7 +268,13 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[idx][ci] = k.runContainer(ctx, j.Spec.Template.Spec.Volumes, c, idx, podIP, fail)
+				cctx := ctx
+				if how.evict || how.interrupt {
+					var cancel context.CancelFunc
+					cctx, cancel = context.WithTimeout(ctx, time.Second) // then SIGTERM
+					defer cancel()
+				}
+				results[idx][ci] = k.runContainer(cctx, j.Spec.Template.Spec.Volumes, c, idx, podIP, how.fail)
 			}()
 		}
 	}
@@ -233,12 +283,17 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, fail bool) {
 		return
 	}
 	failed := 0
+	var disrupted []string
 	for idx := range n {
-		if !k.recordPod(ctx, j, idx, results[idx]) {
+		ok, pod := k.recordPod(ctx, j, idx, results[idx], how.evict)
+		if !ok {
 			failed++
 		}
+		if how.evict && pod != "" {
+			disrupted = append(disrupted, pod)
+		}
 	}
-	k.finishJob(ctx, j, n-failed, failed)
+	k.finishJob(ctx, j, n-failed, failed, disrupted)
 }
 
 // runContainer runs the worker with the container's own arguments, as the kubelet
@@ -334,7 +389,7 @@ func (k *kubelet) mountSecrets(ctx context.Context, volumes []corev1.Volume, c c
 
 // recordPod creates the Pod the Job controller would have created (admission,
 // including Pod Security, checks it) and sets its terminated status.
-func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []containerResult) bool {
+func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []containerResult, evicted bool) (bool, string) {
 	labels := map[string]string{"batch.kubernetes.io/job-name": j.Name, "batch.kubernetes.io/job-completion-index": fmt.Sprint(idx)}
 	for key, v := range j.Spec.Template.Labels {
 		labels[key] = v
@@ -347,7 +402,7 @@ func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []
 	pod.Spec.NodeName = "envtest-node"
 	if err := k8s.Create(ctx, pod); err != nil {
 		k.t.Errorf("create pod for job %s: %v", j.Name, err)
-		return false
+		return false, ""
 	}
 	k.mu.Lock()
 	for _, r := range res {
@@ -368,14 +423,22 @@ func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []
 	if !ok {
 		pod.Status.Phase = corev1.PodFailed
 	}
+	if evicted {
+		ok = false
+		pod.Status.Phase = corev1.PodFailed
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: now})
+	}
 	if err := k8s.Status().Update(ctx, pod); err != nil {
 		k.t.Errorf("update pod status: %v", err)
 	}
-	return ok
+	return ok, pod.Name
 }
 
-// finishJob sets the terminal conditions the Job controller would set.
-func (k *kubelet) finishJob(ctx context.Context, j *batchv1.Job, succeeded, failed int) {
+// finishJob sets the terminal conditions the Job controller would set: a failed pod
+// with a condition that matches a FailJob rule of the Job's podFailurePolicy fails
+// the Job with reason PodFailurePolicy; other failures exhaust backoffLimit 0.
+func (k *kubelet) finishJob(ctx context.Context, j *batchv1.Job, succeeded, failed int, disrupted []string) {
 	cur := &batchv1.Job{}
 	if err := k8s.Get(ctx, client.ObjectKeyFromObject(j), cur); err != nil {
 		return // deleted meanwhile
@@ -384,7 +447,13 @@ func (k *kubelet) finishJob(ctx context.Context, j *batchv1.Job, succeeded, fail
 	start := metav1.NewTime(now.Add(-time.Second))
 	cur.Status.StartTime = &start
 	cur.Status.Active = 0
-	if failed > 0 {
+	if rule := failJobRule(j, corev1.DisruptionTarget); failed > 0 && len(disrupted) > 0 && rule >= 0 {
+		msg := fmt.Sprintf("Pod %s/%s has condition DisruptionTarget matching FailJob rule at index %d", j.Namespace, disrupted[0], rule)
+		cur.Status.Failed = int32(failed)
+		cur.Status.Conditions = append(cur.Status.Conditions,
+			batchv1.JobCondition{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonPodFailurePolicy, Message: msg, LastTransitionTime: now},
+			batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonPodFailurePolicy, Message: msg, LastTransitionTime: now})
+	} else if failed > 0 {
 		cur.Status.Failed = int32(failed)
 		cur.Status.Conditions = append(cur.Status.Conditions,
 			batchv1.JobCondition{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
@@ -403,4 +472,23 @@ func (k *kubelet) finishJob(ctx context.Context, j *batchv1.Job, succeeded, fail
 	if err := k8s.Status().Update(ctx, cur); err != nil {
 		k.t.Errorf("update job %s status: %v", j.Name, err)
 	}
+}
+
+// failJobRule is the index of the Job's first podFailurePolicy rule that fails the
+// Job on the given pod condition, or -1.
+func failJobRule(j *batchv1.Job, cond corev1.PodConditionType) int {
+	if j.Spec.PodFailurePolicy == nil {
+		return -1
+	}
+	for i, r := range j.Spec.PodFailurePolicy.Rules {
+		for _, p := range r.OnPodConditions {
+			if p.Type == cond && p.Status == corev1.ConditionTrue {
+				if r.Action == batchv1.PodFailurePolicyActionFailJob {
+					return i
+				}
+				return -1 // the first matching rule decides
+			}
+		}
+	}
+	return -1
 }

@@ -144,7 +144,9 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 	// Tests run managers one after another in one process: skip the check that
 	// controller names are unique per process.
 	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: pointerTo(true)}})
+		// A panic in a reconcile (the crash-injection test's) is recovered as an
+		// error, as in production.
+		Controller: config.Controller{SkipNameValidation: pointerTo(true), RecoverPanic: pointerTo(true)}})
 	if err != nil {
 		t.Fatal(err)
 	}

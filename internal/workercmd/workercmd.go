@@ -155,7 +155,9 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 	case <-hard.Done():
 		return nil, fmt.Errorf("%w: the %s did not stop within %s of being stopped (%w)", ErrInterrupted, w.Role, w.DrainTimeout+stopGrace, context.Cause(ctx))
 	}
-	if o.sum != nil && o.sum.Interrupted {
+	// Stopped from outside, at any stage (even while waiting for its group): the
+	// worker was interrupted, whatever error the stop caused.
+	if (o.sum != nil && o.sum.Interrupted) || (o.err != nil && ctx.Err() != nil) {
 		why := "stopped early"
 		if cause := context.Cause(ctx); cause != nil {
 			why = cause.Error()
