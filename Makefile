@@ -34,9 +34,12 @@ build: ## Build serdebench, the worker and the operator's manager into bin/.
 	go build -o $(BIN)/worker ./cmd/worker
 	go build -o $(BIN)/manager ./cmd/manager
 
+FUZZ_TIME ?= 20s
+
 .PHONY: test
-test: test-deps ## Unit, integration and envtest suites against real Kafka, Prometheus and kube-apiserver/etcd.
+test: test-deps ## Unit, integration and envtest suites against real Kafka, Prometheus and kube-apiserver/etcd; a short fuzz run.
 	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -race -count=1 -timeout 40m $(GO_PACKAGES)
+	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/experiment/
 
 .PHONY: test-deps
 test-deps: kafka-up prometheus envtest-assets ## Everything the tests need, installed, built and started.

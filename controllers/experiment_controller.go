@@ -385,7 +385,7 @@ func (r *ExperimentReconciler) updateStatus(ctx context.Context, x *serdebenchv1
 // conflictBackoff is how soon a step that lost a write race is retried.
 const conflictBackoff = 100 * time.Millisecond
 
-var stageOrder = map[serdebenchv1.Stage]int{"": 0, serdebenchv1.StagePending: 1, serdebenchv1.StageAccepted: 2,
+var stageOrder = map[serdebenchv1.Stage]int{"": 0, serdebenchv1.StageAccepted: 2,
 	serdebenchv1.StageRunning: 3, serdebenchv1.StageSucceeded: 4, serdebenchv1.StageFailed: 4}
 
 // setStage moves the stage forward only, with an event for each change.

@@ -2,68 +2,90 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	experimentfile "github.com/serdebench/serdebench/internal/experiment"
 )
 
-// TestInvalidSpecsRejected: the CRD schema and its CEL rules reject bad specs at
-// admission with a message naming the problem.
-func TestInvalidSpecsRejected(t *testing.T) {
+// TestAdmissionTable: the API server (the CRD's schema and CEL rules) accepts and
+// rejects exactly the cases `serdebench validate` does
+// (internal/experiment/cases_test.go runs the same table locally), naming the same
+// problem.
+func TestAdmissionTable(t *testing.T) {
 	ns := newNamespace(t)
-	type X = serdebenchv1.SerializationExperiment
-	cases := map[string]struct {
-		mutate func(*X)
-		want   string
-	}{
-		"no codecs":                    {func(x *X) { x.Spec.Codecs = nil }, "spec.codecs"},
-		"unknown codec":                {func(x *X) { x.Spec.Codecs = []serdebenchv1.Codec{"xml"} }, `Unsupported value: "xml"`},
-		"duplicate codec":              {func(x *X) { x.Spec.Codecs = []serdebenchv1.Codec{"json", "json"} }, "Duplicate value"},
-		"unknown schema":               {func(x *X) { x.Spec.Payload.Schema = "csv" }, `spec.payload.schema: Unsupported value: "csv"`},
-		"tiny size":                    {func(x *X) { x.Spec.Payload.SizesBytes = []int32{10} }, "spec.payload.sizesBytes[0]: Invalid value: 10: spec.payload.sizesBytes[0] in body should be greater than or equal to 64"},
-		"records and duration":         {func(x *X) { x.Spec.DurationSeconds = ptr(int32(10)) }, "exactly one of records and durationSeconds must be set"},
-		"neither records nor duration": {func(x *X) { x.Spec.Records = nil }, "exactly one of records and durationSeconds must be set"},
-		"acks 2":                       {func(x *X) { x.Spec.Producer.Acks = "2" }, `spec.producer.acks: Unsupported value: "2"`},
-		"unknown compression":          {func(x *X) { x.Spec.Producer.Compression = "brotli" }, `spec.producer.compression: Unsupported value: "brotli"`},
-		"negative batch size":          {func(x *X) { x.Spec.Producer.BatchSizeBytes = ptr(int32(-1)) }, "spec.producer.batchSizeBytes"},
-		"linger too long":              {func(x *X) { x.Spec.Producer.LingerMs = ptr(int32(70000)) }, "spec.producer.lingerMs: Invalid value: 70000"},
-		"idempotent with acks 1":       {func(x *X) { x.Spec.Producer.Idempotent = ptr(true) }, "idempotent producers need acks: all and maxInFlight: 1"},
-		"matrix too large": {func(x *X) {
-			x.Spec.Payload.SizesBytes = []int32{100, 200, 300, 400, 500, 600, 700, 800}
-			x.Spec.Matrix = &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, Acks: []serdebenchv1.Acks{"1", "all"}}
-		}, "the matrix expands to more than 256 trials"},
-		"matrix value out of range": {func(x *X) { x.Spec.Matrix = &serdebenchv1.Matrix{LingerMs: []int32{-5}} }, "spec.matrix.lingerMs[0]"},
-		"strimzi and bootstrap":     {func(x *X) { x.Spec.Kafka.BootstrapServers = "kafka:9092" }, "kafka: set exactly one of strimzi and bootstrapServers"},
-		"no kafka":                  {func(x *X) { x.Spec.Kafka = serdebenchv1.KafkaSpec{} }, "kafka: set exactly one of strimzi and bootstrapServers"},
-		"bad bootstrap":             {func(x *X) { x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "not a host"} }, "spec.kafka.bootstrapServers"},
-		"unknown cleanup policy":    {func(x *X) { x.Spec.CleanupPolicy = "Keep" }, `spec.cleanupPolicy: Unsupported value: "Keep"`},
-		"timeout too short":         {func(x *X) { x.Spec.TimeoutSeconds = 5 }, "spec.timeoutSeconds: Invalid value: 5"},
-		"both warmups":              {func(x *X) { x.Spec.Warmup = serdebenchv1.Warmup{Records: 5, DurationSeconds: 5} }, "warmup.records and warmup.durationSeconds are mutually exclusive"},
-		"unknown mode":              {func(x *X) { x.Spec.Mode = "stream" }, `spec.mode: Unsupported value: "stream"`},
-		"too many consumers":        {func(x *X) { x.Spec.Consumers = 100 }, "spec.consumers: Invalid value: 100"},
-		"zero partitions":           {func(x *X) { x.Spec.Topic.Partitions = -1 }, "spec.topic.partitions"},
-		"unknown SASL mechanism": {func(x *X) {
-			x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "kafka:9092", SASL: &serdebenchv1.KafkaSASL{Mechanism: "GSSAPI"}}
-		}, `spec.kafka.sasl.mechanism: Unsupported value: "GSSAPI"`},
+	cases, err := experimentfile.Cases("../internal/experiment/testdata/cases.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(cases) < 15 {
-		t.Fatalf("only %d cases", len(cases))
-	}
-	for name, c := range cases {
-		x := experiment(ns, "invalid", c.mutate)
-		err := k8s.Create(context.Background(), x)
+	for i, c := range cases {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(c.Doc); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		obj.SetNamespace(ns)
+		obj.SetName(fmt.Sprintf("case-%d", i))
+		err := k8s.Create(context.Background(), obj)
+		switch {
+		case c.Reject == "" && err != nil:
+			t.Errorf("%s: rejected at admission: %v", c.Name, err)
+		case c.Reject != "" && err == nil:
+			t.Errorf("%s: accepted at admission, want %q", c.Name, c.Reject)
+		case c.Reject != "" && !strings.Contains(err.Error(), c.Reject):
+			t.Errorf("%s: error does not say %q:\n%v", c.Name, c.Reject, err)
+		}
 		if err == nil {
-			_ = k8s.Delete(context.Background(), x)
-			t.Errorf("%s: accepted", name)
-			continue
+			_ = k8s.Delete(context.Background(), obj)
 		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error does not say %q:\n%v", name, c.want, err)
-		}
+	}
+}
+
+// TestDefaultsAgree: every documented default is applied by the API server (so
+// `kubectl get -o yaml` shows what will run), and the local parse and Go's Default
+// produce the same spec.
+func TestDefaultsAgree(t *testing.T) {
+	ns := newNamespace(t)
+	doc := []byte(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationExperiment
+metadata: {name: defaults}
+spec:
+  kafka: {bootstrapServers: "kafka:9092"}
+  codecs: [json]
+  payload: {schema: simple, sizesBytes: [512]}
+  records: 1000
+`)
+	local, err := experimentfile.Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &serdebenchv1.SerializationExperiment{}
+	if err := yaml.Unmarshal(doc, x); err != nil {
+		t.Fatal(err)
+	}
+	x.Namespace = ns
+	if err := k8s.Create(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+	stored := get(t, ns, "defaults")
+	if diff := cmp.Diff(local.Spec, stored.Spec); diff != "" {
+		t.Fatalf("local parse and the API server default differently (-local +server):\n%s", diff)
+	}
+	goSide := serdebenchv1.ExperimentSpec{Codecs: []serdebenchv1.Codec{"json"}, Payload: serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}, Records: ptr(int64(1000))}
+	goSide.Default()
+	if diff := cmp.Diff(goSide, stored.Spec.ExperimentSpec); diff != "" {
+		t.Fatalf("ExperimentSpec.Default and the CRD's defaults differ (-go +server):\n%s", diff)
+	}
+	if stored.Spec.Retries == nil || *stored.Spec.Retries != serdebenchv1.DefaultRetries || stored.Spec.CleanupPolicy != serdebenchv1.CleanupDelete || stored.Spec.TimeoutSeconds != 1800 {
+		t.Fatalf("cluster defaults: retries %v cleanup %q timeout %d", stored.Spec.Retries, stored.Spec.CleanupPolicy, stored.Spec.TimeoutSeconds)
 	}
 }
 

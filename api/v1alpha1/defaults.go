@@ -1,6 +1,9 @@
 package v1alpha1
 
-// Defaults applied when a field is unset. The CRD repeats them as kubebuilder markers.
+// Defaults applied when a field is unset. The CRD carries the same values as
+// +kubebuilder:default markers, so the API server applies them at admission and
+// `kubectl get -o yaml` shows what will run; Default applies them to specs built in
+// Go (internal/admission tests that the two agree).
 const (
 	DefaultBatchSizeBytes int32 = 16384
 	DefaultLingerMs       int32 = 5
@@ -16,7 +19,9 @@ const (
 	MaxTrials = 256
 )
 
-// Default fills unset fields of the spec with their documented defaults.
+// Default fills unset fields of the spec with their documented defaults. A zero
+// count is unset here: the API server and `serdebench validate` reject an explicit
+// zero before this ever runs.
 func (s *ExperimentSpec) Default() {
 	if s.Mode == "" {
 		s.Mode = ModeBatch
@@ -33,8 +38,8 @@ func (s *ExperimentSpec) Default() {
 	if s.Topic.Replicas == 0 {
 		s.Topic.Replicas = DefaultReplicas
 	}
-	if s.Seed == 0 {
-		s.Seed = DefaultSeed
+	if s.Seed == nil {
+		s.Seed = ptr(DefaultSeed)
 	}
 	if s.PoolSize == 0 {
 		s.PoolSize = DefaultPoolSize

@@ -54,6 +54,7 @@ const (
 // settings, how much traffic and how it is shaped. Lists and the matrix multiply into
 // trials; every trial runs on a fresh topic.
 // +kubebuilder:validation:XValidation:rule="has(self.records) != has(self.durationSeconds)",message="exactly one of records and durationSeconds must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
 // +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1))) <= 256",message="the matrix expands to more than 256 trials"
 type ExperimentSpec struct {
@@ -67,6 +68,7 @@ type ExperimentSpec struct {
 	Payload PayloadSpec `json:"payload"`
 
 	// Producer holds the base producer settings; the matrix overrides them per trial.
+	// +kubebuilder:default={}
 	// +optional
 	Producer ProducerSettings `json:"producer,omitempty"`
 
@@ -103,27 +105,32 @@ type ExperimentSpec struct {
 	Rate Rate `json:"rate,omitempty"`
 
 	// Producers is the number of producer workers per trial. Default 1.
+	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=64
 	// +optional
 	Producers int32 `json:"producers,omitempty"`
 
 	// Consumers is the number of consumers in the trial's consumer group. Default 1.
+	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=64
 	// +optional
 	Consumers int32 `json:"consumers,omitempty"`
 
 	// Topic shapes the per-trial topic.
+	// +kubebuilder:default={}
 	// +optional
 	Topic TopicSpec `json:"topic,omitempty"`
 
-	// Seed makes payload generation reproducible. Default 1.
+	// Seed makes payload generation reproducible; any value, 0 included. Default 1.
+	// +kubebuilder:default=1
 	// +optional
-	Seed int64 `json:"seed,omitempty"`
+	Seed *int64 `json:"seed,omitempty"`
 
 	// PoolSize is the number of distinct records each producer pre-builds and cycles
 	// through. Default 1024.
+	// +kubebuilder:default=1024
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1048576
 	// +optional
@@ -141,6 +148,7 @@ type PayloadSpec struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:items:Minimum=64
 	// +kubebuilder:validation:items:Maximum=1048576
+	// +listType=set
 	SizesBytes []int32 `json:"sizesBytes"`
 }
 
@@ -150,6 +158,7 @@ type PayloadSpec struct {
 type ProducerSettings struct {
 	// BatchSizeBytes flushes a batch once it holds this many bytes (Java batch.size).
 	// Default 16384. Ignored in single mode.
+	// +kubebuilder:default=16384
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=67108864
 	// +optional
@@ -157,21 +166,25 @@ type ProducerSettings struct {
 
 	// LingerMs is how long a batch may wait to fill (Java linger.ms). Default 5.
 	// Ignored in single mode.
+	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=60000
 	// +optional
 	LingerMs *int32 `json:"lingerMs,omitempty"`
 
 	// Acks is the acknowledgement level: "0", "1" or "all". Default "all".
+	// +kubebuilder:default=all
 	// +optional
 	Acks Acks `json:"acks,omitempty"`
 
 	// Compression is none, gzip, snappy, lz4 or zstd. Default none.
+	// +kubebuilder:default=none
 	// +optional
 	Compression Compression `json:"compression,omitempty"`
 
 	// MaxInFlight is the number of unacknowledged requests per broker connection
 	// (Java max.in.flight.requests.per.connection). Default 5.
+	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=64
 	// +optional
@@ -179,6 +192,7 @@ type ProducerSettings struct {
 
 	// Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in
 	// sarama). Default false.
+	// +kubebuilder:default=false
 	// +optional
 	Idempotent *bool `json:"idempotent,omitempty"`
 }
@@ -189,36 +203,43 @@ type Matrix struct {
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:Minimum=0
 	// +kubebuilder:validation:items:Maximum=67108864
+	// +listType=set
 	// +optional
 	BatchSizeBytes []int32 `json:"batchSizeBytes,omitempty"`
 	// LingerMs values to sweep.
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:Minimum=0
 	// +kubebuilder:validation:items:Maximum=60000
+	// +listType=set
 	// +optional
 	LingerMs []int32 `json:"lingerMs,omitempty"`
 	// Acks values to sweep.
 	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
 	// +optional
 	Acks []Acks `json:"acks,omitempty"`
 	// Compression values to sweep.
 	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
 	// +optional
 	Compression []Compression `json:"compression,omitempty"`
 	// MaxInFlight values to sweep.
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:Minimum=1
 	// +kubebuilder:validation:items:Maximum=64
+	// +listType=set
 	// +optional
 	MaxInFlight []int32 `json:"maxInFlight,omitempty"`
 	// Mode values to sweep.
 	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
 	// +optional
 	Mode []Mode `json:"mode,omitempty"`
 	// RecordsPerSecond values to sweep (0 means as fast as possible).
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:Minimum=0
 	// +kubebuilder:validation:items:Maximum=10000000
+	// +listType=set
 	// +optional
 	RecordsPerSecond []int64 `json:"recordsPerSecond,omitempty"`
 }
@@ -251,11 +272,13 @@ type Rate struct {
 // TopicSpec shapes each trial's topic.
 type TopicSpec struct {
 	// Partitions per topic. Default 3.
+	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1024
 	// +optional
 	Partitions int32 `json:"partitions,omitempty"`
 	// Replicas is the replication factor. Default 1.
+	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=16
 	// +optional

@@ -152,13 +152,13 @@ type WorkersSpec struct {
 	Colocate bool `json:"colocate,omitempty"`
 }
 
-// Stage is the experiment's coarse progress; it only moves forward.
-// +kubebuilder:validation:Enum=Pending;Accepted;Running;Succeeded;Failed
+// Stage is the experiment's coarse progress; it only moves forward. Empty until
+// the operator has seen the experiment.
+// +kubebuilder:validation:Enum=Accepted;Running;Succeeded;Failed
 type Stage string
 
 // Stages, in order.
 const (
-	StagePending   Stage = "Pending"
 	StageAccepted  Stage = "Accepted"
 	StageRunning   Stage = "Running"
 	StageSucceeded Stage = "Succeeded"
@@ -228,7 +228,7 @@ type SerializationExperimentStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Stage is Pending, Accepted, Running, Succeeded or Failed; it only moves forward.
+	// Stage is Accepted, Running, Succeeded or Failed; it only moves forward.
 	// +optional
 	Stage Stage `json:"stage,omitempty"`
 

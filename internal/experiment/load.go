@@ -1,5 +1,7 @@
-// Package experiment reads SerializationExperiment files strictly: unknown fields,
-// wrong types and invalid values are errors that name the field.
+// Package experiment reads SerializationExperiment files as the API server would
+// admit them: unknown fields, duplicate keys and wrong types are errors, the CRD's
+// defaults are applied, and its schema and CEL rules are checked (internal/admission),
+// so a file is valid here exactly when `kubectl apply` would accept it.
 package experiment
 
 import (
@@ -8,16 +10,19 @@ import (
 	"fmt"
 	"os"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/admission"
 )
 
-// Load reads and validates an experiment file (YAML or JSON): the same
-// SerializationExperiment the operator runs. Locally the cluster-only fields (kafka,
-// workers, timeoutSeconds, cleanupPolicy) are optional and only kafka.bootstrapServers
-// is used, as the default bootstrap address.
+// LocalBootstrap stands in for spec.kafka when a file has none: locally the
+// cluster-only fields (kafka, workers, timeoutSeconds, cleanupPolicy, retries) are
+// optional, and kafka.bootstrapServers is only the default bootstrap address.
+const LocalBootstrap = "127.0.0.1:9092"
+
+// Load reads and admits an experiment file (YAML or JSON).
 func Load(path string) (*v1alpha1.SerializationExperiment, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -26,7 +31,8 @@ func Load(path string) (*v1alpha1.SerializationExperiment, error) {
 	return Parse(data)
 }
 
-// Parse decodes and validates an experiment document.
+// Parse decodes and admits an experiment document; the result has every default
+// applied.
 func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 	// YAML to JSON without the target type, then strict JSON: what kubectl and the
 	// API server do. (yaml.UnmarshalStrict's type-guided conversion turns
@@ -36,10 +42,8 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 		return nil, fmt.Errorf("invalid experiment: %w", err)
 	}
 	var x v1alpha1.SerializationExperiment
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&x); err != nil {
-		return nil, fmt.Errorf("invalid experiment: %w", err)
+	if err := decodeStrict(js, &x); err != nil {
+		return nil, err
 	}
 	want := v1alpha1.Group + "/" + v1alpha1.Version
 	if x.APIVersion != want {
@@ -51,13 +55,36 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 	if x.Name == "" {
 		return nil, fmt.Errorf("invalid experiment: metadata.name: Required value")
 	}
-	x.Spec.Default()
-	errs := x.Spec.Validate(field.NewPath("spec"))
-	if k := x.Spec.Kafka; k.Strimzi != nil && k.BootstrapServers != "" {
-		errs = append(errs, field.Forbidden(field.NewPath("spec", "kafka", "bootstrapServers"), "set exactly one of strimzi and bootstrapServers"))
+	obj := map[string]any{}
+	if err := utiljson.Unmarshal(js, &obj); err != nil { // integers as int64, as the API server decodes
+		return nil, fmt.Errorf("invalid experiment: %w", err)
 	}
-	if len(errs) > 0 {
+	if spec, ok := obj["spec"].(map[string]any); ok && spec["kafka"] == nil {
+		spec["kafka"] = map[string]any{"bootstrapServers": LocalBootstrap}
+	}
+	v, err := admission.Experiments()
+	if err != nil {
+		return nil, err
+	}
+	if errs := v.Admit(obj); len(errs) > 0 {
 		return nil, fmt.Errorf("invalid experiment: %w", errs.ToAggregate())
 	}
-	return &x, nil
+	admitted, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode admitted experiment: %w", err)
+	}
+	var out v1alpha1.SerializationExperiment
+	if err := decodeStrict(admitted, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func decodeStrict(js []byte, x *v1alpha1.SerializationExperiment) error {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(x); err != nil {
+		return fmt.Errorf("invalid experiment: %w", err)
+	}
+	return nil
 }

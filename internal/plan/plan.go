@@ -14,8 +14,15 @@ import (
 func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	spec = *spec.DeepCopy()
 	spec.Default()
-	if errs := spec.Validate(nil); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+	// Admission (the CRD schema and its CEL rules, internal/admission locally) has
+	// rejected anything worse; these guard the planner's own assumptions.
+	switch {
+	case len(spec.Codecs) == 0 || len(spec.Payload.SizesBytes) == 0:
+		return nil, fmt.Errorf("at least one codec and one payload size are needed")
+	case (spec.Records == nil) == (spec.DurationSeconds == nil):
+		return nil, fmt.Errorf("exactly one of records and durationSeconds must be set")
+	case spec.TrialCount() > v1alpha1.MaxTrials:
+		return nil, fmt.Errorf("the matrix expands to %d trials, more than %d", spec.TrialCount(), v1alpha1.MaxTrials)
 	}
 	base := trial.Settings{
 		Mode:             spec.Mode,
@@ -53,7 +60,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					Partitions:  spec.Topic.Partitions,
 					Replicas:    spec.Topic.Replicas,
 					TopicConfig: spec.Topic.Config,
-					Seed:        spec.Seed,
+					Seed:        *spec.Seed,
 					PoolSize:    spec.PoolSize,
 				}
 				if spec.Records != nil {

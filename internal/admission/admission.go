@@ -1,0 +1,88 @@
+// Package admission defaults and validates a SerializationExperiment exactly as the
+// API server does at admission: with the API server's own code
+// (k8s.io/apiextensions-apiserver: structural defaulting, OpenAPI schema
+// validation, list-set uniqueness, CEL rules) against the CRD that
+// `make manifests` generates. `serdebench validate` and `run` therefore accept and
+// reject precisely what `kubectl apply` would.
+package admission
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/config/crd"
+)
+
+// Validator is the compiled schema of one CRD version.
+type Validator struct {
+	structural *structuralschema.Structural
+	schema     validation.SchemaValidator
+	cel        *cel.Validator
+}
+
+var (
+	once      sync.Once
+	singleton *Validator
+	initErr   error
+)
+
+// Experiments returns the validator for SerializationExperiment v1alpha1.
+func Experiments() (*Validator, error) {
+	once.Do(func() { singleton, initErr = New(crd.SerializationExperiments, v1alpha1.Version) })
+	return singleton, initErr
+}
+
+// New compiles version of the CRD in crdYAML.
+func New(crdYAML []byte, version string) (*Validator, error) {
+	var def apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(crdYAML, &def); err != nil {
+		return nil, fmt.Errorf("decode CRD: %w", err)
+	}
+	for _, v := range def.Spec.Versions {
+		if v.Name != version || v.Schema == nil {
+			continue
+		}
+		internal := &apiextensions.JSONSchemaProps{}
+		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
+			return nil, fmt.Errorf("convert schema: %w", err)
+		}
+		s, err := structuralschema.NewStructural(internal)
+		if err != nil {
+			return nil, fmt.Errorf("structural schema: %w", err)
+		}
+		sv, _, err := validation.NewSchemaValidator(internal)
+		if err != nil {
+			return nil, fmt.Errorf("schema validator: %w", err)
+		}
+		return &Validator{structural: s, schema: sv, cel: cel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+	}
+	return nil, fmt.Errorf("CRD %s has no schema for version %s", def.Name, version)
+}
+
+// Admit applies the schema's defaults to obj (a whole object, as decoded from JSON
+// with integers as int64) in place and returns every validation error, as the API
+// server would report them on create.
+func (v *Validator) Admit(obj map[string]any) field.ErrorList {
+	structuraldefaulting.Default(obj, v.structural)
+	errs := validation.ValidateCustomResource(nil, obj, v.schema)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	if len(errs) > 0 {
+		// The API server runs CEL rules only on objects that pass the schema.
+		return errs
+	}
+	celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	return append(errs, celErrs...)
+}
