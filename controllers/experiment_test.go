@@ -113,7 +113,7 @@ func result(t *testing.T, ns, name string) *serdebenchv1.SerializationResult {
 func kafkaTopics(t *testing.T, ns string) []string {
 	t.Helper()
 	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(topics.KafkaTopicGVK.GroupVersion().WithKind("KafkaTopicList"))
+	list.SetGroupVersionKind(strimziGVK(t, topics.KindKafkaTopic).GroupVersion().WithKind("KafkaTopicList"))
 	if err := k8s.List(context.Background(), list, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
@@ -175,15 +175,25 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 }
 
 // TestHappyPathStrimzi runs a two-trial experiment with topics as Strimzi
-// KafkaTopics: workers really produce and consume through the local broker.
+// KafkaTopics, against the CRDs of the current Strimzi (kafka.strimzi.io/v1 only)
+// and of the previous generation (v1beta2): the operator discovers which is served.
+// Workers really produce and consume through the local broker.
 func TestHappyPathStrimzi(t *testing.T) {
+	t.Run("v1 (Strimzi 1.2.0)", happyPathStrimzi)
+	t.Run("v1beta2 (Strimzi 0.45.0)", func(t *testing.T) {
+		useStrimzi(t, strimziPrevious)
+		happyPathStrimzi(t)
+	})
+}
+
+func happyPathStrimzi(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
 	kafkaCR := &unstructured.Unstructured{Object: map[string]any{
 		"spec": map[string]any{"kafka": map[string]any{"version": "4.3.1",
 			"listeners": []any{map[string]any{"name": "plain", "port": int64(9092), "type": "internal", "tls": false}}}}}}
-	kafkaCR.SetGroupVersionKind(topics.KafkaGVK)
+	kafkaCR.SetGroupVersionKind(strimziGVK(t, topics.KindKafka))
 	kafkaCR.SetNamespace(ns)
 	kafkaCR.SetName("my-cluster")
 	if err := k8s.Create(context.Background(), kafkaCR); err != nil {

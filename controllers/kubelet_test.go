@@ -170,7 +170,7 @@ func (k *kubelet) loop(ctx context.Context, wg *sync.WaitGroup) {
 
 func (k *kubelet) topicOperator(ctx context.Context) {
 	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(topics.KafkaTopicGVK.GroupVersion().WithKind("KafkaTopicList"))
+	list.SetGroupVersionKind(strimziGVK(k.t, topics.KindKafkaTopic).GroupVersion().WithKind("KafkaTopicList"))
 	if err := k8s.List(ctx, list, client.InNamespace(k.ns)); err != nil {
 		return
 	}

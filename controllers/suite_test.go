@@ -12,11 +12,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,6 +34,7 @@ import (
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
+	"github.com/serdebench/serdebench/internal/topics"
 )
 
 var (
@@ -41,6 +46,15 @@ var (
 	managerCfg *rest.Config
 	k8s        client.Client
 	scheme     = runtime.NewScheme()
+	// externalCRDs holds the third-party CRDs (hack/crds/fetch.sh); Strimzi's two
+	// generations are in strimzi-<version>/ below it.
+	externalCRDs string
+)
+
+// Strimzi generations the tests install: the current one by default.
+const (
+	strimziCurrent  = "strimzi-1.2.0"
+	strimziPrevious = "strimzi-0.45.0"
 )
 
 // The operator's ServiceAccount, as config/rbac binds it.
@@ -56,6 +70,7 @@ const (
 func TestMain(m *testing.M) {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(serdebenchv1.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 
 	start := time.Now()
@@ -63,9 +78,9 @@ func TestMain(m *testing.M) {
 	if assets == "" {
 		assets = script("../hack/k8s/build.sh")
 	}
-	external := script("../hack/crds/fetch.sh")
+	externalCRDs = script("../hack/crds/fetch.sh")
 	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases"), external},
+		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases"), externalCRDs, filepath.Join(externalCRDs, strimziCurrent)},
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
 	}
@@ -240,4 +255,52 @@ func newNamespace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return ns.Name
+}
+
+// useStrimzi replaces the installed Strimzi CRDs with another generation's for the
+// rest of the test, and puts the current ones back after it.
+func useStrimzi(t *testing.T, generation string) {
+	t.Helper()
+	swap := func(from, to string) {
+		old := envtest.CRDInstallOptions{Paths: []string{filepath.Join(externalCRDs, from)}}
+		if err := envtest.ReadCRDFiles(&old); err != nil || len(old.CRDs) == 0 {
+			t.Fatalf("read %s CRDs: %v (%d)", from, err, len(old.CRDs))
+		}
+		if err := envtest.UninstallCRDs(cfg, old); err != nil {
+			t.Fatalf("uninstall %s CRDs: %v", from, err)
+		}
+		for _, crd := range old.CRDs {
+			waitFor(t, 30*time.Second, "CRD "+crd.Name+" deleted", func() (bool, error) {
+				err := k8s.Get(context.Background(), client.ObjectKey{Name: crd.Name}, crd.DeepCopy())
+				return apierrors.IsNotFound(err), err
+			})
+		}
+		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{filepath.Join(externalCRDs, to)}}); err != nil {
+			t.Fatalf("install %s CRDs: %v", to, err)
+		}
+	}
+	swap(strimziCurrent, generation)
+	t.Cleanup(func() { swap(generation, strimziCurrent) })
+}
+
+// strimziGVK is the kind at the Strimzi version the test apiserver serves now
+// (asked fresh: tests swap Strimzi generations).
+func strimziGVK(t testing.TB, kind string) schema.GroupVersionKind {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range topics.StrimziVersions {
+		gv := topics.StrimziGroup + "/" + v
+		if res, err := dc.ServerResourcesForGroupVersion(gv); err == nil {
+			for _, r := range res.APIResources {
+				if r.Kind == kind {
+					return schema.GroupVersionKind{Group: topics.StrimziGroup, Version: v, Kind: kind}
+				}
+			}
+		}
+	}
+	t.Fatalf("no Strimzi %s served", kind)
+	return schema.GroupVersionKind{}
 }

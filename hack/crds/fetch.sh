@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Gathers the third-party CRDs serdebench's tests install into envtest, from their
 # published artifacts only (never committed copies), and prints the directory:
-#   - Strimzi Kafka and KafkaTopic: generated from io.strimzi:api + crd-generator on Maven
-#     Central, exactly as Strimzi's build generates it;
+#   - Strimzi Kafka and KafkaTopic, both generations serdebench speaks: generated from
+#     io.strimzi:api + crd-generator on Maven Central, exactly as Strimzi's build
+#     generates them, into strimzi-<version>/ — 1.x serves kafka.strimzi.io/v1 only
+#     (its generator needs Java 21+), 0.4x serves v1beta2;
 #   - prometheus-operator (PodMonitor, PrometheusRule, ...): from the Go module;
 #   - Chaos Mesh (PodChaos, NetworkChaos, Schedule): from the Go module.
 # Cached by version under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/crds-<versions>.
 set -euo pipefail
 
-STRIMZI_VERSION="${STRIMZI_VERSION:-0.45.0}"
+STRIMZI_VERSION="${STRIMZI_VERSION:-1.2.0}"
+STRIMZI_PREVIOUS_VERSION="${STRIMZI_PREVIOUS_VERSION:-0.45.0}"
 PROMETHEUS_OPERATOR_VERSION="${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
 # Chaos Mesh tags are not served as Go module versions; this is its main branch as
 # the module proxy serves it.
@@ -17,27 +20,49 @@ CHAOS_MESH_VERSION="${CHAOS_MESH_VERSION:-v0.9.1-0.20260902003049-47411975a8cb}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 # LAYOUT changes when the set of CRDs gathered changes, so caches are rebuilt.
-LAYOUT=2
-out="$cache/crds-$LAYOUT-strimzi$STRIMZI_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}"
+LAYOUT=3
+out="$cache/crds-$LAYOUT-strimzi$STRIMZI_VERSION-$STRIMZI_PREVIOUS_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}"
 log() { printf 'crds: %s\n' "$*" >&2; }
 
 if [[ -f "$out/.complete" ]]; then echo "$out"; exit 0; fi
 rm -rf "$out" && mkdir -p "$out"
 
-# Strimzi: resolve the generator's classpath, then generate.
-cp_file="$cache/strimzi-$STRIMZI_VERSION/classpath.txt"
-if [[ ! -s "$cp_file" ]]; then
-  log "resolving Strimzi $STRIMZI_VERSION CRD generator from Maven Central"
-  mkdir -p "$(dirname "$cp_file")"
-  mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dstrimzi.version="$STRIMZI_VERSION" -Dmaven.repo.local="$cache/m2" \
-    dependency:build-classpath -Dmdep.outputFile="$cp_file" >"$out/mvn.log" 2>&1 \
-    || { log "maven failed:"; tail -30 "$out/mvn.log" >&2; exit 1; }
-fi
-java -cp "$(cat "$cp_file")" io.strimzi.crdgenerator.CrdGenerator --yaml --crd-api-version v1 \
-  --api-versions v1beta2 --storage-version v1beta2 \
-  "io.strimzi.api.kafka.model.topic.KafkaTopic=$out/kafka.strimzi.io_kafkatopics.yaml" \
-  "io.strimzi.api.kafka.model.kafka.Kafka=$out/kafka.strimzi.io_kafkas.yaml" >"$out/strimzi.log" 2>&1 \
-  || { log "Strimzi CRD generation failed:"; tail -30 "$out/strimzi.log" >&2; exit 1; }
+# java_at_least N prints a java binary of major version N or newer: the default one,
+# else one of the JDKs under /usr/lib/jvm (this machine kind ships a second one).
+java_at_least() {
+  local want="$1" j v
+  for j in "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
+    [[ -x "$j" ]] || continue
+    v="$("$j" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
+    if [[ "${v%%.*}" =~ ^[0-9]+$ ]] && ((${v%%.*} >= want)); then echo "$j"; return 0; fi
+  done
+  return 1
+}
+
+# strimzi VERSION API_VERSION: resolve the generator's classpath, then generate the
+# KafkaTopic and Kafka CRDs serving API_VERSION into $out/strimzi-VERSION/.
+strimzi() {
+  local version="$1" api="$2" java="java" dir="$out/strimzi-$1"
+  local cp_file="$cache/strimzi-$version/classpath.txt"
+  mkdir -p "$dir"
+  if [[ ! -s "$cp_file" ]]; then
+    log "resolving Strimzi $version CRD generator from Maven Central"
+    mkdir -p "$(dirname "$cp_file")"
+    mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dstrimzi.version="$version" -Dmaven.repo.local="$cache/m2" \
+      dependency:build-classpath -Dmdep.outputFile="$cp_file" >"$out/mvn.log" 2>&1 \
+      || { log "maven failed:"; tail -30 "$out/mvn.log" >&2; exit 1; }
+  fi
+  if [[ "${version%%.*}" -ge 1 ]]; then
+    java="$(java_at_least 21)" || { log "Strimzi $version's CRD generator needs Java 21 or newer; none found (java, /usr/lib/jvm/*)"; exit 1; }
+  fi
+  "$java" -cp "$(cat "$cp_file")" io.strimzi.crdgenerator.CrdGenerator --yaml --crd-api-version v1 \
+    --api-versions "$api" --storage-version "$api" \
+    "io.strimzi.api.kafka.model.topic.KafkaTopic=$dir/kafka.strimzi.io_kafkatopics.yaml" \
+    "io.strimzi.api.kafka.model.kafka.Kafka=$dir/kafka.strimzi.io_kafkas.yaml" >"$out/strimzi.log" 2>&1 \
+    || { log "Strimzi $version CRD generation failed:"; tail -30 "$out/strimzi.log" >&2; exit 1; }
+}
+strimzi "$STRIMZI_VERSION" v1
+strimzi "$STRIMZI_PREVIOUS_VERSION" v1beta2
 
 moddir() {
   GOFLAGS=-mod=mod GOWORK=off go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'

@@ -10,6 +10,7 @@ import (
 
 	"github.com/IBM/sarama"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,13 +39,55 @@ type Provisioner interface {
 	Version(ctx context.Context) (string, error)
 }
 
-// KafkaGVK is Strimzi's Kafka kind.
-var KafkaGVK = schema.GroupVersionKind{Group: "kafka.strimzi.io", Version: "v1beta2", Kind: "Kafka"}
+// Strimzi's API group and the kinds serdebench uses.
+const (
+	StrimziGroup   = "kafka.strimzi.io"
+	KindKafka      = "Kafka"
+	KindKafkaTopic = "KafkaTopic"
+)
+
+// StrimziVersions are the Strimzi API versions serdebench speaks, preferred first:
+// v1 (Strimzi 1.x, which removed v1beta2) and v1beta2 (Strimzi 0.x).
+var StrimziVersions = []string{"v1", "v1beta2"}
+
+// ServedStrimziGVK is the kind at the best version of StrimziVersions the cluster
+// serves (from discovery, through mapper).
+func ServedStrimziGVK(mapper meta.RESTMapper, kind string) (schema.GroupVersionKind, error) {
+	mappings, err := mapper.RESTMappings(schema.GroupKind{Group: StrimziGroup, Kind: kind})
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("strimzi %s: is Strimzi installed? %w", kind, err)
+	}
+	var served []string
+	for _, v := range StrimziVersions {
+		for _, m := range mappings {
+			if m.GroupVersionKind.Version == v {
+				return m.GroupVersionKind, nil
+			}
+		}
+	}
+	for _, m := range mappings {
+		served = append(served, m.GroupVersionKind.Version)
+	}
+	return schema.GroupVersionKind{}, fmt.Errorf("strimzi %s is served at %s/%v; serdebench speaks %s/%v", kind, StrimziGroup, served, StrimziGroup, StrimziVersions)
+}
+
+// object returns an empty object of kind at the served version.
+func (s *Strimzi) object(kind string) (*unstructured.Unstructured, error) {
+	gvk, err := ServedStrimziGVK(s.Client.RESTMapper(), kind)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
 
 // Version reads the Kafka resource's reported (status) or requested (spec) version.
 func (s *Strimzi) Version(ctx context.Context) (string, error) {
-	k := &unstructured.Unstructured{}
-	k.SetGroupVersionKind(KafkaGVK)
+	k, err := s.object(KindKafka)
+	if err != nil {
+		return "", err
+	}
 	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Cluster}, k); err != nil {
 		return "", fmt.Errorf("get Kafka %s/%s: %w", s.Namespace, s.Cluster, err)
 	}
@@ -117,9 +160,6 @@ func (a *Admin) version() (string, error) {
 	return fmt.Sprintf("%d broker(s), produce v%d, fetch v%d", len(brokers), produce, fetch), nil
 }
 
-// KafkaTopicGVK is Strimzi's KafkaTopic kind.
-var KafkaTopicGVK = schema.GroupVersionKind{Group: "kafka.strimzi.io", Version: "v1beta2", Kind: "KafkaTopic"}
-
 // Strimzi provisions topics as KafkaTopic resources for a Strimzi cluster; the
 // Topic Operator creates them in Kafka and reports Ready.
 type Strimzi struct {
@@ -130,11 +170,13 @@ type Strimzi struct {
 
 // Ensure creates the KafkaTopic and reads its Ready condition.
 func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
-	kt := &unstructured.Unstructured{}
-	kt.SetGroupVersionKind(KafkaTopicGVK)
-	err := s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: t.Name}, kt)
+	kt, err := s.object(KindKafkaTopic)
+	if err != nil {
+		return false, err
+	}
+	err = s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: t.Name}, kt)
 	if apierrors.IsNotFound(err) {
-		kt = s.object(t)
+		s.fill(kt, t)
 		if err := s.Client.Create(ctx, kt); err != nil && !apierrors.IsAlreadyExists(err) {
 			return false, fmt.Errorf("create KafkaTopic %s/%s: %w", s.Namespace, t.Name, err)
 		}
@@ -159,9 +201,8 @@ func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
 	return false, nil
 }
 
-func (s *Strimzi) object(t Spec) *unstructured.Unstructured {
-	kt := &unstructured.Unstructured{}
-	kt.SetGroupVersionKind(KafkaTopicGVK)
+// fill makes kt the KafkaTopic for t (the spec is the same in v1 and v1beta2).
+func (s *Strimzi) fill(kt *unstructured.Unstructured, t Spec) {
 	kt.SetNamespace(s.Namespace)
 	kt.SetName(t.Name)
 	labels := map[string]string{"strimzi.io/cluster": s.Cluster}
@@ -178,13 +219,14 @@ func (s *Strimzi) object(t Spec) *unstructured.Unstructured {
 		spec["config"] = cfg
 	}
 	kt.Object["spec"] = spec
-	return kt
 }
 
 // Delete deletes the KafkaTopic; the Topic Operator deletes the topic.
 func (s *Strimzi) Delete(ctx context.Context, name string) error {
-	kt := &unstructured.Unstructured{}
-	kt.SetGroupVersionKind(KafkaTopicGVK)
+	kt, err := s.object(KindKafkaTopic)
+	if err != nil {
+		return err
+	}
 	kt.SetNamespace(s.Namespace)
 	kt.SetName(name)
 	if err := s.Client.Delete(ctx, kt); err != nil && !apierrors.IsNotFound(err) {
