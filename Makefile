@@ -58,10 +58,11 @@ demo: build kafka-up ## Run the thesis batch experiment locally and print the 12
 	$(BIN)/serdebench run -f config/samples/thesis-batch.yaml --bootstrap $(SERDEBENCH_KAFKA)
 
 .PHONY: bench
-bench: build kafka-up ## Codec micro-benchmarks, then producer throughput vs Kafka's ProducerPerformance.
+bench: build kafka-up envtest-assets ## Codec micro-benchmarks, producer throughput vs Kafka's ProducerPerformance, the operator at 100 experiments.
 	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/
 	go test -run '^$$' -bench HotPath -benchmem ./workers/producer/
 	hack/bench/producer-vs-kafka.sh
+	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -run '^$$' -bench OperatorScale -benchtime 1x ./controllers/
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) verify-generated ## gofmt, go vet, golangci-lint, and generated files up to date.

@@ -64,7 +64,7 @@ func create(t *testing.T, x *serdebenchv1.SerializationExperiment) {
 }
 
 // waitFor polls cond until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var lastErr error
@@ -133,7 +133,7 @@ func jobs(t *testing.T, ns string) []batchv1.Job {
 	return list.Items
 }
 
-func brokerTopics(t *testing.T, brokers []string) map[string]bool {
+func brokerTopics(t testing.TB, brokers []string) map[string]bool {
 	t.Helper()
 	c, err := sarama.NewClient(brokers, sarama.NewConfig())
 	if err != nil {

@@ -213,7 +213,7 @@ func managerKubeconfig(t *testing.T, name string) string {
 	return kubeconfig(t, name, true)
 }
 
-func kubeconfig(t *testing.T, name string, asManager bool) string {
+func kubeconfig(t testing.TB, name string, asManager bool) string {
 	t.Helper()
 	user, err := testEnv.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
 	if err != nil {
@@ -245,7 +245,7 @@ func kubeconfig(t *testing.T, name string, asManager bool) string {
 
 // newNamespace creates a namespace that enforces the restricted Pod Security
 // Standard, so every worker pod the tests create is checked against it.
-func newNamespace(t *testing.T) string {
+func newNamespace(t testing.TB) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "sx-test-", Labels: map[string]string{
 		"pod-security.kubernetes.io/enforce":         "restricted",
