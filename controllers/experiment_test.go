@@ -21,8 +21,8 @@ import (
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/promquery"
-	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/promtest"
+	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/topics"
 )
 

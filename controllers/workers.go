@@ -32,7 +32,7 @@ const (
 	// metricsPortName is the worker's metrics port in a one-container pod;
 	// colocated containers use metrics-<role><n>. The PodMonitor keeps both.
 	metricsPortName = "metrics"
-	caMountPath = "/etc/serdebench/tls"
+	caMountPath     = "/etc/serdebench/tls"
 	// terminationMessageLimit is the kubelet's limit per pod; colocated containers
 	// share it.
 	terminationMessageLimit = 12288
@@ -206,10 +206,10 @@ func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t tr
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: jobName(x, t, role, attempt), Namespace: x.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
-			Parallelism:           ptr.To(n),
-			Completions:           ptr.To(n),
-			CompletionMode:        ptr.To(batchv1.IndexedCompletion),
-			BackoffLimit:          ptr.To(int32(0)),
+			Parallelism:    ptr.To(n),
+			Completions:    ptr.To(n),
+			CompletionMode: ptr.To(batchv1.IndexedCompletion),
+			BackoffLimit:   ptr.To(int32(0)),
 			// A pod disrupted by the cluster (eviction, preemption, node loss) fails
 			// the Job with reason PodFailurePolicy, which the operator retries on a
 			// fresh topic; any other failure is the worker's own and final.

@@ -19,8 +19,8 @@ func FuzzAdmitAndPlan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, codecs, sizes uint8, dims []byte, idempotent bool, inflight uint8, records int64, duration bool) {
 		all := []v1alpha1.Codec{"json", "avro", "protobuf", "msgpack", "raw"}
 		spec := map[string]any{
-			"kafka":   map[string]any{"bootstrapServers": "kafka:9092"},
-			"payload": map[string]any{"schema": "simple", "sizesBytes": series(int(sizes)%10, 64, 100)},
+			"kafka":    map[string]any{"bootstrapServers": "kafka:9092"},
+			"payload":  map[string]any{"schema": "simple", "sizesBytes": series(int(sizes)%10, 64, 100)},
 			"producer": map[string]any{"idempotent": idempotent, "acks": "all", "maxInFlight": int(inflight) % 70},
 		}
 		var cs []v1alpha1.Codec
