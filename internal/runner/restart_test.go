@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -140,7 +139,7 @@ func readBack(t *testing.T, brokers []string, topic string, partitions int32) ma
 					set.Add(int64(seq))
 				}
 			case <-time.After(30 * time.Second):
-				t.Fatal(fmt.Sprintf("read-back of partition %d stalled before offset %d", p, end))
+				t.Fatalf("read-back of partition %d stalled before offset %d", p, end)
 			}
 		}
 		_ = pc.Close()
