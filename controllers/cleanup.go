@@ -233,7 +233,7 @@ func (r *ExperimentReconciler) workersInterrupted(ctx context.Context, x *serdeb
 // failedContainers are the terminated, non-zero containers of the Job's pods.
 func (r *ExperimentReconciler) failedContainers(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) []corev1.ContainerStatus {
 	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelManagedBy: managedBy, LabelTrial: job.Labels[LabelTrial]}); err != nil {
+	if err := r.reader().List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelManagedBy: managedBy, LabelTrial: job.Labels[LabelTrial]}); err != nil {
 		return nil
 	}
 	var out []corev1.ContainerStatus

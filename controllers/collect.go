@@ -141,8 +141,10 @@ func (r *ExperimentReconciler) trialPods(ctx context.Context, x *serdebenchv1.Se
 		}
 		uids[got.UID] = true
 	}
+	// Uncached: the Job informer may already show the Job complete while the Pod
+	// informer still has a container running, and a missing summary fails the trial.
 	list := &corev1.PodList{}
-	if err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: t.Name, LabelManagedBy: managedBy}); err != nil {
+	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: t.Name, LabelManagedBy: managedBy}); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	var out []corev1.Pod
@@ -195,7 +197,9 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	defer cancel()
 	// The last scrape may land up to one interval after the window; workers keep
 	// serving for their grace period.
-	sel := promquery.Selector{Namespace: x.Namespace, ExperimentUID: string(x.UID), Trial: t.Name, Role: summary.RoleProducer}
+	// The attempt's topic tells this attempt's workers from a disrupted earlier one's
+	// (which may still serve its last totals).
+	sel := promquery.Selector{Namespace: x.Namespace, ExperimentUID: string(x.UID), Topic: x.Status.Trials[t.Index].Topic, Trial: t.Name, Role: summary.RoleProducer}
 	got, err := r.Prometheus.RecordsTotal(qctx, sel, start, time.Now())
 	if err != nil {
 		tr.Warnings = append(tr.Warnings, "prometheus cross-check skipped: "+err.Error())
@@ -243,6 +247,11 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 			return err
 		}
 	}
+	if !create && res.Experiment.UID != string(x.UID) {
+		// Left by a deleted experiment of the same name (its owner reference would let
+		// the garbage collector delete this one's result later).
+		return fmt.Errorf("result %s belongs to another experiment (uid %s); delete it", res.Name, res.Experiment.UID)
+	}
 	res.Experiment = serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec}
 	res.Environment.WorkerImage = r.workerImage(x)
 	if res.Environment.KafkaVersion == "" {
@@ -260,9 +269,6 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 		res.Trials = append(res.Trials, tr)
 	}
 	res.Summary = summarize(res.Trials)
-	if res.Experiment.UID != "" && res.Experiment.UID != string(x.UID) {
-		return fmt.Errorf("result %s belongs to another experiment (uid %s)", res.Name, res.Experiment.UID)
-	}
 	if create {
 		err = r.Create(ctx, res)
 	} else {

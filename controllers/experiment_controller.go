@@ -63,7 +63,8 @@ type ExperimentReconciler struct {
 	// TerminationMessageBytes is the budget for a worker's summary in its
 	// termination message; larger summaries go through the log (default 4096).
 	TerminationMessageBytes int
-	// MaxConcurrentReconciles is how many experiments advance at once (default 1).
+	// MaxConcurrentReconciles is how many experiments advance at once (default 1;
+	// the manager's --max-concurrent-reconciles defaults to 4).
 	MaxConcurrentReconciles int
 	// AfterStatusWrite and AfterSideEffect, if set, are called after every status
 	// write and every external side effect (tests inject crashes there).
@@ -296,9 +297,11 @@ func (r *ExperimentReconciler) jobFailed(ctx context.Context, x *serdebenchv1.Se
 	msg := fmt.Sprintf("job %s failed: %s: %s%s", job.Name, c.Reason, c.Message, r.failedPodMessages(ctx, x, job))
 	if c.Reason == batchv1.JobReasonPodFailurePolicy && ts.Attempt <= retries(x) {
 		r.event(x, corev1.EventTypeWarning, ReasonTrialDisrupted, "trial %s attempt %d disrupted, retrying on a fresh topic: %s", t.Name, ts.Attempt, msg)
+		now := metav1.Now()
 		ts.Attempt++
 		ts.Topic = topicName(x, t, int(ts.Attempt))
 		ts.Phase = serdebenchv1.TrialCreatingTopic
+		ts.StartTime = &now // timeoutSeconds bounds each attempt
 		ts.Message = fmt.Sprintf("attempt %d disrupted: %s", ts.Attempt-1, msg)
 		return r.updateStatus(ctx, x)
 	}

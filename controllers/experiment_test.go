@@ -501,7 +501,11 @@ func TestWorkersTimeout(t *testing.T) {
 	if c == nil || c.Reason != controllers.ReasonTrialTimeout || !strings.Contains(c.Message, "phase Running") {
 		t.Fatalf("failed condition %+v", c)
 	}
-	waitFor(t, 10*time.Second, "jobs deleted", func() (bool, error) { return len(jobs(t, ns)) == 0, nil })
+	// The outcome is recorded first; cleanup follows and says when it is done.
+	waitFor(t, 20*time.Second, "trial cleaned up", func() (bool, error) { return get(t, ns, "stuck").Status.Trials[0].CleanedUp, nil })
+	if n := len(jobs(t, ns)); n != 0 {
+		t.Fatalf("%d jobs left", n)
+	}
 	if brokerTopics(t, brokers)[x.Status.Trials[0].Topic] {
 		t.Fatalf("topic %s left in the broker", x.Status.Trials[0].Topic)
 	}

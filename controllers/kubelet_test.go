@@ -41,9 +41,9 @@ type kubelet struct {
 	seen map[types.UID]bool
 	// failRole makes Jobs of this role fail with an error message instead of running.
 	failRole string
-	// evict[role] is how many more Jobs of that role have their pods evicted one
-	// second into the run: SIGTERM, then the pod fails with the DisruptionTarget
-	// condition, as the eviction API leaves it.
+	// evict[role] is how many more Jobs of that role have their first pod evicted
+	// one second into the run: the DisruptionTarget condition, as the eviction API
+	// sets it, then SIGTERM; the pod's phase follows its exit codes.
 	evict map[string]int
 	// interrupt[role] sends that role's containers SIGTERM one second into the run,
 	// without a disruption condition (a worker stopped from outside).
@@ -269,7 +269,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 			go func() {
 				defer wg.Done()
 				cctx := ctx
-				if how.evict || how.interrupt {
+				if (how.evict && idx == 0) || how.interrupt {
 					var cancel context.CancelFunc
 					cctx, cancel = context.WithTimeout(ctx, time.Second) // then SIGTERM
 					defer cancel()
@@ -285,12 +285,13 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 	failed := 0
 	var disrupted []string
 	for idx := range n {
-		ok, pod := k.recordPod(ctx, j, idx, results[idx], how.evict)
+		evicted := how.evict && idx == 0
+		ok, pod := k.recordPod(ctx, j, idx, results[idx], evicted)
 		if !ok {
 			failed++
-		}
-		if how.evict && pod != "" {
-			disrupted = append(disrupted, pod)
+			if evicted {
+				disrupted = append(disrupted, pod)
+			}
 		}
 	}
 	k.finishJob(ctx, j, n-failed, failed, disrupted)
@@ -424,8 +425,7 @@ func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []
 		pod.Status.Phase = corev1.PodFailed
 	}
 	if evicted {
-		ok = false
-		pod.Status.Phase = corev1.PodFailed
+		// The eviction API sets the condition; the phase still follows the exit codes.
 		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 			Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: now})
 	}

@@ -33,7 +33,9 @@ func TestAdmissionTable(t *testing.T) {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
 		obj.SetNamespace(ns)
-		obj.SetName(fmt.Sprintf("case-%d", i))
+		if !c.OwnName {
+			obj.SetName(fmt.Sprintf("case-%d", i))
+		}
 		err := k8s.Create(context.Background(), obj)
 		switch {
 		case c.Reject == "" && err != nil:

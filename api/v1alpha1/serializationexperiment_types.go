@@ -211,7 +211,8 @@ type TrialStatus struct {
 	// after, so a restart in between repeats only the cleanup.
 	// +optional
 	CleanedUp bool `json:"cleanedUp,omitempty"`
-	// StartTime is when the trial started.
+	// StartTime is when the trial's current attempt started (timeoutSeconds bounds
+	// each attempt).
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 	// CompletionTime is when the trial finished.

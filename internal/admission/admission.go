@@ -18,6 +18,8 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -77,12 +79,30 @@ func New(crdYAML []byte, version string) (*Validator, error) {
 // server would report them on create.
 func (v *Validator) Admit(obj map[string]any) field.ErrorList {
 	structuraldefaulting.Default(obj, v.structural)
-	errs := validation.ValidateCustomResource(nil, obj, v.schema)
+	var errs field.ErrorList
+	if name, _, _ := unstructured.NestedString(obj, "metadata", "name"); name != "" {
+		for _, msg := range apivalidation.NameIsDNSSubdomain(name, false) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
+		}
+	}
+	errs = append(errs, validation.ValidateCustomResource(nil, obj, v.schema)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
-	if len(errs) > 0 {
-		// The API server runs CEL rules only on objects that pass the schema.
-		return errs
+	if blocking(errs) {
+		// As the API server does (customresource strategy, hasBlockingErr): CEL rules
+		// would see a malformed object.
+		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
 	}
 	celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	return append(errs, celErrs...)
+}
+
+// blocking reports errors after which the API server does not run CEL rules.
+func blocking(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,9 @@ import (
 type Case struct {
 	Name   string
 	Reject string
+	// OwnName is true when the case sets metadata.name itself (tests that rename
+	// cases leave it).
+	OwnName bool
 	// Doc is the whole object, as JSON.
 	Doc []byte
 }
@@ -27,9 +30,10 @@ func Cases(path string) ([]Case, error) {
 	var table struct {
 		Base  map[string]any `json:"base"`
 		Cases []struct {
-			Name   string         `json:"name"`
-			Reject string         `json:"reject"`
-			Spec   map[string]any `json:"spec"`
+			Name     string         `json:"name"`
+			Reject   string         `json:"reject"`
+			Metadata map[string]any `json:"metadata"`
+			Spec     map[string]any `json:"spec"`
 		} `json:"cases"`
 	}
 	if err := yaml.UnmarshalStrict(raw, &table); err != nil {
@@ -45,6 +49,9 @@ func Cases(path string) ([]Case, error) {
 		if c.Spec != nil {
 			overrides["spec"] = c.Spec
 		}
+		if c.Metadata != nil {
+			overrides["metadata"] = c.Metadata
+		}
 		patch, err := json.Marshal(overrides)
 		if err != nil {
 			return nil, err
@@ -53,7 +60,7 @@ func Cases(path string) ([]Case, error) {
 		if err != nil {
 			return nil, fmt.Errorf("case %q: %w", c.Name, err)
 		}
-		out = append(out, Case{Name: c.Name, Reject: c.Reject, Doc: doc})
+		out = append(out, Case{Name: c.Name, Reject: c.Reject, OwnName: c.Metadata["name"] != nil, Doc: doc})
 	}
 	return out, nil
 }

@@ -30,14 +30,15 @@ func New(url string) (*Client, error) {
 // Selector picks one trial's series of one role. Namespace (the scraped pod's, a
 // target label the PodMonitor sets) and ExperimentUID (the workers' own label) pick
 // one experiment object: same-named experiments elsewhere or earlier never add up.
+// Topic (the attempt's) tells a retried trial's attempts apart.
 type Selector struct {
-	Namespace, ExperimentUID, Trial, Role string
+	Namespace, ExperimentUID, Topic, Trial, Role string
 }
 
 // String is the selector in PromQL label-matcher syntax.
 func (s Selector) String() string {
 	q := strconv.Quote
-	return fmt.Sprintf(`{namespace=%s,experiment_uid=%s,trial=%s,role=%s}`, q(s.Namespace), q(s.ExperimentUID), q(s.Trial), q(s.Role))
+	return fmt.Sprintf(`{namespace=%s,experiment_uid=%s,topic=%s,trial=%s,role=%s}`, q(s.Namespace), q(s.ExperimentUID), q(s.Topic), q(s.Trial), q(s.Role))
 }
 
 // RecordsTotal is the final measured-record count of every worker matching sel,

@@ -99,31 +99,10 @@ func (s *Strimzi) Version(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("kafka %s/%s declares no version", s.Namespace, s.Cluster)
 }
 
-// bounded runs f (sarama calls take no context) and returns early with ctx's error
-// if ctx ends first; f then finishes in the background within sarama's own timeouts.
-func bounded[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, fmt.Errorf("kafka: %w", context.Cause(ctx))
-	}
-}
-
 // Version reports the broker's Produce and Fetch API versions (Kafka does not send
 // its release string over the protocol) and the number of brokers.
 func (a *Admin) Version(ctx context.Context) (string, error) {
-	return bounded(ctx, a.version)
+	return kafkaconn.Bounded(ctx, a.version)
 }
 
 func (a *Admin) version() (string, error) {
@@ -259,7 +238,7 @@ func (a *Admin) admin() (sarama.ClusterAdmin, error) {
 
 // Ensure creates the topic and checks its partition count.
 func (a *Admin) Ensure(ctx context.Context, t Spec) (bool, error) {
-	return bounded(ctx, func() (bool, error) { return a.ensure(t) })
+	return kafkaconn.Bounded(ctx, func() (bool, error) { return a.ensure(t) })
 }
 
 func (a *Admin) ensure(t Spec) (bool, error) {
@@ -295,7 +274,7 @@ func (a *Admin) ensure(t Spec) (bool, error) {
 
 // Delete deletes the topic.
 func (a *Admin) Delete(ctx context.Context, name string) error {
-	_, err := bounded(ctx, func() (struct{}, error) { return struct{}{}, a.delete(name) })
+	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) { return struct{}{}, a.delete(name) })
 	return err
 }
 

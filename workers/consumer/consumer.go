@@ -145,6 +145,8 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		_ = c.admin.Close()
 		consumed <- err
 	}()
+	// runCtx ends on completion or when the caller stops us; either way leaving the
+	// group gets DrainTimeout.
 	drain, stopDrain := kafkaconn.AfterDone(runCtx, cfg.DrainTimeout)
 	defer stopDrain()
 	var consumeErr error
@@ -156,6 +158,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	sum := c.summary()
 	select {
 	case <-complete:
+		// The trial is whole: a slow or failed leave does not change what was measured.
+		if consumeErr != nil {
+			cfg.Log.Warn("leaving the consumer group after a complete trial", "consumer", cfg.Name, "err", consumeErr)
+			consumeErr = nil
+		}
 	default:
 		sum.Interrupted = true
 		if consumeErr != nil && sum.FirstError == "" {
@@ -282,13 +289,16 @@ func (c *consumer) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.C
 	if err != nil {
 		return err
 	}
-	// Continue the marker mask from what the group committed for this partition.
-	st.mu.Lock()
+	// Continue the marker mask from what the group committed for this partition
+	// (asked outside the lock: the summary may need it while this call waits).
+	var committed uint64
 	if resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: {claim.Partition()}}); err == nil {
 		if blk := resp.GetBlock(c.cfg.Topic, claim.Partition()); blk != nil && blk.Offset >= 0 {
-			st.markers |= parseMarkers(blk.Metadata)
+			committed = parseMarkers(blk.Metadata)
 		}
 	}
+	st.mu.Lock()
+	st.markers |= committed
 	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
 	st.mu.Unlock()
 	mt := c.cfg.Metrics

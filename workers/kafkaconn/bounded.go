@@ -43,3 +43,25 @@ func AfterDone(ctx context.Context, grace time.Duration) (context.Context, conte
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
 	return out, func() { stop(); cancel() }
 }
+
+// Bounded runs f (sarama calls take no context) and returns early with ctx's cause
+// if ctx ends first; f then finishes in the background within sarama's own
+// timeouts.
+func Bounded[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("kafka: %w", context.Cause(ctx))
+	}
+}

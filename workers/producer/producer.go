@@ -157,7 +157,8 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	r.serHist = r.sum.Histogram(summary.SerializeNanos, summary.NewDuration)
 	r.delay = r.sum.Histogram(summary.SendDelayMicros, summary.NewLatency)
 
-	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID), maxValue)
+	topicMax, _ := strconv.Atoi(t.TopicConfig["max.message.bytes"])
+	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID), maxValue, topicMax)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +439,10 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 			mt.WarmupRecords.Inc()
 		}
 	}
-	if !m.marker {
+	// A failed message is never reused: sarama still reads it after returning it on
+	// Errors (partitionProducer.updateLeaderIfBrokerProducerIsNil backs off on
+	// msg.retries after returnError). Failures are rare; allocating anew is cheap.
+	if !m.marker && err == nil {
 		r.put(m)
 	}
 	if r.cfg.Trial.Settings.Mode == v1alpha1.ModeSingle {
@@ -512,18 +516,24 @@ func waitForGroup(ctx context.Context, client sarama.Client, group string, membe
 	deadline := time.Now().Add(timeout)
 	last := "unknown"
 	for {
-		b, err := client.Coordinator(group)
-		if err == nil {
-			resp, derr := b.DescribeGroups(&sarama.DescribeGroupsRequest{Groups: []string{group}})
-			if derr == nil && len(resp.Groups) == 1 {
-				g := resp.Groups[0]
-				last = fmt.Sprintf("state %s with %d of %d members", g.State, len(g.Members), members)
-				if g.State == "Stable" && len(g.Members) == members {
-					return nil
-				}
+		// sarama's calls take no context; each poll is bounded by ctx all the same.
+		g, err := kafkaconn.Bounded(ctx, func() (*sarama.GroupDescription, error) {
+			b, err := client.Coordinator(group)
+			if err != nil {
+				_ = client.RefreshCoordinator(group)
+				return nil, err
 			}
-		} else {
-			_ = client.RefreshCoordinator(group)
+			resp, err := b.DescribeGroups(&sarama.DescribeGroupsRequest{Groups: []string{group}})
+			if err != nil || len(resp.Groups) != 1 {
+				return nil, fmt.Errorf("describe group %s: %w", group, err)
+			}
+			return resp.Groups[0], nil
+		})
+		if err == nil {
+			last = fmt.Sprintf("state %s with %d of %d members", g.State, len(g.Members), members)
+			if g.State == "Stable" && len(g.Members) == members {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("consumer group %s not ready after %s: %s", group, timeout, last)

@@ -15,12 +15,26 @@ import (
 // framing and serdebench's five headers), for sizing the per-partition batch cap.
 const recordOverheadBytes = 256
 
+// DefaultMaxMessageBytes is Kafka's default max.message.bytes: the largest record
+// batch a broker accepts. sarama does not split a rejected batch as the Java client
+// does, so its per-partition cap stays below it.
+const DefaultMaxMessageBytes = 1048588
+
+// batchOverheadBytes is a record batch's header.
+const batchOverheadBytes = 61
+
 // SaramaConfig maps a trial's producer settings onto sarama. maxValueBytes is the
 // largest value the producer will send: the per-partition batch cap never rejects a
 // single record (Java sends a record larger than batch.size in a batch of its own).
 // docs/producer-settings.md explains each mapping and where sarama differs from the
 // Java client.
-func SaramaConfig(s trial.Settings, clientID string, maxValueBytes int) (*sarama.Config, error) {
+//
+// topicMaxBytes is the topic's max.message.bytes (0: Kafka's default): batch.size
+// beyond it is capped, since the broker would reject such a batch.
+func SaramaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxBytes int) (*sarama.Config, error) {
+	if topicMaxBytes <= 0 {
+		topicMaxBytes = DefaultMaxMessageBytes
+	}
 	c := kafkaconn.Base(clientID)
 	c.Producer.Return.Successes = true
 	c.Producer.Return.Errors = true
@@ -67,7 +81,7 @@ func SaramaConfig(s trial.Settings, clientID string, maxValueBytes int) (*sarama
 		// batch.size caps each partition's batch in both clients: sarama's
 		// MaxMessageBytes is its per-partition limit (a record that would overflow it
 		// waits for the next request).
-		c.Producer.MaxMessageBytes = max(int(s.BatchSizeBytes), maxValueBytes+recordOverheadBytes)
+		c.Producer.MaxMessageBytes = max(min(int(s.BatchSizeBytes), topicMaxBytes-batchOverheadBytes), maxValueBytes+recordOverheadBytes)
 		switch {
 		case s.BatchSizeBytes == 0:
 			// Java's batch.size=0 disables batching: every record is its own batch,

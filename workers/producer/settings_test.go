@@ -12,7 +12,7 @@ import (
 
 func TestSaramaConfigMapping(t *testing.T) {
 	s := trial.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3}
-	c, err := SaramaConfig(s, "x", 1000)
+	c, err := SaramaConfig(s, "x", 1000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 
 	for acks, want := range map[string]sarama.RequiredAcks{"0": sarama.NoResponse, "1": sarama.WaitForLocal, "all": sarama.WaitForAll} {
 		s.Acks = v1alpha1.Acks(acks)
-		c, err := SaramaConfig(s, "x", 1000)
+		c, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil || c.Producer.RequiredAcks != want {
 			t.Errorf("acks %s: %v %v", acks, c.Producer.RequiredAcks, err)
 		}
@@ -36,7 +36,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 	for name, want := range map[string]sarama.CompressionCodec{"none": sarama.CompressionNone, "gzip": sarama.CompressionGZIP,
 		"snappy": sarama.CompressionSnappy, "lz4": sarama.CompressionLZ4, "zstd": sarama.CompressionZSTD} {
 		s.Compression = v1alpha1.Compression(name)
-		c, err := SaramaConfig(s, "x", 1000)
+		c, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil || c.Producer.Compression != want {
 			t.Errorf("compression %s: %v %v", name, c.Producer.Compression, err)
 		}
@@ -44,21 +44,21 @@ func TestSaramaConfigMapping(t *testing.T) {
 }
 
 func TestSaramaConfigSingleAndIdempotent(t *testing.T) {
-	c, err := SaramaConfig(trial.Settings{Mode: "single", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "none", MaxInFlight: 5}, "x", 1000)
+	c, err := SaramaConfig(trial.Settings{Mode: "single", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "none", MaxInFlight: 5}, "x", 1000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Producer.Flush.Frequency != 0 || c.Producer.Flush.Bytes != 0 || c.Producer.Flush.MaxMessages != 1 {
 		t.Errorf("single mode must not batch or linger: %+v", c.Producer.Flush)
 	}
-	c, err = SaramaConfig(trial.Settings{Mode: "batch", Acks: "all", Compression: "none", MaxInFlight: 1, Idempotent: true}, "x", 1000)
+	c, err = SaramaConfig(trial.Settings{Mode: "batch", Acks: "all", Compression: "none", MaxInFlight: 1, Idempotent: true}, "x", 1000, 0)
 	if err != nil || !c.Producer.Idempotent {
 		t.Fatalf("idempotent: %v", err)
 	}
-	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "1", Compression: "none", MaxInFlight: 5, Idempotent: true}, "x", 1000); err == nil {
+	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "1", Compression: "none", MaxInFlight: 5, Idempotent: true}, "x", 1000, 0); err == nil {
 		t.Error("idempotent with acks=1 must be rejected")
 	}
-	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "2", Compression: "none", MaxInFlight: 5}, "x", 1000); err == nil {
+	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "2", Compression: "none", MaxInFlight: 5}, "x", 1000, 0); err == nil {
 		t.Error("acks=2 must be rejected")
 	}
 }
@@ -80,10 +80,12 @@ func TestLingerAndBatchMapping(t *testing.T) {
 		{batch: 0, linger: 100, maxMessages: 1, partitionCap: 1000 + recordOverheadBytes},
 		{batch: 0, linger: 0, maxMessages: 1, partitionCap: 1000 + recordOverheadBytes},
 		{batch: 512, linger: 5, bytes: 512, frequency: 5 * time.Millisecond, partitionCap: 1000 + recordOverheadBytes},
+		// Above the broker's default max.message.bytes: capped below it.
+		{batch: 64 << 20, linger: 5, bytes: 64 << 20, frequency: 5 * time.Millisecond, partitionCap: DefaultMaxMessageBytes - batchOverheadBytes},
 	} {
 		s := base
 		s.BatchSizeBytes, s.LingerMs = c.batch, c.linger
-		cfg, err := SaramaConfig(s, "x", 1000)
+		cfg, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,5 +98,15 @@ func TestLingerAndBatchMapping(t *testing.T) {
 		if f.Bytes > 0 && f.Frequency == 0 {
 			t.Errorf("batch %d linger %d: byte trigger without a timer", c.batch, c.linger)
 		}
+	}
+}
+
+// TestBatchCapFollowsTopicLimit: a topic that allows larger batches lets batch.size
+// go further.
+func TestBatchCapFollowsTopicLimit(t *testing.T) {
+	s := trial.Settings{Mode: "batch", BatchSizeBytes: 8 << 20, LingerMs: 5, Acks: "1", Compression: "none", MaxInFlight: 5}
+	c, err := SaramaConfig(s, "x", 1000, 16<<20)
+	if err != nil || c.Producer.MaxMessageBytes != 8<<20 {
+		t.Fatalf("cap %d, %v", c.Producer.MaxMessageBytes, err)
 	}
 }
