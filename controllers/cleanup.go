@@ -40,7 +40,7 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 		}
 		r.sideEffect(x, "jobs deleted")
 	}
-	if !retain && ts.Topic != "" {
+	if !retain && ts.Topic != "" && x.Spec.Topic.Name == "" { // an existing topic is never deleted
 		if err := r.deleteTopic(ctx, x, ts.Topic); err != nil {
 			if ts.CompletionTime != nil && time.Since(ts.CompletionTime.Time) < finalizeGiveUp {
 				log.FromContext(ctx).Info("retrying topic cleanup", "experiment", x.Name, "topic", ts.Topic, "err", err)
@@ -73,7 +73,7 @@ func (r *ExperimentReconciler) cleanupAttempts(ctx context.Context, x *serdebenc
 			return fmt.Errorf("delete job %s: %w", j.Name, err)
 		}
 	}
-	for a := 1; a < attempt; a++ {
+	for a := 1; a < attempt && t.ExistingTopic == ""; a++ {
 		if err := r.deleteTopic(ctx, x, topicName(x, t, a)); err != nil {
 			return err
 		}
@@ -122,17 +122,8 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 		return ctrl.Result{}, err
 	}
 	var failed []string
-	if prov, err := r.provisioner(ctx, x); err != nil {
-		failed = append(failed, err.Error())
-	} else {
-		for _, ts := range x.Status.Trials {
-			if ts.Phase == serdebenchv1.TrialPending || ts.Topic == "" {
-				continue
-			}
-			if err := prov.Delete(ctx, ts.Topic); err != nil {
-				failed = append(failed, err.Error())
-			}
-		}
+	if x.Spec.Topic.Name == "" { // an existing topic is never deleted
+		failed = r.deleteTopics(ctx, x)
 	}
 	if len(failed) > 0 {
 		if time.Since(x.DeletionTimestamp.Time) < finalizeGiveUp {
@@ -146,6 +137,34 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
 	return ctrl.Result{}, nil
+}
+
+// deleteTopics deletes every started trial's topic, returning what failed.
+func (r *ExperimentReconciler) deleteTopics(ctx context.Context, x *serdebenchv1.SerializationExperiment) []string {
+	prov, err := r.provisioner(ctx, x)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var failed []string
+	for _, ts := range x.Status.Trials {
+		if ts.Phase == serdebenchv1.TrialPending || ts.Topic == "" {
+			continue
+		}
+		if err := prov.Delete(ctx, ts.Topic); err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	return failed
+}
+
+// admin is the Admin API client for the experiment's brokers (the workers' bootstrap
+// address, with the experiment's TLS and SASL settings).
+func (r *ExperimentReconciler) admin(ctx context.Context, x *serdebenchv1.SerializationExperiment) (*topics.Admin, error) {
+	sec, err := r.security(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	return &topics.Admin{Brokers: brokersOf(bootstrapFor(x)), Security: sec}, nil
 }
 
 // provisioner returns the topic provisioner for the experiment's Kafka.

@@ -209,18 +209,29 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 				return ctrl.Result{}, err
 			}
 		}
-		prov, err := r.provisioner(ctx, x)
-		if err != nil {
-			return r.waitForTopic(ctx, x, ts, err)
-		}
-		ready, err := prov.Ensure(ctx, r.topicSpec(x, t, ts.Topic))
-		if err != nil {
-			// Kafka or the Topic Operator may recover; the trial timeout bounds this.
-			return r.waitForTopic(ctx, x, ts, err)
-		}
-		r.sideEffect(x, "topic ensured")
-		if !ready {
-			return ctrl.Result{RequeueAfter: r.poll()}, nil
+		if t.ExistingTopic != "" {
+			// Used as it is: checked through the Admin API, never created.
+			admin, err := r.admin(ctx, x)
+			if err == nil {
+				err = admin.Check(ctx, ts.Topic, t.Partitions)
+			}
+			if err != nil {
+				return r.waitForTopic(ctx, x, ts, err)
+			}
+		} else {
+			prov, err := r.provisioner(ctx, x)
+			if err != nil {
+				return r.waitForTopic(ctx, x, ts, err)
+			}
+			ready, err := prov.Ensure(ctx, r.topicSpec(x, t, ts.Topic))
+			if err != nil {
+				// Kafka or the Topic Operator may recover; the trial timeout bounds this.
+				return r.waitForTopic(ctx, x, ts, err)
+			}
+			r.sideEffect(x, "topic ensured")
+			if !ready {
+				return ctrl.Result{RequeueAfter: r.poll()}, nil
+			}
 		}
 		ts.Phase = serdebenchv1.TrialRunning
 		ts.Message = ""

@@ -579,3 +579,48 @@ func TestTLSAdminAPI(t *testing.T) {
 	waitStage(t, ns, "tls", serdebenchv1.StageSucceeded, 90*time.Second)
 	checkResult(t, result(t, ns, "tls"), 1)
 }
+
+// TestExistingTopic: with topic.name the operator runs every trial on that topic,
+// checks it instead of creating it, counts only its own records (the topic already
+// holds an earlier experiment's), and never deletes it — not after a trial, not when
+// the experiment is deleted.
+func TestExistingTopic(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	k := newKubelet(t, ns, brokers)
+	topic := fmt.Sprintf("it-existing-op-%d", time.Now().UnixNano())
+	admin := &topics.Admin{Brokers: brokers}
+	if _, err := admin.Ensure(context.Background(), topics.Spec{Name: topic, Partitions: 3, Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Delete(context.Background(), topic) }()
+	startManager(t, nil, k)
+	for _, name := range []string{"shared-1", "shared-2"} {
+		create(t, experiment(ns, name, func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
+			x.Spec.Topic.Name = topic
+		}))
+		x := waitStage(t, ns, name, serdebenchv1.StageSucceeded, 90*time.Second)
+		checkResult(t, result(t, ns, name), 2)
+		for _, ts := range x.Status.Trials {
+			if ts.Topic != topic || !ts.CleanedUp {
+				t.Fatalf("trial %+v: want topic %s, cleaned up", ts, topic)
+			}
+		}
+		if !brokerTopics(t, brokers)[topic] {
+			t.Fatalf("%s: the existing topic was deleted", name)
+		}
+	}
+	for _, name := range []string{"shared-1", "shared-2"} {
+		if err := k8s.Delete(context.Background(), get(t, ns, name)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, name+" gone", func() (bool, error) {
+			err := k8s.Get(context.Background(), keyOf(ns, name), &serdebenchv1.SerializationExperiment{})
+			return apierrors.IsNotFound(err), err
+		})
+	}
+	if !brokerTopics(t, brokers)[topic] {
+		t.Fatal("deleting the experiments deleted the existing topic")
+	}
+}

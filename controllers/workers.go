@@ -45,7 +45,7 @@ func (r *ExperimentReconciler) trialJobs(x *serdebenchv1.SerializationExperiment
 		Trial:          t,
 		Bootstrap:      brokersOf(bootstrap),
 		Topic:          topic,
-		Group:          protocol.GroupName(topic),
+		Group:          protocol.GroupName(x.Name, uidPrefix(x, 8), t, attempt),
 		Experiment:     x.Name,
 		ExperimentUID:  string(x.UID),
 		MetricsAddr:    fmt.Sprintf(":%d", metricsPort),

@@ -270,7 +270,18 @@ type Rate struct {
 }
 
 // TopicSpec shapes each trial's topic.
+// +kubebuilder:validation:XValidation:rule="!has(self.name) || !has(self.config)",message="topic.config cannot be applied to an existing topic (topic.name)"
 type TopicSpec struct {
+	// Name runs every trial on this existing topic instead of a fresh one per trial.
+	// serdebench never creates, changes or deletes it; partitions must match its
+	// partition count. Trials tell their own records apart (a run identifier in
+	// every record's headers) and start reading at the topic's end, so other
+	// traffic and earlier trials do not count.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=249
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9._-]+$`
+	// +optional
+	Name string `json:"name,omitempty"`
 	// Partitions per topic. Default 3.
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=1

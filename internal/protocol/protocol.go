@@ -44,10 +44,10 @@ const (
 	RoleConsumer = summary.RoleConsumer
 )
 
-// TopicName is a trial's Kafka topic: a valid topic name and Kubernetes object name
-// (it is also the KafkaTopic's name), unique per experiment object (runID) and per
-// attempt, so a re-created experiment or a retried trial never reads old records.
-func TopicName(experiment, runID string, t trial.Trial, attempt int) string {
+// RunName names one attempt of one trial of one experiment object (runID): a
+// valid Kafka topic name and Kubernetes object name, unique so that a re-created
+// experiment or a retried trial never reads old records.
+func RunName(experiment, runID string, t trial.Trial, attempt int) string {
 	name := fmt.Sprintf("sx.%s.%s.%s", truncate(experiment, 60), truncate(runID, 8), t.Name)
 	if attempt > 1 {
 		name += fmt.Sprintf(".a%d", attempt)
@@ -55,8 +55,20 @@ func TopicName(experiment, runID string, t trial.Trial, attempt int) string {
 	return name
 }
 
-// GroupName is the trial's consumer group.
-func GroupName(topic string) string { return topic + ".consumers" }
+// TopicName is the attempt's topic: the existing topic the spec names, else a fresh
+// one named RunName (also the KafkaTopic's name).
+func TopicName(experiment, runID string, t trial.Trial, attempt int) string {
+	if t.ExistingTopic != "" {
+		return t.ExistingTopic
+	}
+	return RunName(experiment, runID, t, attempt)
+}
+
+// GroupName is the attempt's consumer group, unique per attempt even on a shared
+// topic; workers derive the run identifier in their records' headers from it.
+func GroupName(experiment, runID string, t trial.Trial, attempt int) string {
+	return RunName(experiment, runID, t, attempt) + ".consumers"
+}
 
 // ProducerID is producer i's --id.
 func ProducerID(i int) string { return fmt.Sprint(i) }

@@ -102,14 +102,18 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("trial timed out after %s", timeout))
 	defer cancel()
 	topic := protocol.TopicName(o.Experiment, o.RunID, t, 1)
-	group := protocol.GroupName(topic)
+	group := protocol.GroupName(o.Experiment, o.RunID, t, 1)
 	admin := &topics.Admin{Brokers: o.Brokers, Security: o.Security}
-	if err := createTopic(ctx, admin, topic, t); err != nil {
+	if t.ExistingTopic != "" {
+		if err := admin.Check(ctx, topic, t.Partitions); err != nil {
+			return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonTopicFailed, Err: err}
+		}
+	} else if err := createTopic(ctx, admin, topic, t); err != nil {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonTopicFailed, Err: err}
 	}
 	defer func() {
-		if o.KeepTopics {
-			return
+		if o.KeepTopics || t.ExistingTopic != "" {
+			return // an existing topic is never deleted
 		}
 		// The trial's context may be over; deleting the topic gets its own bound.
 		dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)

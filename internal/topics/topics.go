@@ -272,6 +272,30 @@ func (a *Admin) ensure(t Spec) (bool, error) {
 	return true, nil
 }
 
+// Check confirms that an existing topic (spec topic.name) is there with the
+// expected partition count; serdebench neither creates nor changes it.
+func (a *Admin) Check(ctx context.Context, name string, partitions int32) error {
+	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) {
+		ad, err := a.admin()
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer func() { _ = ad.Close() }()
+		md, err := ad.DescribeTopics([]string{name})
+		if err != nil {
+			return struct{}{}, fmt.Errorf("describe topic %s: %w", name, err)
+		}
+		if len(md) != 1 || md[0].Err != sarama.ErrNoError {
+			return struct{}{}, fmt.Errorf("topic %s (topic.name) does not exist: serdebench uses an existing topic as it is and does not create it", name)
+		}
+		if got := int32(len(md[0].Partitions)); got != partitions {
+			return struct{}{}, fmt.Errorf("topic %s has %d partitions; set topic.partitions: %d (records are spread over the partitions the trial is told)", name, got, got)
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
 // Delete deletes the topic.
 func (a *Admin) Delete(ctx context.Context, name string) error {
 	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) { return struct{}{}, a.delete(name) })

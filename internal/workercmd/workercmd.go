@@ -19,6 +19,7 @@ import (
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/producer"
 	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/wire"
 )
 
 // ErrInterrupted marks a worker stopped before its trial was complete.
@@ -137,11 +138,11 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 				break
 			}
 			o.sum, o.err = producer.Run(ctx, producer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Experiment: w.Experiment,
-				Trial: w.Trial, ID: id, WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
+				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log})
 		case protocol.RoleConsumer:
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
-				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Metrics: m, Progress: env.Progress,
+				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log})
 		}
 		done <- o

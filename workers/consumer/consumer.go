@@ -36,6 +36,9 @@ type Config struct {
 	Trial      trial.Trial
 	// Name identifies the consumer within the trial.
 	Name string
+	// Run is the trial attempt's identifier (wire.RunID of Group): records of other
+	// runs on the topic are skipped.
+	Run uint64
 	// Metrics, if set, receives live series.
 	Metrics *metrics.Worker
 	// Progress, if set, is incremented per measured record.
@@ -74,6 +77,9 @@ type consumer struct {
 	admin sarama.ClusterAdmin
 	mu    sync.Mutex
 	parts map[int32]*partition
+	// start is, on an existing topic, each partition's end offset before the group
+	// formed: nothing of this run can precede it (producers wait for the group).
+	start map[int32]int64
 }
 
 // Run consumes until every producer's end record has been processed on every
@@ -120,6 +126,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err != nil {
 		_ = client.Close()
 		return nil, fmt.Errorf("create admin client: %w", err)
+	}
+	if t.ExistingTopic != "" {
+		if c.start, err = endOffsets(ctx, client, cfg.Topic, t.Partitions); err != nil {
+			_ = c.admin.Close()
+			return nil, err
+		}
 	}
 	group, err := sarama.NewConsumerGroupFromClient(cfg.Group, client)
 	if err != nil {
@@ -236,6 +248,12 @@ func (c *consumer) trialComplete(client sarama.Client) (bool, error) {
 		if blk == nil || blk.Offset < 0 || bits.OnesCount64(parseMarkers(blk.Metadata)) < int(c.cfg.Trial.Producers) {
 			return false, nil
 		}
+		// The mask is committed with the end record's offset, so everything of this
+		// run before it was processed. On a fresh topic the end offset must be
+		// reached too; on a shared one other traffic may keep moving it.
+		if c.cfg.Trial.ExistingTopic != "" {
+			continue
+		}
 		end, err := client.GetOffset(c.cfg.Topic, p, sarama.OffsetNewest)
 		if err != nil {
 			return false, err
@@ -260,8 +278,30 @@ func parseMarkers(meta string) uint64 {
 	return v
 }
 
-// Setup is called at the start of each group session.
-func (c *consumer) Setup(sarama.ConsumerGroupSession) error { return nil }
+// Setup is called at the start of each group session. On an existing topic a
+// partition nobody in the group has committed starts at its end offset from before
+// the group formed (MarkOffset only moves forward: a commit is never undone).
+func (c *consumer) Setup(sess sarama.ConsumerGroupSession) error {
+	for _, p := range sess.Claims()[c.cfg.Topic] {
+		if off, ok := c.start[p]; ok {
+			sess.MarkOffset(c.cfg.Topic, p, off, "")
+		}
+	}
+	return nil
+}
+
+// endOffsets reads every partition's end offset.
+func endOffsets(ctx context.Context, client sarama.Client, topic string, partitions int32) (map[int32]int64, error) {
+	out := make(map[int32]int64, partitions)
+	for p := range partitions {
+		off, err := kafkaconn.Bounded(ctx, func() (int64, error) { return client.GetOffset(topic, p, sarama.OffsetNewest) })
+		if err != nil {
+			return nil, fmt.Errorf("end offset of %s/%d: %w", topic, p, err)
+		}
+		out[p] = off
+	}
+	return out, nil
+}
 
 // Cleanup is called at the end of each group session.
 func (c *consumer) Cleanup(sarama.ConsumerGroupSession) error { return nil }
@@ -322,10 +362,12 @@ func (c *consumer) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.C
 func (c *consumer) record(st *partition, msg *sarama.ConsumerMessage, mt *metrics.Worker) {
 	now := time.Now()
 	var producer uint32
-	var seq, intended uint64
+	var seq, intended, run uint64
 	var warmup, end bool
 	for _, h := range msg.Headers {
 		switch string(h.Key) {
+		case wire.Run:
+			run, _ = wire.Uint64(h.Value)
 		case wire.Producer:
 			producer, _ = wire.Uint32(h.Value)
 		case wire.Seq:
@@ -337,6 +379,10 @@ func (c *consumer) record(st *partition, msg *sarama.ConsumerMessage, mt *metric
 		case wire.End:
 			end = true
 		}
+	}
+	if run != c.cfg.Run {
+		st.sum.Foreign++ // another run's record, or other traffic on a shared topic
+		return
 	}
 	if end {
 		st.markers |= 1 << (producer & 63)
@@ -409,6 +455,7 @@ func (c *consumer) summary() *summary.Summary {
 		out.SerializedBytes += st.sum.SerializedBytes
 		out.CodecNanos += st.sum.CodecNanos
 		out.Errors += st.sum.Errors
+		out.Foreign += st.sum.Foreign
 		if out.FirstError == "" {
 			out.FirstError = st.sum.FirstError
 		}

@@ -18,7 +18,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	now := time.Now()
 	allocs := testing.AllocsPerRun(1000, func() {
 		m := r.get()
-		m.fill("topic", 1, 0, 42, now, now, false)
+		m.fill("topic", 1, 0, 7, 42, now, now, false)
 		ser.Record(1234)
 		lat.Record(5678)
 		r.put(m)
@@ -38,7 +38,7 @@ func BenchmarkHotPath(b *testing.B) {
 	for b.Loop() {
 		now := time.Now()
 		m := r.get()
-		m.fill("topic", 1, 0, 42, now, now, false)
+		m.fill("topic", 1, 0, 7, 42, now, now, false)
 		ser.Record(time.Since(now).Nanoseconds())
 		lat.Record(5678)
 		r.put(m)

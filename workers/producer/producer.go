@@ -35,6 +35,9 @@ type Config struct {
 	Trial      trial.Trial
 	// ID is the producer's index within the trial (0..Producers-1).
 	ID int
+	// Run identifies the trial attempt (wire.RunID of its consumer group) in every
+	// record's headers.
+	Run uint64
 	// WaitGroup, if set, is the consumer group whose Trial.Consumers members must be
 	// Stable before sending starts, so that no rebalance falls into the measurement.
 	WaitGroup   string
@@ -56,8 +59,8 @@ const DefaultDrainTimeout = 5 * time.Second
 // buffer, reused after acknowledgement so sending allocates nothing of its own.
 type message struct {
 	pm       sarama.ProducerMessage
-	hdrs     [5]sarama.RecordHeader
-	vals     [5][8]byte
+	hdrs     [6]sarama.RecordHeader
+	vals     [6][8]byte
 	value    valueBytes
 	intended time.Time
 	seq      uint64
@@ -75,7 +78,7 @@ type valueBytes struct{ b []byte }
 func (v *valueBytes) Encode() ([]byte, error) { return v.b, nil }
 func (v *valueBytes) Length() int             { return len(v.b) }
 
-var keys = [5][]byte{[]byte(wire.Producer), []byte(wire.Seq), []byte(wire.Intended), []byte(wire.Actual), []byte(wire.Warmup)}
+var keys = [6][]byte{[]byte(wire.Producer), []byte(wire.Seq), []byte(wire.Intended), []byte(wire.Actual), []byte(wire.Run), []byte(wire.Warmup)}
 
 // run holds one producer run's state. Fields after the comment are owned by the
 // acknowledgement goroutine until it exits.
@@ -310,7 +313,7 @@ func (r *run) send(ctx context.Context) error {
 		p := i % parts
 		m.value.b = b
 		m.intended, m.serNanos, m.payload, m.measured, m.marker, m.seq, m.err = intended, ser, r.sizes[idx], !warmup, false, seqs[p], nil
-		m.fill(r.cfg.Topic, int32(p), uint32(r.cfg.ID), seqs[p], intended, actual, warmup)
+		m.fill(r.cfg.Topic, int32(p), uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup)
 		seqs[p]++
 		if !r.handOver(ctx, m) {
 			return nil
@@ -327,16 +330,17 @@ func (r *run) send(ctx context.Context) error {
 
 // fill sets the sarama message and its headers. Assigning pm as a whole also resets
 // sarama's internal per-send state from the previous use.
-func (m *message) fill(topic string, partition int32, producer uint32, seq uint64, intended, actual time.Time, warmup bool) {
+func (m *message) fill(topic string, partition int32, producer uint32, run, seq uint64, intended, actual time.Time, warmup bool) {
 	m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], producer)}
 	m.hdrs[1] = sarama.RecordHeader{Key: keys[1], Value: wire.PutUint64(m.vals[1][:], seq)}
 	m.hdrs[2] = sarama.RecordHeader{Key: keys[2], Value: wire.PutUint64(m.vals[2][:], uint64(intended.UnixNano()))}
 	m.hdrs[3] = sarama.RecordHeader{Key: keys[3], Value: wire.PutUint64(m.vals[3][:], uint64(actual.UnixNano()))}
-	n := 4
+	m.hdrs[4] = sarama.RecordHeader{Key: keys[4], Value: wire.PutUint64(m.vals[4][:], run)}
+	n := 5
 	if warmup {
-		m.vals[4][0] = 1
-		m.hdrs[4] = sarama.RecordHeader{Key: keys[4], Value: m.vals[4][:1]}
-		n = 5
+		m.vals[5][0] = 1
+		m.hdrs[5] = sarama.RecordHeader{Key: keys[5], Value: m.vals[5][:1]}
+		n = 6
 	}
 	m.pm = sarama.ProducerMessage{Topic: topic, Partition: partition, Value: &m.value, Headers: m.hdrs[:n], Metadata: m}
 }
@@ -487,7 +491,8 @@ func (r *run) sendMarkers(ctx context.Context) error {
 			m := &message{marker: true}
 			m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], uint32(r.cfg.ID))}
 			m.hdrs[1] = sarama.RecordHeader{Key: []byte(wire.End), Value: wire.PutUint64(m.vals[1][:], r.seqs[p])}
-			m.pm = sarama.ProducerMessage{Topic: r.cfg.Topic, Partition: int32(p), Headers: m.hdrs[:2], Metadata: m}
+			m.hdrs[2] = sarama.RecordHeader{Key: keys[4], Value: wire.PutUint64(m.vals[2][:], r.cfg.Run)}
+			m.pm = sarama.ProducerMessage{Topic: r.cfg.Topic, Partition: int32(p), Headers: m.hdrs[:3], Metadata: m}
 			if !r.handOver(ctx, m) {
 				return nil
 			}

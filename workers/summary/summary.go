@@ -72,6 +72,9 @@ type Summary struct {
 	// Received is the consumer's record of which sequence numbers arrived, warmup
 	// included, by producer and partition.
 	Received []Delivery `json:"received,omitempty"`
+	// Foreign counts records the consumer skipped because they belong to another
+	// run (other traffic or earlier trials on a shared topic).
+	Foreign int64 `json:"foreign,omitempty"`
 	// Interrupted is true when the worker stopped before its trial was complete
 	// (SIGTERM, timeout): its numbers are partial and the trial must not count.
 	Interrupted bool `json:"interrupted,omitempty"`

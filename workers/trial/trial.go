@@ -55,6 +55,9 @@ type Trial struct {
 	// Producers and Consumers are the worker counts.
 	Producers int32 `json:"producers"`
 	Consumers int32 `json:"consumers"`
+	// ExistingTopic, if set, is the topic to run on instead of a fresh one: shared
+	// with other traffic and trials, never created or deleted.
+	ExistingTopic string `json:"existingTopic,omitempty"`
 	// Partitions, Replicas and TopicConfig shape the trial's topic.
 	Partitions  int32             `json:"partitions"`
 	Replicas    int32             `json:"replicas"`

@@ -5,6 +5,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"hash/fnv"
 )
 
 // Header keys.
@@ -22,7 +23,18 @@ const (
 	// End marks a producer's end-of-trial record on a partition; its value is the
 	// number of records the producer sent to that partition (uint64).
 	End = "sb-end"
+	// Run identifies the trial attempt a record belongs to (uint64, RunID): on a
+	// shared topic, consumers skip records of other runs.
+	Run = "sb-r"
 )
+
+// RunID is the run identifier of a trial attempt, from its unique consumer group
+// name (FNV-1a, 64 bit).
+func RunID(group string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(group))
+	return h.Sum64()
+}
 
 // PutUint64 writes v into b[:8] and returns it.
 func PutUint64(b []byte, v uint64) []byte { binary.BigEndian.PutUint64(b[:8], v); return b[:8] }

@@ -1,0 +1,127 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/trial"
+)
+
+// TestExistingTopic runs two experiments, one after the other, on one existing
+// topic (spec topic.name) while unrelated traffic keeps flowing into it: every
+// trial counts exactly its own records (the earlier trials' and the other
+// traffic's are skipped), finishes although the topic's end keeps moving, and the
+// topic is left in place.
+func TestExistingTopic(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	topic := fmt.Sprintf("it-existing-%d", time.Now().UnixNano())
+	if err := runner.CreateTopic(brokers, topic, trial.Trial{Partitions: 3, Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
+
+	// Other traffic: headerless records, before and during the runs.
+	cfg := sarama.NewConfig()
+	cfg.Producer.Return.Successes = true
+	other, err := sarama.NewSyncProducer(brokers, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Close() }()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var sentOther int
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if _, _, err := other.SendMessage(&sarama.ProducerMessage{Topic: topic, Value: sarama.StringEncoder("not serdebench")}); err == nil {
+				sentOther++
+			}
+		}
+	})
+
+	records := int64(2000)
+	s := spec("protobuf", "json")
+	s.Records = &records
+	s.Topic = v1alpha1.TopicSpec{Name: topic}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		results, err := runner.Run(context.Background(), trials, runner.Options{Brokers: brokers, Experiment: "it-existing", TrialTimeout: time.Minute})
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		for _, res := range results {
+			r := res.Result
+			want := records + s.Warmup.Records
+			if res.Topic != topic || r.Sent != want || r.Delivered != want || r.Lost != 0 || r.Duplicated != 0 || r.UnacknowledgedDelivered != 0 {
+				t.Errorf("run %d %s on %s: sent %d delivered %d lost %d dup %d; want %d", run, res.Trial.Name, res.Topic, r.Sent, r.Delivered, r.Lost, r.Duplicated, want)
+			}
+			if len(r.Warnings) > 0 {
+				t.Errorf("run %d %s: warnings %v", run, res.Trial.Name, r.Warnings)
+			}
+			var skipped int64
+			for _, sum := range res.Summaries {
+				skipped += sum.Foreign
+			}
+			if skipped == 0 {
+				t.Errorf("run %d %s: no foreign record skipped, though other traffic flowed", run, res.Trial.Name)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if !brokerHas(t, brokers, topic) || sentOther == 0 {
+		t.Fatalf("existing topic gone (%v) or no other traffic (%d)", !brokerHas(t, brokers, topic), sentOther)
+	}
+
+	// A partition count that does not match, and a topic that does not exist, are
+	// clear errors before anything runs.
+	s.Topic.Partitions = 6
+	mismatch, _ := plan.Expand(s)
+	if _, err := runner.RunTrial(context.Background(), mismatch[0], runner.Options{Brokers: brokers, Experiment: "it-existing"}); err == nil ||
+		!strings.Contains(err.Error(), "has 3 partitions; set topic.partitions: 3") {
+		t.Fatalf("partition mismatch: %v", err)
+	}
+	s.Topic = v1alpha1.TopicSpec{Name: topic + "-missing"}
+	missing, _ := plan.Expand(s)
+	if _, err := runner.RunTrial(context.Background(), missing[0], runner.Options{Brokers: brokers, Experiment: "it-existing"}); err == nil ||
+		!strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("missing topic: %v", err)
+	}
+}
+
+func brokerHas(t *testing.T, brokers []string, topic string) bool {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	names, err := c.Topics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if n == topic {
+			return true
+		}
+	}
+	return false
+}
