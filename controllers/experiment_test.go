@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -133,23 +132,6 @@ func jobs(t *testing.T, ns string) []batchv1.Job {
 	return list.Items
 }
 
-func brokerTopics(t testing.TB, brokers []string) map[string]bool {
-	t.Helper()
-	c, err := sarama.NewClient(brokers, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Close() }()
-	names, err := c.Topics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]bool{}
-	for _, n := range names {
-		out[n] = true
-	}
-	return out
-}
 
 func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int) {
 	t.Helper()
@@ -174,18 +156,28 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 	}
 }
 
-// TestHappyPathStrimzi runs a two-trial experiment with topics as Strimzi
-// KafkaTopics, against the CRDs of the current Strimzi (kafka.strimzi.io/v1 only)
-// and of the previous generation (v1beta2): the operator discovers which is served.
-// Workers really produce and consume through the local broker.
-func TestHappyPathStrimzi(t *testing.T) {
-	t.Run("v1 (Strimzi 1.2.0)", happyPathStrimzi)
-	t.Run("v1beta2 (Strimzi 0.45.0)", func(t *testing.T) {
-		useStrimzi(t, strimziPrevious)
-		happyPathStrimzi(t)
-	})
+// TestStrimzi runs the cases whose topics are Strimzi KafkaTopics against the CRDs
+// of the current Strimzi (1.2.0, kafka.strimzi.io/v1 only) and of the previous
+// generation (0.45.0, v1beta2): the operator discovers which one is served.
+func TestStrimzi(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(*testing.T)
+	}{{"happy path", happyPathStrimzi}, {"topic never ready", trialTimeout}, {"worker failure", workerFailure}, {"deletion mid-run", deletionMidRun}}
+	for _, gen := range []string{strimziCurrent, strimziPrevious} {
+		t.Run(gen, func(t *testing.T) {
+			if gen != strimziCurrent {
+				useStrimzi(t, gen)
+			}
+			for _, c := range cases {
+				t.Run(c.name, c.run)
+			}
+		})
+	}
 }
 
+// happyPathStrimzi runs a two-trial experiment with topics as Strimzi KafkaTopics:
+// workers really produce and consume through the local broker.
 func happyPathStrimzi(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
@@ -263,7 +255,7 @@ func TestAdminAPIPath(t *testing.T) {
 		if len(x.Status.Trials) == 0 {
 			return false, nil
 		}
-		return brokerTopics(t, brokers)[x.Status.Trials[0].Topic], nil
+		return kafkatest.Topics(t, brokers)[x.Status.Trials[0].Topic], nil
 	})
 	x := waitStage(t, ns, "admin", serdebenchv1.StageSucceeded, 90*time.Second)
 	res := result(t, ns, "admin")
@@ -286,7 +278,7 @@ func TestAdminAPIPath(t *testing.T) {
 	if !strings.Contains(res.Environment.KafkaVersion, "produce v") {
 		t.Fatalf("kafka version %q", res.Environment.KafkaVersion)
 	}
-	existing := brokerTopics(t, brokers)
+	existing := kafkatest.Topics(t, brokers)
 	for _, ts := range x.Status.Trials {
 		if existing[ts.Topic] {
 			t.Fatalf("topic %s not deleted after the trial", ts.Topic)
@@ -294,8 +286,8 @@ func TestAdminAPIPath(t *testing.T) {
 	}
 }
 
-// TestTrialTimeout: a topic that never becomes ready ends in Failed/TrialTimeout.
-func TestTrialTimeout(t *testing.T) {
+// trialTimeout: a topic that never becomes ready ends in Failed/TrialTimeout.
+func trialTimeout(t *testing.T) {
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, nil)
 	k.set(func(k *kubelet) { k.topicsReady = false })
@@ -313,8 +305,8 @@ func TestTrialTimeout(t *testing.T) {
 	waitFor(t, 10*time.Second, "KafkaTopic deleted", func() (bool, error) { return len(kafkaTopics(t, ns)) == 0, nil })
 }
 
-// TestWorkerFailure: a failed consumer pod fails the experiment with its message.
-func TestWorkerFailure(t *testing.T) {
+// workerFailure: a failed consumer pod fails the experiment with its message.
+func workerFailure(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
@@ -358,9 +350,9 @@ func TestPrometheusDown(t *testing.T) {
 	}
 }
 
-// TestDeletionMidRun: deleting a running experiment removes its topic and Jobs, then
+// deletionMidRun: deleting a running experiment removes its topic and Jobs, then
 // the experiment itself.
-func TestDeletionMidRun(t *testing.T) {
+func deletionMidRun(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
@@ -506,7 +498,7 @@ func TestWorkersTimeout(t *testing.T) {
 	if n := len(jobs(t, ns)); n != 0 {
 		t.Fatalf("%d jobs left", n)
 	}
-	if brokerTopics(t, brokers)[x.Status.Trials[0].Topic] {
+	if kafkatest.Topics(t, brokers)[x.Status.Trials[0].Topic] {
 		t.Fatalf("topic %s left in the broker", x.Status.Trials[0].Topic)
 	}
 }
@@ -607,7 +599,7 @@ func TestExistingTopic(t *testing.T) {
 				t.Fatalf("trial %+v: want topic %s, cleaned up", ts, topic)
 			}
 		}
-		if !brokerTopics(t, brokers)[topic] {
+		if !kafkatest.Topics(t, brokers)[topic] {
 			t.Fatalf("%s: the existing topic was deleted", name)
 		}
 	}
@@ -620,7 +612,7 @@ func TestExistingTopic(t *testing.T) {
 			return apierrors.IsNotFound(err), err
 		})
 	}
-	if !brokerTopics(t, brokers)[topic] {
+	if !kafkatest.Topics(t, brokers)[topic] {
 		t.Fatal("deleting the experiments deleted the existing topic")
 	}
 }

@@ -248,7 +248,10 @@ type runHow struct {
 func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 	n := int(*j.Spec.Completions)
 	results := make([][]containerResult, n)
-	var wg sync.WaitGroup
+	// The Job controller stops the other pods of a Job it has failed.
+	podCtx, stopPods := context.WithCancel(ctx)
+	defer stopPods()
+	var wg, first sync.WaitGroup
 	for idx := range n {
 		podIP := nextPodIP()
 		k.mu.Lock()
@@ -266,35 +269,55 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 		results[idx] = make([]containerResult, len(j.Spec.Template.Spec.Containers))
 		for ci, c := range j.Spec.Template.Spec.Containers {
 			wg.Add(1)
+			if idx == 0 {
+				first.Add(1)
+			}
 			go func() {
 				defer wg.Done()
-				cctx := ctx
+				if idx == 0 {
+					defer first.Done()
+				}
+				cctx := podCtx
 				if (how.evict && idx == 0) || how.interrupt {
 					var cancel context.CancelFunc
-					cctx, cancel = context.WithTimeout(ctx, time.Second) // then SIGTERM
+					cctx, cancel = context.WithTimeout(podCtx, time.Second) // then SIGTERM
 					defer cancel()
 				}
 				results[idx][ci] = k.runContainer(cctx, j.Spec.Template.Spec.Volumes, c, idx, podIP, how.fail)
 			}()
 		}
 	}
+	if how.evict {
+		// The evicted pod fails first; its DisruptionTarget condition matches the
+		// Job's FailJob rule, so the Job fails now and its other pods are stopped
+		// (not recorded here).
+		first.Wait()
+		if ctx.Err() != nil {
+			return
+		}
+		ok, pod := k.recordPod(ctx, j, 0, results[0], true)
+		if !ok {
+			k.finishJob(ctx, j, 0, 1, []string{pod})
+			stopPods()
+			wg.Wait()
+			return
+		}
+		// It had already succeeded: the condition changes nothing.
+	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return
 	}
 	failed := 0
-	var disrupted []string
 	for idx := range n {
-		evicted := how.evict && idx == 0
-		ok, pod := k.recordPod(ctx, j, idx, results[idx], evicted)
-		if !ok {
+		if how.evict && idx == 0 {
+			continue // recorded above
+		}
+		if ok, _ := k.recordPod(ctx, j, idx, results[idx], false); !ok {
 			failed++
-			if evicted {
-				disrupted = append(disrupted, pod)
-			}
 		}
 	}
-	k.finishJob(ctx, j, n-failed, failed, disrupted)
+	k.finishJob(ctx, j, n-failed, failed, nil)
 }
 
 // runContainer runs the worker with the container's own arguments, as the kubelet

@@ -40,7 +40,7 @@ func TestDisruptedTrialIsRetried(t *testing.T) {
 	if res.Trials[0].Attempts != 2 {
 		t.Fatalf("result says %d attempts, want 2", res.Trials[0].Attempts)
 	}
-	existing := brokerTopics(t, brokers)
+	existing := kafkatest.Topics(t, brokers)
 	for _, topic := range []string{strings.TrimSuffix(ts.Topic, ".a2"), ts.Topic} {
 		if existing[topic] {
 			t.Errorf("topic %s left in the broker", topic)
@@ -179,7 +179,7 @@ func TestCrashInjection(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "nothing left", func() (bool, error) {
 		left := jobs(t, ns)
-		existing := brokerTopics(t, brokers)
+		existing := kafkatest.Topics(t, brokers)
 		for _, ts := range get(t, ns, name).Status.Trials {
 			if existing[ts.Topic] {
 				return false, fmt.Errorf("topic %s left", ts.Topic)

@@ -98,7 +98,7 @@ func BenchmarkOperatorScale(b *testing.B) {
 		b.Logf("%d experiments: created in %s, all accepted after %s, all first trials running after %s, all deleted after %s; "+
 			"%.0f reconciles/s; manager peak RSS %.1f MB", n, created.Round(time.Millisecond), accepted.Round(time.Millisecond),
 			running.Round(time.Millisecond), deleted.Round(time.Millisecond), rate, peak/1e6)
-		if left := brokerTopics(b, brokers); len(left) > 0 {
+		if left := kafkatest.Topics(b, brokers); len(left) > 0 {
 			for name := range left {
 				if strings.Contains(name, ".scale-") {
 					b.Errorf("topic %s left after deletion", name)

@@ -45,24 +45,6 @@ func runJSON(t *testing.T, doc string, args ...string) (topics []string, broker 
 	return topics, rep.Environment.BrokerVersion
 }
 
-func brokerHas(t *testing.T, brokers []string, topic string) bool {
-	t.Helper()
-	c, err := sarama.NewClient(brokers, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Close() }()
-	names, err := c.Topics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		if n == topic {
-			return true
-		}
-	}
-	return false
-}
 
 // TestCleanupPolicyLocally: topics go after each trial by default; cleanupPolicy
 // Retain and --keep-topics keep them. The environment names the broker's release
@@ -83,7 +65,7 @@ func TestCleanupPolicyLocally(t *testing.T) {
 		if len(topics) != 1 {
 			t.Fatalf("%s: topics %v", name, topics)
 		}
-		if got := brokerHas(t, brokers, topics[0]); got != c.keep {
+		if got := kafkatest.Topics(t, brokers)[topics[0]]; got != c.keep {
 			t.Errorf("%s: topic %s exists after the run: %v, want %v", name, topics[0], got, c.keep)
 		}
 		if !strings.HasPrefix(broker, "4.3.1 (1 broker(s), produce v") {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/IBM/sarama"
 )
 
 // Brokers returns the bootstrap servers from SERDEBENCH_KAFKA (default
@@ -82,4 +84,23 @@ func listening(t testing.TB, env, def string) []string {
 	}
 	_ = conn.Close()
 	return []string{addr}
+}
+
+// Topics returns the names of the topics the brokers hold.
+func Topics(t testing.TB, brokers []string) map[string]bool {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	names, err := c.Topics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
 }
