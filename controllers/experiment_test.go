@@ -132,7 +132,6 @@ func jobs(t *testing.T, ns string) []batchv1.Job {
 	return list.Items
 }
 
-
 func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int) {
 	t.Helper()
 	if len(res.Trials) != trials || res.Summary.Trials != int32(trials) {

@@ -45,7 +45,6 @@ func runJSON(t *testing.T, doc string, args ...string) (topics []string, broker 
 	return topics, rep.Environment.BrokerVersion
 }
 
-
 // TestCleanupPolicyLocally: topics go after each trial by default; cleanupPolicy
 // Retain and --keep-topics keep them. The environment names the broker's release
 // and protocol levels.
