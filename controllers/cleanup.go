@@ -40,7 +40,14 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 		}
 		r.sideEffect(x, "jobs deleted")
 	}
-	if !retain && ts.Topic != "" && x.Spec.Topic.Name == "" { // an existing topic is never deleted
+	if !retain && x.Spec.Topic.Name != "" {
+		// An existing topic is never deleted; the trial's consumer group on it is
+		// (else it lingers, lag growing, until the broker's offsets retention).
+		if err := r.deleteGroup(ctx, x, ts.Name, int(ts.Attempt)); err != nil {
+			log.FromContext(ctx).Info("deleting consumer group", "experiment", x.Name, "trial", ts.Name, "err", err)
+		}
+	}
+	if !retain && ts.Topic != "" && x.Spec.Topic.Name == "" {
 		if err := r.deleteTopic(ctx, x, ts.Topic); err != nil {
 			if ts.CompletionTime != nil && time.Since(ts.CompletionTime.Time) < finalizeGiveUp {
 				log.FromContext(ctx).Info("retrying topic cleanup", "experiment", x.Name, "topic", ts.Topic, "err", err)
@@ -73,12 +80,27 @@ func (r *ExperimentReconciler) cleanupAttempts(ctx context.Context, x *serdebenc
 			return fmt.Errorf("delete job %s: %w", j.Name, err)
 		}
 	}
-	for a := 1; a < attempt && t.ExistingTopic == ""; a++ {
+	for a := 1; a < attempt; a++ {
+		if t.ExistingTopic != "" {
+			if err := r.deleteGroup(ctx, x, t.Name, a); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := r.deleteTopic(ctx, x, topicName(x, t, a)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// deleteGroup deletes a trial attempt's consumer group (on an existing topic).
+func (r *ExperimentReconciler) deleteGroup(ctx context.Context, x *serdebenchv1.SerializationExperiment, trialName string, attempt int) error {
+	admin, err := r.admin(ctx, x)
+	if err != nil {
+		return err
+	}
+	return admin.DeleteGroup(ctx, protocol.GroupName(x.Name, uidPrefix(x, 8), trial.Trial{Name: trialName}, attempt))
 }
 
 func (r *ExperimentReconciler) deleteTopic(ctx context.Context, x *serdebenchv1.SerializationExperiment, topic string) error {

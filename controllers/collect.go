@@ -197,9 +197,10 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	defer cancel()
 	// The last scrape may land up to one interval after the window; workers keep
 	// serving for their grace period.
-	// The attempt's topic tells this attempt's workers from a disrupted earlier one's
+	// The attempt's group tells this attempt's workers from a disrupted earlier one's
 	// (which may still serve its last totals).
-	sel := promquery.Selector{Namespace: x.Namespace, ExperimentUID: string(x.UID), Topic: x.Status.Trials[t.Index].Topic, Trial: t.Name, Role: summary.RoleProducer}
+	group := protocol.GroupName(x.Name, uidPrefix(x, 8), t, int(x.Status.Trials[t.Index].Attempt))
+	sel := promquery.Selector{Namespace: x.Namespace, ExperimentUID: string(x.UID), Group: group, Trial: t.Name, Role: summary.RoleProducer}
 	got, err := r.Prometheus.RecordsTotal(qctx, sel, start, time.Now())
 	if err != nil {
 		tr.Warnings = append(tr.Warnings, "prometheus cross-check skipped: "+err.Error())

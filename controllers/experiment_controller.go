@@ -7,6 +7,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -215,6 +216,9 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 			if err == nil {
 				err = admin.Check(ctx, ts.Topic, t.Partitions)
 			}
+			if errors.Is(err, topics.ErrUnusableTopic) {
+				return r.fail(ctx, x, t.Index, ReasonTopicFailed, err.Error())
+			}
 			if err != nil {
 				return r.waitForTopic(ctx, x, ts, err)
 			}
@@ -307,7 +311,7 @@ func (r *ExperimentReconciler) jobFailed(ctx context.Context, x *serdebenchv1.Se
 	ts := &x.Status.Trials[t.Index]
 	msg := fmt.Sprintf("job %s failed: %s: %s%s", job.Name, c.Reason, c.Message, r.failedPodMessages(ctx, x, job))
 	if c.Reason == batchv1.JobReasonPodFailurePolicy && ts.Attempt <= retries(x) {
-		r.event(x, corev1.EventTypeWarning, ReasonTrialDisrupted, "trial %s attempt %d disrupted, retrying on a fresh topic: %s", t.Name, ts.Attempt, msg)
+		r.event(x, corev1.EventTypeWarning, ReasonTrialDisrupted, "trial %s attempt %d disrupted, retrying as attempt %d: %s", t.Name, ts.Attempt, ts.Attempt+1, msg)
 		now := metav1.Now()
 		ts.Attempt++
 		ts.Topic = topicName(x, t, int(ts.Attempt))

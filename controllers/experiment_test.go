@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -614,4 +615,31 @@ func TestExistingTopic(t *testing.T) {
 	if !kafkatest.Topics(t, brokers)[topic] {
 		t.Fatal("deleting the experiments deleted the existing topic")
 	}
+	// Their consumer groups did go: they would linger on someone else's topic.
+	ca, err := sarama.NewClusterAdmin(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := ca.ListConsumerGroups()
+	_ = ca.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := range groups {
+		if strings.HasPrefix(g, "sx.shared-") {
+			t.Errorf("consumer group %s left behind", g)
+		}
+	}
+	// A topic that is not there fails the experiment at once, saying so.
+	start := time.Now()
+	create(t, experiment(ns, "no-such-topic", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
+		x.Spec.Topic.Name = topic + "-missing"
+	}))
+	x := waitStage(t, ns, "no-such-topic", serdebenchv1.StageFailed, 30*time.Second)
+	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonTopicFailed || !strings.Contains(c.Message, "does not exist") {
+		t.Fatalf("failed condition %+v", c)
+	}
+	t.Logf("missing topic failed the experiment after %s (timeout %ds)", time.Since(start).Round(time.Millisecond), x.Spec.TimeoutSeconds)
 }

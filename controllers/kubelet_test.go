@@ -289,10 +289,12 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 	}
 	if how.evict {
 		// The evicted pod fails first; its DisruptionTarget condition matches the
-		// Job's FailJob rule, so the Job fails now and its other pods are stopped
-		// (not recorded here).
+		// Job's FailJob rule, so the Job fails and its other pods are stopped. (The
+		// real controller writes Failed only once they have terminated, and they
+		// leave Pod objects; the operator acts on Failed either way.)
 		first.Wait()
 		if ctx.Err() != nil {
+			wg.Wait()
 			return
 		}
 		ok, pod := k.recordPod(ctx, j, 0, results[0], true)

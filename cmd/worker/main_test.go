@@ -96,7 +96,7 @@ func TestSIGTERMReportsPartialAndExitsInterrupted(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			_ = resp.Body.Close()
 			body = string(b)
-			if strings.Contains(body, "serdebench_records_total{") && !strings.Contains(body, `serdebench_records_total{codec="json",experiment="it-worker",experiment_uid="u1",role="producer",topic="`+topic+`",trial="`+tr.Name+`",worker="0"} 0`) {
+			if strings.Contains(body, "serdebench_records_total{") && !strings.Contains(body, `serdebench_records_total{codec="json",experiment="it-worker",experiment_uid="u1",group="`+topic+`.consumers",role="producer",topic="`+topic+`",trial="`+tr.Name+`",worker="0"} 0`) {
 				break
 			}
 		}

@@ -30,15 +30,16 @@ func New(url string) (*Client, error) {
 // Selector picks one trial's series of one role. Namespace (the scraped pod's, a
 // target label the PodMonitor sets) and ExperimentUID (the workers' own label) pick
 // one experiment object: same-named experiments elsewhere or earlier never add up.
-// Topic (the attempt's) tells a retried trial's attempts apart.
+// Group (the attempt's consumer group, unique even on a shared topic) tells a
+// retried trial's attempts apart.
 type Selector struct {
-	Namespace, ExperimentUID, Topic, Trial, Role string
+	Namespace, ExperimentUID, Group, Trial, Role string
 }
 
 // String is the selector in PromQL label-matcher syntax.
 func (s Selector) String() string {
 	q := strconv.Quote
-	return fmt.Sprintf(`{namespace=%s,experiment_uid=%s,topic=%s,trial=%s,role=%s}`, q(s.Namespace), q(s.ExperimentUID), q(s.Topic), q(s.Trial), q(s.Role))
+	return fmt.Sprintf(`{namespace=%s,experiment_uid=%s,group=%s,trial=%s,role=%s}`, q(s.Namespace), q(s.ExperimentUID), q(s.Group), q(s.Trial), q(s.Role))
 }
 
 // RecordsTotal is the final measured-record count of every worker matching sel,

@@ -60,7 +60,7 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := promquery.Selector{Namespace: "it-ns", ExperimentUID: "uid-1", Topic: topic, Trial: tr.Name, Role: summary.RoleProducer}
+	sel := promquery.Selector{Namespace: "it-ns", ExperimentUID: "uid-1", Group: topic + ".consumers", Trial: tr.Name, Role: summary.RoleProducer}
 	got, err := c.RecordsTotal(context.Background(), sel, sum.WindowStart, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -81,9 +81,9 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	}
 	// A selector that matches nothing is an error, not a zero: another namespace or
 	// another experiment object of the same name has no series here.
-	for _, other := range []promquery.Selector{{Namespace: "other-ns", ExperimentUID: "uid-1", Topic: topic, Trial: tr.Name, Role: "producer"},
-		{Namespace: "it-ns", ExperimentUID: "uid-2", Topic: topic, Trial: tr.Name, Role: "producer"},
-		{Namespace: "it-ns", ExperimentUID: "uid-1", Topic: topic + ".a2", Trial: tr.Name, Role: "producer"}} {
+	for _, other := range []promquery.Selector{{Namespace: "other-ns", ExperimentUID: "uid-1", Group: topic + ".consumers", Trial: tr.Name, Role: "producer"},
+		{Namespace: "it-ns", ExperimentUID: "uid-2", Group: topic + ".consumers", Trial: tr.Name, Role: "producer"},
+		{Namespace: "it-ns", ExperimentUID: "uid-1", Group: topic + ".a2.consumers", Trial: tr.Name, Role: "producer"}} {
 		if _, err := c.RecordsTotal(context.Background(), other, sum.WindowStart, time.Now()); err == nil {
 			t.Fatalf("want an error for selector %s, which matches no series", other)
 		}

@@ -25,7 +25,8 @@ import (
 func TestExistingTopic(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	topic := fmt.Sprintf("it-existing-%d", time.Now().UnixNano())
-	if err := runner.CreateTopic(brokers, topic, trial.Trial{Partitions: 3, Replicas: 1}); err != nil {
+	// A small record-batch limit of its own: batches must stay under it.
+	if err := runner.CreateTopic(brokers, topic, trial.Trial{Partitions: 3, Replicas: 1, TopicConfig: map[string]string{"max.message.bytes": "65536"}}); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
@@ -58,6 +59,8 @@ func TestExistingTopic(t *testing.T) {
 	s := spec("protobuf", "json")
 	s.Records = &records
 	s.Topic = v1alpha1.TopicSpec{Name: topic}
+	s.Producer.BatchSizeBytes = ptr(int32(1 << 20)) // above the topic's limit
+	s.Producer.LingerMs = ptr(int32(50))
 	trials, err := plan.Expand(s)
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +76,8 @@ func TestExistingTopic(t *testing.T) {
 			if res.Topic != topic || r.Sent != want || r.Delivered != want || r.Lost != 0 || r.Duplicated != 0 || r.UnacknowledgedDelivered != 0 {
 				t.Errorf("run %d %s on %s: sent %d delivered %d lost %d dup %d; want %d", run, res.Trial.Name, res.Topic, r.Sent, r.Delivered, r.Lost, r.Duplicated, want)
 			}
-			if len(r.Warnings) > 0 {
-				t.Errorf("run %d %s: warnings %v", run, res.Trial.Name, r.Warnings)
+			if len(r.Warnings) > 0 || r.Failed != 0 {
+				t.Errorf("run %d %s: failed %d, warnings %v", run, res.Trial.Name, r.Failed, r.Warnings)
 			}
 			var skipped int64
 			for _, sum := range res.Summaries {
@@ -89,6 +92,21 @@ func TestExistingTopic(t *testing.T) {
 	wg.Wait()
 	if !kafkatest.Topics(t, brokers)[topic] || sentOther == 0 {
 		t.Fatalf("existing topic gone (%v) or no other traffic (%d)", !kafkatest.Topics(t, brokers)[topic], sentOther)
+	}
+	// The trials' consumer groups are gone from the shared topic's cluster.
+	admin, err := sarama.NewClusterAdmin(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := admin.ListConsumerGroups()
+	_ = admin.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := range groups {
+		if strings.HasPrefix(g, "sx.it-existing.") {
+			t.Errorf("consumer group %s left behind", g)
+		}
 	}
 
 	// A partition count that does not match, and a topic that does not exist, are

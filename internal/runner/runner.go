@@ -7,10 +7,10 @@ package runner
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -90,7 +90,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 		o.Log = slog.Default()
 	}
 	if o.RunID == "" {
-		o.RunID = strconv.FormatInt(time.Now().UnixNano(), 36)
+		o.RunID = newRunID()
 	}
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = protocol.DefaultDrainTimeout
@@ -112,12 +112,19 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonTopicFailed, Err: err}
 	}
 	defer func() {
-		if o.KeepTopics || t.ExistingTopic != "" {
-			return // an existing topic is never deleted
+		if o.KeepTopics {
+			return
 		}
-		// The trial's context may be over; deleting the topic gets its own bound.
+		// The trial's context may be over; cleaning up gets its own bound.
 		dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer dcancel()
+		if t.ExistingTopic != "" {
+			// The topic is someone else's: it stays; the trial's group goes.
+			if err := admin.DeleteGroup(dctx, group); err != nil {
+				o.Log.Warn("delete consumer group", "group", group, "err", err)
+			}
+			return
+		}
 		if err := admin.Delete(dctx, topic); err != nil {
 			o.Log.Warn("delete topic", "topic", topic, "err", err)
 		}
@@ -233,4 +240,16 @@ func CreateTopicWith(brokers []string, sec kafkaconn.Security, topic string, t t
 // DeleteTopic deletes a trial's topic on a plaintext cluster.
 func DeleteTopic(brokers []string, topic string) error {
 	return (&topics.Admin{Brokers: brokers}).Delete(context.Background(), topic)
+}
+
+// newRunID is 8 random base-36 characters: topic and group names of two runs never
+// collide (a clock reading truncated to 8 characters could, within milliseconds).
+func newRunID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	for i := range b {
+		b[i] = digits[int(b[i])%len(digits)]
+	}
+	return string(b)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -272,8 +273,13 @@ func (a *Admin) ensure(t Spec) (bool, error) {
 	return true, nil
 }
 
+// ErrUnusableTopic marks an existing topic (spec topic.name) that cannot be used as
+// it is: missing, another partition count, or compacted. Waiting will not fix it.
+var ErrUnusableTopic = errors.New("unusable existing topic")
+
 // Check confirms that an existing topic (spec topic.name) is there with the
-// expected partition count; serdebench neither creates nor changes it.
+// expected partition count and accepts keyless records; serdebench neither creates
+// nor changes it.
 func (a *Admin) Check(ctx context.Context, name string, partitions int32) error {
 	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) {
 		ad, err := a.admin()
@@ -286,10 +292,37 @@ func (a *Admin) Check(ctx context.Context, name string, partitions int32) error 
 			return struct{}{}, fmt.Errorf("describe topic %s: %w", name, err)
 		}
 		if len(md) != 1 || md[0].Err != sarama.ErrNoError {
-			return struct{}{}, fmt.Errorf("topic %s (topic.name) does not exist: serdebench uses an existing topic as it is and does not create it", name)
+			return struct{}{}, fmt.Errorf("%w: topic %s (topic.name) does not exist: serdebench uses an existing topic as it is and does not create it", ErrUnusableTopic, name)
 		}
 		if got := int32(len(md[0].Partitions)); got != partitions {
-			return struct{}{}, fmt.Errorf("topic %s has %d partitions; set topic.partitions: %d (records are spread over the partitions the trial is told)", name, got, got)
+			return struct{}{}, fmt.Errorf("%w: topic %s has %d partitions; set topic.partitions: %d (records are spread over the partitions the trial is told)", ErrUnusableTopic, name, got, got)
+		}
+		cfg, err := ad.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: name, ConfigNames: []string{"cleanup.policy"}})
+		if err != nil {
+			return struct{}{}, fmt.Errorf("describe config of topic %s: %w", name, err)
+		}
+		for _, e := range cfg {
+			if e.Name == "cleanup.policy" && strings.Contains(e.Value, "compact") {
+				return struct{}{}, fmt.Errorf("%w: topic %s is compacted (cleanup.policy=%s): it rejects serdebench's keyless records", ErrUnusableTopic, name, e.Value)
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// DeleteGroup deletes a consumer group; a missing group is not an error. (On a
+// shared topic a trial's group would otherwise linger, with growing lag, until the
+// broker's offsets retention.)
+func (a *Admin) DeleteGroup(ctx context.Context, group string) error {
+	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) {
+		ad, err := a.admin()
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer func() { _ = ad.Close() }()
+		if err := ad.DeleteConsumerGroup(group); err != nil && !errors.Is(err, sarama.ErrGroupIDNotFound) {
+			return struct{}{}, fmt.Errorf("delete consumer group %s: %w", group, err)
 		}
 		return struct{}{}, nil
 	})

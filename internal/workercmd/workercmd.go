@@ -105,7 +105,7 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 	if worker == "" && w.Role == protocol.RoleConsumer {
 		worker = protocol.ConsumerName(0)
 	}
-	m := metrics.New(metrics.Labels{Experiment: w.Experiment, ExperimentUID: w.ExperimentUID, Topic: w.Topic,
+	m := metrics.New(metrics.Labels{Experiment: w.Experiment, ExperimentUID: w.ExperimentUID, Topic: w.Topic, Group: w.Group,
 		Trial: w.Trial.Name, Codec: string(w.Trial.Codec), Role: w.Role, Worker: worker})
 	workDone, finish := context.WithCancel(context.Background())
 	defer finish()

@@ -1,6 +1,6 @@
 // Package metrics exposes a worker's live counters and latency histograms on
 // /metrics for Prometheus. Every series carries the experiment, experiment_uid,
-// topic, trial, codec, role and worker labels. The exact numbers are in the worker's
+// topic, group, trial, codec, role and worker labels. The exact numbers are in the worker's
 // summary; these series are for watching a run and for cross-checking its totals.
 package metrics
 
@@ -18,10 +18,10 @@ import (
 )
 
 // Labels identify a worker's series. ExperimentUID tells apart experiments of the
-// same name (Prometheus adds the namespace from the scraped pod), Topic the attempts
-// of a retried trial.
+// same name (Prometheus adds the namespace from the scraped pod), Group (unique per
+// attempt, even on a shared topic) the attempts of a retried trial.
 type Labels struct {
-	Experiment, ExperimentUID, Topic, Trial, Codec, Role, Worker string
+	Experiment, ExperimentUID, Topic, Group, Trial, Codec, Role, Worker string
 }
 
 // Worker holds one worker's series.
@@ -48,7 +48,7 @@ type Worker struct {
 // New returns a worker's series registered in a registry of its own.
 func New(l Labels) *Worker {
 	reg := prometheus.NewRegistry()
-	constLabels := prometheus.Labels{"experiment": l.Experiment, "experiment_uid": l.ExperimentUID, "topic": l.Topic, "trial": l.Trial, "codec": l.Codec, "role": l.Role, "worker": l.Worker}
+	constLabels := prometheus.Labels{"experiment": l.Experiment, "experiment_uid": l.ExperimentUID, "topic": l.Topic, "group": l.Group, "trial": l.Trial, "codec": l.Codec, "role": l.Role, "worker": l.Worker}
 	f := func(name, help string) prometheus.Counter {
 		c := prometheus.NewCounter(prometheus.CounterOpts{Namespace: "serdebench", Name: name, Help: help, ConstLabels: constLabels})
 		reg.MustRegister(c)

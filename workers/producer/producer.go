@@ -161,6 +161,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	r.delay = r.sum.Histogram(summary.SendDelayMicros, summary.NewLatency)
 
 	topicMax, _ := strconv.Atoi(t.TopicConfig["max.message.bytes"])
+	if t.ExistingTopic != "" {
+		// Someone else's topic: its own limit decides how large a batch may be.
+		if topicMax, err = topicMaxMessageBytes(ctx, cfg.Brokers, cfg.Security, cfg.Topic); err != nil {
+			return nil, err
+		}
+	}
 	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID), maxValue, topicMax)
 	if err != nil {
 		return nil, err
@@ -227,6 +233,33 @@ func (r *run) finishSummary() {
 			r.sum.Failed = append(r.sum.Failed, summary.Delivery{Producer: r.cfg.ID, Partition: p, Total: s.Total(), Intervals: s.Intervals()})
 		}
 	}
+}
+
+// topicMaxMessageBytes reads a topic's max.message.bytes (0 when the broker does
+// not say).
+func topicMaxMessageBytes(ctx context.Context, brokers []string, sec kafkaconn.Security, topic string) (int, error) {
+	c := kafkaconn.Base("serdebench-topic-config")
+	if err := sec.Apply(c); err != nil {
+		return 0, err
+	}
+	return kafkaconn.Bounded(ctx, func() (int, error) {
+		ad, err := sarama.NewClusterAdmin(brokers, c)
+		if err != nil {
+			return 0, fmt.Errorf("connect to Kafka at %v: %w", brokers, err)
+		}
+		defer func() { _ = ad.Close() }()
+		entries, err := ad.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{"max.message.bytes"}})
+		if err != nil {
+			return 0, fmt.Errorf("read max.message.bytes of topic %s: %w", topic, err)
+		}
+		for _, e := range entries {
+			if e.Name == "max.message.bytes" {
+				v, _ := strconv.Atoi(e.Value)
+				return v, nil
+			}
+		}
+		return 0, nil
+	})
 }
 
 // waitIdle waits until nothing is in flight; false if ctx ended first.
