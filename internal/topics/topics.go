@@ -297,14 +297,12 @@ func (a *Admin) Check(ctx context.Context, name string, partitions int32) error 
 		if got := int32(len(md[0].Partitions)); got != partitions {
 			return struct{}{}, fmt.Errorf("%w: topic %s has %d partitions; set topic.partitions: %d (records are spread over the partitions the trial is told)", ErrUnusableTopic, name, got, got)
 		}
-		cfg, err := ad.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: name, ConfigNames: []string{"cleanup.policy"}})
+		cfg, err := kafkaconn.TopicConfig(ad, name, "cleanup.policy")
 		if err != nil {
-			return struct{}{}, fmt.Errorf("describe config of topic %s: %w", name, err)
+			return struct{}{}, err
 		}
-		for _, e := range cfg {
-			if e.Name == "cleanup.policy" && strings.Contains(e.Value, "compact") {
-				return struct{}{}, fmt.Errorf("%w: topic %s is compacted (cleanup.policy=%s): it rejects serdebench's keyless records", ErrUnusableTopic, name, e.Value)
-			}
+		if p := cfg["cleanup.policy"]; strings.Contains(p, "compact") {
+			return struct{}{}, fmt.Errorf("%w: topic %s is compacted (cleanup.policy=%s): it rejects serdebench's keyless records", ErrUnusableTopic, name, p)
 		}
 		return struct{}{}, nil
 	})

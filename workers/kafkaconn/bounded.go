@@ -65,3 +65,24 @@ func Bounded[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		return zero, fmt.Errorf("kafka: %w", context.Cause(ctx))
 	}
 }
+
+// TopicConfig reads the named configuration entries of a topic.
+func TopicConfig(ad sarama.ClusterAdmin, topic string, names ...string) (map[string]string, error) {
+	results, err := ad.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: topic, ConfigNames: names}}, sarama.DescribeConfigsOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("describe config of topic %s: %w", topic, err)
+	}
+	out := map[string]string{}
+	for _, r := range results {
+		if r.Name != topic {
+			continue
+		}
+		if r.ErrorCode != sarama.ErrNoError {
+			return nil, fmt.Errorf("describe config of topic %s: %w: %s", topic, r.ErrorCode, r.ErrorMsg)
+		}
+		for _, e := range r.Configs {
+			out[e.Name] = e.Value
+		}
+	}
+	return out, nil
+}

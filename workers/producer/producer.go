@@ -248,17 +248,12 @@ func topicMaxMessageBytes(ctx context.Context, brokers []string, sec kafkaconn.S
 			return 0, fmt.Errorf("connect to Kafka at %v: %w", brokers, err)
 		}
 		defer func() { _ = ad.Close() }()
-		entries, err := ad.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: topic, ConfigNames: []string{"max.message.bytes"}})
+		cfg, err := kafkaconn.TopicConfig(ad, topic, "max.message.bytes")
 		if err != nil {
-			return 0, fmt.Errorf("read max.message.bytes of topic %s: %w", topic, err)
+			return 0, err
 		}
-		for _, e := range entries {
-			if e.Name == "max.message.bytes" {
-				v, _ := strconv.Atoi(e.Value)
-				return v, nil
-			}
-		}
-		return 0, nil
+		v, _ := strconv.Atoi(cfg["max.message.bytes"])
+		return v, nil
 	})
 }
 
