@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -616,15 +615,7 @@ func TestExistingTopic(t *testing.T) {
 		t.Fatal("deleting the experiments deleted the existing topic")
 	}
 	// Their consumer groups did go: they would linger on someone else's topic.
-	ca, err := sarama.NewClusterAdmin(brokers, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := ca.ListConsumerGroups()
-	_ = ca.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	groups := kafkatest.Groups(t, brokers)
 	for g := range groups {
 		if strings.HasPrefix(g, "sx.shared-") {
 			t.Errorf("consumer group %s left behind", g)

@@ -104,3 +104,22 @@ func Topics(t testing.TB, brokers []string) map[string]bool {
 	}
 	return out
 }
+
+// Groups returns the names of the consumer groups the brokers know.
+func Groups(t testing.TB, brokers []string) map[string]bool {
+	t.Helper()
+	ad, err := sarama.NewClusterAdmin(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ad.Close() }()
+	groups, err := ad.ListConsumerGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for g := range groups {
+		out[g] = true
+	}
+	return out
+}

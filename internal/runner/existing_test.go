@@ -94,15 +94,7 @@ func TestExistingTopic(t *testing.T) {
 		t.Fatalf("existing topic gone (%v) or no other traffic (%d)", !kafkatest.Topics(t, brokers)[topic], sentOther)
 	}
 	// The trials' consumer groups are gone from the shared topic's cluster.
-	admin, err := sarama.NewClusterAdmin(brokers, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := admin.ListConsumerGroups()
-	_ = admin.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	groups := kafkatest.Groups(t, brokers)
 	for g := range groups {
 		if strings.HasPrefix(g, "sx.it-existing.") {
 			t.Errorf("consumer group %s left behind", g)
