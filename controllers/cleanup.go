@@ -9,6 +9,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,7 +37,7 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 	retain := x.Spec.CleanupPolicy == serdebenchv1.CleanupRetain
 	failed := ts.Phase == serdebenchv1.TrialFailed
 	if !retain || failed {
-		if err := r.deleteJobs(ctx, x, client.MatchingLabels{LabelTrial: ts.Name}); err != nil {
+		if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{LabelTrial: ts.Name})); err != nil {
 			return ctrl.Result{}, err
 		}
 		r.sideEffect(x, "jobs deleted")
@@ -67,18 +69,9 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 
 // cleanupAttempts removes the Jobs and topics of a trial's attempts before attempt.
 func (r *ExperimentReconciler) cleanupAttempts(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) error {
-	jobs := &batchv1.JobList{}
-	if err := r.List(ctx, jobs, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: t.Name, LabelManagedBy: managedBy}); err != nil {
-		return fmt.Errorf("list jobs: %w", err)
-	}
-	for i := range jobs.Items {
-		j := &jobs.Items[i]
-		if !metav1.IsControlledBy(j, x) || j.Labels[LabelAttempt] == fmt.Sprint(attempt) {
-			continue
-		}
-		if err := r.Delete(ctx, j, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete job %s: %w", j.Name, err)
-		}
+	earlier, _ := labels.NewRequirement(LabelAttempt, selection.NotEquals, []string{fmt.Sprint(attempt)})
+	if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{LabelTrial: t.Name}).Add(*earlier)); err != nil {
+		return err
 	}
 	for a := 1; a < attempt; a++ {
 		if t.ExistingTopic != "" {
@@ -118,21 +111,35 @@ func (r *ExperimentReconciler) sideEffect(x *serdebenchv1.SerializationExperimen
 	}
 }
 
-func (r *ExperimentReconciler) deleteJobs(ctx context.Context, x *serdebenchv1.SerializationExperiment, sel client.MatchingLabels) error {
-	jobs := &batchv1.JobList{}
-	sel[LabelManagedBy] = managedBy
-	if err := r.List(ctx, jobs, client.InNamespace(x.Namespace), sel); err != nil {
-		return fmt.Errorf("list jobs: %w", err)
+// deleteJobs deletes the experiment's Jobs that sel matches (with their pods).
+func (r *ExperimentReconciler) deleteJobs(ctx context.Context, x *serdebenchv1.SerializationExperiment, sel labels.Selector) error {
+	jobs, err := r.jobsOf(ctx, x, sel)
+	if err != nil {
+		return err
 	}
-	for i := range jobs.Items {
-		if !metav1.IsControlledBy(&jobs.Items[i], x) {
-			continue
-		}
-		if err := r.Delete(ctx, &jobs.Items[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete job %s: %w", jobs.Items[i].Name, err)
+	for i := range jobs {
+		if err := r.Delete(ctx, &jobs[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete job %s: %w", jobs[i].Name, err)
 		}
 	}
 	return nil
+}
+
+// jobsOf lists the Jobs the experiment controls that sel matches (from the cache,
+// which holds only the operator's own Jobs).
+func (r *ExperimentReconciler) jobsOf(ctx context.Context, x *serdebenchv1.SerializationExperiment, sel labels.Selector) ([]batchv1.Job, error) {
+	managed, _ := labels.NewRequirement(LabelManagedBy, selection.Equals, []string{managedBy})
+	list := &batchv1.JobList{}
+	if err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabelsSelector{Selector: sel.Add(*managed)}); err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	var out []batchv1.Job
+	for _, j := range list.Items {
+		if metav1.IsControlledBy(&j, x) {
+			out = append(out, j)
+		}
+	}
+	return out, nil
 }
 
 // finalize removes every topic and Job of a deleted experiment, then its finalizer.
@@ -140,7 +147,7 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 	if !controllerutil.ContainsFinalizer(x, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	if err := r.deleteJobs(ctx, x, client.MatchingLabels{}); err != nil {
+	if err := r.deleteJobs(ctx, x, labels.Everything()); err != nil {
 		return ctrl.Result{}, err
 	}
 	var failed []string

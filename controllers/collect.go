@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -128,18 +128,14 @@ func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.Se
 // is one of the attempt's Jobs (by UID, so a same-named Job of an earlier
 // experiment or attempt never contributes).
 func (r *ExperimentReconciler) trialPods(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) ([]corev1.Pod, error) {
-	ts := &x.Status.Trials[t.Index]
-	jobs, err := r.trialJobs(x, t, ts.Topic, bootstrapFor(x), int(ts.Attempt))
+	attempt := fmt.Sprint(x.Status.Trials[t.Index].Attempt)
+	jobs, err := r.jobsOf(ctx, x, labels.SelectorFromSet(labels.Set{LabelTrial: t.Name, LabelAttempt: attempt}))
 	if err != nil {
 		return nil, err
 	}
 	uids := map[types.UID]bool{}
-	for _, want := range jobs {
-		got := &batchv1.Job{}
-		if err := r.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
-			return nil, fmt.Errorf("get job %s: %w", want.Name, err)
-		}
-		uids[got.UID] = true
+	for _, j := range jobs {
+		uids[j.UID] = true
 	}
 	// Uncached: the Job informer may already show the Job complete while the Pod
 	// informer still has a container running, and a missing summary fails the trial.

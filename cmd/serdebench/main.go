@@ -177,12 +177,11 @@ func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, error)
 
 const defaultBootstrap = "127.0.0.1:9092"
 
-// stopDeadline bounds how long the command runs on after SIGTERM or Ctrl-C; exit
-// code exitInterrupted then says the run was cut short.
-const (
-	stopDeadline    = 15 * time.Second
-	exitInterrupted = 3
-)
+// stopDeadline bounds how long the command runs on after SIGTERM or Ctrl-C.
+const stopDeadline = 15 * time.Second
+
+// exitInterrupted says a run was cut short: the workers' own code for it.
+const exitInterrupted = protocol.ExitInterrupted
 
 // describeBroker is the broker's release (when known) with its protocol levels.
 func describeBroker(release, apis string) string {

@@ -49,9 +49,7 @@ func NewBroker(t testing.TB, port int) *Broker {
 
 // Script runs hack/kafka/kafka.sh with the broker's environment.
 func (b *Broker) Script(args ...string) (string, error) {
-	cmd := exec.Command(filepath.Join(repoRoot(b.t), "hack", "kafka", "kafka.sh"), args...)
-	cmd.Env = b.env
-	out, err := cmd.CombinedOutput()
+	out, err := b.Command(args...).CombinedOutput()
 	return string(out), err
 }
 

@@ -29,7 +29,7 @@ type Options struct {
 	// Security is TLS and SASL for the brokers, for topics and workers alike.
 	Security   kafkaconn.Security
 	Experiment string
-	// RunID makes topic names unique per run (default: derived from the time).
+	// RunID makes topic and group names unique per run (default: random).
 	RunID string
 	// Progress, if set, counts measured records acknowledged across trials.
 	Progress *atomic.Int64

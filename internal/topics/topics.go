@@ -237,22 +237,31 @@ func (a *Admin) admin() (sarama.ClusterAdmin, error) {
 	return ad, nil
 }
 
-// Ensure creates the topic and checks its partition count.
-func (a *Admin) Ensure(ctx context.Context, t Spec) (bool, error) {
-	return kafkaconn.Bounded(ctx, func() (bool, error) { return a.ensure(t) })
+// withAdmin runs f with a fresh admin client, bounded by ctx (sarama's calls take
+// no context), and closes the client after.
+func withAdmin[T any](ctx context.Context, a *Admin, f func(sarama.ClusterAdmin) (T, error)) (T, error) {
+	return kafkaconn.Bounded(ctx, func() (T, error) {
+		ad, err := a.admin()
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		defer func() { _ = ad.Close() }()
+		return f(ad)
+	})
 }
 
-func (a *Admin) ensure(t Spec) (bool, error) {
-	ad, err := a.admin()
-	if err != nil {
-		return false, err
-	}
-	defer func() { _ = ad.Close() }()
+// Ensure creates the topic and checks its partition count.
+func (a *Admin) Ensure(ctx context.Context, t Spec) (bool, error) {
+	return withAdmin(ctx, a, func(ad sarama.ClusterAdmin) (bool, error) { return ensure(ad, t) })
+}
+
+func ensure(ad sarama.ClusterAdmin, t Spec) (bool, error) {
 	entries := map[string]*string{}
 	for k, v := range t.Config {
 		entries[k] = &v
 	}
-	err = ad.CreateTopic(t.Name, &sarama.TopicDetail{NumPartitions: t.Partitions, ReplicationFactor: int16(t.Replicas), ConfigEntries: entries}, false)
+	err := ad.CreateTopic(t.Name, &sarama.TopicDetail{NumPartitions: t.Partitions, ReplicationFactor: int16(t.Replicas), ConfigEntries: entries}, false)
 	var te *sarama.TopicError
 	switch {
 	case err == nil, errors.Is(err, sarama.ErrTopicAlreadyExists):
@@ -281,12 +290,7 @@ var ErrUnusableTopic = errors.New("unusable existing topic")
 // expected partition count and accepts keyless records; serdebench neither creates
 // nor changes it.
 func (a *Admin) Check(ctx context.Context, name string, partitions int32) error {
-	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) {
-		ad, err := a.admin()
-		if err != nil {
-			return struct{}{}, err
-		}
-		defer func() { _ = ad.Close() }()
+	_, err := withAdmin(ctx, a, func(ad sarama.ClusterAdmin) (struct{}, error) {
 		md, err := ad.DescribeTopics([]string{name})
 		if err != nil {
 			return struct{}{}, fmt.Errorf("describe topic %s: %w", name, err)
@@ -313,12 +317,7 @@ func (a *Admin) Check(ctx context.Context, name string, partitions int32) error 
 // shared topic a trial's group would otherwise linger, with growing lag, until the
 // broker's offsets retention.)
 func (a *Admin) DeleteGroup(ctx context.Context, group string) error {
-	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) {
-		ad, err := a.admin()
-		if err != nil {
-			return struct{}{}, err
-		}
-		defer func() { _ = ad.Close() }()
+	_, err := withAdmin(ctx, a, func(ad sarama.ClusterAdmin) (struct{}, error) {
 		if err := ad.DeleteConsumerGroup(group); err != nil && !errors.Is(err, sarama.ErrGroupIDNotFound) {
 			return struct{}{}, fmt.Errorf("delete consumer group %s: %w", group, err)
 		}
@@ -329,16 +328,11 @@ func (a *Admin) DeleteGroup(ctx context.Context, group string) error {
 
 // Delete deletes the topic.
 func (a *Admin) Delete(ctx context.Context, name string) error {
-	_, err := kafkaconn.Bounded(ctx, func() (struct{}, error) { return struct{}{}, a.delete(name) })
+	_, err := withAdmin(ctx, a, func(ad sarama.ClusterAdmin) (struct{}, error) { return struct{}{}, deleteTopic(ad, name) })
 	return err
 }
 
-func (a *Admin) delete(name string) error {
-	ad, err := a.admin()
-	if err != nil {
-		return err
-	}
-	defer func() { _ = ad.Close() }()
+func deleteTopic(ad sarama.ClusterAdmin, name string) error {
 	if err := ad.DeleteTopic(name); err != nil && !errors.Is(err, sarama.ErrUnknownTopicOrPartition) {
 		var te *sarama.TopicError
 		if errors.As(err, &te) && te.Err == sarama.ErrUnknownTopicOrPartition {

@@ -1,0 +1,39 @@
+package protocol
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/serdebench/serdebench/workers/trial"
+)
+
+// TestWorkerArgsRoundTrip: the operator renders a Worker into a container's
+// arguments (Args) and the worker reads them back (Parse); the two flag lists are
+// written separately, so every field must survive the trip.
+func TestWorkerArgsRoundTrip(t *testing.T) {
+	for _, w := range []Worker{
+		{Role: RoleProducer, Trial: trial.Trial{Name: "t000-json-512b", Codec: "json", Partitions: 3, Records: 10, ExistingTopic: "orders"},
+			Bootstrap: []string{"a:9092", "b:9092"}, Topic: "orders", Group: "sx.x.u.t000-json-512b.consumers", Experiment: "x", ExperimentUID: "u",
+			ID: "0", WaitForGroup: true, WaitTimeout: time.Minute, MetricsAddr: ":9091", MetricsGrace: 3 * time.Second,
+			Timeout: time.Hour, DrainTimeout: 2 * time.Second, SummaryFile: "/tmp/s.json", TerminationLog: "/dev/termination-log",
+			TerminationMax: 1024, TLS: true, TLSInsecure: true, TLSCAFile: "/etc/ca.pem", SASLMechanism: "PLAIN"},
+		{Role: RoleConsumer, Trial: trial.Trial{Name: "t001-avro-512b", Codec: "avro", Partitions: 1}, Bootstrap: []string{"k:9092"},
+			Topic: "t", Group: "g", ID: "c1", WaitTimeout: DefaultWaitTimeout, MetricsGrace: DefaultMetricsGrace,
+			DrainTimeout: DefaultDrainTimeout, TerminationMax: DefaultTerminationMax},
+	} {
+		args, err := w.Args()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(args, io.Discard)
+		if err != nil {
+			t.Fatalf("parse %v: %v", args, err)
+		}
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Errorf("round trip changed the worker (-sent +parsed):\n%s", diff)
+		}
+	}
+}
