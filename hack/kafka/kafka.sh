@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Local single-node Kafka (KRaft, loopback) for serdebench's tests, demo and benchmarks.
+# Local single-node Kafka (KRaft) for serdebench's tests, demo and benchmarks, on
+# loopback by default; KAFKA_HOST=<address> listens and advertises there instead (the
+# local cluster's pods reach a broker on the node's IP).
 # Listeners: PLAINTEXT on KAFKA_PORT (9092), the controller on +1, SASL_PLAINTEXT on +2
 # (PLAIN user serdebench/serdebench-secret; SCRAM users are created by tests), SSL on
 # +3 (a throwaway CA in <state>/tls/ca.crt).
@@ -14,6 +16,7 @@ set -euo pipefail
 
 KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_HOST="${KAFKA_HOST:-127.0.0.1}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
 KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-$((KAFKA_PORT + 2))}"
 KAFKA_SSL_PORT="${KAFKA_SSL_PORT:-$((KAFKA_PORT + 3))}"
@@ -52,27 +55,30 @@ running() {
   kill -0 "$pid" 2>/dev/null && grep -q 'kafka.Kafka' "/proc/$pid/cmdline" 2>/dev/null
 }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_open() { (exec 3<>"/dev/tcp/$KAFKA_HOST/$1") 2>/dev/null; }
 
 render() {
-  sed -e "s#@PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" -e "s#@SASL_PORT@#$KAFKA_SASL_PORT#g" \
+  sed -e "s#@HOST@#$KAFKA_HOST#g" -e "s#@PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" -e "s#@SASL_PORT@#$KAFKA_SASL_PORT#g" \
       -e "s#@SSL_PORT@#$KAFKA_SSL_PORT#g" -e "s#@TLS_DIR@#$tls_dir#g" -e "s#@DATA@#$state/data#g" "$here/server.properties"
 }
 
-# ensure_tls makes a throwaway CA and a server certificate for 127.0.0.1/localhost,
-# once per state dir; tests trust tls/ca.crt.
+# ensure_tls makes a throwaway CA and a server certificate for KAFKA_HOST, 127.0.0.1
+# and localhost, once per state dir and host; tests trust tls/ca.crt.
 ensure_tls() {
-  [[ -f "$tls_dir/server.pem" ]] && return
+  [[ -f "$tls_dir/server.pem" && "$(cat "$tls_dir/host" 2>/dev/null)" == "$KAFKA_HOST" ]] && return
   command -v openssl >/dev/null || { log "openssl not found (install openssl)"; exit 1; }
   rm -rf "$tls_dir" && mkdir -p "$tls_dir"
   (
     cd "$tls_dir"
     openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 -subj "/CN=serdebench test CA"
     openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost"
-    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >server.ext
+    san="IP:127.0.0.1,DNS:localhost"
+    [[ "$KAFKA_HOST" == 127.0.0.1 ]] || san+=",IP:$KAFKA_HOST"
+    printf 'subjectAltName=%s\n' "$san" >server.ext
     openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 3650 -extfile server.ext
     openssl pkcs8 -topk8 -nocrypt -in server.key -out server.pk8
     cat server.pk8 server.crt ca.crt >server.pem
+    echo "$KAFKA_HOST" >host
   ) >"$state/tls.log" 2>&1 || { log "certificate generation failed:"; tail -20 "$state/tls.log" >&2; exit 1; }
 }
 
@@ -113,7 +119,7 @@ up() {
   echo $! >"$pidfile"
   # Until the subshell has exec'd, its command line is bash's: wait for the JVM.
   for _ in $(seq 1 50); do grep -q 'kafka.Kafka' "/proc/$!/cmdline" 2>/dev/null && break; sleep 0.1; done
-  log "started pid $(cat "$pidfile") on 127.0.0.1:$KAFKA_PORT; waiting up to ${KAFKA_READY_TIMEOUT}s"
+  log "started pid $(cat "$pidfile") on $KAFKA_HOST:$KAFKA_PORT; waiting up to ${KAFKA_READY_TIMEOUT}s"
   local deadline=$((SECONDS + KAFKA_READY_TIMEOUT))
   until grep -q 'Kafka Server started' "$logfile" && port_open "$KAFKA_PORT"; do
     if ! running; then log "broker exited during start; log tail:"; tail -40 "$logfile" >&2; rm -f "$pidfile"; exit 1; fi
@@ -136,7 +142,7 @@ down() {
 kafka_version() { echo "$KAFKA_VERSION"; }
 
 status() {
-  if running; then echo "running pid=$(cat "$pidfile") bootstrap=127.0.0.1:$KAFKA_PORT version=$KAFKA_VERSION"
+  if running; then echo "running pid=$(cat "$pidfile") bootstrap=$KAFKA_HOST:$KAFKA_PORT version=$KAFKA_VERSION"
   else echo "stopped"; return 3; fi
 }
 

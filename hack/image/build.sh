@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the operator (manager) and worker images without Docker, as OCI image-layout
+# tars in <repo>/.state/images, and writes <repo>/.state/images/images.env:
+#
+#   MANAGER_IMAGE=ghcr.io/serdebench/manager:v0.1.0-dev.<commit>@sha256:...
+#   WORKER_IMAGE=ghcr.io/serdebench/worker:v0.1.0-dev.<commit>@sha256:...
+#
+# Deployments use these references by digest, never a mutable tag. The Dockerfile
+# builds the same images (same entrypoint, user and labels) for users with Docker.
+# Environment: IMAGE_REPO (default ghcr.io/serdebench), IMAGE_TAG (default
+# v<VERSION>-dev.<commit>, v<VERSION> on a tagged release commit).
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+out="${IMAGES_DIR:-$repo/.state/images}"
+version="$(cat VERSION)"
+rev="$(git rev-parse HEAD)"
+if [[ -z "${IMAGE_TAG:-}" ]]; then
+  if git describe --exact-match --tags --match "v$version" >/dev/null 2>&1 && [[ -z "$(git status --porcelain)" ]]; then
+    IMAGE_TAG="v$version"
+  else
+    IMAGE_TAG="v$version-dev.${rev:0:12}"
+    [[ -z "$(git status --porcelain --untracked-files=no)" ]] || IMAGE_TAG+=".dirty"
+  fi
+fi
+created="$(git log -1 --format=%ct)"
+mkdir -p "$out/bin"
+: >"$out/images.env.tmp"
+for c in manager worker; do
+  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags='-s -w' -o "$out/bin/$c" "./cmd/$c"
+  case $c in
+    manager) desc="serdebench operator: runs SerializationExperiments on Kafka" ;;
+    worker) desc="serdebench worker: produces or consumes one trial's records" ;;
+  esac
+  ref="$(go run ./hack/image -binary "$out/bin/$c" -ref "${IMAGE_REPO:-ghcr.io/serdebench}/$c:$IMAGE_TAG" \
+    -out "$out/$c.tar" -version "$version" -revision "$rev" -created "$created" -description "$desc")"
+  echo "${c^^}_IMAGE=$ref" >>"$out/images.env.tmp"
+  printf 'image: %s\n' "$ref" >&2
+done
+mv "$out/images.env.tmp" "$out/images.env"
