@@ -205,7 +205,7 @@ func writeLayoutTar(img v1.Image, ref, out string) error {
 	}
 	if err := p.AppendImage(img,
 		layout.WithAnnotations(map[string]string{
-			"io.containerd.image.name":         ref,
+			"io.containerd.image.name":          ref,
 			"org.opencontainers.image.ref.name": ref,
 		}),
 		layout.WithPlatform(v1.Platform{OS: "linux", Architecture: "amd64"}),
