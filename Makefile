@@ -21,9 +21,14 @@ OPENSSL_VERSION        := 3.0.19-1~deb12u2
 PROTOC_GEN_GO_VERSION  := v1.36.12
 GOLANGCI_LINT_VERSION  := v2.6.2
 CONTROLLER_GEN_VERSION := v0.18.0
+HELM_VERSION           := v3.19.0
+K8S_VERSION            := v1.33.13
 PROTOC_GEN_GO          := $(TOOLS)/protoc-gen-go-$(PROTOC_GEN_GO_VERSION)/protoc-gen-go
 GOLANGCI_LINT          := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 CONTROLLER_GEN         := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)/controller-gen
+HELM                   := $(TOOLS)/helm-$(HELM_VERSION)/helm
+export SERDEBENCH_HELM := $(HELM)
+CHART                  := charts/serdebench-operator
 
 BIN := bin
 GO_PACKAGES := ./...
@@ -44,7 +49,7 @@ test: test-deps ## Unit, integration and envtest suites against real Kafka, Prom
 	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/experiment/
 
 .PHONY: test-deps
-test-deps: kafka-up prometheus envtest-assets ## Everything the tests need, installed, built and started.
+test-deps: kafka-up prometheus envtest-assets $(HELM) ## Everything the tests need, installed, built and started.
 
 .PHONY: envtest-assets
 envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached), and third-party CRDs.
@@ -72,7 +77,7 @@ lint: $(GOLANGCI_LINT) verify-generated ## gofmt, go vet, golangci-lint, and gen
 	go vet $(GO_PACKAGES)
 	$(GOLANGCI_LINT) run $(GO_PACKAGES)
 
-GENERATED_TREES := api config/crd config/rbac workers/payload
+GENERATED_TREES := api config/crd config/rbac workers/payload $(CHART)/files
 tree_hash = find $(GENERATED_TREES) -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum
 
 .PHONY: verify-generated
@@ -93,6 +98,11 @@ generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) protoc ## Regenerate DeepCopy, the 
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=serdebench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	@# The chart renders the same CRDs, RBAC rules and PodMonitor from copies.
+	mkdir -p $(CHART)/files/crds $(CHART)/files/rbac
+	cp config/crd/bases/*.yaml $(CHART)/files/crds/
+	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
+	cp config/prometheus/podmonitor.yaml $(CHART)/files/podmonitor.yaml
 
 .PHONY: kafka-up kafka-down kafka-status
 kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).
@@ -112,6 +122,9 @@ $(PROTOC_GEN_GO):
 
 $(CONTROLLER_GEN):
 	GOBIN=$(dir $@) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+
+$(HELM):
+	GOBIN=$(dir $@) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 $(GOLANGCI_LINT):
 	GOBIN=$(dir $@) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

@@ -8,15 +8,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// CacheOptions restrict the manager's informers to what the operator created: Pods
+// CacheOptions restrict the manager's informers to the watched namespaces (all when
+// none are given) and to what the operator created: Pods
 // and Jobs labelled app.kubernetes.io/managed-by=serdebench. On a real cluster an
 // unrestricted Pod informer would hold every pod in memory. Secrets are never
 // cached: the reconciler reads them through the API reader, so no Secret informer
 // starts (its RBAC grants get only).
-func CacheOptions() cache.Options {
+func CacheOptions(namespaces ...string) cache.Options {
 	managed := labels.SelectorFromSet(labels.Set{LabelManagedBy: managedBy})
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+	o := cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Pod{}:  {Label: managed},
 		&batchv1.Job{}: {Label: managed},
 	}}
+	if len(namespaces) > 0 {
+		// Namespaced RBAC grants list/watch only here: a cluster-wide informer would
+		// never sync.
+		o.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			o.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return o
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,7 +25,7 @@ import (
 )
 
 func main() {
-	var metricsAddr, probeAddr, prometheusURL, workerImage, pullPolicy string
+	var metricsAddr, probeAddr, prometheusURL, workerImage, pullPolicy, watchNamespaces string
 	var leaderElect bool
 	var poll, metricsGrace time.Duration
 	var concurrency int
@@ -32,7 +33,8 @@ func main() {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "use leader election (for more than one replica)")
 	flag.StringVar(&prometheusURL, "prometheus-url", "", "Prometheus to cross-check trials against (e.g. http://prometheus-operated.monitoring:9090); empty skips the cross-check")
-	flag.StringVar(&workerImage, "worker-image", "ghcr.io/serdebench/worker:latest", "default worker image")
+	flag.StringVar(&workerImage, "worker-image", "", "worker image for experiments that name none, by digest or an immutable tag (required)")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to reconcile experiments in (the RBAC must grant them); empty: all")
 	flag.StringVar(&pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
 	flag.DurationVar(&poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once")
@@ -42,6 +44,17 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
+	if workerImage == "" {
+		// No default: a mutable default tag would run whatever it points to today.
+		log.Error(nil, "--worker-image is required (e.g. ghcr.io/serdebench/worker:v0.1.0@sha256:...)")
+		os.Exit(2)
+	}
+	var namespaces []string
+	for _, ns := range strings.Split(watchNamespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			namespaces = append(namespaces, ns)
+		}
+	}
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
@@ -50,7 +63,7 @@ func main() {
 	cfg := ctrl.GetConfigOrDie()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions(),
+		Cache:                  controllers.CacheOptions(namespaces...),
 		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         leaderElect,
@@ -83,7 +96,7 @@ func main() {
 	}
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
-	log.Info("starting", "version", version(), "workerImage", workerImage, "prometheus", prometheusURL)
+	log.Info("starting", "version", version(), "workerImage", workerImage, "prometheus", prometheusURL, "watchNamespaces", namespaces)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager stopped")
 		os.Exit(1)

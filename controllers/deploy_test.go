@@ -1,0 +1,210 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+const chartDir = "../charts/serdebench-operator"
+
+// helm is the pinned helm the Makefile builds (SERDEBENCH_HELM); without it the
+// deploy tests fail rather than skip.
+func helm(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	bin := os.Getenv("SERDEBENCH_HELM")
+	if bin == "" {
+		t.Fatal("SERDEBENCH_HELM is not set: run through `make test`, which builds the pinned helm")
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	return string(out), err
+}
+
+// dryRun applies manifests with server-side dry-run as a cluster admin and fails on
+// any error or Pod Security warning.
+func dryRun(t *testing.T, manifests string, args ...string) string {
+	t.Helper()
+	args = append([]string{"--kubeconfig", adminKubeconfig(t, "deployer"), "apply", "--server-side",
+		"--field-manager=deploy-test", "--force-conflicts", "--dry-run=server", "-f", "-"}, args...)
+	cmd := exec.Command(kubectlPath(t), args...)
+	cmd.Stdin = strings.NewReader(manifests)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("server-side dry-run: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "would violate PodSecurity") {
+		t.Fatalf("rendered workloads break the restricted Pod Security Standard:\n%s", out)
+	}
+	return string(out)
+}
+
+// kinds counts the rendered objects by kind and namespace ("Role/ns").
+func kinds(t *testing.T, manifests string) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(manifests), 4096)
+	for {
+		var u unstructured.Unstructured
+		if err := dec.Decode(&u.Object); err != nil {
+			if err.Error() == "EOF" {
+				return n
+			}
+			t.Fatalf("decode rendered manifests: %v", err)
+		}
+		if u.Object == nil {
+			continue
+		}
+		n[u.GetKind()]++
+		if u.GetNamespace() != "" {
+			n[u.GetKind()+"/"+u.GetNamespace()]++
+		}
+	}
+}
+
+// namespaceNamed creates a restricted-PSS namespace (warnings on) with a fixed name.
+func namespaceNamed(t *testing.T, name string) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+		"pod-security.kubernetes.io/enforce": "restricted",
+		"pod-security.kubernetes.io/warn":    "restricted",
+	}}}
+	if err := k8s.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// TestChart lints the chart, renders it with the value combinations users choose
+// between, checks what each renders, and applies every rendering to the test API
+// server with server-side dry-run (CRDs, RBAC, the Deployment under restricted Pod
+// Security, and the prometheus-operator objects against their real CRDs).
+func TestChart(t *testing.T) {
+	if out, err := helm(t, "lint", "--strict", chartDir, "--kube-version", "1.33.13"); err != nil {
+		t.Fatalf("helm lint: %v\n%s", err, out)
+	}
+	namespaceNamed(t, "sb-chart")
+	namespaceNamed(t, "sb-chart-b")
+	namespaceNamed(t, "sb-kafka")
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	cases := []struct {
+		name string
+		set  []string
+		want map[string]int
+	}{
+		{"defaults", nil, map[string]int{
+			"CustomResourceDefinition": 2, "Role/sb-chart": 1, "RoleBinding/sb-chart": 1, "ClusterRole": 0,
+			"Deployment/sb-chart": 1, "ServiceAccount/sb-chart": 1, "PodMonitor": 0}},
+		{"cluster-wide with monitoring", []string{"rbac.clusterWide=true", "podMonitor.enabled=true", "serviceMonitor.enabled=true",
+			"prometheusRule.enabled=true", "prometheus.url=http://prometheus.monitoring:9090", "image.digest=" + digest,
+			"workerImage.digest=" + digest}, map[string]int{
+			"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 0, "PodMonitor/sb-chart": 1, "ServiceMonitor/sb-chart": 1,
+			"PrometheusRule/sb-chart": 1, "Service/sb-chart": 1}},
+		{"several namespaces and Strimzi elsewhere", []string{"rbac.watchNamespaces={sb-chart-b}", "rbac.strimziNamespaces={sb-kafka}",
+			"crds.enabled=false"}, map[string]int{
+			"CustomResourceDefinition": 0, "Role/sb-chart-b": 1, "Role/sb-chart": 1, "Role/sb-kafka": 1, "RoleBinding": 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13"}
+			for _, s := range c.set {
+				args = append(args, "--set", s)
+			}
+			out, err := helm(t, args...)
+			if err != nil {
+				t.Fatalf("helm template: %v\n%s", err, out)
+			}
+			got := kinds(t, out)
+			for k, n := range c.want {
+				if got[k] != n {
+					t.Errorf("%s: rendered %d, want %d (all: %v)", k, got[k], n, got)
+				}
+			}
+			if strings.Contains(out, ":latest") {
+				t.Errorf("rendering refers to a :latest image")
+			}
+			res := dryRun(t, out)
+			t.Logf("%d objects accepted:\n%s", strings.Count(res, "(server dry run)"), res)
+		})
+	}
+	// The release namespace gets only leader election's lease and events when
+	// experiments run elsewhere; Strimzi's namespace only KafkaTopics and Kafkas.
+	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13", "--set", "rbac.watchNamespaces={sb-chart-b}",
+		"--set", "rbac.strimziNamespaces={sb-kafka}", "--show-only", "templates/rbac.yaml")
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	checked := 0
+	for _, doc := range strings.Split(out, "\n---") {
+		switch {
+		case strings.Contains(doc, "\nkind: Role\n") && strings.Contains(doc, "namespace: sb-chart\n"):
+			checked++
+			if strings.Contains(doc, "jobs") || strings.Contains(doc, "secrets") || !strings.Contains(doc, "leases") {
+				t.Errorf("release-namespace Role is not leader election only:\n%s", doc)
+			}
+		case strings.Contains(doc, "\nkind: Role\n") && strings.Contains(doc, "namespace: sb-kafka\n"):
+			checked++
+			if strings.Contains(doc, "jobs") || !strings.Contains(doc, "kafkatopics") {
+				t.Errorf("Strimzi-namespace Role is not KafkaTopics only:\n%s", doc)
+			}
+		}
+	}
+	if checked != 2 {
+		t.Errorf("found %d of the 2 narrowed Roles in:\n%s", checked, out)
+	}
+	// Mutable tags and malformed values are refused with a message that says why.
+	for _, bad := range []struct{ set, want string }{
+		{"workerImage.tag=latest", "mutable tag"},
+		{"image.digest=sha256:nope", "/image/digest"},
+		{"manager.pollInterval=soon", "pollInterval"},
+		{"rbac.watchNamespaces={Not_A_Namespace}", "watchNamespaces"},
+		{"unknownKey=1", "unknownKey"},
+	} {
+		out, err := helm(t, "template", "sb", chartDir, "--kube-version", "1.33.13", "--set", bad.set)
+		if err == nil || !strings.Contains(out, bad.want) {
+			t.Errorf("--set %s: err %v, want a refusal mentioning %q:\n%s", bad.set, err, bad.want, out)
+		}
+	}
+}
+
+// TestKustomize builds config/default (CRDs, RBAC, manager, PodMonitor) and the
+// samples with kubectl's kustomize and applies them with server-side dry-run.
+func TestKustomize(t *testing.T) {
+	namespaceNamed(t, "serdebench-system")
+	for _, dir := range []string{"../config/default", "../config/samples"} {
+		out, err := exec.Command(kubectlPath(t), "kustomize", dir).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kustomize %s: %v\n%s", dir, err, out)
+		}
+		res := dryRun(t, string(out), "-n", "serdebench-system")
+		if n := strings.Count(res, "(server dry run)"); n < 3 {
+			t.Fatalf("%s: %d objects applied:\n%s", dir, n, res)
+		}
+		t.Logf("%s accepted:\n%s", dir, res)
+	}
+	out, _ := exec.Command(kubectlPath(t), "kustomize", "../config/default").CombinedOutput()
+	for _, want := range []string{"kind: PodMonitor", "kind: ClusterRole\n", "kind: CustomResourceDefinition", "ghcr.io/serdebench/manager:v"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("config/default lacks %q", want)
+		}
+	}
+	if strings.Contains(string(out), ":latest") || strings.Contains(string(out), ":dev") {
+		t.Error("config/default refers to a mutable image tag")
+	}
+}
+
+func kubectlPath(t *testing.T) string {
+	t.Helper()
+	k := fmt.Sprintf("%s/kubectl", testEnv.BinaryAssetsDirectory)
+	if _, err := os.Stat(k); err != nil {
+		t.Fatalf("kubectl (built by hack/k8s/build.sh): %v", err)
+	}
+	return k
+}
