@@ -31,6 +31,8 @@ export SERDEBENCH_HELM := $(HELM)
 CHART                  := charts/serdebench-operator
 
 BIN := bin
+VERSION    := $(shell cat VERSION)
+IMAGE_REPO ?= ghcr.io/serdebench
 GO_PACKAGES := ./...
 
 .PHONY: build
@@ -44,9 +46,32 @@ build: ## Build serdebench, the worker and the operator's manager into bin/.
 FUZZ_TIME ?= 10000x
 
 .PHONY: test
-test: test-deps ## Unit, integration and envtest suites against real Kafka, Prometheus and kube-apiserver/etcd; a short fuzz run.
+test: test-deps ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, then the e2e suite on a real cluster.
 	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -race -count=1 -timeout 40m $(GO_PACKAGES)
 	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/experiment/
+	$(MAKE) --no-print-directory test-e2e
+
+.PHONY: test-e2e
+test-e2e: $(HELM) ## The chart's operator on a real cluster (KUBECONFIG's, else a local one) with real pods, broker and Prometheus.
+	set -a && source "$$(hack/stack/stack.sh up)" && set +a && \
+	  go test -tags e2e -count=1 -timeout 30m -v ./e2e/ 2>&1 | tee .state/e2e.log
+
+.PHONY: up
+up: $(HELM) ## Bring up what e2e and demo use: cluster (or KUBECONFIG's), images, Kafka for pods, prometheus-operator.
+	hack/stack/stack.sh up
+
+.PHONY: down
+down: ## Stop the local cluster and its broker, and restore the machine (sysctls, iptables, links, mounts).
+	hack/stack/stack.sh down
+
+.PHONY: images
+images: ## The operator and worker images as OCI tars, without Docker (.state/images).
+	hack/image/build.sh
+
+.PHONY: docker-build
+docker-build: ## The same images with Docker, for users who have it.
+	docker build --target manager -t $(IMAGE_REPO)/manager:v$(VERSION) .
+	docker build --target worker -t $(IMAGE_REPO)/worker:v$(VERSION) .
 
 .PHONY: test-deps
 test-deps: kafka-up prometheus envtest-assets $(HELM) ## Everything the tests need, installed, built and started.
@@ -61,7 +86,11 @@ prometheus: ## Debian's Prometheus server (pinned) for the Prometheus query test
 	hack/apt-install.sh prometheus=$(PROMETHEUS_VERSION)
 
 .PHONY: demo
-demo: build kafka-up ## Run the thesis batch experiment locally and print the 12-row table.
+demo: build $(HELM) ## The thesis batch experiment through the operator on a real cluster; prints the SerializationResult's table.
+	hack/demo.sh
+
+.PHONY: demo-local
+demo-local: build kafka-up ## The thesis batch experiment without Kubernetes (serdebench run); prints the 12-row table.
 	$(BIN)/serdebench run -f config/samples/thesis-batch.yaml --bootstrap $(SERDEBENCH_KAFKA)
 
 .PHONY: bench

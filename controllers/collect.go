@@ -34,7 +34,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		return ctrl.Result{}, err
 	}
 	if !recorded {
-		sums, nodes, err := r.summaries(ctx, x, t)
+		sums, ran, err := r.summaries(ctx, x, t)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -52,7 +52,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		tr = trialResult(t, merged)
 		tr.Attempts = ts.Attempt
 		r.crossCheck(ctx, x, t, sums, &tr)
-		if err := r.writeResult(ctx, x, tr, nodes); err != nil {
+		if err := r.writeResult(ctx, x, tr, ran); err != nil {
 			return ctrl.Result{}, err
 		}
 		r.sideEffect(x, "result written")
@@ -92,36 +92,41 @@ func (r *ExperimentReconciler) recordedTrial(ctx context.Context, x *serdebenchv
 // summaries reads the summary of every worker container of the trial's current
 // attempt: the pods owned (by UID) by its Jobs, from each container's termination
 // message or, when that says the summary was too large, its log.
-func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) ([]*summary.Summary, []string, error) {
+func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) ([]*summary.Summary, placement, error) {
 	pods, err := r.trialPods(ctx, x, t)
 	if err != nil {
-		return nil, nil, err
+		return nil, placement{}, err
 	}
 	var out []*summary.Summary
-	nodes := map[string]bool{}
+	var ran placement
 	for i := range pods {
 		p := &pods[i]
-		if p.Spec.NodeName != "" {
-			nodes[p.Spec.NodeName] = true
-		}
+		ran.nodes = mergeSorted(ran.nodes, nonEmpty(p.Spec.NodeName))
 		for _, cs := range p.Status.ContainerStatuses {
+			ran.imageIDs = mergeSorted(ran.imageIDs, nonEmpty(cs.ImageID))
 			term := cs.State.Terminated
 			if term == nil || term.ExitCode != protocol.ExitOK {
 				continue
 			}
 			s, err := protocol.ReadSummary(term.Message, func() ([]byte, error) { return r.podLog(ctx, p, cs.Name) })
 			if err != nil {
-				return nil, nil, fmt.Errorf("pod %s container %s: %w", p.Name, cs.Name, err)
+				return nil, placement{}, fmt.Errorf("pod %s container %s: %w", p.Name, cs.Name, err)
 			}
 			out = append(out, s)
 		}
 	}
-	var nodeNames []string
-	for n := range nodes {
-		nodeNames = append(nodeNames, n)
+	return out, ran, nil
+}
+
+// placement is where a trial's workers ran: nodes and the image digests their
+// containers ran (sorted, distinct).
+type placement struct{ nodes, imageIDs []string }
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
 	}
-	sort.Strings(nodeNames)
-	return out, nodeNames, nil
+	return []string{s}
 }
 
 // trialPods lists the pods of the trial's current attempt: those whose controller
@@ -230,7 +235,7 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 const maxSeriesPoints = 60
 
 // writeResult creates or updates the experiment's result with this trial.
-func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, nodes []string) error {
+func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, ran placement) error {
 	res := &serdebenchv1.SerializationResult{}
 	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: resultName(x)}, res)
 	create := apierrors.IsNotFound(err)
@@ -255,7 +260,8 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 		res.Environment.KafkaVersion = r.kafkaVersion(ctx, x)
 	}
 	res.Environment.OperatorVersion = r.OperatorVersion
-	res.Environment.NodeNames = mergeSorted(res.Environment.NodeNames, nodes)
+	res.Environment.NodeNames = mergeSorted(res.Environment.NodeNames, ran.nodes)
+	res.Environment.WorkerImageIDs = mergeSorted(res.Environment.WorkerImageIDs, ran.imageIDs)
 	replaced := false
 	for i := range res.Trials {
 		if res.Trials[i].Name == tr.Name {

@@ -209,6 +209,7 @@ func happyPathStrimzi(t *testing.T) {
 		t.Logf("first trial of the result (docs/api.md shows one):\n%s", out)
 	}
 	if !metav1.IsControlledBy(res, x) || res.Experiment.UID != string(x.UID) || res.Environment.WorkerImage == "" || len(res.Environment.NodeNames) != 1 ||
+		len(res.Environment.WorkerImageIDs) != 1 || !strings.Contains(res.Environment.WorkerImageIDs[0], "@sha256:") ||
 		!strings.HasPrefix(res.Environment.KafkaVersion, "Kafka 4.3.1 (Strimzi") {
 		t.Fatalf("result metadata: owner %v, env %+v", res.OwnerReferences, res.Environment)
 	}

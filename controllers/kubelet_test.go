@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -442,7 +443,10 @@ func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []
 		if r.exitCode != 0 {
 			reason, ok = "Error", false
 		}
-		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: r.name, Image: pod.Spec.Containers[0].Image,
+		img := pod.Spec.Containers[0].Image
+		// As containerd reports it: the repository and the manifest digest it resolved.
+		imageID := strings.SplitN(strings.SplitN(img, "@", 2)[0], ":", 2)[0] + fmt.Sprintf("@sha256:%x", sha256.Sum256([]byte(img)))
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: r.name, Image: img, ImageID: imageID,
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: r.exitCode, Reason: reason, Message: r.message, StartedAt: now, FinishedAt: now}}})
 	}
 	pod.Status.Phase = corev1.PodSucceeded

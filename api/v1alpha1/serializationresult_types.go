@@ -53,9 +53,14 @@ type Environment struct {
 	// KafkaVersion as reported by the cluster (API versions) or declared by Strimzi.
 	// +optional
 	KafkaVersion string `json:"kafkaVersion,omitempty"`
-	// WorkerImage that ran the trials.
+	// WorkerImage that ran the trials, as configured (a tag may move).
 	// +optional
 	WorkerImage string `json:"workerImage,omitempty"`
+	// WorkerImageIDs are the image digests the worker containers actually ran, from
+	// the pods' status (containerStatuses[].imageID): normally one.
+	// +optional
+	// +listType=set
+	WorkerImageIDs []string `json:"workerImageIDs,omitempty"`
 	// OperatorVersion that ran the experiment.
 	// +optional
 	OperatorVersion string `json:"operatorVersion,omitempty"`

@@ -43,7 +43,7 @@ func main() {
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true}
-	root.AddCommand(runCmd(), validateCmd())
+	root.AddCommand(runCmd(), validateCmd(), getCmd(), waitCmd())
 	return root
 }
 
@@ -134,9 +134,9 @@ func runCmd() *cobra.Command {
 			case "json":
 				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results})
 			case "csv":
-				werr = report.CSV(out, results)
+				werr = report.CSV(out, report.LocalRows(results))
 			default:
-				werr = report.Table(out, results)
+				werr = report.Table(out, report.LocalRows(results))
 			}
 			if err != nil {
 				if ctx.Err() != nil {

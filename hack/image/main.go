@@ -19,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,16 +37,17 @@ import (
 const nonroot = 65532
 
 type options struct {
-	binary, ref, out, caCerts   string
-	title, description, source  string
-	version, revision, licenses string
-	created                     time.Time
+	binary, dir, ref, out, caCerts string
+	title, description, source     string
+	version, revision, licenses    string
+	created                        time.Time
 }
 
 func main() {
 	var o options
 	var created int64
-	flag.StringVar(&o.binary, "binary", "", "static Linux binary to put at /<basename> as the entrypoint")
+	flag.StringVar(&o.binary, "binary", "", "static Linux binary to put at /<dir>/<basename> as the entrypoint")
+	flag.StringVar(&o.dir, "dir", "", "directory for the binary (e.g. bin), where another program expects it; empty: /")
 	flag.StringVar(&o.ref, "ref", "", "image reference (name:tag) recorded in the tar for ctr import")
 	flag.StringVar(&o.out, "out", "", "output OCI image-layout tar")
 	flag.StringVar(&o.caCerts, "ca-certificates", "/etc/ssl/certs/ca-certificates.crt", "CA bundle copied to the same path in the image (empty: none)")
@@ -101,7 +103,7 @@ func build(o options) (v1.Hash, error) {
 	cf = cf.DeepCopy()
 	cf.Architecture, cf.OS = "amd64", "linux"
 	cf.Created = v1.Time{Time: o.created}
-	cf.Config.Entrypoint = []string{"/" + name}
+	cf.Config.Entrypoint = []string{"/" + path.Join(o.dir, name)}
 	cf.Config.User = fmt.Sprintf("%d:%d", nonroot, nonroot)
 	cf.Config.WorkingDir = "/"
 	cf.Config.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}
@@ -133,11 +135,11 @@ func rootfs(o options, name string) ([]byte, error) {
 		h.ModTime, h.Format = o.created, tar.FormatPAX
 		return tw.WriteHeader(h)
 	}
-	dir := func(path string, mode int64, uid int) error {
-		return hdr(&tar.Header{Typeflag: tar.TypeDir, Name: path + "/", Mode: mode, Uid: uid, Gid: uid})
+	dir := func(p string, mode int64, uid int) error {
+		return hdr(&tar.Header{Typeflag: tar.TypeDir, Name: p + "/", Mode: mode, Uid: uid, Gid: uid})
 	}
-	file := func(path string, mode int64, data []byte) error {
-		if err := hdr(&tar.Header{Typeflag: tar.TypeReg, Name: path, Mode: mode, Size: int64(len(data))}); err != nil {
+	file := func(p string, mode int64, data []byte) error {
+		if err := hdr(&tar.Header{Typeflag: tar.TypeReg, Name: p, Mode: mode, Size: int64(len(data))}); err != nil {
 			return err
 		}
 		_, err := tw.Write(data)
@@ -182,7 +184,12 @@ func rootfs(o options, name string) ([]byte, error) {
 	if !bytes.HasPrefix(bin, []byte("\x7fELF")) {
 		return nil, fmt.Errorf("%s is not a Linux (ELF) binary", o.binary)
 	}
-	if err := file(name, 0o755, bin); err != nil {
+	if o.dir != "" {
+		if err := dir(o.dir, 0o755, 0); err != nil {
+			return nil, err
+		}
+	}
+	if err := file(path.Join(o.dir, name), 0o755, bin); err != nil {
 		return nil, err
 	}
 	if err := tw.Close(); err != nil {
@@ -218,15 +225,15 @@ func writeLayoutTar(img v1.Image, ref, out string) error {
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
 	tw := tar.NewWriter(f)
-	err = filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == tmp {
+	err = filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == tmp {
 			return err
 		}
-		rel := filepath.ToSlash(strings.TrimPrefix(path, tmp+string(filepath.Separator)))
+		rel := filepath.ToSlash(strings.TrimPrefix(p, tmp+string(filepath.Separator)))
 		if d.IsDir() {
 			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: rel + "/", Mode: 0o755})
 		}
-		data, err := os.ReadFile(path)
+		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Environment records what is needed to reproduce a run.
@@ -36,22 +38,62 @@ type Report struct {
 var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s", "MB_per_s", "ser_us", "deser_us",
 	"ser_share_pct", "deser_share_pct", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated"}
 
-func row(t runner.TrialResult) []string {
-	r := t.Result
+// Row is one trial of the table, from a local run or from a SerializationResult.
+type Row struct {
+	Name, Codec, Settings                       string
+	SizeBytes                                   int32
+	SerializedBytes, RecordsPerSecond, MBPerSec float64
+	SerMicros, DeserMicros, SerPct, DeserPct    float64
+	P50, P99, P999, Max, Lost, Duplicated       int64
+	Warnings                                    []string
+}
+
+// LocalRows are the rows of a local run's results.
+func LocalRows(trials []runner.TrialResult) []Row {
+	rows := make([]Row, 0, len(trials))
+	for _, t := range trials {
+		r := t.Result
+		rows = append(rows, Row{Name: t.Trial.Name, Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(),
+			SizeBytes: t.Trial.SizeBytes, SerializedBytes: r.SerializedBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
+			MBPerSec: r.SerializedMBPerSecond, SerMicros: r.SerializeMicrosPerRecord, DeserMicros: r.DeserializeMicrosPerRecord,
+			SerPct: r.SerializeSharePercent, DeserPct: r.DeserializeSharePercent,
+			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,
+			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings})
+	}
+	return rows
+}
+
+// ResultRows are the rows of an operator's SerializationResult (its integer fields,
+// converted back to the table's units).
+func ResultRows(res *v1alpha1.SerializationResult) []Row {
+	rows := make([]Row, 0, len(res.Trials))
+	for _, t := range res.Trials {
+		rows = append(rows, Row{Name: t.Name, Codec: string(t.Codec), Settings: trial.Settings(t.Settings).Describe(),
+			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), RecordsPerSecond: float64(t.RecordsPerSecond),
+			MBPerSec: float64(t.SerializedBytesPerSecond) / 1e6, SerMicros: float64(t.SerializeNanosPerRecord) / 1e3,
+			DeserMicros: float64(t.DeserializeNanosPerRecord) / 1e3, SerPct: float64(t.SerializeSharePermille) / 10,
+			DeserPct: float64(t.DeserializeSharePermille) / 10,
+			P50:      t.EndToEndMicros.P50, P99: t.EndToEndMicros.P99, P999: t.EndToEndMicros.P999, Max: t.EndToEndMicros.Max,
+			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings})
+	}
+	return rows
+}
+
+func (r Row) cells() []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	return []string{string(t.Trial.Codec), strconv.Itoa(int(t.Trial.SizeBytes)), t.Trial.Settings.Describe(),
-		f(r.SerializedBytesPerRecord, 0), f(r.RecordsPerSecond, 0), f(r.SerializedMBPerSecond, 2),
-		f(r.SerializeMicrosPerRecord, 2), f(r.DeserializeMicrosPerRecord, 2), f(r.SerializeSharePercent, 1), f(r.DeserializeSharePercent, 1),
-		i(r.EndToEnd.P50), i(r.EndToEnd.P99), i(r.EndToEnd.P999), i(r.EndToEnd.Max), i(r.Lost), i(r.Duplicated)}
+	return []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), r.Settings,
+		f(r.SerializedBytes, 0), f(r.RecordsPerSecond, 0), f(r.MBPerSec, 2),
+		f(r.SerMicros, 2), f(r.DeserMicros, 2), f(r.SerPct, 1), f(r.DeserPct, 1),
+		i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated)}
 }
 
 // Table writes one row per trial with units in the headers.
-func Table(w io.Writer, trials []runner.TrialResult) error {
+func Table(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CODEC\tSIZE B\tSETTINGS\tSER B\tREC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E p50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t")
-	for _, t := range trials {
-		for _, c := range row(t) {
+	for _, r := range rows {
+		for _, c := range r.cells() {
 			fmt.Fprint(tw, c, "\t")
 		}
 		fmt.Fprintln(tw)
@@ -62,22 +104,22 @@ func Table(w io.Writer, trials []runner.TrialResult) error {
 	fmt.Fprintln(w, "\nSER B: mean encoded value size. REC/S, MB/S: acknowledged records and encoded bytes per second over the producers' measured window (10^6 B).")
 	fmt.Fprintln(w, "SER/DESER µs: mean Marshal/Unmarshal time per record; SER %/DESER %: share of the producers'/consumers' window spent in them.")
 	fmt.Fprintln(w, "E2E: receive time minus intended send time (includes serialization and batching, not deserialization), from merged histograms.")
-	for _, t := range trials {
-		for _, warn := range t.Result.Warnings {
-			fmt.Fprintf(w, "warning: %s: %s\n", t.Trial.Name, warn)
+	for _, r := range rows {
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s: %s\n", r.Name, warn)
 		}
 	}
 	return nil
 }
 
 // CSV writes the table's columns as CSV.
-func CSV(w io.Writer, trials []runner.TrialResult) error {
+func CSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(columns); err != nil {
 		return err
 	}
-	for _, t := range trials {
-		if err := cw.Write(row(t)); err != nil {
+	for _, r := range rows {
+		if err := cw.Write(r.cells()); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
+)
+
+// clusterFlags select the cluster and namespace as kubectl does.
+type clusterFlags struct {
+	kubeconfig, namespace string
+}
+
+func (f *clusterFlags) bind(c *cobra.Command) {
+	c.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+	c.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace (default: the kubeconfig context's)")
+}
+
+func (f *clusterFlags) client() (client.Client, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if f.kubeconfig != "" {
+		rules.ExplicitPath = f.kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	cfg.Timeout = 30 * time.Second
+	ns := f.namespace
+	if ns == "" {
+		if ns, _, err = cc.Namespace(); err != nil {
+			return nil, "", fmt.Errorf("namespace from kubeconfig: %w", err)
+		}
+	}
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, "", err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, "", fmt.Errorf("connect to %s: %w", cfg.Host, err)
+	}
+	return c, ns, nil
+}
+
+func getCmd() *cobra.Command {
+	c := &cobra.Command{Use: "get", Short: "Show what the operator recorded in a cluster"}
+	var f clusterFlags
+	var output string
+	result := &cobra.Command{
+		Use:   "result NAME",
+		Short: "Print a SerializationResult as the table `serdebench run` prints (or JSON, CSV)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "table" && output != "json" && output != "csv" {
+				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
+			}
+			cl, ns, err := f.client()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			res := &v1alpha1.SerializationResult{}
+			if err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: args[0]}, res); err != nil {
+				return fmt.Errorf("get serializationresult %s/%s: %w", ns, args[0], err)
+			}
+			return printResult(cmd.OutOrStdout(), res, output)
+		},
+	}
+	f.bind(result)
+	result.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
+	c.AddCommand(result)
+	return c
+}
+
+// printResult writes the result in the chosen format; the table has a header naming
+// the experiment, the Kafka and the images that ran it.
+func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) error {
+	switch output {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	case "csv":
+		return report.CSV(w, report.ResultRows(res))
+	}
+	e := res.Environment
+	fmt.Fprintf(w, "SerializationResult %s/%s: experiment %s, %d trials\n", res.Namespace, res.Name, res.Experiment.Name, len(res.Trials))
+	fmt.Fprintf(w, "Kafka: %s\nWorker image: %s\n", e.KafkaVersion, e.WorkerImage)
+	if len(e.WorkerImageIDs) > 0 {
+		fmt.Fprintf(w, "Worker image ran: %s\n", strings.Join(e.WorkerImageIDs, ", "))
+	}
+	fmt.Fprintf(w, "Operator: %s; nodes: %s\n\n", e.OperatorVersion, strings.Join(e.NodeNames, ", "))
+	return report.Table(w, report.ResultRows(res))
+}
+
+func waitCmd() *cobra.Command {
+	var f clusterFlags
+	var timeout, interval time.Duration
+	var output string
+	c := &cobra.Command{
+		Use:   "wait NAME",
+		Short: "Follow a SerializationExperiment until it succeeds or fails, then print its result",
+		Long: "Prints each stage and trial change. Exits 0 when the experiment succeeded (and prints its result),\n" +
+			"1 when it failed (with the Failed condition's reason and message), 3 on timeout or interrupt.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, ns, err := f.client()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			x, err := follow(ctx, cl, ns, args[0], interval, cmd.ErrOrStderr())
+			if err != nil {
+				if ctx.Err() != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "serdebench: %v\n", err)
+					os.Exit(exitInterrupted)
+				}
+				return err
+			}
+			if x.Status.Stage == v1alpha1.StageFailed {
+				cond := meta.FindStatusCondition(x.Status.Conditions, v1alpha1.ConditionFailed)
+				if cond != nil {
+					return fmt.Errorf("experiment %s/%s failed: %s: %s", ns, x.Name, cond.Reason, cond.Message)
+				}
+				return fmt.Errorf("experiment %s/%s failed", ns, x.Name)
+			}
+			if x.Status.ResultRef == nil {
+				return fmt.Errorf("experiment %s/%s succeeded without a result reference", ns, x.Name)
+			}
+			res := &v1alpha1.SerializationResult{}
+			rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer rcancel()
+			if err := cl.Get(rctx, client.ObjectKey{Namespace: ns, Name: x.Status.ResultRef.Name}, res); err != nil {
+				return fmt.Errorf("get serializationresult %s/%s: %w", ns, x.Status.ResultRef.Name, err)
+			}
+			return printResult(cmd.OutOrStdout(), res, output)
+		},
+	}
+	f.bind(c)
+	c.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "give up after this long")
+	c.Flags().DurationVar(&interval, "interval", time.Second, "how often to look")
+	c.Flags().StringVarP(&output, "output", "o", "table", "result format: table, json or csv")
+	return c
+}
+
+// follow polls the experiment until it ends (Succeeded or Failed), printing every
+// stage and trial-phase change to log. It returns the final object, or an error
+// when ctx ends first or the experiment cannot be read.
+func follow(ctx context.Context, cl client.Client, ns, name string, interval time.Duration, log io.Writer) (*v1alpha1.SerializationExperiment, error) {
+	seen := map[string]string{}
+	start := time.Now()
+	say := func(key, val, line string) {
+		if seen[key] != val {
+			seen[key] = val
+			fmt.Fprintf(log, "[%5.1fs] %s\n", time.Since(start).Seconds(), line)
+		}
+	}
+	for {
+		x := &v1alpha1.SerializationExperiment{}
+		err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, x)
+		switch {
+		case err == nil:
+			if x.Status.ObservedGeneration == x.Generation {
+				say("stage", string(x.Status.Stage), fmt.Sprintf("%s: %s (%d/%d trials done)", name, x.Status.Stage, x.Status.CompletedTrials, x.Status.TrialCount))
+			}
+			for i, t := range x.Status.Trials {
+				line := fmt.Sprintf("  trial %d/%d %s: %s", i+1, len(x.Status.Trials), t.Name, t.Phase)
+				if t.Attempt > 1 {
+					line += fmt.Sprintf(" (attempt %d)", t.Attempt)
+				}
+				if t.Message != "" {
+					line += ": " + t.Message
+				}
+				say("trial/"+t.Name, fmt.Sprint(t.Phase, t.Attempt, t.Message), line)
+			}
+			if x.Status.ObservedGeneration == x.Generation && (x.Status.Stage == v1alpha1.StageSucceeded || x.Status.Stage == v1alpha1.StageFailed) {
+				return x, nil
+			}
+		case ctx.Err() != nil:
+		default:
+			// Transient API errors are retried until the deadline; say them once.
+			say("error", err.Error(), "  (retrying) "+err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			last := seen["stage"]
+			if last == "" {
+				last = "not seen"
+			}
+			return nil, fmt.Errorf("experiment %s/%s still %s after %s: %w", ns, name, last, time.Since(start).Round(time.Second), ctx.Err())
+		case <-time.After(interval):
+		}
+	}
+}

@@ -1,0 +1,388 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+)
+
+func metaTime(t time.Time) metav1.Time { return metav1.NewTime(t) }
+
+// sample reads a sample experiment from config/samples and points it at the stack's
+// broker through bootstrapServers (Strimzi's operator cannot run here).
+func sample(t *testing.T, file, name string) *v1alpha1.SerializationExperiment {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repo, "config/samples", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &v1alpha1.SerializationExperiment{}
+	if err := yaml.UnmarshalStrict(raw, x); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	x.Name, x.Namespace = name, namespace
+	x.Spec.Kafka = v1alpha1.KafkaSpec{BootstrapServers: stack.kafka}
+	return x
+}
+
+// small is a quick experiment of the given codecs at 512 B.
+func small(name string, records int64, codecs ...v1alpha1.Codec) *v1alpha1.SerializationExperiment {
+	return &v1alpha1.SerializationExperiment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: v1alpha1.SerializationExperimentSpec{
+			ExperimentSpec: v1alpha1.ExperimentSpec{Codecs: codecs, Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{512}},
+				Records: &records, Producers: 1, Consumers: 1},
+			Kafka:          v1alpha1.KafkaSpec{BootstrapServers: stack.kafka},
+			TimeoutSeconds: 300,
+		},
+	}
+}
+
+func create(t *testing.T, x *v1alpha1.SerializationExperiment) {
+	t.Helper()
+	_ = k8s.Delete(context.Background(), x.DeepCopy()) // a leftover of an interrupted run
+	waitGone(t, x.Name, 2*time.Minute)
+	if err := k8s.Create(context.Background(), x); err != nil {
+		t.Fatalf("create %s: %v", x.Name, err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			dump(t, x.Name)
+		}
+	})
+}
+
+// waitStage polls until the experiment reaches Succeeded or Failed, logging each change.
+func waitStage(t *testing.T, name string, timeout time.Duration) *v1alpha1.SerializationExperiment {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		x := &v1alpha1.SerializationExperiment{}
+		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, x)
+		if err == nil {
+			now := fmt.Sprintf("%s %d/%d", x.Status.Stage, x.Status.CompletedTrials, x.Status.TrialCount)
+			if now != last {
+				t.Logf("%s: %s", name, now)
+				last = now
+			}
+			if x.Status.ObservedGeneration == x.Generation && (x.Status.Stage == v1alpha1.StageSucceeded || x.Status.Stage == v1alpha1.StageFailed) {
+				return x
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not finished after %s (last: %s, err %v)", name, timeout, last, err)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func succeeded(t *testing.T, name string, timeout time.Duration) (*v1alpha1.SerializationExperiment, *v1alpha1.SerializationResult) {
+	t.Helper()
+	x := waitStage(t, name, timeout)
+	if x.Status.Stage != v1alpha1.StageSucceeded {
+		c := meta.FindStatusCondition(x.Status.Conditions, v1alpha1.ConditionFailed)
+		t.Fatalf("%s failed: %+v", name, c)
+	}
+	res := &v1alpha1.SerializationResult{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: x.Status.ResultRef.Name}, res); err != nil {
+		t.Fatalf("result: %v", err)
+	}
+	return x, res
+}
+
+// checkTrials asserts what every measured trial must show.
+func checkTrials(t *testing.T, res *v1alpha1.SerializationResult, want int) {
+	t.Helper()
+	if len(res.Trials) != want {
+		t.Fatalf("result has %d trials, want %d", len(res.Trials), want)
+	}
+	for _, tr := range res.Trials {
+		e := tr.EndToEndMicros
+		switch {
+		case tr.RecordsPerSecond <= 0:
+			t.Errorf("%s: throughput %d rec/s", tr.Name, tr.RecordsPerSecond)
+		case tr.LostRecords != 0 || tr.DeliveredRecords < tr.SentRecords || tr.SentRecords == 0:
+			t.Errorf("%s: sent %d delivered %d lost %d", tr.Name, tr.SentRecords, tr.DeliveredRecords, tr.LostRecords)
+		case e.Count == 0 || e.P50 > e.P99 || e.P99 > e.P999 || e.P999 > e.Max:
+			t.Errorf("%s: end-to-end percentiles out of order: %+v", tr.Name, e)
+		case tr.PrometheusRecordsDifference == nil:
+			t.Errorf("%s: not cross-checked with Prometheus: %v", tr.Name, tr.Warnings)
+		default:
+			if d := *tr.PrometheusRecordsDifference; d*100 > tr.Records || -d*100 > tr.Records {
+				t.Errorf("%s: Prometheus total differs from the summaries by %d of %d records (> 1%%)", tr.Name, d, tr.Records)
+			}
+		}
+	}
+	_, _, digest := splitImage(stack.workerImage)
+	if ids := res.Environment.WorkerImageIDs; len(ids) != 1 || !strings.HasSuffix(ids[0], "@"+digest) {
+		t.Errorf("result records worker image IDs %v, want the built image's digest %s", ids, digest)
+	}
+}
+
+// deleteAndCheckClean deletes the experiment and checks that its Jobs, pods, result
+// and topics are gone.
+func deleteAndCheckClean(t *testing.T, x *v1alpha1.SerializationExperiment, brokers []string) {
+	t.Helper()
+	var topics []string
+	for _, ts := range x.Status.Trials {
+		if ts.Topic != "" {
+			topics = append(topics, ts.Topic)
+		}
+	}
+	if err := k8s.Delete(context.Background(), x); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	waitGone(t, x.Name, 2*time.Minute)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		jobs, pods := jobsOf(t, x.Name), podsOf(t, x.Name)
+		res := &v1alpha1.SerializationResult{}
+		resErr := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: x.Name}, res)
+		if len(jobs) == 0 && len(pods) == 0 && apierrors.IsNotFound(resErr) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after deletion: %d jobs, %d pods, result err %v", len(jobs), len(pods), resErr)
+		}
+		time.Sleep(time.Second)
+	}
+	have := kafkatest.Topics(t, brokers)
+	for _, tp := range topics {
+		if have[tp] {
+			t.Errorf("topic %s still exists after the experiment was deleted", tp)
+		}
+	}
+}
+
+func waitGone(t *testing.T, name string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, &v1alpha1.SerializationExperiment{})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("experiment %s still there after %s (err %v)", name, timeout, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// dump logs the experiment's status, events and the operator's log tail for a failure.
+func dump(t *testing.T, name string) {
+	out, _ := kubectlIn("", "-n", namespace, "get", "sx", name, "-o", "yaml")
+	t.Logf("experiment:\n%s", out)
+	out, _ = kubectlIn("", "-n", namespace, "get", "events", "--sort-by=.lastTimestamp")
+	t.Logf("events:\n%s", out)
+	out, _ = kubectlIn("", "-n", namespace, "logs", "deployment/"+fullname, "--tail=60")
+	t.Logf("operator log:\n%s", out)
+	out, _ = kubectlIn("", "-n", namespace, "get", "pods,jobs", "-o", "wide")
+	t.Logf("pods and jobs:\n%s", out)
+}
+
+// waitTrialRunning waits until the experiment's trial i runs and returns a running
+// worker pod of the given role.
+func waitTrialRunning(t *testing.T, name string, i int, role string) corev1.Pod {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		x := &v1alpha1.SerializationExperiment{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, x); err == nil &&
+			len(x.Status.Trials) > i && x.Status.Trials[i].Phase == v1alpha1.TrialRunning {
+			for _, p := range podsOf(t, name) {
+				if p.Labels["serdebench.io/role"] == role && p.Labels["serdebench.io/trial"] == x.Status.Trials[i].Name &&
+					p.Status.Phase == corev1.PodRunning {
+					return p
+				}
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("trial %d of %s never ran a %s pod", i, name, role)
+	return corev1.Pod{}
+}
+
+// TestThesisBatch runs the thesis's batch test (reduced records) through the chart's
+// operator and checks the result, the operator's identity and log, the CLI's table,
+// and that deleting the experiment leaves nothing behind.
+func TestThesisBatch(t *testing.T) {
+	start := time.Now()
+	x := sample(t, "thesis-batch.yaml", "thesis-batch")
+	x.Spec.Records = ptr(int64(2000))
+	x.Spec.Warmup = v1alpha1.Warmup{Records: 200}
+	create(t, x)
+	x, res := succeeded(t, x.Name, 10*time.Minute)
+	checkTrials(t, res, 12)
+	t.Logf("12 trials in %s", time.Since(start).Round(time.Second))
+	checkOperator(t, start)
+
+	// `serdebench get result` prints the same table as `serdebench run`.
+	cli := filepath.Join(t.TempDir(), "serdebench")
+	if out, err := exec.Command("go", "build", "-o", cli, filepath.Join(repo, "cmd/serdebench")).CombinedOutput(); err != nil {
+		t.Fatalf("build CLI: %v\n%s", err, out)
+	}
+	out, err := exec.Command(cli, "get", "result", res.Name, "-n", namespace, "--kubeconfig", stack.kubeconfig).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "E2E p50 µs") || strings.Count(string(out), " acks=1 snappy") != 12 {
+		t.Fatalf("serdebench get result: %v\n%s", err, out)
+	}
+	t.Logf("serdebench get result:\n%s", out)
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
+
+// TestOperatorKilledMidRun kills the operator pod while a trial runs: the new pod
+// finishes the experiment, every Job ran once and every trial is recorded once.
+func TestOperatorKilledMidRun(t *testing.T) {
+	start := time.Now()
+	x := small("operator-restart", 4000, "json", "protobuf")
+	x.Spec.Rate.RecordsPerSecond = 500 // 8 s per trial: time to kill the operator mid-trial
+	x.Spec.CleanupPolicy = v1alpha1.CleanupRetain
+	create(t, x)
+	waitTrialRunning(t, x.Name, 0, "producer")
+	old := operatorPods(t)
+	for _, p := range old {
+		if err := k8s.Delete(context.Background(), &p, client.GracePeriodSeconds(0)); err != nil {
+			t.Fatalf("kill operator pod %s: %v", p.Name, err)
+		}
+		t.Logf("killed operator pod %s", p.Name)
+	}
+	x, res := succeeded(t, x.Name, 5*time.Minute)
+	checkTrials(t, res, 2)
+	for _, tr := range res.Trials {
+		if tr.Attempts != 1 {
+			t.Errorf("%s took %d attempts", tr.Name, tr.Attempts)
+		}
+	}
+	jobs := jobsOf(t, x.Name)
+	if len(jobs) != 4 {
+		t.Fatalf("%d Jobs, want 2 per trial", len(jobs))
+	}
+	for _, j := range jobs {
+		if j.Labels["serdebench.io/attempt"] != "1" || j.Status.Failed != 0 || j.Status.Succeeded != *j.Spec.Completions {
+			t.Errorf("job %s: attempt %s, %d failed, %d of %d succeeded", j.Name, j.Labels["serdebench.io/attempt"], j.Status.Failed, j.Status.Succeeded, *j.Spec.Completions)
+		}
+	}
+	if pods := podsOf(t, x.Name); len(pods) != 4 {
+		t.Errorf("%d worker pods, want 4: a Job ran twice", len(pods))
+	}
+	now := operatorPods(t)
+	if len(now) == 0 || now[0].UID == old[0].UID {
+		t.Fatalf("operator pod was not replaced")
+	}
+	checkOperator(t, start)
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
+
+// TestWorkerEvicted evicts a producer pod mid-trial: a disruption, so the trial runs
+// again as a second attempt and the experiment succeeds.
+func TestWorkerEvicted(t *testing.T) {
+	start := time.Now()
+	x := small("worker-evicted", 6000, "avro")
+	x.Spec.Rate.RecordsPerSecond = 1000
+	create(t, x)
+	p := waitTrialRunning(t, x.Name, 0, "producer")
+	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
+	if err := clientset.PolicyV1().Evictions(namespace).Evict(context.Background(), ev); err != nil {
+		t.Fatalf("evict %s: %v", p.Name, err)
+	}
+	t.Logf("evicted %s", p.Name)
+	x, res := succeeded(t, x.Name, 5*time.Minute)
+	checkTrials(t, res, 1)
+	if res.Trials[0].Attempts != 2 {
+		t.Errorf("trial took %d attempts, want 2 (the evicted one and its retry)", res.Trials[0].Attempts)
+	}
+	checkOperator(t, start)
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
+
+// TestWorkerKilled deletes a producer pod mid-trial: not a disruption the cluster
+// reports, so the interrupted worker fails the trial with a reason that says so.
+func TestWorkerKilled(t *testing.T) {
+	start := time.Now()
+	x := small("worker-killed", 6000, "msgpack")
+	x.Spec.Rate.RecordsPerSecond = 1000
+	create(t, x)
+	p := waitTrialRunning(t, x.Name, 0, "producer")
+	if err := k8s.Delete(context.Background(), &p); err != nil {
+		t.Fatalf("delete %s: %v", p.Name, err)
+	}
+	x = waitStage(t, x.Name, 3*time.Minute)
+	c := meta.FindStatusCondition(x.Status.Conditions, v1alpha1.ConditionFailed)
+	if x.Status.Stage != v1alpha1.StageFailed || c == nil || c.Status != metav1.ConditionTrue || c.Reason == "" || c.Message == "" {
+		t.Fatalf("stage %s, Failed condition %+v", x.Status.Stage, c)
+	}
+	t.Logf("failed as it should: %s: %s", c.Reason, c.Message)
+	checkOperator(t, start)
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
+
+// TestColocated runs two producers and two consumers in one pod: every container has
+// its own metrics port, and Prometheus (through the PodMonitor) scraped them all.
+func TestColocated(t *testing.T) {
+	start := time.Now()
+	x := small("colocated", 3000, "protobuf")
+	x.Spec.Producers, x.Spec.Consumers = 2, 2
+	x.Spec.Workers.Colocate = true
+	create(t, x)
+	x, res := succeeded(t, x.Name, 5*time.Minute)
+	checkTrials(t, res, 1)
+	if tr := res.Trials[0]; tr.Producers != 2 || tr.Consumers != 2 {
+		t.Errorf("trial ran %d producers, %d consumers", tr.Producers, tr.Consumers)
+	}
+	checkOperator(t, start)
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
+
+// TestSecureKafka runs against the broker's SASL (PLAIN) and TLS listeners with the
+// credentials and the CA in Secrets, which the operator reads under the chart's
+// namespaced RBAC.
+func TestSecureKafka(t *testing.T) {
+	start := time.Now()
+	ca, err := os.ReadFile(stack.kafkaCA)
+	if err != nil {
+		t.Fatalf("broker CA: %v", err)
+	}
+	for _, s := range []*corev1.Secret{
+		{ObjectMeta: metav1.ObjectMeta{Name: "kafka-sasl", Namespace: namespace}, StringData: map[string]string{"username": "serdebench", "password": "serdebench-secret"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "kafka-ca", Namespace: namespace}, Data: map[string][]byte{"ca.crt": ca}},
+	} {
+		_ = k8s.Delete(context.Background(), s.DeepCopy())
+		if err := k8s.Create(context.Background(), s); err != nil {
+			t.Fatalf("secret %s: %v", s.Name, err)
+		}
+	}
+	sasl := small("kafka-sasl", 2000, "json")
+	sasl.Spec.Kafka = v1alpha1.KafkaSpec{BootstrapServers: stack.kafkaSASL,
+		SASL: &v1alpha1.KafkaSASL{Mechanism: "PLAIN", SecretRef: corev1.LocalObjectReference{Name: "kafka-sasl"}}}
+	tls := small("kafka-tls", 2000, "json")
+	tls.Spec.Kafka = v1alpha1.KafkaSpec{BootstrapServers: stack.kafkaTLS,
+		TLS: &v1alpha1.KafkaTLS{CASecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "kafka-ca"}, Key: "ca.crt"}}}
+	for _, x := range []*v1alpha1.SerializationExperiment{sasl, tls} {
+		create(t, x)
+		done, res := succeeded(t, x.Name, 5*time.Minute)
+		checkTrials(t, res, 1)
+		deleteAndCheckClean(t, done, []string{stack.kafka})
+	}
+	checkOperator(t, start)
+}
+
+func ptr[T any](v T) *T { return &v }

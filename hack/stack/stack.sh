@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Everything the e2e tests and `make demo` run against, on one command:
+#
+#   hack/stack/stack.sh up     cluster + images + Kafka for pods + monitoring; writes .state/stack.env
+#   hack/stack/stack.sh down   stops what up started here (broker, local cluster) and restores the machine
+#
+# Cluster: if KUBECONFIG names a reachable cluster (kind, AKS, ...), that one; else the
+# local single-node cluster (hack/cluster). Images: built without Docker
+# (hack/image/build.sh) and imported into the local cluster; for another cluster set
+# SERDEBENCH_IMAGE_LOAD (a command given each image tar, e.g. "kind load image-archive")
+# or push them yourself and set MANAGER_IMAGE and WORKER_IMAGE. Kafka: a broker from
+# hack/kafka on this machine's address (port 9192; SASL +2, TLS +3) unless
+# SERDEBENCH_STACK_KAFKA names one pods can reach. Monitoring: the real
+# prometheus-operator and a Prometheus it manages (hack/monitoring), unless
+# SERDEBENCH_STACK_PROMETHEUS_URL names an existing Prometheus that selects PodMonitors.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+state="$repo/.state"
+envfile="$state/stack.env"
+CLUSTER_KAFKA_PORT="${CLUSTER_KAFKA_PORT:-9192}"
+log() { printf 'stack: %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
+
+external_cluster() {
+  [[ -n "${KUBECONFIG:-}" && "$KUBECONFIG" != "$state/cluster/kubeconfig" ]] || return 1
+  "$kubectl" --request-timeout=10s get --raw /readyz >/dev/null 2>&1 ||
+    die "KUBECONFIG=$KUBECONFIG names no reachable cluster (unset it to use the local one)"
+}
+
+up() {
+  local start=$SECONDS local_cluster=1 node_ip
+  mkdir -p "$state"
+  if external_cluster; then
+    local_cluster=0
+    log "using the cluster in KUBECONFIG=$KUBECONFIG"
+  else
+    KUBECONFIG="$("$repo/hack/cluster/cluster.sh" up)"
+    export KUBECONFIG
+  fi
+  node_ip="$("$repo/hack/cluster/cluster.sh" node-ip)"
+
+  if [[ -z "${MANAGER_IMAGE:-}" || -z "${WORKER_IMAGE:-}" ]]; then
+    "$repo/hack/image/build.sh"
+    # shellcheck disable=SC1091
+    source "$state/images/images.env"
+    if ((local_cluster)); then
+      "$repo/hack/cluster/cluster.sh" load "$state/images/manager.tar" "$state/images/worker.tar"
+    elif [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]]; then
+      for t in "$state/images/manager.tar" "$state/images/worker.tar"; do $SERDEBENCH_IMAGE_LOAD "$t"; done
+    else
+      die "another cluster cannot see images built here: set SERDEBENCH_IMAGE_LOAD, or MANAGER_IMAGE and WORKER_IMAGE"
+    fi
+  fi
+
+  local kafka="${SERDEBENCH_STACK_KAFKA:-}" kafka_ca="${SERDEBENCH_STACK_KAFKA_CA:-}"
+  if [[ -z "$kafka" ]]; then
+    KAFKA_HOST="$node_ip" KAFKA_PORT="$CLUSTER_KAFKA_PORT" "$repo/hack/kafka/kafka.sh" up
+    kafka="$node_ip:$CLUSTER_KAFKA_PORT"
+    kafka_ca="$(KAFKA_HOST="$node_ip" KAFKA_PORT="$CLUSTER_KAFKA_PORT" "$repo/hack/kafka/kafka.sh" ca)"
+  fi
+
+  local prom="${SERDEBENCH_STACK_PROMETHEUS_URL:-}"
+  if [[ -z "$prom" ]]; then
+    ((local_cluster)) || [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]] ||
+      die "set SERDEBENCH_STACK_PROMETHEUS_URL (a Prometheus selecting PodMonitors, e.g. kube-prometheus-stack's) or SERDEBENCH_IMAGE_LOAD"
+    prom="$("$repo/hack/monitoring/deploy.sh")"
+  fi
+
+  cat >"$envfile.tmp" <<ENV
+KUBECONFIG=$KUBECONFIG
+MANAGER_IMAGE=$MANAGER_IMAGE
+WORKER_IMAGE=$WORKER_IMAGE
+SERDEBENCH_STACK_KAFKA=$kafka
+SERDEBENCH_STACK_KAFKA_SASL=${kafka%:*}:$((${kafka##*:} + 2))
+SERDEBENCH_STACK_KAFKA_TLS=${kafka%:*}:$((${kafka##*:} + 3))
+SERDEBENCH_STACK_KAFKA_CA=$kafka_ca
+SERDEBENCH_STACK_PROMETHEUS_URL=$prom
+SERDEBENCH_STACK_LOCAL_CLUSTER=$local_cluster
+SERDEBENCH_KUBECTL=$kubectl
+ENV
+  mv "$envfile.tmp" "$envfile"
+  log "ready in $((SECONDS - start))s: $envfile"
+  echo "$envfile"
+}
+
+down() {
+  local node_ip
+  node_ip="$("$repo/hack/cluster/cluster.sh" node-ip)"
+  KAFKA_HOST="$node_ip" KAFKA_PORT="$CLUSTER_KAFKA_PORT" "$repo/hack/kafka/kafka.sh" down
+  "$repo/hack/cluster/cluster.sh" down
+  rm -f "$envfile"
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac
