@@ -43,12 +43,12 @@ func sample(t *testing.T, file, name string) *v1alpha1.SerializationExperiment {
 	return x
 }
 
-// small is a quick experiment of the given codecs at 512 B.
+// small is a quick experiment of the given codecs, simple records of 512 B.
 func small(name string, records int64, codecs ...v1alpha1.Codec) *v1alpha1.SerializationExperiment {
 	return &v1alpha1.SerializationExperiment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: v1alpha1.SerializationExperimentSpec{
-			ExperimentSpec: v1alpha1.ExperimentSpec{Codecs: codecs, Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{512}},
+			ExperimentSpec: v1alpha1.ExperimentSpec{Codecs: codecs, Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}},
 				Records: &records, Producers: 1, Consumers: 1},
 			Kafka:          v1alpha1.KafkaSpec{BootstrapServers: stack.kafka},
 			TimeoutSeconds: 300,
@@ -257,7 +257,7 @@ func TestOperatorKilledMidRun(t *testing.T) {
 	x.Spec.Rate.RecordsPerSecond = 500 // 8 s per trial: time to kill the operator mid-trial
 	x.Spec.CleanupPolicy = v1alpha1.CleanupRetain
 	create(t, x)
-	waitTrialRunning(t, x.Name, 0, "producer")
+	waitTrialRunning(t, x.Name, 0, "producers")
 	old := operatorPods(t)
 	for _, p := range old {
 		if err := k8s.Delete(context.Background(), &p, client.GracePeriodSeconds(0)); err != nil {
@@ -299,7 +299,7 @@ func TestWorkerEvicted(t *testing.T) {
 	x := small("worker-evicted", 6000, "avro")
 	x.Spec.Rate.RecordsPerSecond = 1000
 	create(t, x)
-	p := waitTrialRunning(t, x.Name, 0, "producer")
+	p := waitTrialRunning(t, x.Name, 0, "producers")
 	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
 	if err := clientset.PolicyV1().Evictions(namespace).Evict(context.Background(), ev); err != nil {
 		t.Fatalf("evict %s: %v", p.Name, err)
@@ -321,7 +321,7 @@ func TestWorkerKilled(t *testing.T) {
 	x := small("worker-killed", 6000, "msgpack")
 	x.Spec.Rate.RecordsPerSecond = 1000
 	create(t, x)
-	p := waitTrialRunning(t, x.Name, 0, "producer")
+	p := waitTrialRunning(t, x.Name, 0, "producers")
 	if err := k8s.Delete(context.Background(), &p); err != nil {
 		t.Fatalf("delete %s: %v", p.Name, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,7 +131,31 @@ func install() error {
 	if out, err := helmCmd(args...); err != nil {
 		return fmt.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return nil
+	return waitScrapeConfig(podMonitorJob, 2*time.Minute)
+}
+
+// podMonitorJob is the scrape job prometheus-operator makes of the chart's PodMonitor.
+const podMonitorJob = "podMonitor/" + namespace + "/" + fullname + "-workers/"
+
+// waitScrapeConfig waits until Prometheus has loaded a scrape job (prometheus-operator
+// renders the config and its reloader reloads Prometheus): trials that start earlier
+// would not be scraped.
+func waitScrapeConfig(job string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		resp, err := http.Get(stack.prometheus + "/api/v1/status/config")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if strings.Contains(string(body), job) {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("prometheus at %s has no scrape job %s after %s (err %v)", stack.prometheus, job, timeout, err)
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // splitImage splits repository:tag@sha256:... into its parts.

@@ -5,7 +5,6 @@ package main
 import (
 	"flag"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/internal/version"
 )
 
 func main() {
@@ -82,7 +82,7 @@ func main() {
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Clientset: clientset,
 		Recorder:    mgr.GetEventRecorderFor("serdebench"),
 		WorkerImage: workerImage, ImagePullPolicy: corev1.PullPolicy(pullPolicy),
-		OperatorVersion: version(), Poll: poll, MaxConcurrentReconciles: concurrency, WorkerMetricsGrace: metricsGrace,
+		OperatorVersion: version.String(), Poll: poll, MaxConcurrentReconciles: concurrency, WorkerMetricsGrace: metricsGrace,
 	}
 	if prometheusURL != "" {
 		if r.Prometheus, err = promquery.New(prometheusURL); err != nil {
@@ -96,16 +96,9 @@ func main() {
 	}
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
-	log.Info("starting", "version", version(), "workerImage", workerImage, "prometheus", prometheusURL, "watchNamespaces", namespaces)
+	log.Info("starting", "version", version.String(), "workerImage", workerImage, "prometheus", prometheusURL, "watchNamespaces", namespaces)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager stopped")
 		os.Exit(1)
 	}
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		return bi.Main.Version
-	}
-	return "unknown"
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -27,6 +26,7 @@ import (
 	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/version"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/trial"
 )
@@ -104,7 +104,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			env := report.Environment{BrokerVersion: describeBroker(brokerVersion, apis), Brokers: brokers, WorkerVersion: version(),
+			env := report.Environment{BrokerVersion: describeBroker(brokerVersion, apis), Brokers: brokers, WorkerVersion: version.String(),
 				GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 				StartedAt: time.Now().UTC().Format(time.RFC3339)}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -217,11 +217,4 @@ func newBar(trials []trial.Trial, quiet bool) *progressbar.ProgressBar {
 		opts = append(opts, progressbar.OptionSetVisibility(false))
 	}
 	return progressbar.NewOptions64(total, opts...)
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		return bi.Main.Version
-	}
-	return "unknown"
 }

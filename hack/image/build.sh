@@ -27,7 +27,8 @@ created="$(git log -1 --format=%ct)"
 mkdir -p "$out/bin"
 : >"$out/images.env.tmp"
 for c in manager worker; do
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags='-s -w' -o "$out/bin/$c" "./cmd/$c"
+  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath \
+    -ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=$IMAGE_TAG" -o "$out/bin/$c" "./cmd/$c"
   case $c in
     manager) desc="serdebench operator: runs SerializationExperiments on Kafka" ;;
     worker) desc="serdebench worker: produces or consumes one trial's records" ;;

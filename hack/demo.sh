@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `make demo`: the thesis batch experiment (config/samples/thesis-batch.yaml) run by the
+# operator in a real cluster. Brings up the stack (hack/stack/stack.sh: the local
+# cluster or KUBECONFIG's, images, a broker pods reach, prometheus-operator), installs
+# the Helm chart, applies the sample pointed at that broker, follows it, and prints
+# `kubectl get sx,sr` and the result's table. DEMO_RECORDS (default the sample's)
+# shortens it. Leaves everything running; `make down` stops it.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+: "${SERDEBENCH_HELM:?run through make demo (it builds the pinned helm)}"
+NAMESPACE="${DEMO_NAMESPACE:-serdebench-demo}"
+RELEASE=serdebench
+log() { printf '\ndemo: %s\n' "$*" >&2; }
+
+envfile="$(hack/stack/stack.sh up)"
+set -a
+# shellcheck disable=SC1090
+source "$envfile"
+set +a
+k() { "$SERDEBENCH_KUBECTL" "$@"; }
+helm() {
+  HELM_CACHE_HOME="$repo/.state/helm/cache" HELM_CONFIG_HOME="$repo/.state/helm/config" HELM_DATA_HOME="$repo/.state/helm/data" \
+    "$SERDEBENCH_HELM" "$@"
+}
+image_args() { # KEY REF: --set KEY.repository/tag/digest from repository:tag@digest
+  local name="${2%@*}" digest="${2#*@}"
+  echo --set "$1.repository=${name%:*}" --set "$1.tag=${name##*:}" --set "$1.digest=$digest"
+}
+
+log "installing the chart into $NAMESPACE (namespaced RBAC, PodMonitor, Prometheus $SERDEBENCH_STACK_PROMETHEUS_URL)"
+k create namespace "$NAMESPACE" --dry-run=client -o yaml | k apply -f - >/dev/null
+k label namespace "$NAMESPACE" --overwrite pod-security.kubernetes.io/enforce=restricted >/dev/null
+# shellcheck disable=SC2046
+helm upgrade --install "$RELEASE" charts/serdebench-operator -n "$NAMESPACE" --wait --timeout 3m \
+  $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") \
+  --set podMonitor.enabled=true --set prometheus.url="$SERDEBENCH_STACK_PROMETHEUS_URL" \
+  --set manager.workerMetricsGrace=5s >/dev/null
+k -n "$NAMESPACE" get deploy,pods -l app.kubernetes.io/instance="$RELEASE"
+job="podMonitor/$NAMESPACE/"
+log "waiting for Prometheus to load the PodMonitor's scrape job $job"
+for _ in $(seq 120); do
+  curl -sf --max-time 2 "$SERDEBENCH_STACK_PROMETHEUS_URL/api/v1/status/config" | grep -q "$job" && break
+  sleep 1
+done
+
+log "applying config/samples/thesis-batch.yaml with kafka.bootstrapServers=$SERDEBENCH_STACK_KAFKA"
+k -n "$NAMESPACE" delete sx thesis-batch --ignore-not-found --wait=true --timeout=2m >/dev/null
+# The sample names a Strimzi cluster; here the broker is reached directly.
+patch="{\"spec\":{\"kafka\":{\"bootstrapServers\":\"$SERDEBENCH_STACK_KAFKA\"}"
+[[ -n "${DEMO_RECORDS:-}" ]] && patch+=",\"records\":$DEMO_RECORDS,\"warmup\":{\"records\":$((DEMO_RECORDS / 10))}"
+patch+="}}"
+k -n "$NAMESPACE" create -f config/samples/thesis-batch.yaml --dry-run=client -o json |
+  python3 -c 'import json,sys; x=json.load(sys.stdin); p=json.loads(sys.argv[1]); x["spec"].pop("kafka",None); x["spec"].update(p["spec"]); print(json.dumps(x))' "$patch" |
+  k -n "$NAMESPACE" apply -f -
+
+log "following the experiment (serdebench wait)"
+bin/serdebench wait thesis-batch -n "$NAMESPACE" --timeout 30m >/dev/null
+k -n "$NAMESPACE" get sx,sr
+log "the SerializationResult (serdebench get result thesis-batch -n $NAMESPACE)"
+bin/serdebench get result thesis-batch -n "$NAMESPACE"
