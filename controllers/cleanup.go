@@ -259,9 +259,14 @@ func (r *ExperimentReconciler) secretValue(ctx context.Context, ns, name, key st
 // termination message falls back to the log tail on error).
 func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) string {
 	var b strings.Builder
-	for _, cs := range r.failedContainers(ctx, x, job) {
+	failed := r.failedContainers(ctx, x, job)
+	for _, cs := range failed {
 		term := cs.State.Terminated
 		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, truncate(strings.TrimSpace(term.Message), 500))
+	}
+	if len(failed) == 0 && job.Status.Failed > 0 {
+		// Deleted (kubectl delete pod, a node drain without eviction): its exit is lost.
+		b.WriteString("; the failed pod is gone, deleted while it ran (only disruptions the cluster reports, such as evictions, are retried)")
 	}
 	return b.String()
 }

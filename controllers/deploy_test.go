@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,8 +109,8 @@ func TestChart(t *testing.T) {
 			"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 0, "PodMonitor/sb-chart": 1, "ServiceMonitor/sb-chart": 1,
 			"PrometheusRule/sb-chart": 1, "Service/sb-chart": 1}},
 		{"several namespaces and Strimzi elsewhere", []string{"rbac.watchNamespaces={sb-chart-b}", "rbac.strimziNamespaces={sb-kafka}",
-			"crds.enabled=false"}, map[string]int{
-			"CustomResourceDefinition": 0, "Role/sb-chart-b": 1, "Role/sb-chart": 1, "Role/sb-kafka": 1, "RoleBinding": 3}},
+			"crds.enabled=false", "podMonitor.enabled=true"}, map[string]int{
+			"CustomResourceDefinition": 0, "Role/sb-chart-b": 1, "Role/sb-chart": 1, "Role/sb-kafka": 1, "RoleBinding": 3, "PodMonitor/sb-chart": 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,6 +130,15 @@ func TestChart(t *testing.T) {
 			}
 			if strings.Contains(out, ":latest") {
 				t.Errorf("rendering refers to a :latest image")
+			}
+			// A namespaced release's PodMonitor selects its namespaces only (two releases
+			// must not scrape a worker twice); a cluster-wide one, every namespace.
+			if clusterWide := slices.Contains(c.set, "rbac.clusterWide=true"); got["PodMonitor"] > 0 &&
+				strings.Contains(out, "any: true") != clusterWide {
+				t.Errorf("PodMonitor namespaceSelector (cluster-wide %v):\n%s", clusterWide, out[strings.Index(out, "kind: PodMonitor"):])
+			}
+			if strings.Contains(c.name, "several") && !strings.Contains(out, "matchNames:\n    - sb-chart-b") {
+				t.Errorf("PodMonitor does not select the watched namespace sb-chart-b")
 			}
 			res := dryRun(t, out)
 			t.Logf("%d objects accepted:\n%s", strings.Count(res, "(server dry run)"), res)

@@ -327,7 +327,7 @@ func TestWorkerKilled(t *testing.T) {
 	}
 	x = waitStage(t, x.Name, 3*time.Minute)
 	c := meta.FindStatusCondition(x.Status.Conditions, v1alpha1.ConditionFailed)
-	if x.Status.Stage != v1alpha1.StageFailed || c == nil || c.Status != metav1.ConditionTrue || c.Reason == "" || c.Message == "" {
+	if x.Status.Stage != v1alpha1.StageFailed || c == nil || c.Status != metav1.ConditionTrue || c.Reason == "" || !strings.Contains(c.Message, "deleted while it ran") {
 		t.Fatalf("stage %s, Failed condition %+v", x.Status.Stage, c)
 	}
 	t.Logf("failed as it should: %s: %s", c.Reason, c.Message)

@@ -31,6 +31,14 @@ image_args() { # KEY REF: --set KEY.repository/tag/digest from repository:tag@di
 log "installing the chart into $NAMESPACE (namespaced RBAC, PodMonitor, Prometheus $SERDEBENCH_STACK_PROMETHEUS_URL)"
 k create namespace "$NAMESPACE" --dry-run=client -o yaml | k apply -f - >/dev/null
 k label namespace "$NAMESPACE" --overwrite pod-security.kubernetes.io/enforce=restricted >/dev/null
+# CRDs another release installed (the e2e suite's, kept on its uninstall) are adopted,
+# as Helm allows for resources annotated with the adopting release.
+for crd in serializationexperiments.serdebench.io serializationresults.serdebench.io; do
+  if k get crd "$crd" >/dev/null 2>&1; then
+    k annotate --overwrite crd "$crd" meta.helm.sh/release-name="$RELEASE" meta.helm.sh/release-namespace="$NAMESPACE" >/dev/null
+    k label --overwrite crd "$crd" app.kubernetes.io/managed-by=Helm >/dev/null
+  fi
+done
 # shellcheck disable=SC2046
 helm upgrade --install "$RELEASE" charts/serdebench-operator -n "$NAMESPACE" --wait --timeout 3m \
   $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") \
@@ -39,10 +47,16 @@ helm upgrade --install "$RELEASE" charts/serdebench-operator -n "$NAMESPACE" --w
 k -n "$NAMESPACE" get deploy,pods -l app.kubernetes.io/instance="$RELEASE"
 job="podMonitor/$NAMESPACE/"
 log "waiting for Prometheus to load the PodMonitor's scrape job $job"
-for _ in $(seq 120); do
-  curl -sf --max-time 2 "$SERDEBENCH_STACK_PROMETHEUS_URL/api/v1/status/config" | grep -q "$job" && break
+# (prometheus-operator renders it into a Secret at once and kubelet updates the mounted
+# copy within seconds, but the config reloader notices only on its 3-minute poll; a
+# second run finds it loaded.)
+config="$repo/.state/prometheus-config.json"
+for i in $(seq 241); do
+  curl -sf --max-time 2 -o "$config" "$SERDEBENCH_STACK_PROMETHEUS_URL/api/v1/status/config" && grep -q "$job" "$config" && break
+  ((i < 241)) || { echo "demo: Prometheus did not load $job in 4 minutes" >&2; exit 1; }
   sleep 1
 done
+echo "demo: loaded after ${i}s" >&2
 
 log "applying config/samples/thesis-batch.yaml with kafka.bootstrapServers=$SERDEBENCH_STACK_KAFKA"
 k -n "$NAMESPACE" delete sx thesis-batch --ignore-not-found --wait=true --timeout=2m >/dev/null

@@ -221,8 +221,16 @@ pki() {
 }
 
 # ---------------------------------------------------------------- up
+# put FILE: stdin into FILE only if it differs (kube-proxy exits when its
+# configuration file is written to, even with the same content).
+put() {
+  local tmp="$1.tmp"
+  cat >"$tmp"
+  if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv "$tmp" "$1"; fi
+}
+
 write_configs() {
-  cat >"$R/cni/net.d/10-serdebench.conflist" <<EOF
+  put "$R/cni/net.d/10-serdebench.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
   "name": "serdebench-local",
@@ -234,7 +242,7 @@ write_configs() {
   ]
 }
 EOF
-  cat >"$R/containerd/config.toml" <<EOF
+  put "$R/containerd/config.toml" <<EOF
 version = 2
 root = "$R/containerd/root"
 state = "$R/containerd/state"
@@ -273,12 +281,15 @@ state = "$R/containerd/state"
 EOF
   local cgroup_v1=false
   [[ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]] && cgroup_v1=true
-  cat >"$R/kubelet-config.yaml" <<EOF
+  put "$R/kubelet-config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: $NODE_IP
 port: 10250
 readOnlyPort: 0
+# Resync pods every 5 s (default 1 min): a Secret's update (prometheus-operator's
+# rendered scrape config) reaches the pods that mount it that much sooner.
+syncFrequency: 5s
 healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 authentication:
@@ -308,7 +319,7 @@ registerNode: true
 makeIPTablesUtilChains: false
 volumePluginDir: $R/kubelet/volume-plugins
 EOF
-  cat >"$R/kube-proxy-config.yaml" <<EOF
+  put "$R/kube-proxy-config.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection: {kubeconfig: $R/kube-proxy.kubeconfig}
@@ -322,6 +333,17 @@ conntrack: {maxPerCore: 0}             # leave nf_conntrack_max alone
 iptables: {localhostNodePorts: false}  # leave net.ipv4.conf.all.route_localnet alone
 nodePortAddresses: [primary]
 EOF
+}
+
+# restart_if_changed NAME FILE: stop a running daemon whose configuration file changed
+# since it started, so that start() runs it with the new one.
+restart_if_changed() {
+  local sum; sum="$(sha256sum "$2" | cut -d' ' -f1)"
+  if alive "$1" && [[ "$(cat "$R/run/$1.config" 2>/dev/null)" != "$sum" ]]; then
+    log "$1's configuration changed: restarting it"
+    stop "$1"
+  fi
+  echo "$sum" >"$R/run/$1.config"
 }
 
 up() {
@@ -373,10 +395,13 @@ up() {
     --authentication-kubeconfig="$R/scheduler.kubeconfig" --authorization-kubeconfig="$R/scheduler.kubeconfig" \
     --bind-address=127.0.0.1 --leader-elect=false --profiling=false --v=1
 
+  restart_if_changed containerd "$R/containerd/config.toml"
   start containerd /usr/bin/containerd -c "$R/containerd/config.toml"
   waitfor containerd 30 ctr -a "$CTR_SOCK" version
   if ! ctr -a "$CTR_SOCK" -n k8s.io images ls -q | grep -qx "$PAUSE_REF"; then load "$R/images/pause.tar"; fi
 
+  restart_if_changed kubelet "$R/kubelet-config.yaml"
+  restart_if_changed kube-proxy "$R/kube-proxy-config.yaml"
   start kubelet "$bin/kubelet" --config="$R/kubelet-config.yaml" --kubeconfig="$R/kubelet.kubeconfig" \
     --root-dir="$R/kubelet" --hostname-override="$NODE" --node-ip="$NODE_IP" --v=1
   start kube-proxy "$bin/kube-proxy" --config="$R/kube-proxy-config.yaml" --v=1

@@ -46,7 +46,9 @@ func (s Selector) String() string {
 // summed: the largest value each worker's counter reached between start and end.
 func (c *Client) RecordsTotal(ctx context.Context, sel Selector, start, end time.Time) (int64, error) {
 	window := end.Sub(start).Round(time.Second) + time.Second
-	q := fmt.Sprintf(`sum(max_over_time(serdebench_records_total%s[%ds]))`, sel, int64(window.Seconds()))
+	// One value per worker (its "worker" label): a worker scraped by two jobs (two
+	// PodMonitors selecting it) is counted once.
+	q := fmt.Sprintf(`sum(max by (worker) (max_over_time(serdebench_records_total%s[%ds])))`, sel, int64(window.Seconds()))
 	v, _, _, err := c.api.Query(ctx, q, end)
 	if err != nil {
 		return 0, fmt.Errorf("query %s: %w", q, err)
@@ -70,7 +72,7 @@ type Point struct {
 // RecordsRate is the measured-record rate (records/s) of the workers matching sel,
 // summed, from start to end at step.
 func (c *Client) RecordsRate(ctx context.Context, sel Selector, start, end time.Time, step time.Duration) ([]Point, error) {
-	q := fmt.Sprintf(`sum(rate(serdebench_records_total%s[%ds]))`, sel, int64(max(4*step, 2*time.Second).Seconds()))
+	q := fmt.Sprintf(`sum(max by (worker) (rate(serdebench_records_total%s[%ds])))`, sel, int64(max(4*step, 2*time.Second).Seconds()))
 	v, _, _, err := c.api.QueryRange(ctx, q, promv1.Range{Start: start, End: end, Step: step})
 	if err != nil {
 		return nil, fmt.Errorf("query range %s: %w", q, err)

@@ -74,7 +74,16 @@ scrape_configs:
     file_sd_configs:
       - files: [%q]
         refresh_interval: 1s
-`, strings.Join(quoted, ", "), namespace, sdFile)
+  # The same targets again, as when two PodMonitors select one worker: queries must
+  # count each worker once.
+  - job_name: serdebench-workers-again
+    static_configs:
+      - targets: [%s]
+        labels: {namespace: %q}
+    file_sd_configs:
+      - files: [%q]
+        refresh_interval: 1s
+`, strings.Join(quoted, ", "), namespace, sdFile, strings.Join(quoted, ", "), namespace, sdFile)
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
