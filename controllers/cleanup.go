@@ -265,8 +265,20 @@ func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebe
 		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, truncate(strings.TrimSpace(term.Message), 500))
 	}
 	if len(failed) == 0 && job.Status.Failed > 0 {
-		// Deleted (kubectl delete pod, a node drain without eviction): its exit is lost.
-		b.WriteString("; the failed pod is gone, deleted while it ran (only disruptions the cluster reports, such as evictions, are retried)")
+		pods, err := r.jobPods(ctx, x, job)
+		switch {
+		case err != nil:
+			fmt.Fprintf(&b, "; %v", err)
+		case len(pods) == 0:
+			// Deleted (kubectl delete pod, a drain without eviction): its exit is lost.
+			b.WriteString("; the failed pod is gone, deleted while it ran (only disruptions the cluster reports, such as evictions, are retried)")
+		default:
+			for _, p := range pods {
+				if p.Status.Phase == corev1.PodFailed {
+					fmt.Fprintf(&b, "; pod %s failed: %s %s", p.Name, p.Status.Reason, truncate(p.Status.Message, 300))
+				}
+			}
+		}
 	}
 	return b.String()
 }
@@ -285,22 +297,34 @@ func (r *ExperimentReconciler) workersInterrupted(ctx context.Context, x *serdeb
 
 // failedContainers are the terminated, non-zero containers of the Job's pods.
 func (r *ExperimentReconciler) failedContainers(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) []corev1.ContainerStatus {
-	pods := &corev1.PodList{}
-	if err := r.reader().List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelManagedBy: managedBy, LabelTrial: job.Labels[LabelTrial]}); err != nil {
+	pods, err := r.jobPods(ctx, x, job)
+	if err != nil {
 		return nil
 	}
 	var out []corev1.ContainerStatus
-	for i := range pods.Items {
-		if ref := metav1.GetControllerOf(&pods.Items[i]); ref == nil || ref.UID != job.UID {
-			continue
-		}
-		for _, cs := range pods.Items[i].Status.ContainerStatuses {
+	for i := range pods {
+		for _, cs := range pods[i].Status.ContainerStatuses {
 			if term := cs.State.Terminated; term != nil && term.ExitCode != 0 {
 				out = append(out, cs)
 			}
 		}
 	}
 	return out
+}
+
+// jobPods are the pods the Job controls (by UID), read uncached.
+func (r *ExperimentReconciler) jobPods(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) ([]corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	if err := r.reader().List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelManagedBy: managedBy, LabelTrial: job.Labels[LabelTrial]}); err != nil {
+		return nil, fmt.Errorf("list pods of job %s: %w", job.Name, err)
+	}
+	var out []corev1.Pod
+	for i := range pods.Items {
+		if ref := metav1.GetControllerOf(&pods.Items[i]); ref != nil && ref.UID == job.UID {
+			out = append(out, pods.Items[i])
+		}
+	}
+	return out, nil
 }
 
 // reader reads uncached (the API reader when the manager provides one).

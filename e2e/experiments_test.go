@@ -24,8 +24,6 @@ import (
 	"github.com/serdebench/serdebench/internal/kafkatest"
 )
 
-func metaTime(t time.Time) metav1.Time { return metav1.NewTime(t) }
-
 // sample reads a sample experiment from config/samples and points it at the stack's
 // broker through bootstrapServers (Strimzi's operator cannot run here).
 func sample(t *testing.T, file, name string) *v1alpha1.SerializationExperiment {
@@ -64,7 +62,9 @@ func create(t *testing.T, x *v1alpha1.SerializationExperiment) {
 		t.Fatalf("create %s: %v", x.Name, err)
 	}
 	t.Cleanup(func() {
-		if t.Failed() {
+		// A test that failed before deleting its experiment: show it, and leave it for
+		// inspection (the next run deletes it by name first).
+		if t.Failed() && k8s.Get(context.Background(), client.ObjectKeyFromObject(x), &v1alpha1.SerializationExperiment{}) == nil {
 			dump(t, x.Name)
 		}
 	})
@@ -147,6 +147,9 @@ func deleteAndCheckClean(t *testing.T, x *v1alpha1.SerializationExperiment, brok
 		if ts.Topic != "" {
 			topics = append(topics, ts.Topic)
 		}
+	}
+	if t.Failed() {
+		dump(t, x.Name) // while there is something to see
 	}
 	if err := k8s.Delete(context.Background(), x); err != nil {
 		t.Fatalf("delete: %v", err)
@@ -234,7 +237,7 @@ func TestThesisBatch(t *testing.T) {
 	x, res := succeeded(t, x.Name, 10*time.Minute)
 	checkTrials(t, res, 12)
 	t.Logf("12 trials in %s", time.Since(start).Round(time.Second))
-	checkOperator(t, start)
+	checkOperator(t)
 
 	// `serdebench get result` prints the same table as `serdebench run`.
 	cli := filepath.Join(t.TempDir(), "serdebench")
@@ -252,7 +255,6 @@ func TestThesisBatch(t *testing.T) {
 // TestOperatorKilledMidRun kills the operator pod while a trial runs: the new pod
 // finishes the experiment, every Job ran once and every trial is recorded once.
 func TestOperatorKilledMidRun(t *testing.T) {
-	start := time.Now()
 	x := small("operator-restart", 4000, "json", "protobuf")
 	x.Spec.Rate.RecordsPerSecond = 500 // 8 s per trial: time to kill the operator mid-trial
 	x.Spec.CleanupPolicy = v1alpha1.CleanupRetain
@@ -288,14 +290,13 @@ func TestOperatorKilledMidRun(t *testing.T) {
 	if len(now) == 0 || now[0].UID == old[0].UID {
 		t.Fatalf("operator pod was not replaced")
 	}
-	checkOperator(t, start)
+	checkOperator(t)
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
 
 // TestWorkerEvicted evicts a producer pod mid-trial: a disruption, so the trial runs
 // again as a second attempt and the experiment succeeds.
 func TestWorkerEvicted(t *testing.T) {
-	start := time.Now()
 	x := small("worker-evicted", 6000, "avro")
 	x.Spec.Rate.RecordsPerSecond = 1000
 	create(t, x)
@@ -310,14 +311,13 @@ func TestWorkerEvicted(t *testing.T) {
 	if res.Trials[0].Attempts != 2 {
 		t.Errorf("trial took %d attempts, want 2 (the evicted one and its retry)", res.Trials[0].Attempts)
 	}
-	checkOperator(t, start)
+	checkOperator(t)
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
 
 // TestWorkerKilled deletes a producer pod mid-trial: not a disruption the cluster
 // reports, so the interrupted worker fails the trial with a reason that says so.
 func TestWorkerKilled(t *testing.T) {
-	start := time.Now()
 	x := small("worker-killed", 6000, "msgpack")
 	x.Spec.Rate.RecordsPerSecond = 1000
 	create(t, x)
@@ -331,14 +331,13 @@ func TestWorkerKilled(t *testing.T) {
 		t.Fatalf("stage %s, Failed condition %+v", x.Status.Stage, c)
 	}
 	t.Logf("failed as it should: %s: %s", c.Reason, c.Message)
-	checkOperator(t, start)
+	checkOperator(t)
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
 
 // TestColocated runs two producers and two consumers in one pod: every container has
 // its own metrics port, and Prometheus (through the PodMonitor) scraped them all.
 func TestColocated(t *testing.T) {
-	start := time.Now()
 	x := small("colocated", 3000, "protobuf")
 	x.Spec.Producers, x.Spec.Consumers = 2, 2
 	x.Spec.Workers.Colocate = true
@@ -348,7 +347,7 @@ func TestColocated(t *testing.T) {
 	if tr := res.Trials[0]; tr.Producers != 2 || tr.Consumers != 2 {
 		t.Errorf("trial ran %d producers, %d consumers", tr.Producers, tr.Consumers)
 	}
-	checkOperator(t, start)
+	checkOperator(t)
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
 
@@ -356,7 +355,6 @@ func TestColocated(t *testing.T) {
 // credentials and the CA in Secrets, which the operator reads under the chart's
 // namespaced RBAC.
 func TestSecureKafka(t *testing.T) {
-	start := time.Now()
 	ca, err := os.ReadFile(stack.kafkaCA)
 	if err != nil {
 		t.Fatalf("broker CA: %v", err)
@@ -382,7 +380,7 @@ func TestSecureKafka(t *testing.T) {
 		checkTrials(t, res, 1)
 		deleteAndCheckClean(t, done, []string{stack.kafka})
 	}
-	checkOperator(t, start)
+	checkOperator(t)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -10,6 +10,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -139,32 +141,87 @@ func install() error {
 		repository, tag, digest := splitImage(ref)
 		args = append(args, "--set", key+".repository="+repository, "--set", key+".tag="+tag, "--set", key+".digest="+digest)
 	}
+	args = append(args, strings.Fields(os.Getenv("SERDEBENCH_HELM_ARGS"))...)
+	// An earlier run killed mid-upgrade leaves the release pending, which blocks the
+	// next upgrade: roll it back first.
+	if out, err := helmCmd("status", release, "-n", namespace, "-o", "json"); err == nil {
+		var st struct {
+			Info    struct{ Status string } `json:"info"`
+			Version int                     `json:"version"`
+		}
+		if json.Unmarshal([]byte(out), &st) == nil && strings.HasPrefix(st.Info.Status, "pending") {
+			undo := []string{"rollback", release, "-n", namespace, "--wait"}
+			if st.Version <= 1 {
+				undo = []string{"uninstall", release, "-n", namespace, "--wait"}
+			}
+			if out, err := helmCmd(undo...); err != nil {
+				return fmt.Errorf("release %s is %s; helm %s: %v\n%s", release, st.Info.Status, undo[0], err, out)
+			}
+		}
+	}
+	before, upgraded := podMonitorVersion(), time.Now()
 	if out, err := helmCmd(args...); err != nil {
 		return fmt.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return waitScrapeConfig(podMonitorJob, 4*time.Minute)
+	if podMonitorVersion() == before {
+		upgraded = time.Time{} // unchanged: what Prometheus has loaded is current
+	}
+	return waitScrapeConfig(podMonitorJob, upgraded, 4*time.Minute)
+}
+
+// podMonitorVersion is the resourceVersion of the chart's PodMonitor, "" if absent.
+func podMonitorVersion() string {
+	pm := &unstructured.Unstructured{}
+	pm.SetAPIVersion("monitoring.coreos.com/v1")
+	pm.SetKind("PodMonitor")
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: fullname + "-workers"}, pm); err != nil {
+		return ""
+	}
+	return pm.GetResourceVersion()
 }
 
 // podMonitorJob is the scrape job prometheus-operator makes of the chart's PodMonitor.
 const podMonitorJob = "podMonitor/" + namespace + "/" + fullname + "-workers/"
 
-// waitScrapeConfig waits until Prometheus has loaded a scrape job: trials that start
-// earlier would not be scraped. prometheus-operator renders the job into a Secret
-// within a second and kubelet updates the mounted copy within seconds, but the config
-// reloader only notices on its 3-minute poll (measured here: 172 s).
-func waitScrapeConfig(job string, timeout time.Duration) error {
+// waitScrapeConfig waits until Prometheus has loaded a scrape job, and reloaded its
+// configuration since `changed` (the PodMonitor's last change; zero if none):
+// trials that start earlier would not be scraped, or a reload mid-trial would restart
+// the job's scrape pool and miss short-lived workers. prometheus-operator renders
+// the job into a Secret within a second and kubelet updates the mounted copy within
+// seconds, but the config reloader only notices on its 3-minute poll (measured here:
+// 172 s).
+func waitScrapeConfig(job string, changed time.Time, timeout time.Duration) error {
+	hc := &http.Client{Timeout: 5 * time.Second}
+	get := func(path string) (string, error) {
+		resp, err := hc.Get(stack.prometheus + path)
+		if err != nil {
+			return "", err
+		}
+		defer func() { _ = resp.Body.Close() }()
+		body, err := io.ReadAll(resp.Body)
+		return string(body), err
+	}
 	deadline := time.Now().Add(timeout)
 	for {
-		resp, err := http.Get(stack.prometheus + "/api/v1/status/config")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			if strings.Contains(string(body), job) {
-				return nil
+		cfg, err := get("/api/v1/status/config")
+		loaded := err == nil && strings.Contains(cfg, job)
+		if loaded && !changed.IsZero() {
+			var info struct {
+				Data struct {
+					LastConfigTime time.Time `json:"lastConfigTime"`
+				} `json:"data"`
 			}
+			var raw string
+			if raw, err = get("/api/v1/status/runtimeinfo"); err == nil {
+				err = json.Unmarshal([]byte(raw), &info)
+			}
+			loaded = err == nil && !info.Data.LastConfigTime.Before(changed.Truncate(time.Second))
+		}
+		if loaded {
+			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("prometheus at %s has no scrape job %s after %s (err %v)", stack.prometheus, job, timeout, err)
+			return fmt.Errorf("prometheus at %s has not loaded scrape job %s (changed %s) after %s (err %v)", stack.prometheus, job, changed, timeout, err)
 		}
 		time.Sleep(time.Second)
 	}
@@ -211,9 +268,10 @@ func operatorPods(t *testing.T) []corev1.Pod {
 }
 
 // checkOperator asserts that the operator runs under the chart's ServiceAccount and
-// that its log since `since` has no RBAC denial and no cache that failed to sync:
-// the failures a namespaced RBAC gets wrong show up there first.
-func checkOperator(t *testing.T, since time.Time) {
+// that its whole log (from its start, so including cache sync) has no RBAC denial and
+// no cache that failed to sync: the failures a namespaced RBAC gets wrong show up
+// there first.
+func checkOperator(t *testing.T) {
 	t.Helper()
 	pods := operatorPods(t)
 	if len(pods) == 0 {
@@ -226,8 +284,7 @@ func checkOperator(t *testing.T, since time.Time) {
 		if p.Status.Phase != corev1.PodRunning {
 			continue
 		}
-		st := metaTime(since)
-		raw, err := clientset.CoreV1().Pods(namespace).GetLogs(p.Name, &corev1.PodLogOptions{SinceTime: &st}).DoRaw(context.Background())
+		raw, err := clientset.CoreV1().Pods(namespace).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(context.Background())
 		if err != nil {
 			t.Fatalf("operator log: %v", err)
 		}

@@ -39,11 +39,17 @@ for crd in serializationexperiments.serdebench.io serializationresults.serdebenc
     k label --overwrite crd "$crd" app.kubernetes.io/managed-by=Helm >/dev/null
   fi
 done
-# shellcheck disable=SC2046
+pm_version() { k -n "$NAMESPACE" get podmonitor -l app.kubernetes.io/instance="$RELEASE" -o jsonpath='{.items[*].metadata.resourceVersion}' 2>/dev/null || true; }
+pm_before="$(pm_version)" upgraded="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+# A release left pending by an interrupted run blocks upgrades: undo it first.
+if helm status "$RELEASE" -n "$NAMESPACE" 2>/dev/null | grep -q '^STATUS: pending'; then
+  helm rollback "$RELEASE" -n "$NAMESPACE" --wait >/dev/null 2>&1 || helm uninstall "$RELEASE" -n "$NAMESPACE" --wait >/dev/null
+fi
+# shellcheck disable=SC2046,SC2086
 helm upgrade --install "$RELEASE" charts/serdebench-operator -n "$NAMESPACE" --wait --timeout 3m \
   $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") \
   --set podMonitor.enabled=true --set prometheus.url="$SERDEBENCH_STACK_PROMETHEUS_URL" \
-  --set manager.workerMetricsGrace=5s >/dev/null
+  --set manager.workerMetricsGrace=5s ${SERDEBENCH_HELM_ARGS:-} >/dev/null
 k -n "$NAMESPACE" get deploy,pods -l app.kubernetes.io/instance="$RELEASE"
 job="podMonitor/$NAMESPACE/"
 log "waiting for Prometheus to load the PodMonitor's scrape job $job"
@@ -51,8 +57,18 @@ log "waiting for Prometheus to load the PodMonitor's scrape job $job"
 # copy within seconds, but the config reloader notices only on its 3-minute poll; a
 # second run finds it loaded.)
 config="$repo/.state/prometheus-config.json"
+# A changed PodMonitor must also be reloaded before trials start: a reload mid-trial
+# restarts the scrape pool and can miss short-lived workers.
+[[ "$(pm_version)" != "$pm_before" ]] || upgraded=""
+loaded() {
+  curl -sf --max-time 2 -o "$config" "$SERDEBENCH_STACK_PROMETHEUS_URL/api/v1/status/config" && grep -q "$job" "$config" || return 1
+  [[ -z "$upgraded" ]] && return 0
+  local last
+  last="$(curl -sf --max-time 2 "$SERDEBENCH_STACK_PROMETHEUS_URL/api/v1/status/runtimeinfo" | grep -o '"lastConfigTime":"[^"]*"' | cut -d'"' -f4 || true)"
+  [[ -n "$last" && ! "$last" < "$upgraded" ]]
+}
 for i in $(seq 241); do
-  curl -sf --max-time 2 -o "$config" "$SERDEBENCH_STACK_PROMETHEUS_URL/api/v1/status/config" && grep -q "$job" "$config" && break
+  loaded && break
   ((i < 241)) || { echo "demo: Prometheus did not load $job in 4 minutes" >&2; exit 1; }
   sleep 1
 done
@@ -61,11 +77,10 @@ echo "demo: loaded after ${i}s" >&2
 log "applying config/samples/thesis-batch.yaml with kafka.bootstrapServers=$SERDEBENCH_STACK_KAFKA"
 k -n "$NAMESPACE" delete sx thesis-batch --ignore-not-found --wait=true --timeout=2m >/dev/null
 # The sample names a Strimzi cluster; here the broker is reached directly.
-patch="{\"spec\":{\"kafka\":{\"bootstrapServers\":\"$SERDEBENCH_STACK_KAFKA\"}"
+patch="{\"spec\":{\"kafka\":{\"strimzi\":null,\"bootstrapServers\":\"$SERDEBENCH_STACK_KAFKA\"}"
 [[ -n "${DEMO_RECORDS:-}" ]] && patch+=",\"records\":$DEMO_RECORDS,\"warmup\":{\"records\":$((DEMO_RECORDS / 10))}"
 patch+="}}"
-k -n "$NAMESPACE" create -f config/samples/thesis-batch.yaml --dry-run=client -o json |
-  python3 -c 'import json,sys; x=json.load(sys.stdin); p=json.loads(sys.argv[1]); x["spec"].pop("kafka",None); x["spec"].update(p["spec"]); print(json.dumps(x))' "$patch" |
+k -n "$NAMESPACE" patch --local -f config/samples/thesis-batch.yaml --type merge -p "$patch" -o json |
   k -n "$NAMESPACE" apply -f -
 
 log "following the experiment (serdebench wait)"

@@ -28,7 +28,10 @@ export PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 
 # Debian packages, pinned.
 DEBS=(containerd=1.6.20~ds1-1+deb12u3 runc=1.1.5+ds1-1+deb12u1 containernetworking-plugins=1.1.1+ds1-3+b5
-  iptables=1.8.9-2 nftables=1.0.6-2+deb12u2 openssl=3.0.19-1~deb12u2)
+  iptables=1.8.9-2 nftables=1.0.6-2+deb12u2)
+# openssl only when missing (any version makes the PKI): security updates replace the
+# archive's version, so a pin would fail on a machine that has a newer one.
+OPENSSL_DEB=openssl=3.0.20-1~deb12u2
 POD_CIDR=10.88.0.0/16
 POD_GW=10.88.0.1
 SVC_CIDR=10.96.0.0/12
@@ -61,13 +64,25 @@ node_ip() {
 NODE_IP="${NODE_IP:-$(node_ip)}"
 NODE="$(hostname | tr 'A-Z' 'a-z')"
 
-alive() { [[ -f "$R/run/$1.pid" ]] && kill -0 "$(cat "$R/run/$1.pid")" 2>/dev/null; }
+# starttime PID: the process's start time in clock ticks since boot (field 22 of
+# /proc/PID/stat, counted after the parenthesised command name, which may hold spaces).
+starttime() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+
+# alive NAME: the process this script started as NAME still runs. The PID file holds
+# the PID and its start time, so a reused PID (after a reboot, say) is not taken for it.
+alive() {
+  local pid st
+  [[ -f "$R/run/$1.pid" ]] || return 1
+  read -r pid st <"$R/run/$1.pid" || return 1
+  [[ -n "$pid" && -n "$st" && "$(starttime "$pid")" == "$st" ]]
+}
+pidof_() { awk '{print $1}' "$R/run/$1.pid"; }
 
 # start NAME CMD...: a daemon in its own session, descriptors above 2 closed (a lock the
 # caller holds must not stay held for the daemon's life), its PID recorded.
 start() {
   local n=$1; shift
-  if alive "$n"; then log "$n already running (pid $(cat "$R/run/$n.pid"))"; return; fi
+  if alive "$n"; then log "$n already running (pid $(pidof_ "$n"))"; return; fi
   (
     for fd in /proc/self/fd/*; do
       fd="${fd##*/}"
@@ -75,8 +90,9 @@ start() {
     done
     exec setsid "$@" >>"$R/logs/$n.log" 2>&1 </dev/null
   ) &
-  echo $! >"$R/run/$n.pid"
-  log "started $n (pid $!)"
+  local pid=$!
+  echo "$pid $(starttime "$pid")" >"$R/run/$n.pid"
+  log "started $n (pid $pid)"
 }
 
 # waitfor WHAT SECONDS CMD...: bounded wait; on timeout, the component's log tail.
@@ -97,7 +113,7 @@ waitfor() {
 stop() {
   local n=$1 t=${2:-20}
   if ! alive "$n"; then rm -f "$R/run/$n.pid"; return; fi
-  local p; p="$(cat "$R/run/$n.pid")"
+  local p; p="$(pidof_ "$n")"
   kill -TERM "$p" 2>/dev/null || true
   for _ in $(seq $((t * 5))); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
   if kill -0 "$p" 2>/dev/null; then log "$n (pid $p) ignored SIGTERM for ${t}s; killing"; kill -KILL "$p" 2>/dev/null || true; fi
@@ -123,8 +139,15 @@ sysctl_dump() {
   return 0
 }
 kubepods() { find /sys/fs/cgroup -maxdepth 2 -name 'kubepods*' 2>/dev/null | sort; }
+# The cgroup v2 root's enabled controllers (kubelet and runc enable more); empty on v1.
+subtree_control() { cat /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true; }
 
 record_host() {
+  local boot; boot="$(cat /proc/sys/kernel/random/boot_id)"
+  if [[ -d "$R/host" && "$(cat "$R/host/boot_id" 2>/dev/null)" != "$boot" ]]; then
+    log "the machine rebooted since the last up: recording it afresh"
+    rm -rf "$R/host"
+  fi
   [[ -d "$R/host" ]] && return # recorded at the first up since the last down
   mkdir -p "$R/host.tmp"
   sysctl_dump >"$R/host.tmp/sysctl"
@@ -134,6 +157,8 @@ record_host() {
   mounts >"$R/host.tmp/mounts"
   kubepods >"$R/host.tmp/cgroups"
   for p in "${FIXED_PATHS[@]}"; do [[ -e "$p" ]] && echo "$p"; done >"$R/host.tmp/paths" || true
+  subtree_control >"$R/host.tmp/subtree_control"
+  echo "$boot" >"$R/host.tmp/boot_id"
   mv "$R/host.tmp" "$R/host"
   log "recorded the machine's sysctls, iptables, links and mounts in $R/host"
 }
@@ -189,7 +214,9 @@ pki() {
   mkdir -p "$P"
   # The PKI names the node IP; a machine whose address changed needs a new one.
   if [[ -f "$P/node-ip" && "$(cat "$P/node-ip")" != "$NODE_IP" ]]; then
-    log "node IP changed ($(cat "$P/node-ip") -> $NODE_IP): new PKI"
+    log "node IP changed ($(cat "$P/node-ip") -> $NODE_IP): new PKI, components restarted"
+    local n
+    for n in kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do stop "$n"; done
     rm -rf "$P" "$R"/*.kubeconfig && mkdir -p "$P"
   fi
   echo "$NODE_IP" >"$P/node-ip"
@@ -329,7 +356,8 @@ hostnameOverride: $NODE
 bindAddress: $NODE_IP
 healthzBindAddress: 127.0.0.1:10256
 metricsBindAddress: 127.0.0.1:10249
-conntrack: {maxPerCore: 0}             # leave nf_conntrack_max alone
+# Leave the conntrack sysctls alone: 0 means "do not set" for each.
+conntrack: {maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 iptables: {localhostNodePorts: false}  # leave net.ipv4.conf.all.route_localnet alone
 nodePortAddresses: [primary]
 EOF
@@ -350,6 +378,7 @@ up() {
   [[ $(id -u) -eq 0 ]] || die "needs root (containerd, kubelet, iptables, mounts)"
   [[ -n "$NODE_IP" ]] || die "no IPv4 address found for this machine; set NODE_IP"
   "$repo/hack/apt-install.sh" "${DEBS[@]}" >/dev/null
+  command -v openssl >/dev/null || "$repo/hack/apt-install.sh" "$OPENSSL_DEB" >/dev/null
   local bin
   bin="$("$repo/hack/k8s/build.sh" etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)"
   KUBECTL="$bin/kubectl"
@@ -358,14 +387,14 @@ up() {
   pki
   pause_image
   write_configs
-  local K=("$KUBECTL" --kubeconfig="$R/admin.kubeconfig")
+  local K=("$KUBECTL" --kubeconfig="$R/admin.kubeconfig" --request-timeout=5s)
 
   start etcd "$bin/etcd" --name local --data-dir "$R/etcd-data" \
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" \
     --initial-cluster "local=http://127.0.0.1:$((ETCD_PORT + 1))" --listen-metrics-urls "http://127.0.0.1:$((ETCD_PORT + 2))" \
     --log-level warn
-  waitfor etcd 30 curl -sf "http://127.0.0.1:$ETCD_PORT/health"
+  waitfor etcd 30 curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health"
   start kube-apiserver "$bin/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --bind-address="$NODE_IP" --advertise-address="$NODE_IP" --secure-port="$API_PORT" \
@@ -397,8 +426,9 @@ up() {
 
   restart_if_changed containerd "$R/containerd/config.toml"
   start containerd /usr/bin/containerd -c "$R/containerd/config.toml"
-  waitfor containerd 30 ctr -a "$CTR_SOCK" version
-  if ! ctr -a "$CTR_SOCK" -n k8s.io images ls -q | grep -qx "$PAUSE_REF"; then load "$R/images/pause.tar"; fi
+  waitfor containerd 30 timeout 5 ctr -a "$CTR_SOCK" version
+  local images; images="$(timeout 30 ctr -a "$CTR_SOCK" -n k8s.io images ls -q)"
+  grep -qx "$PAUSE_REF" <<<"$images" || load "$R/images/pause.tar"
 
   restart_if_changed kubelet "$R/kubelet-config.yaml"
   restart_if_changed kube-proxy "$R/kube-proxy-config.yaml"
@@ -423,16 +453,22 @@ down() {
   fi
   local bin; bin="$("$repo/hack/k8s/build.sh" kubectl kube-proxy)"
   local K=("$bin/kubectl" --kubeconfig="$R/admin.kubeconfig" --request-timeout=10s)
-  # Pods first, while the control plane runs, so kubelet tears sandboxes and CNI down.
+  # Pods first, while kubelet runs, so that it tears sandboxes and CNI down. Workload
+  # controllers go first, while the controller manager can still remove their pods'
+  # finalizers; then it stops, so that nothing recreates the pods deleted last.
   if alive kubelet && alive kube-apiserver; then
+    "${K[@]}" delete deployments,daemonsets,cronjobs,jobs --all -A --wait=true --timeout=60s >/dev/null 2>&1 ||
+      log "some workloads were not deleted in 60s"
+    stop kube-controller-manager
+    stop kube-scheduler
     "${K[@]}" delete pods --all -A --grace-period=2 --wait=true --timeout=60s >/dev/null 2>&1 || log "some pods did not stop in 60s"
   fi
+  stop kube-controller-manager
+  stop kube-scheduler
   stop kube-proxy
   # Its iptables part is what matters here; its ipvs and nftables parts fail without
   # ipset and nft, which is fine: the KUBE-* chains are removed below and verified.
   "$bin/kube-proxy" --cleanup >"$R/logs/kube-proxy-cleanup.log" 2>&1 || true
-  stop kube-controller-manager
-  stop kube-scheduler
   stop kubelet
   if alive containerd; then # whatever sandboxes remain: stop containers, CNI DEL, unmount
     local c
@@ -447,7 +483,10 @@ down() {
   local p
   for p in $(pgrep -f "containerd-shim-runc-v2 .*-address $CTR_SOCK" 2>/dev/null); do log "killing leftover shim $p"; kill -KILL "$p" 2>/dev/null || true; done
   # Mounts under the state dir, deepest first.
-  awk -v r="$R" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r | while read -r m; do umount -l "$m" && log "unmounted $m"; done
+  # (Failures here are not fatal: verify reports what is left.)
+  awk -v r="$R" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r | while read -r m; do
+    if umount -l "$m"; then log "unmounted $m"; fi
+  done
   # Network links the bridge plugin made (the bridge; its veths go with their netns).
   if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" && log "deleted bridge $BRIDGE"; fi
   local l
@@ -469,7 +508,9 @@ down() {
     for t in mangle nat filter; do
       for ch in $("$ipt" -t $t -S 2>/dev/null | awk '/^-N (KUBE-|CNI-)/{print $2}'); do
         grep -q -- "^$ipt :$ch " "$R/host/iptables" 2>/dev/null && continue # there before up
-        { "$ipt" -t $t -S 2>/dev/null | grep -E -- "-j $ch( |$)" || true; } | sed 's/^-A/-D/' | while read -r rule; do eval "$ipt -t $t $rule"; done
+        { "$ipt" -t $t -S 2>/dev/null | grep -E -- "-j $ch( |$)" || true; } | sed 's/^-A/-D/' | while read -r rule; do
+          eval "$ipt -t $t $rule" || true
+        done
         "$ipt" -t $t -F "$ch" 2>/dev/null || true
         "$ipt" -t $t -X "$ch" 2>/dev/null && log "removed $ipt -t $t chain $ch"
       done
@@ -479,12 +520,18 @@ down() {
   local fam tbl
   while read -r _ fam tbl; do
     grep -qx "table $fam $tbl" "$R/host/nftables" 2>/dev/null && continue
-    if nft list table "$fam" "$tbl" | grep -vqE '^[[:space:]]*(table .*\{|chain .*\{|type .*policy accept;|\}|)$'; then
+    local listing; listing="$(nft list table "$fam" "$tbl" 2>/dev/null || true)"
+    if grep -vqE '^[[:space:]]*(table .*\{|chain .*\{|type .*policy accept;|\}|)$' <<<"$listing"; then
       log "nftables table $fam $tbl still has rules; left alone"
     else
       nft delete table "$fam" "$tbl" && log "removed empty nftables table $fam $tbl"
     fi
   done < <(nft_tables)
+  # cgroup v2 controllers enabled at the root since up.
+  local ctl
+  for ctl in $(comm -13 <(tr ' ' '\n' <"$R/host/subtree_control" 2>/dev/null | sort) <(subtree_control | tr ' ' '\n' | sort) | grep . || true); do
+    if echo "-$ctl" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then log "disabled cgroup controller $ctl at the root"; fi
+  done
   # Fixed paths that were not there before up.
   for p in "${FIXED_PATHS[@]}"; do
     if [[ -e "$p" ]] && ! grep -qx -- "$p" "$R/host/paths" 2>/dev/null; then umount -R "$p" 2>/dev/null || true; rm -rf "$p" && log "removed $p"; fi
@@ -499,6 +546,7 @@ verify() {
   local bad=0 what
   check() { # NAME CMD...: CMD's output now against the record NAME
     local name=$1; shift
+    [[ -f "$R/host/$name" ]] || return 0 # a record from an older version of this script
     "$@" >"$R/logs/now-$name"
     if ! diff -u "$R/host/$name" "$R/logs/now-$name" >"$R/logs/verify-$name.diff"; then
       log "the machine's $name differ from before up:"; sed -n '3,40p' "$R/logs/verify-$name.diff" >&2; bad=1
@@ -511,6 +559,7 @@ verify() {
   check links links
   check mounts mounts
   check cgroups kubepods
+  check subtree_control subtree_control
   for what in "${FIXED_PATHS[@]}"; do [[ -e "$what" ]] && echo "$what"; done >"$R/logs/paths.now" || true
   diff -q "$R/host/paths" "$R/logs/paths.now" >/dev/null || { log "paths outside the state dir remain: $(comm -13 "$R/host/paths" "$R/logs/paths.now" | tr '\n' ' ')"; bad=1; }
   if ((bad)); then die "the machine was not fully restored; the record is kept in $R/host"; fi
@@ -527,7 +576,7 @@ wipe() {
 status() {
   local n rc=0
   for n in etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-proxy; do
-    if alive $n; then echo "$n running (pid $(cat "$R/run/$n.pid"))"; else echo "$n stopped"; rc=3; fi
+    if alive $n; then echo "$n running (pid $(pidof_ $n))"; else echo "$n stopped"; rc=3; fi
   done
   [[ $rc == 0 ]] && echo "KUBECONFIG=$R/kubeconfig"
   return $rc

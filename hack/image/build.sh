@@ -24,17 +24,18 @@ if [[ -z "${IMAGE_TAG:-}" ]]; then
   fi
 fi
 created="$(git log -1 --format=%ct)"
+arch="${GOARCH:-$(go env GOARCH)}"
 mkdir -p "$out/bin"
 : >"$out/images.env.tmp"
 for c in manager worker; do
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath \
+  CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath \
     -ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=$IMAGE_TAG" -o "$out/bin/$c" "./cmd/$c"
   case $c in
     manager) desc="serdebench operator: runs SerializationExperiments on Kafka" ;;
     worker) desc="serdebench worker: produces or consumes one trial's records" ;;
   esac
   ref="$(go run ./hack/image -binary "$out/bin/$c" -ref "${IMAGE_REPO:-ghcr.io/serdebench}/$c:$IMAGE_TAG" \
-    -out "$out/$c.tar" -version "$version" -revision "$rev" -created "$created" -description "$desc")"
+    -out "$out/$c.tar" -arch "$arch" -version "$version" -revision "$rev" -created "$created" -description "$desc")"
   echo "${c^^}_IMAGE=$ref" >>"$out/images.env.tmp"
   printf 'image: %s\n' "$ref" >&2
 done

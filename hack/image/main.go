@@ -21,6 +21,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ const nonroot = 65532
 
 type options struct {
 	binary, dir, ref, out, caCerts string
+	arch                           string
 	title, description, source     string
 	version, revision, licenses    string
 	created                        time.Time
@@ -57,6 +59,7 @@ func main() {
 	flag.StringVar(&o.version, "version", "", "org.opencontainers.image.version")
 	flag.StringVar(&o.revision, "revision", "", "org.opencontainers.image.revision (git commit)")
 	flag.StringVar(&o.licenses, "licenses", "Apache-2.0", "org.opencontainers.image.licenses")
+	flag.StringVar(&o.arch, "arch", runtime.GOARCH, "the binary's architecture (GOARCH), recorded in the image")
 	flag.Int64Var(&created, "created", 0, "creation time, Unix seconds (e.g. the commit time); 0 is the epoch")
 	flag.Parse()
 	o.created = time.Unix(created, 0).UTC()
@@ -101,7 +104,7 @@ func build(o options) (v1.Hash, error) {
 		return v1.Hash{}, fmt.Errorf("config: %w", err)
 	}
 	cf = cf.DeepCopy()
-	cf.Architecture, cf.OS = "amd64", "linux"
+	cf.Architecture, cf.OS = o.arch, "linux"
 	cf.Created = v1.Time{Time: o.created}
 	cf.Config.Entrypoint = []string{"/" + path.Join(o.dir, name)}
 	cf.Config.User = fmt.Sprintf("%d:%d", nonroot, nonroot)
@@ -123,7 +126,7 @@ func build(o options) (v1.Hash, error) {
 	if err != nil {
 		return v1.Hash{}, fmt.Errorf("digest: %w", err)
 	}
-	return digest, writeLayoutTar(img, o.ref, o.out)
+	return digest, writeLayoutTar(img, o.ref, o.arch, o.out)
 }
 
 // rootfs is the single layer: the directories and files distroless/static provides
@@ -200,7 +203,7 @@ func rootfs(o options, name string) ([]byte, error) {
 
 // writeLayoutTar writes img as an OCI image layout, named ref in the annotations
 // containerd's importer reads, and packs it into one tar at out.
-func writeLayoutTar(img v1.Image, ref, out string) error {
+func writeLayoutTar(img v1.Image, ref, arch, out string) error {
 	tmp, err := os.MkdirTemp(filepath.Dir(out), ".oci-")
 	if err != nil {
 		return fmt.Errorf("temp dir: %w", err)
@@ -215,7 +218,7 @@ func writeLayoutTar(img v1.Image, ref, out string) error {
 			"io.containerd.image.name":          ref,
 			"org.opencontainers.image.ref.name": ref,
 		}),
-		layout.WithPlatform(v1.Platform{OS: "linux", Architecture: "amd64"}),
+		layout.WithPlatform(v1.Platform{OS: "linux", Architecture: arch}),
 	); err != nil {
 		return fmt.Errorf("append image: %w", err)
 	}

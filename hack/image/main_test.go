@@ -56,7 +56,7 @@ func TestBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	o := options{binary: self, dir: "bin", ref: "example.test/thing:v1", out: filepath.Join(dir, "a.tar"), version: "1.2.3", revision: "abc"}
+	o := options{binary: self, dir: "bin", ref: "example.test/thing:v1", out: filepath.Join(dir, "a.tar"), version: "1.2.3", revision: "abc", arch: "amd64"}
 	d1, err := build(o)
 	if err != nil {
 		t.Fatal(err)

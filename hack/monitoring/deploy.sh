@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real prometheus-operator (its own example manifests from its Go module,
-# in namespace "monitoring") and a Prometheus it manages, into the cluster KUBECONFIG
-# names; on the local cluster (hack/cluster) it first imports the images it builds.
+# in namespace "monitoring") and a Prometheus it manages into the local cluster
+# (hack/cluster), after importing the images it builds.
 # Prints the Prometheus URL (a fixed ClusterIP, reachable from pods and this node).
 # Idempotent.
 set -euo pipefail
@@ -16,14 +16,14 @@ k() { "$kubectl" --request-timeout=30s "$@"; }
 images="$("$here/build.sh")"
 # shellcheck disable=SC1091
 source "$images/images.env"
-if [[ "$KUBECONFIG" == "$repo/.state/cluster/kubeconfig" ]]; then
-  "$repo/hack/cluster/cluster.sh" load "$images"/*.tar
-fi
+[[ "$(realpath -m "$KUBECONFIG")" == "$repo/.state/cluster/kubeconfig" ]] ||
+  { log "this monitoring is for the local cluster (hack/cluster): its images exist only there"; exit 1; }
+"$repo/hack/cluster/cluster.sh" load "$images"/*.tar
 crds="$("$repo/hack/crds/fetch.sh")"
 k apply --server-side --force-conflicts -f <(cat "$crds"/monitoring.coreos.com_*.yaml) >/dev/null
 k wait --for=condition=Established --timeout=60s crd/prometheuses.monitoring.coreos.com crd/podmonitors.monitoring.coreos.com >/dev/null
 
-po_src="$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/serdebench/monitoring-*/src/prometheus-operator | head -1)"
+po_src="$(dirname "$images")/src/prometheus-operator" # the version build.sh just built
 k create namespace monitoring --dry-run=client -o yaml | k apply -f - >/dev/null
 # The upstream manifests name namespace "default" and the images by tag; ours are by
 # the same names (imported above).

@@ -10,9 +10,11 @@
 # SERDEBENCH_IMAGE_LOAD (a command given each image tar, e.g. "kind load image-archive")
 # or push them yourself and set MANAGER_IMAGE and WORKER_IMAGE. Kafka: a broker from
 # hack/kafka on this machine's address (port 9192; SASL +2, TLS +3) unless
-# SERDEBENCH_STACK_KAFKA names one pods can reach. Monitoring: the real
-# prometheus-operator and a Prometheus it manages (hack/monitoring), unless
-# SERDEBENCH_STACK_PROMETHEUS_URL names an existing Prometheus that selects PodMonitors.
+# SERDEBENCH_STACK_KAFKA names one pods can reach (then also set _KAFKA_CA, and
+# _KAFKA_SASL and _KAFKA_TLS if its listeners are not on +2 and +3). Monitoring: the
+# real prometheus-operator and a Prometheus it manages (hack/monitoring) on the local
+# cluster; on another, SERDEBENCH_STACK_PROMETHEUS_URL must name a Prometheus that
+# selects PodMonitors. SERDEBENCH_HELM_ARGS adds chart values for e2e and the demo.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 state="$repo/.state"
@@ -23,7 +25,7 @@ die() { log "ERROR: $*"; exit 1; }
 kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
 
 external_cluster() {
-  [[ -n "${KUBECONFIG:-}" && "$KUBECONFIG" != "$state/cluster/kubeconfig" ]] || return 1
+  [[ -n "${KUBECONFIG:-}" && "$(realpath -m "$KUBECONFIG")" != "$state/cluster/kubeconfig" ]] || return 1
   "$kubectl" --request-timeout=10s get --raw /readyz >/dev/null 2>&1 ||
     die "KUBECONFIG=$KUBECONFIG names no reachable cluster (unset it to use the local one)"
 }
@@ -62,8 +64,9 @@ up() {
 
   local prom="${SERDEBENCH_STACK_PROMETHEUS_URL:-}"
   if [[ -z "$prom" ]]; then
-    ((local_cluster)) || [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]] ||
-      die "set SERDEBENCH_STACK_PROMETHEUS_URL (a Prometheus selecting PodMonitors, e.g. kube-prometheus-stack's) or SERDEBENCH_IMAGE_LOAD"
+    # The monitoring built here (images imported into containerd, a fixed ClusterIP in
+    # the local service range) is for the local cluster only.
+    ((local_cluster)) || die "set SERDEBENCH_STACK_PROMETHEUS_URL to a Prometheus that selects PodMonitors and that this machine and the operator reach (kube-prometheus-stack's; its PodMonitor label via SERDEBENCH_HELM_ARGS='--set podMonitor.labels.release=...')"
     prom="$("$repo/hack/monitoring/deploy.sh")"
   fi
 
@@ -72,8 +75,8 @@ KUBECONFIG=$KUBECONFIG
 MANAGER_IMAGE=$MANAGER_IMAGE
 WORKER_IMAGE=$WORKER_IMAGE
 SERDEBENCH_STACK_KAFKA=$kafka
-SERDEBENCH_STACK_KAFKA_SASL=${kafka%:*}:$((${kafka##*:} + 2))
-SERDEBENCH_STACK_KAFKA_TLS=${kafka%:*}:$((${kafka##*:} + 3))
+SERDEBENCH_STACK_KAFKA_SASL=${SERDEBENCH_STACK_KAFKA_SASL:-${kafka%:*}:$((${kafka##*:} + 2))}
+SERDEBENCH_STACK_KAFKA_TLS=${SERDEBENCH_STACK_KAFKA_TLS:-${kafka%:*}:$((${kafka##*:} + 3))}
 SERDEBENCH_STACK_KAFKA_CA=$kafka_ca
 SERDEBENCH_STACK_PROMETHEUS_URL=$prom
 SERDEBENCH_STACK_LOCAL_CLUSTER=$local_cluster
