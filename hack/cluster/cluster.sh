@@ -144,7 +144,10 @@ subtree_control() { cat /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || tru
 
 record_host() {
   local boot; boot="$(cat /proc/sys/kernel/random/boot_id)"
-  if [[ -d "$R/host" && "$(cat "$R/host/boot_id" 2>/dev/null)" != "$boot" ]]; then
+  # After a reboot nothing of the cluster survives: the old record describes a machine
+  # that is gone, so record this one. (A record without a boot id is kept: it may have
+  # been taken on this boot, and recording now, with the cluster up, would be wrong.)
+  if [[ -f "$R/host/boot_id" && "$(cat "$R/host/boot_id")" != "$boot" ]]; then
     log "the machine rebooted since the last up: recording it afresh"
     rm -rf "$R/host"
   fi
