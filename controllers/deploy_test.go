@@ -135,7 +135,8 @@ func TestChart(t *testing.T) {
 			// must not scrape a worker twice); a cluster-wide one, every namespace.
 			if clusterWide := slices.Contains(c.set, "rbac.clusterWide=true"); got["PodMonitor"] > 0 &&
 				strings.Contains(out, "any: true") != clusterWide {
-				t.Errorf("PodMonitor namespaceSelector (cluster-wide %v):\n%s", clusterWide, out[strings.Index(out, "kind: PodMonitor"):])
+				_, pm, _ := strings.Cut(out, "kind: PodMonitor")
+				t.Errorf("PodMonitor namespaceSelector (cluster-wide %v):\n%s", clusterWide, pm)
 			}
 			if strings.Contains(c.name, "several") && !strings.Contains(out, "matchNames:\n    - sb-chart-b") {
 				t.Errorf("PodMonitor does not select the watched namespace sb-chart-b")

@@ -117,7 +117,7 @@ func install() error {
 	ns := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q,"labels":{`+
 		`"pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted"}}}`, namespace)
 	if out, err := kubectlIn(ns, "apply", "-f", "-"); err != nil {
-		return fmt.Errorf("namespace: %v\n%s", err, out)
+		return fmt.Errorf("namespace: %w\n%s", err, out)
 	}
 	// CRDs kept from another release (the demo's) are adopted, as Helm allows for
 	// resources annotated with the adopting release.
@@ -130,7 +130,7 @@ func install() error {
 			{"label", "--overwrite", "crd", crd, "app.kubernetes.io/managed-by=Helm"},
 		} {
 			if out, err := kubectlIn("", args...); err != nil {
-				return fmt.Errorf("adopt %s: %v\n%s", crd, err, out)
+				return fmt.Errorf("adopt %s: %w\n%s", crd, err, out)
 			}
 		}
 	}
@@ -155,13 +155,13 @@ func install() error {
 				undo = []string{"uninstall", release, "-n", namespace, "--wait"}
 			}
 			if out, err := helmCmd(undo...); err != nil {
-				return fmt.Errorf("release %s is %s; helm %s: %v\n%s", release, st.Info.Status, undo[0], err, out)
+				return fmt.Errorf("release %s is %s; helm %s: %w\n%s", release, st.Info.Status, undo[0], err, out)
 			}
 		}
 	}
 	before, upgraded := podMonitorVersion(), time.Now()
 	if out, err := helmCmd(args...); err != nil {
-		return fmt.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("helm %s: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	if podMonitorVersion() == before {
 		upgraded = time.Time{} // unchanged: what Prometheus has loaded is current
@@ -221,7 +221,10 @@ func waitScrapeConfig(job string, changed time.Time, timeout time.Duration) erro
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("prometheus at %s has not loaded scrape job %s (changed %s) after %s (err %v)", stack.prometheus, job, changed, timeout, err)
+			if err != nil {
+				return fmt.Errorf("prometheus at %s has not loaded scrape job %s after %s: %w", stack.prometheus, job, timeout, err)
+			}
+			return fmt.Errorf("prometheus at %s has not loaded scrape job %s (changed %s) after %s", stack.prometheus, job, changed, timeout)
 		}
 		time.Sleep(time.Second)
 	}

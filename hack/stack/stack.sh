@@ -22,7 +22,6 @@ envfile="$state/stack.env"
 CLUSTER_KAFKA_PORT="${CLUSTER_KAFKA_PORT:-9192}"
 log() { printf 'stack: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
-kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
 
 external_cluster() {
   [[ -n "${KUBECONFIG:-}" && "$(realpath -m "$KUBECONFIG")" != "$state/cluster/kubeconfig" ]] || return 1
@@ -32,6 +31,7 @@ external_cluster() {
 
 up() {
   local start=$SECONDS local_cluster=1 node_ip
+  kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
   mkdir -p "$state"
   if external_cluster; then
     local_cluster=0
