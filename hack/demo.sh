@@ -49,7 +49,7 @@ fi
 helm upgrade --install "$RELEASE" charts/serdebench-operator -n "$NAMESPACE" --wait --timeout 3m \
   $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") \
   --set podMonitor.enabled=true --set prometheus.url="$SERDEBENCH_STACK_PROMETHEUS_URL" \
-  --set manager.workerMetricsGrace=5s ${SERDEBENCH_HELM_ARGS:-} >/dev/null
+  --set manager.workerMetricsGrace=10s ${SERDEBENCH_HELM_ARGS:-} >/dev/null
 k -n "$NAMESPACE" get deploy,pods -l app.kubernetes.io/instance="$RELEASE"
 job="podMonitor/$NAMESPACE/"
 log "waiting for Prometheus to load the PodMonitor's scrape job $job"
