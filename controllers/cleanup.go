@@ -265,7 +265,7 @@ func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebe
 		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, truncate(strings.TrimSpace(term.Message), 500))
 	}
 	if len(failed) == 0 && job.Status.Failed > 0 {
-		pods, err := r.jobPods(ctx, x, job)
+		pods, err := r.podsOf(ctx, x, job.Labels[LabelTrial], *job)
 		switch {
 		case err != nil:
 			fmt.Fprintf(&b, "; %v", err)
@@ -297,7 +297,7 @@ func (r *ExperimentReconciler) workersInterrupted(ctx context.Context, x *serdeb
 
 // failedContainers are the terminated, non-zero containers of the Job's pods.
 func (r *ExperimentReconciler) failedContainers(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) []corev1.ContainerStatus {
-	pods, err := r.jobPods(ctx, x, job)
+	pods, err := r.podsOf(ctx, x, job.Labels[LabelTrial], *job)
 	if err != nil {
 		return nil
 	}
@@ -310,21 +310,6 @@ func (r *ExperimentReconciler) failedContainers(ctx context.Context, x *serdeben
 		}
 	}
 	return out
-}
-
-// jobPods are the pods the Job controls (by UID), read uncached.
-func (r *ExperimentReconciler) jobPods(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) ([]corev1.Pod, error) {
-	pods := &corev1.PodList{}
-	if err := r.reader().List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels{LabelManagedBy: managedBy, LabelTrial: job.Labels[LabelTrial]}); err != nil {
-		return nil, fmt.Errorf("list pods of job %s: %w", job.Name, err)
-	}
-	var out []corev1.Pod
-	for i := range pods.Items {
-		if ref := metav1.GetControllerOf(&pods.Items[i]); ref != nil && ref.UID == job.UID {
-			out = append(out, pods.Items[i])
-		}
-	}
-	return out, nil
 }
 
 // reader reads uncached (the API reader when the manager provides one).

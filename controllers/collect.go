@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -138,15 +139,20 @@ func (r *ExperimentReconciler) trialPods(ctx context.Context, x *serdebenchv1.Se
 	if err != nil {
 		return nil, err
 	}
+	return r.podsOf(ctx, x, t.Name, jobs...)
+}
+
+// podsOf lists, uncached, the pods of one trial that the given Jobs control (by UID).
+// Uncached: the Job informer may already show a Job complete while the Pod informer
+// still has a container running, and a missing summary fails the trial.
+func (r *ExperimentReconciler) podsOf(ctx context.Context, x *serdebenchv1.SerializationExperiment, trialName string, jobs ...batchv1.Job) ([]corev1.Pod, error) {
 	uids := map[types.UID]bool{}
 	for _, j := range jobs {
 		uids[j.UID] = true
 	}
-	// Uncached: the Job informer may already show the Job complete while the Pod
-	// informer still has a container running, and a missing summary fails the trial.
 	list := &corev1.PodList{}
-	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: t.Name, LabelManagedBy: managedBy}); err != nil {
-		return nil, fmt.Errorf("list pods: %w", err)
+	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: trialName, LabelManagedBy: managedBy}); err != nil {
+		return nil, fmt.Errorf("list pods of trial %s: %w", trialName, err)
 	}
 	var out []corev1.Pod
 	for _, p := range list.Items {

@@ -63,27 +63,19 @@ func start(t testing.TB, namespace string, targets []string) (string, string) {
 	if err := os.WriteFile(sdFile, []byte("[]"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: serdebench-workers
+	cfg := "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
+	// The same targets twice, as when two PodMonitors select one worker: queries must
+	// count each worker once.
+	for _, job := range []string{"serdebench-workers", "serdebench-workers-again"} {
+		cfg += fmt.Sprintf(`  - job_name: %s
     static_configs:
       - targets: [%s]
         labels: {namespace: %q}
     file_sd_configs:
       - files: [%q]
         refresh_interval: 1s
-  # The same targets again, as when two PodMonitors select one worker: queries must
-  # count each worker once.
-  - job_name: serdebench-workers-again
-    static_configs:
-      - targets: [%s]
-        labels: {namespace: %q}
-    file_sd_configs:
-      - files: [%q]
-        refresh_interval: 1s
-`, strings.Join(quoted, ", "), namespace, sdFile, strings.Join(quoted, ", "), namespace, sdFile)
+`, job, strings.Join(quoted, ", "), namespace, sdFile)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
