@@ -108,7 +108,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	scfg := kafkaconn.Base("serdebench-" + t.Name + "-" + cfg.Name)
 	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
-	scfg.Consumer.Offsets.AutoCommit.Interval = 100 * time.Millisecond
+	// Commits share the fetch connection (sarama's group client talks to the
+	// coordinator over the leader's connection, one request per round trip), so each
+	// commit delays a fetch by one round trip: at 50 ms RTT, commits every 100 ms
+	// added ~25 ms to end-to-end p50 (docs/measurement.md, "Calibration"). Once a
+	// second only delays the end of a trial by up to a second.
+	scfg.Consumer.Offsets.AutoCommit.Interval = time.Second
 	scfg.Consumer.Return.Errors = true
 	// Members learn of a rebalance at their next heartbeat: sarama's 3 s default
 	// would make every trial wait that long for its group to settle when the second
@@ -117,24 +122,33 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err := cfg.Security.Apply(scfg); err != nil {
 		return nil, err
 	}
-	client, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
+	// Two clients, two connections: sarama holds a connection for a request's whole
+	// round trip (Broker.sendAndReceive), so completion checks on the fetch
+	// connection would each delay the next fetch by one round trip.
+	checks, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
 	if err != nil {
 		return nil, err
 	}
-	// The admin owns the client: closing it closes both.
-	c.admin, err = sarama.NewClusterAdminFromClient(client)
+	// The admin owns its client: closing it closes both.
+	c.admin, err = sarama.NewClusterAdminFromClient(checks)
 	if err != nil {
-		_ = client.Close()
+		_ = checks.Close()
 		return nil, fmt.Errorf("create admin client: %w", err)
 	}
 	if t.ExistingTopic != "" {
-		if c.start, err = endOffsets(ctx, client, cfg.Topic, t.Partitions); err != nil {
+		if c.start, err = endOffsets(ctx, checks, cfg.Topic, t.Partitions); err != nil {
 			_ = c.admin.Close()
 			return nil, err
 		}
 	}
+	client, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
+	if err != nil {
+		_ = c.admin.Close()
+		return nil, err
+	}
 	group, err := sarama.NewConsumerGroupFromClient(cfg.Group, client)
 	if err != nil {
+		_ = client.Close()
 		_ = c.admin.Close()
 		return nil, fmt.Errorf("join consumer group %s: %w", cfg.Group, err)
 	}
@@ -142,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	complete := make(chan struct{})
-	go c.watchCompletion(runCtx, client, complete, stop)
+	go c.watchCompletion(runCtx, checks, complete, stop)
 	go func() {
 		for err := range group.Errors() {
 			cfg.Log.Warn("consumer group error", "consumer", cfg.Name, "err", err)
@@ -154,6 +168,8 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		if cerr := group.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("leave consumer group: %w", cerr)
 		}
+		// NewConsumerGroupFromClient leaves its client open.
+		_ = client.Close()
 		_ = c.admin.Close()
 		consumed <- err
 	}()
