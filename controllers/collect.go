@@ -333,11 +333,12 @@ func trialResult(t trial.Trial, m *summary.Result) serdebenchv1.TrialResult {
 		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P90: p.P90, P99: p.P99, P999: p.P999, Max: p.Max}
 	}
 	s := t.Settings
-	return serdebenchv1.TrialResult{
+	res := serdebenchv1.TrialResult{
 		Name: t.Name, Codec: t.Codec, Schema: t.Schema, SizeBytes: t.SizeBytes,
 		Settings: serdebenchv1.TrialSettings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
-			Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, RecordsPerSecond: s.RecordsPerSecond},
-		Producers: int32(m.Producers), Consumers: int32(m.Consumers),
+			Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, RecordsPerSecond: s.RecordsPerSecond, Client: s.Client},
+		ClientSettings: m.ClientSettings,
+		Producers:      int32(m.Producers), Consumers: int32(m.Consumers),
 		WindowMillis:                   int64(m.WindowSeconds * 1000),
 		Records:                        m.Records,
 		RecordsPerSecond:               int64(m.RecordsPerSecond),
@@ -359,6 +360,11 @@ func trialResult(t trial.Trial, m *summary.Result) serdebenchv1.TrialResult {
 		Errors:                         m.Errors,
 		Warnings:                       m.Warnings,
 	}
+	if m.FetchInterval.Count > 0 {
+		f := lat(m.FetchInterval)
+		res.FetchIntervalMicros = &f
+	}
+	return res
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -15,6 +15,12 @@ const (
 	DefaultSeed           int64 = 1
 	DefaultPoolSize       int32 = 1024
 	DefaultRetries        int32 = 1
+	DefaultClient               = ClientSarama
+	// DefaultSocketBufferBytes (-1) leaves a socket buffer to the operating system.
+	DefaultSocketBufferBytes      int32 = -1
+	DefaultFetchMinBytes          int32 = 1
+	DefaultFetchMaxWaitMs         int32 = 500
+	DefaultMaxPartitionFetchBytes int32 = 1048576
 	// MaxTrials caps the size of the expanded matrix.
 	MaxTrials = 256
 )
@@ -44,7 +50,30 @@ func (s *ExperimentSpec) Default() {
 	if s.PoolSize == 0 {
 		s.PoolSize = DefaultPoolSize
 	}
+	if s.Client == "" {
+		s.Client = DefaultClient
+	}
 	s.Producer.Default()
+	s.Consumer.Default()
+}
+
+// Default fills unset consumer settings.
+func (c *ConsumerSettings) Default() {
+	if c.FetchMinBytes == nil {
+		c.FetchMinBytes = ptr(DefaultFetchMinBytes)
+	}
+	if c.FetchMaxWaitMs == nil {
+		c.FetchMaxWaitMs = ptr(DefaultFetchMaxWaitMs)
+	}
+	if c.MaxPartitionFetchBytes == nil {
+		c.MaxPartitionFetchBytes = ptr(DefaultMaxPartitionFetchBytes)
+	}
+	if c.ReceiveBufferBytes == nil {
+		c.ReceiveBufferBytes = ptr(DefaultSocketBufferBytes)
+	}
+	if c.SendBufferBytes == nil {
+		c.SendBufferBytes = ptr(DefaultSocketBufferBytes)
+	}
 }
 
 // Default fills unset producer settings.
@@ -66,6 +95,12 @@ func (p *ProducerSettings) Default() {
 	}
 	if p.Idempotent == nil {
 		p.Idempotent = ptr(false)
+	}
+	if p.SendBufferBytes == nil {
+		p.SendBufferBytes = ptr(DefaultSocketBufferBytes)
+	}
+	if p.ReceiveBufferBytes == nil {
+		p.ReceiveBufferBytes = ptr(DefaultSocketBufferBytes)
 	}
 }
 

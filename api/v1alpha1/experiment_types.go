@@ -50,13 +50,25 @@ const (
 	CompressionZstd   Compression = "zstd"
 )
 
+// Client names the Kafka client library the workers use.
+// +kubebuilder:validation:Enum=sarama;franz-go
+type Client string
+
+// Kafka clients (docs/producer-settings.md compares how each maps the settings).
+const (
+	// ClientSarama is github.com/IBM/sarama.
+	ClientSarama Client = "sarama"
+	// ClientFranz is github.com/twmb/franz-go.
+	ClientFranz Client = "franz-go"
+)
+
 // ExperimentSpec is what to measure: which codecs and payloads, with which producer
 // settings, how much traffic and how it is shaped. Lists and the matrix multiply into
 // trials; every trial runs on a fresh topic.
 // +kubebuilder:validation:XValidation:rule="has(self.records) != has(self.durationSeconds)",message="exactly one of records and durationSeconds must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
-// +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1))) <= 256",message="the matrix expands to more than 256 trials"
+// +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1))) <= 256",message="the matrix expands to more than 256 trials"
 type ExperimentSpec struct {
 	// Codecs to compare; each is a separate trial.
 	// +kubebuilder:validation:MinItems=1
@@ -71,6 +83,18 @@ type ExperimentSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Producer ProducerSettings `json:"producer,omitempty"`
+
+	// Client is the Kafka client library of the producers and consumers: sarama or
+	// franz-go. Default sarama. Where their settings differ in meaning is in
+	// docs/producer-settings.md and in each trial result's effectiveSettings.
+	// +kubebuilder:default=sarama
+	// +optional
+	Client Client `json:"client,omitempty"`
+
+	// Consumer holds the consumers' fetch and socket settings.
+	// +kubebuilder:default={}
+	// +optional
+	Consumer ConsumerSettings `json:"consumer,omitempty"`
 
 	// Matrix sweeps producer settings: every combination of the listed values becomes a
 	// trial (times codecs times sizes).
@@ -195,6 +219,75 @@ type ProducerSettings struct {
 	// +kubebuilder:default=false
 	// +optional
 	Idempotent *bool `json:"idempotent,omitempty"`
+
+	// SendBufferBytes is the producer sockets' send buffer (Java send.buffer.bytes,
+	// whose default is 131072); -1 leaves it to the operating system, which autotunes
+	// it. Default -1.
+	// +kubebuilder:default=-1
+	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=67108864
+	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
+	// +optional
+	SendBufferBytes *int32 `json:"sendBufferBytes,omitempty"`
+
+	// ReceiveBufferBytes is the producer sockets' receive buffer (Java
+	// receive.buffer.bytes, default 32768); -1 leaves it to the operating system.
+	// Default -1.
+	// +kubebuilder:default=-1
+	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=67108864
+	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
+	// +optional
+	ReceiveBufferBytes *int32 `json:"receiveBufferBytes,omitempty"`
+}
+
+// ConsumerSettings are the consumers' fetch and socket settings, with the Java
+// client's names and defaults (docs/measurement.md derives how they shape
+// end-to-end latency).
+type ConsumerSettings struct {
+	// FetchMinBytes is how much data a fetch waits for at the broker before it
+	// returns (Java fetch.min.bytes). Default 1: a fetch returns as soon as any record
+	// is there.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=67108864
+	// +optional
+	FetchMinBytes *int32 `json:"fetchMinBytes,omitempty"`
+
+	// FetchMaxWaitMs is how long the broker holds a fetch that has less than
+	// fetchMinBytes (Java fetch.max.wait.ms). Default 500.
+	// +kubebuilder:default=500
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=60000
+	// +optional
+	FetchMaxWaitMs *int32 `json:"fetchMaxWaitMs,omitempty"`
+
+	// MaxPartitionFetchBytes caps one partition's data in a fetch response (Java
+	// max.partition.fetch.bytes). Default 1048576.
+	// +kubebuilder:default=1048576
+	// +kubebuilder:validation:Minimum=1024
+	// +kubebuilder:validation:Maximum=67108864
+	// +optional
+	MaxPartitionFetchBytes *int32 `json:"maxPartitionFetchBytes,omitempty"`
+
+	// ReceiveBufferBytes is the consumer sockets' receive buffer (Java
+	// receive.buffer.bytes, default 65536); -1 leaves it to the operating system,
+	// which autotunes it. Default -1.
+	// +kubebuilder:default=-1
+	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=67108864
+	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
+	// +optional
+	ReceiveBufferBytes *int32 `json:"receiveBufferBytes,omitempty"`
+
+	// SendBufferBytes is the consumer sockets' send buffer (Java send.buffer.bytes,
+	// default 131072); -1 leaves it to the operating system. Default -1.
+	// +kubebuilder:default=-1
+	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=67108864
+	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
+	// +optional
+	SendBufferBytes *int32 `json:"sendBufferBytes,omitempty"`
 }
 
 // Matrix lists values to sweep; each non-empty list multiplies the trial count.
@@ -242,6 +335,11 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	RecordsPerSecond []int64 `json:"recordsPerSecond,omitempty"`
+	// Client values to sweep: the same trials with each Kafka client.
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	// +optional
+	Client []Client `json:"client,omitempty"`
 }
 
 // Warmup is excluded from the measured window: by record count or by time.

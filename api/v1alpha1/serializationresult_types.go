@@ -106,6 +106,9 @@ type TrialSettings struct {
 	Idempotent bool `json:"idempotent"`
 	// RecordsPerSecond target per producer; 0 is a closed loop.
 	RecordsPerSecond int64 `json:"recordsPerSecond"`
+	// Client is the Kafka client library (sarama or franz-go).
+	// +optional
+	Client Client `json:"client,omitempty"`
 }
 
 // LatencyMicros are percentiles of a merged latency histogram, in microseconds.
@@ -136,6 +139,11 @@ type TrialResult struct {
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
 	Settings TrialSettings `json:"settings"`
+	// ClientSettings are the producer client's own settings the trial ran with, by
+	// the client's names, for the settings whose meaning differs between clients
+	// (in-flight requests, batch cap, linger, partitioner; docs/producer-settings.md).
+	// +optional
+	ClientSettings map[string]string `json:"clientSettings,omitempty"`
 	// Producers that reported a summary.
 	Producers int32 `json:"producers"`
 	// Consumers that reported a summary.
@@ -162,6 +170,11 @@ type TrialResult struct {
 	EndToEndMicros LatencyMicros `json:"endToEndMicros"`
 	// AckMicros: acknowledgement time minus intended send time.
 	AckMicros LatencyMicros `json:"ackMicros"`
+	// FetchIntervalMicros is the time between a consumer's successive fetch
+	// responses with records (franz-go only): with records always waiting, a record
+	// waits half of it at the broker on average (docs/measurement.md).
+	// +optional
+	FetchIntervalMicros *LatencyMicros `json:"fetchIntervalMicros,omitempty"`
 	// SendDelayMicros: actual minus intended send time.
 	SendDelayMicros LatencyMicros `json:"sendDelayMicros"`
 	// SentRecords acknowledged by the brokers, warmup included.

@@ -25,14 +25,24 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		return nil, fmt.Errorf("the matrix expands to %d trials, more than %d", spec.TrialCount(), v1alpha1.MaxTrials)
 	}
 	base := trial.Settings{
-		Mode:             spec.Mode,
-		BatchSizeBytes:   *spec.Producer.BatchSizeBytes,
-		LingerMs:         *spec.Producer.LingerMs,
-		Acks:             spec.Producer.Acks,
-		Compression:      spec.Producer.Compression,
-		MaxInFlight:      *spec.Producer.MaxInFlight,
-		Idempotent:       *spec.Producer.Idempotent,
-		RecordsPerSecond: spec.Rate.RecordsPerSecond,
+		Mode:               spec.Mode,
+		BatchSizeBytes:     *spec.Producer.BatchSizeBytes,
+		LingerMs:           *spec.Producer.LingerMs,
+		Acks:               spec.Producer.Acks,
+		Compression:        spec.Producer.Compression,
+		MaxInFlight:        *spec.Producer.MaxInFlight,
+		Idempotent:         *spec.Producer.Idempotent,
+		RecordsPerSecond:   spec.Rate.RecordsPerSecond,
+		Client:             spec.Client,
+		SendBufferBytes:    *spec.Producer.SendBufferBytes,
+		ReceiveBufferBytes: *spec.Producer.ReceiveBufferBytes,
+	}
+	consumer := trial.ConsumerSettings{
+		FetchMinBytes:          *spec.Consumer.FetchMinBytes,
+		FetchMaxWaitMs:         *spec.Consumer.FetchMaxWaitMs,
+		MaxPartitionFetchBytes: *spec.Consumer.MaxPartitionFetchBytes,
+		ReceiveBufferBytes:     *spec.Consumer.ReceiveBufferBytes,
+		SendBufferBytes:        *spec.Consumer.SendBufferBytes,
 	}
 	variants := []trial.Settings{base}
 	if m := spec.Matrix; m != nil {
@@ -43,6 +53,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		variants = sweep(variants, m.MaxInFlight, func(s *trial.Settings, v int32) { s.MaxInFlight = v })
 		variants = sweep(variants, m.Mode, func(s *trial.Settings, v v1alpha1.Mode) { s.Mode = v })
 		variants = sweep(variants, m.RecordsPerSecond, func(s *trial.Settings, v int64) { s.RecordsPerSecond = v })
+		variants = sweep(variants, m.Client, func(s *trial.Settings, v v1alpha1.Client) { s.Client = v })
 	}
 	var trials []trial.Trial
 	for _, codec := range spec.Codecs {
@@ -54,6 +65,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					Schema:        spec.Payload.Schema,
 					SizeBytes:     size,
 					Settings:      st,
+					Consumer:      consumer,
 					Warmup:        spec.Warmup,
 					Producers:     spec.Producers,
 					Consumers:     spec.Consumers,

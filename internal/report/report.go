@@ -68,7 +68,7 @@ func LocalRows(trials []runner.TrialResult) []Row {
 func ResultRows(res *v1alpha1.SerializationResult) []Row {
 	rows := make([]Row, 0, len(res.Trials))
 	for _, t := range res.Trials {
-		rows = append(rows, Row{Name: t.Name, Codec: string(t.Codec), Settings: trial.Settings(t.Settings).Describe(),
+		rows = append(rows, Row{Name: t.Name, Codec: string(t.Codec), Settings: resultSettings(t.Settings).Describe(),
 			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), RecordsPerSecond: float64(t.RecordsPerSecond),
 			MBPerSec: float64(t.SerializedBytesPerSecond) / 1e6, SerMicros: float64(t.SerializeNanosPerRecord) / 1e3,
 			DeserMicros: float64(t.DeserializeNanosPerRecord) / 1e3, SerPct: float64(t.SerializeSharePermille) / 10,
@@ -132,4 +132,11 @@ func JSON(w io.Writer, r Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// resultSettings are the settings a result row describes.
+func resultSettings(s v1alpha1.TrialSettings) trial.Settings {
+	return trial.Settings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
+		Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent,
+		RecordsPerSecond: s.RecordsPerSecond, Client: s.Client}
 }

@@ -5,7 +5,6 @@ package consumer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/bits"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
@@ -24,6 +24,9 @@ import (
 	"github.com/serdebench/serdebench/workers/trial"
 	"github.com/serdebench/serdebench/workers/wire"
 )
+
+// trialConsumer are the trial's consumer settings.
+type trialConsumer = trial.ConsumerSettings
 
 // Config is what one consumer worker needs.
 type Config struct {
@@ -77,6 +80,10 @@ type consumer struct {
 	admin sarama.ClusterAdmin
 	mu    sync.Mutex
 	parts map[int32]*partition
+	// fetches is the interval between fetch responses with records, once measuring
+	// (guarded by mu); measuring is set by the first measured record.
+	fetches   *summary.Histogram
+	measuring atomic.Bool
 	// start is, on an existing topic, each partition's end offset before the group
 	// formed: nothing of this run can precede it (producers wait for the group).
 	start map[int32]int64
@@ -106,26 +113,15 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if _, err := codec.New(string(t.Codec), c.typ); err != nil {
 		return nil, err
 	}
-	scfg := kafkaconn.Base("serdebench-" + t.Name + "-" + cfg.Name)
-	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
-	// Commits share the fetch connection (sarama's group client talks to the
-	// coordinator over the leader's connection, one request per round trip), so each
-	// commit delays a fetch by one round trip: at 50 ms RTT, commits every 100 ms
-	// added ~25 ms to end-to-end p50 (docs/measurement.md, "Calibration"). Once a
-	// second only delays the end of a trial by up to a second.
-	scfg.Consumer.Offsets.AutoCommit.Interval = time.Second
-	scfg.Consumer.Return.Errors = true
-	// Members learn of a rebalance at their next heartbeat: sarama's 3 s default
-	// would make every trial wait that long for its group to settle when the second
-	// consumer joins. (The session timeout stays 10 s.)
-	scfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
-	if err := cfg.Security.Apply(scfg); err != nil {
+	clientID := "serdebench-" + t.Name + "-" + cfg.Name
+	// Completion checks run on a client and connection of their own: sarama holds a
+	// connection for a request's whole round trip (Broker.sendAndReceive), so checks
+	// on the fetch connection would each delay the next fetch by one round trip.
+	ccfg := kafkaconn.Base(clientID + "-checks")
+	if err := cfg.Security.Apply(ccfg); err != nil {
 		return nil, err
 	}
-	// Two clients, two connections: sarama holds a connection for a request's whole
-	// round trip (Broker.sendAndReceive), so completion checks on the fetch
-	// connection would each delay the next fetch by one round trip.
-	checks, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
+	checks, err := kafkaconn.NewClient(ctx, cfg.Brokers, ccfg)
 	if err != nil {
 		return nil, err
 	}
@@ -141,35 +137,27 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			return nil, err
 		}
 	}
-	client, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
+	var m member
+	if t.Settings.Client == v1alpha1.ClientFranz {
+		m, err = newFranzMember(ctx, c, clientID)
+	} else {
+		m, err = newSaramaMember(ctx, c, clientID)
+	}
 	if err != nil {
 		_ = c.admin.Close()
 		return nil, err
-	}
-	group, err := sarama.NewConsumerGroupFromClient(cfg.Group, client)
-	if err != nil {
-		_ = client.Close()
-		_ = c.admin.Close()
-		return nil, fmt.Errorf("join consumer group %s: %w", cfg.Group, err)
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	complete := make(chan struct{})
 	go c.watchCompletion(runCtx, checks, complete, stop)
-	go func() {
-		for err := range group.Errors() {
-			cfg.Log.Warn("consumer group error", "consumer", cfg.Name, "err", err)
-		}
-	}()
 	consumed := make(chan error, 1)
 	go func() {
-		err := c.consume(runCtx, group)
-		if cerr := group.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("leave consumer group: %w", cerr)
+		err := m.consume(runCtx)
+		if lerr := m.leave(); lerr != nil && err == nil {
+			err = fmt.Errorf("leave consumer group: %w", lerr)
 		}
-		// NewConsumerGroupFromClient leaves its client open.
-		_ = client.Close()
 		_ = c.admin.Close()
 		consumed <- err
 	}()
@@ -203,25 +191,15 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	return sum, consumeErr
 }
 
-// consume runs group sessions until ctx ends. A session that fails (the broker
-// restarting, a coordinator moving) is retried after a pause: the trial timeout, not
-// one error, decides when the cluster has been gone too long.
-func (c *consumer) consume(ctx context.Context, group sarama.ConsumerGroup) error {
-	for ctx.Err() == nil {
-		err := group.Consume(ctx, []string{c.cfg.Topic}, c)
-		switch {
-		case err == nil:
-		case errors.Is(err, sarama.ErrClosedConsumerGroup) || ctx.Err() != nil:
-			return nil
-		default:
-			c.cfg.Log.Warn("consume failed; retrying", "consumer", c.cfg.Name, "topic", c.cfg.Topic, "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(500 * time.Millisecond):
-			}
-		}
-	}
-	return nil
+// member is one client library's membership in the trial's consumer group: its
+// fetch loop, offset commits and rebalances.
+type member interface {
+	// consume fetches and records until ctx ends, retrying failed sessions (the
+	// broker restarting, a coordinator moving): the trial timeout, not one error,
+	// decides when the cluster has been gone too long.
+	consume(ctx context.Context) error
+	// leave leaves the group and closes the member's connections.
+	leave() error
 }
 
 // watchCompletion closes complete (and so ends Consume) once every partition's
@@ -281,8 +259,6 @@ func (c *consumer) trialComplete(client sarama.Client) (bool, error) {
 	return true, nil
 }
 
-var _ sarama.ConsumerGroupHandler = (*consumer)(nil)
-
 func parseMarkers(meta string) uint64 {
 	if len(meta) < 2 || meta[:2] != "m=" {
 		return 0
@@ -292,18 +268,6 @@ func parseMarkers(meta string) uint64 {
 		return 0
 	}
 	return v
-}
-
-// Setup is called at the start of each group session. On an existing topic a
-// partition nobody in the group has committed starts at its end offset from before
-// the group formed (MarkOffset only moves forward: a commit is never undone).
-func (c *consumer) Setup(sess sarama.ConsumerGroupSession) error {
-	for _, p := range sess.Claims()[c.cfg.Topic] {
-		if off, ok := c.start[p]; ok {
-			sess.MarkOffset(c.cfg.Topic, p, off, "")
-		}
-	}
-	return nil
 }
 
 // endOffsets reads every partition's end offset.
@@ -318,9 +282,6 @@ func endOffsets(ctx context.Context, client sarama.Client, topic string, partiti
 	}
 	return out, nil
 }
-
-// Cleanup is called at the end of each group session.
-func (c *consumer) Cleanup(sarama.ConsumerGroupSession) error { return nil }
 
 func (c *consumer) partition(p int32) (*partition, error) {
 	c.mu.Lock()
@@ -339,63 +300,83 @@ func (c *consumer) partition(p int32) (*partition, error) {
 	return st, nil
 }
 
-// ConsumeClaim processes one partition's records for one session.
-func (c *consumer) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
-	st, err := c.partition(claim.Partition())
-	if err != nil {
-		return err
+// fields are a record's serdebench headers (workers/wire).
+type fields struct {
+	producer           uint32
+	seq, intended, run uint64
+	warmup, end        bool
+}
+
+// Header indexes, from the key.
+const (
+	hOther = iota
+	hRun
+	hProducer
+	hSeq
+	hIntended
+	hWarmup
+	hEnd
+)
+
+func keyIndex(k string) int {
+	switch k {
+	case wire.Run:
+		return hRun
+	case wire.Producer:
+		return hProducer
+	case wire.Seq:
+		return hSeq
+	case wire.Intended:
+		return hIntended
+	case wire.Warmup:
+		return hWarmup
+	case wire.End:
+		return hEnd
 	}
-	// Continue the marker mask from what the group committed for this partition
-	// (asked outside the lock: the summary may need it while this call waits).
-	var committed uint64
-	if resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: {claim.Partition()}}); err == nil {
-		if blk := resp.GetBlock(c.cfg.Topic, claim.Partition()); blk != nil && blk.Offset >= 0 {
-			committed = parseMarkers(blk.Metadata)
-		}
+	return hOther
+}
+
+// keyIndexBytes is keyIndex for sarama's []byte keys (a switch on string(k) does
+// not allocate).
+func keyIndexBytes(k []byte) int {
+	switch string(k) {
+	case wire.Run:
+		return hRun
+	case wire.Producer:
+		return hProducer
+	case wire.Seq:
+		return hSeq
+	case wire.Intended:
+		return hIntended
+	case wire.Warmup:
+		return hWarmup
+	case wire.End:
+		return hEnd
 	}
-	st.mu.Lock()
-	st.markers |= committed
-	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
-	st.mu.Unlock()
-	mt := c.cfg.Metrics
-	for {
-		select {
-		case <-sess.Context().Done():
-			return nil
-		case msg, ok := <-claim.Messages():
-			if !ok {
-				return nil
-			}
-			st.mu.Lock()
-			c.record(st, msg, mt)
-			meta := st.meta
-			st.mu.Unlock()
-			sess.MarkMessage(msg, meta)
-		}
+	return hOther
+}
+
+func (f *fields) set(i int, v []byte) {
+	switch i {
+	case hRun:
+		f.run, _ = wire.Uint64(v)
+	case hProducer:
+		f.producer, _ = wire.Uint32(v)
+	case hSeq:
+		f.seq, _ = wire.Uint64(v)
+	case hIntended:
+		f.intended, _ = wire.Uint64(v)
+	case hWarmup:
+		f.warmup = true
+	case hEnd:
+		f.end = true
 	}
 }
 
-func (c *consumer) record(st *partition, msg *sarama.ConsumerMessage, mt *metrics.Worker) {
-	now := time.Now()
-	var producer uint32
-	var seq, intended, run uint64
-	var warmup, end bool
-	for _, h := range msg.Headers {
-		switch string(h.Key) {
-		case wire.Run:
-			run, _ = wire.Uint64(h.Value)
-		case wire.Producer:
-			producer, _ = wire.Uint32(h.Value)
-		case wire.Seq:
-			seq, _ = wire.Uint64(h.Value)
-		case wire.Intended:
-			intended, _ = wire.Uint64(h.Value)
-		case wire.Warmup:
-			warmup = true
-		case wire.End:
-			end = true
-		}
-	}
+// record processes one received record: now is when it was received, f its
+// headers.
+func (c *consumer) record(st *partition, now time.Time, f *fields, partition int32, offset int64, value []byte, mt *metrics.Worker) {
+	producer, seq, intended, run, warmup, end := f.producer, f.seq, f.intended, f.run, f.warmup, f.end
 	if run != c.cfg.Run {
 		st.sum.Foreign++ // another run's record, or other traffic on a shared topic
 		return
@@ -411,12 +392,12 @@ func (c *consumer) record(st *partition, msg *sarama.ConsumerMessage, mt *metric
 	st.seen[producer].Add(int64(seq))
 
 	t0 := time.Now()
-	out, err := st.codec.Unmarshal(msg.Value, st.scratch)
+	out, err := st.codec.Unmarshal(value, st.scratch)
 	deser := time.Since(t0).Nanoseconds()
 	if err != nil {
 		st.sum.Errors++
 		if st.sum.FirstError == "" {
-			st.sum.FirstError = fmt.Sprintf("partition %d offset %d: %v", msg.Partition, msg.Offset, err)
+			st.sum.FirstError = fmt.Sprintf("partition %d offset %d: %v", partition, offset, err)
 		}
 		if mt != nil {
 			mt.Errors.Inc()
@@ -433,9 +414,10 @@ func (c *consumer) record(st *partition, msg *sarama.ConsumerMessage, mt *metric
 	}
 	lat := (now.UnixNano() - int64(intended)) / 1e3
 	st.e2e.Record(lat)
+	c.measuring.Store(true)
 	st.deser.Record(deser)
 	st.sum.Records++
-	st.sum.SerializedBytes += int64(len(msg.Value))
+	st.sum.SerializedBytes += int64(len(value))
 	st.sum.CodecNanos += deser
 	if st.sum.WindowStart.IsZero() {
 		st.sum.WindowStart = now
@@ -443,7 +425,7 @@ func (c *consumer) record(st *partition, msg *sarama.ConsumerMessage, mt *metric
 	st.sum.WindowEnd = now
 	if mt != nil {
 		mt.Records.Inc()
-		mt.SerializedBytes.Add(float64(len(msg.Value)))
+		mt.SerializedBytes.Add(float64(len(value)))
 		mt.CodecSeconds.Add(float64(deser) / 1e9)
 		mt.Latency.Observe(float64(lat) / 1e6)
 	}
@@ -461,6 +443,9 @@ func (c *consumer) summary() *summary.Summary {
 		Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
 	out.Histogram(summary.EndToEndMicros, summary.NewLatency)
 	out.Histogram(summary.DeserializeNanos, summary.NewDuration)
+	if c.fetches != nil {
+		out.Histogram(summary.FetchIntervalMicros, summary.NewLatency).Merge(c.fetches)
+	}
 	for p, st := range c.parts {
 		st.mu.Lock()
 		for name, h := range st.sum.Histograms {

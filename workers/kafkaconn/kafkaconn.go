@@ -1,5 +1,6 @@
-// Package kafkaconn applies connection security (TLS, SASL) to sarama configurations,
-// the same way for the workers, local runs and the operator's topic provisioning.
+// Package kafkaconn applies connection security (TLS, SASL) and socket buffers to
+// sarama configurations and franz-go options, the same way for the workers, local
+// runs and the operator's topic provisioning.
 package kafkaconn
 
 import (
@@ -23,7 +24,7 @@ func Base(clientID string) *sarama.Config {
 	c := sarama.NewConfig()
 	c.ClientID = clientID
 	c.Version = sarama.DefaultVersion
-	c.Net.DialTimeout = 5 * time.Second
+	c.Net.DialTimeout = DialTimeout
 	c.Metadata.Retry.Max = 2
 	c.Metadata.Retry.Backoff = 500 * time.Millisecond
 	return c
@@ -43,17 +44,29 @@ type Security struct {
 	Username, Password string
 }
 
+// tlsConfig is the TLS configuration, nil without TLS.
+func (s Security) tlsConfig() (*tls.Config, error) {
+	if !s.TLS {
+		return nil, nil
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.InsecureSkipVerify} //nolint:gosec // opt-in for test clusters
+	if len(s.CAPEM) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(s.CAPEM) {
+			return nil, errors.New("tls: the CA bundle holds no PEM certificate")
+		}
+		tc.RootCAs = pool
+	}
+	return tc, nil
+}
+
 // Apply sets c's TLS and SASL fields.
 func (s Security) Apply(c *sarama.Config) error {
-	if s.TLS {
-		tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.InsecureSkipVerify} //nolint:gosec // opt-in for test clusters
-		if len(s.CAPEM) > 0 {
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(s.CAPEM) {
-				return errors.New("tls: the CA bundle holds no PEM certificate")
-			}
-			tc.RootCAs = pool
-		}
+	tc, err := s.tlsConfig()
+	if err != nil {
+		return err
+	}
+	if tc != nil {
 		c.Net.TLS.Enable = true
 		c.Net.TLS.Config = tc
 	}

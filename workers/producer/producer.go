@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
@@ -22,7 +20,6 @@ import (
 	"github.com/serdebench/serdebench/workers/payload"
 	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/workers/trial"
-	"github.com/serdebench/serdebench/workers/wire"
 )
 
 // Config is what one producer worker needs.
@@ -55,39 +52,14 @@ type Config struct {
 // DefaultDrainTimeout is how long a stopped worker waits for what is in flight.
 const DefaultDrainTimeout = 5 * time.Second
 
-// message is a pooled record: the sarama message, its header storage and its value
-// buffer, reused after acknowledgement so sending allocates nothing of its own.
-type message struct {
-	pm       sarama.ProducerMessage
-	hdrs     [6]sarama.RecordHeader
-	vals     [6][8]byte
-	value    valueBytes
-	intended time.Time
-	seq      uint64
-	err      error
-	serNanos int64
-	payload  int64
-	measured bool
-	marker   bool
-}
-
-// valueBytes implements sarama.Encoder on a pointer, so setting pm.Value allocates
-// nothing.
-type valueBytes struct{ b []byte }
-
-func (v *valueBytes) Encode() ([]byte, error) { return v.b, nil }
-func (v *valueBytes) Length() int             { return len(v.b) }
-
-var keys = [6][]byte{[]byte(wire.Producer), []byte(wire.Seq), []byte(wire.Intended), []byte(wire.Actual), []byte(wire.Run), []byte(wire.Warmup)}
-
 // run holds one producer run's state. Fields after the comment are owned by the
 // acknowledgement goroutine until it exits.
 type run struct {
-	cfg      Config
-	codec    codec.Codec
-	natives  []any
-	sizes    []int64
-	producer sarama.AsyncProducer
+	cfg     Config
+	codec   codec.Codec
+	natives []any
+	sizes   []int64
+	client  client
 	// free holds acknowledged messages for reuse. (sync.Pool would drop them at
 	// every GC and reallocate messages and their value buffers mid-run.)
 	free chan *message
@@ -167,34 +139,32 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			return nil, err
 		}
 	}
-	scfg, err := SaramaConfig(t.Settings, fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID), maxValue, topicMax)
-	if err != nil {
-		return nil, err
-	}
-	if err := cfg.Security.Apply(scfg); err != nil {
-		return nil, err
-	}
-	client, err := kafkaconn.NewClient(ctx, cfg.Brokers, scfg)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = client.Close() }()
-	if cfg.WaitGroup != "" {
-		if err := waitForGroup(ctx, client, cfg.WaitGroup, int(t.Consumers), cfg.WaitTimeout); err != nil {
-			return nil, err
-		}
-	}
-	r.producer, err = sarama.NewAsyncProducerFromClient(client)
-	if err != nil {
-		return nil, fmt.Errorf("create producer: %w", err)
-	}
-	ackDone := make(chan struct{})
-	go r.handleAcks(ackDone)
-
 	// drain ends DrainTimeout after ctx does: a stopped producer still collects what
 	// is in flight, but not for long.
 	drain, stopDrain := kafkaconn.AfterDone(ctx, cfg.DrainTimeout)
 	defer stopDrain()
+	clientID := fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID)
+	if t.Settings.Client == v1alpha1.ClientFranz {
+		r.client, err = newFranz(ctx, drain, r, clientID, maxValue, topicMax)
+	} else {
+		r.client, err = newSarama(ctx, r, clientID, maxValue, topicMax)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.client.release()
+	r.sum.ClientSettings = r.client.settings()
+	if cfg.WaitGroup != "" {
+		if err := waitForGroup(ctx, cfg.Brokers, cfg.Security, cfg.WaitGroup, int(t.Consumers), cfg.WaitTimeout); err != nil {
+			return nil, err
+		}
+	}
+	ackDone := make(chan struct{})
+	go func() {
+		defer close(ackDone)
+		r.client.acks(r.stopAcks)
+	}()
+
 	sendErr := r.send(ctx)
 	// Every record is acknowledged or failed before the end markers go out, so the
 	// markers are the producer's last records on every partition.
@@ -202,7 +172,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if r.waitIdle(drain) && ctx.Err() == nil {
 		markerErr = r.sendMarkers(ctx)
 	}
-	r.producer.AsyncClose()
+	r.client.close()
 	select {
 	case <-ackDone:
 	case <-drain.Done():
@@ -235,28 +205,6 @@ func (r *run) finishSummary() {
 	}
 }
 
-// topicMaxMessageBytes reads a topic's max.message.bytes (0 when the broker does
-// not say).
-func topicMaxMessageBytes(ctx context.Context, brokers []string, sec kafkaconn.Security, topic string) (int, error) {
-	c := kafkaconn.Base("serdebench-topic-config")
-	if err := sec.Apply(c); err != nil {
-		return 0, err
-	}
-	return kafkaconn.Bounded(ctx, func() (int, error) {
-		ad, err := sarama.NewClusterAdmin(brokers, c)
-		if err != nil {
-			return 0, fmt.Errorf("connect to Kafka at %v: %w", brokers, err)
-		}
-		defer func() { _ = ad.Close() }()
-		cfg, err := kafkaconn.TopicConfig(ad, topic, "max.message.bytes")
-		if err != nil {
-			return 0, err
-		}
-		v, _ := strconv.Atoi(cfg["max.message.bytes"])
-		return v, nil
-	})
-}
-
 // waitIdle waits until nothing is in flight; false if ctx ended first.
 func (r *run) waitIdle(ctx context.Context) bool {
 	for r.pending.Load() != 0 {
@@ -272,13 +220,11 @@ func (r *run) waitIdle(ctx context.Context) bool {
 // handOver gives a message to the client unless ctx ends first.
 func (r *run) handOver(ctx context.Context, m *message) bool {
 	r.pending.Add(1)
-	select {
-	case r.producer.Input() <- &m.pm:
-		return true
-	case <-ctx.Done():
+	if !r.client.send(ctx, m) {
 		r.pending.Add(-1)
 		return false
 	}
+	return true
 }
 
 // send runs the schedule: record i is due at start + i/rate (open loop) or as soon as
@@ -340,8 +286,8 @@ func (r *run) send(ctx context.Context) error {
 		}
 		p := i % parts
 		m.value.b = b
-		m.intended, m.serNanos, m.payload, m.measured, m.marker, m.seq, m.err = intended, ser, r.sizes[idx], !warmup, false, seqs[p], nil
-		m.fill(r.cfg.Topic, int32(p), uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup)
+		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
+		m.setData(int32(p), uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup)
 		seqs[p]++
 		if !r.handOver(ctx, m) {
 			return nil
@@ -354,23 +300,6 @@ func (r *run) send(ctx context.Context) error {
 			}
 		}
 	}
-}
-
-// fill sets the sarama message and its headers. Assigning pm as a whole also resets
-// sarama's internal per-send state from the previous use.
-func (m *message) fill(topic string, partition int32, producer uint32, run, seq uint64, intended, actual time.Time, warmup bool) {
-	m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], producer)}
-	m.hdrs[1] = sarama.RecordHeader{Key: keys[1], Value: wire.PutUint64(m.vals[1][:], seq)}
-	m.hdrs[2] = sarama.RecordHeader{Key: keys[2], Value: wire.PutUint64(m.vals[2][:], uint64(intended.UnixNano()))}
-	m.hdrs[3] = sarama.RecordHeader{Key: keys[3], Value: wire.PutUint64(m.vals[3][:], uint64(actual.UnixNano()))}
-	m.hdrs[4] = sarama.RecordHeader{Key: keys[4], Value: wire.PutUint64(m.vals[4][:], run)}
-	n := 5
-	if warmup {
-		m.vals[5][0] = 1
-		m.hdrs[5] = sarama.RecordHeader{Key: keys[5], Value: m.vals[5][:1]}
-		n = 6
-	}
-	m.pm = sarama.ProducerMessage{Topic: topic, Partition: partition, Value: &m.value, Headers: m.hdrs[:n], Metadata: m}
 }
 
 // freeListSize bounds the reusable messages: enough for every record in flight
@@ -399,33 +328,12 @@ func (r *run) setWindowStart(t time.Time) {
 	r.winStart = t
 }
 
-// handleAcks owns the summary's counters, histograms and sequence sets.
-func (r *run) handleAcks(done chan struct{}) {
-	defer close(done)
-	succ, errs := r.producer.Successes(), r.producer.Errors()
-	for succ != nil || errs != nil {
-		select {
-		case pm, ok := <-succ:
-			if !ok {
-				succ = nil
-				continue
-			}
-			r.acknowledge(pm.Metadata.(*message), nil, time.Now())
-		case pe, ok := <-errs:
-			if !ok {
-				errs = nil
-				continue
-			}
-			r.acknowledge(pe.Msg.Metadata.(*message), pe.Err, time.Now())
-		case <-r.stopAcks:
-			return
-		}
-	}
-}
-
+// acknowledge records one outcome. Clients call it from one goroutine at a time
+// (sarama: the acknowledgement loop; franz-go: its promise goroutine), which owns
+// the summary's counters, histograms and sequence sets until the run ends.
 func (r *run) acknowledge(m *message, err error, now time.Time) {
 	mt := r.cfg.Metrics
-	p := m.pm.Partition
+	p := m.partition
 	switch {
 	case m.marker:
 		m.err = err
@@ -447,8 +355,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		r.serHist.Record(m.serNanos)
 		lat := now.Sub(m.intended).Microseconds()
 		r.ack.Record(lat)
-		actual, _ := wire.Uint64(m.hdrs[3].Value)
-		r.delay.Record((int64(actual) - m.intended.UnixNano()) / 1e3)
+		r.delay.Record(m.actual.Sub(m.intended).Microseconds())
 		if r.sum.WindowStart.IsZero() {
 			r.sum.WindowStart = r.winStart
 		}
@@ -474,6 +381,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 	// A failed message is never reused: sarama still reads it after returning it on
 	// Errors (partitionProducer.updateLeaderIfBrokerProducerIsNil backs off on
 	// msg.retries after returnError). Failures are rare; allocating anew is cheap.
+	// (A marker is not pooled: sendMarkers reads its err.)
 	if !m.marker && err == nil {
 		r.put(m)
 	}
@@ -516,11 +424,8 @@ func (r *run) sendMarkers(ctx context.Context) error {
 		}
 		sent := make([]*message, 0, len(todo))
 		for _, p := range todo {
-			m := &message{marker: true}
-			m.hdrs[0] = sarama.RecordHeader{Key: keys[0], Value: wire.PutUint32(m.vals[0][:], uint32(r.cfg.ID))}
-			m.hdrs[1] = sarama.RecordHeader{Key: []byte(wire.End), Value: wire.PutUint64(m.vals[1][:], r.seqs[p])}
-			m.hdrs[2] = sarama.RecordHeader{Key: keys[4], Value: wire.PutUint64(m.vals[2][:], r.cfg.Run)}
-			m.pm = sarama.ProducerMessage{Topic: r.cfg.Topic, Partition: int32(p), Headers: m.hdrs[:3], Metadata: m}
+			m := &message{}
+			m.setMarker(int32(p), uint32(r.cfg.ID), r.cfg.Run, r.seqs[p])
 			if !r.handOver(ctx, m) {
 				return nil
 			}
@@ -534,47 +439,9 @@ func (r *run) sendMarkers(ctx context.Context) error {
 		todo = todo[:0]
 		for _, m := range sent {
 			if m.err != nil {
-				todo, lastErr = append(todo, int(m.pm.Partition)), m.err
+				todo, lastErr = append(todo, int(m.partition)), m.err
 			}
 		}
 	}
 	return nil
-}
-
-// waitForGroup polls until the consumer group is Stable with the expected members.
-func waitForGroup(ctx context.Context, client sarama.Client, group string, members int, timeout time.Duration) error {
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
-	}
-	deadline := time.Now().Add(timeout)
-	last := "unknown"
-	for {
-		// sarama's calls take no context; each poll is bounded by ctx all the same.
-		g, err := kafkaconn.Bounded(ctx, func() (*sarama.GroupDescription, error) {
-			b, err := client.Coordinator(group)
-			if err != nil {
-				_ = client.RefreshCoordinator(group)
-				return nil, err
-			}
-			resp, err := b.DescribeGroups(&sarama.DescribeGroupsRequest{Groups: []string{group}})
-			if err != nil || len(resp.Groups) != 1 {
-				return nil, fmt.Errorf("describe group %s: %w", group, err)
-			}
-			return resp.Groups[0], nil
-		})
-		if err == nil {
-			last = fmt.Sprintf("state %s with %d of %d members", g.State, len(g.Members), members)
-			if g.State == "Stable" && len(g.Members) == members {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("consumer group %s not ready after %s: %s", group, timeout, last)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for consumer group %s: %w", group, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

@@ -65,6 +65,16 @@ func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 // Quantile returns the value at quantile q in [0, 100].
 func (h *Histogram) Quantile(q float64) int64 { return h.h.ValueAtQuantile(q) }
 
+// Buckets calls fn for every non-empty bucket, in value order: values in [from, to]
+// were recorded count times.
+func (h *Histogram) Buckets(fn func(from, to, count int64)) {
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			fn(b.From, b.To, b.Count)
+		}
+	}
+}
+
 // Max returns the largest recorded value (within the histogram's precision).
 func (h *Histogram) Max() int64 { return h.h.Max() }
 

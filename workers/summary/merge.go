@@ -39,8 +39,16 @@ type Result struct {
 	// ConsumerRecordsPerSecond is the consumers' receive rate over their window.
 	ConsumerRecordsPerSecond float64 `json:"consumerRecordsPerSecond"`
 
+	// ClientSettings are the first producer's client settings (every producer of a
+	// trial has the same).
+	ClientSettings map[string]string `json:"clientSettings,omitempty"`
+
 	// EndToEnd is consume time minus intended send time, in microseconds.
 	EndToEnd Percentiles `json:"endToEndMicros"`
+	// FetchInterval is the time between a consumer's successive fetch responses with
+	// records, in microseconds (franz-go consumers only; docs/measurement.md uses it
+	// to predict end-to-end latency from acknowledgement latency).
+	FetchInterval Percentiles `json:"fetchIntervalMicros"`
 	// Ack is acknowledgement time minus intended send time, in microseconds.
 	Ack Percentiles `json:"ackMicros"`
 	// SendDelay is actual minus intended send time, in microseconds (0 in a closed loop).
@@ -94,6 +102,12 @@ func percentiles(h *Histogram) Percentiles {
 		P99: h.Quantile(99), P999: h.Quantile(99.9), Max: h.Max()}
 }
 
+// SaramaInFlightWarning says what sarama's producer cannot do (the calibration in
+// docs/measurement.md measured it).
+const SaramaInFlightWarning = "client sarama sends one produce request per partition at a time whatever maxInFlight says: " +
+	"with network delay its acknowledgement latency grows by more than one round trip (calibration: +~80 ms for +50 ms RTT, " +
+	"franz-go and the Java client +50; docs/producer-settings.md)"
+
 // Merge combines every worker summary of one trial.
 func Merge(summaries []*Summary) (*Result, error) {
 	r := &Result{}
@@ -121,6 +135,9 @@ func Merge(summaries []*Summary) (*Result, error) {
 		switch s.Role {
 		case RoleProducer:
 			r.Producers++
+			if r.ClientSettings == nil {
+				r.ClientSettings = s.ClientSettings
+			}
 			pStart, pEnd = widen(pStart, pEnd, s.WindowStart, s.WindowEnd)
 			r.Records += s.Records
 			serBytes += s.SerializedBytes
@@ -195,9 +212,13 @@ func Merge(summaries []*Summary) (*Result, error) {
 	}
 	r.EndToEnd = percentiles(hists[EndToEndMicros])
 	r.Ack = percentiles(hists[AckLatencyMicros])
+	r.FetchInterval = percentiles(hists[FetchIntervalMicros])
 	r.SendDelay = percentiles(hists[SendDelayMicros])
 	r.Serialize = percentiles(hists[SerializeNanos])
 	r.Deserialize = percentiles(hists[DeserializeNanos])
+	if r.ClientSettings["client"] == "sarama" && r.ClientSettings["Net.MaxOpenRequests"] != "1" {
+		r.Warnings = append(r.Warnings, SaramaInFlightWarning)
+	}
 	for name, h := range hists {
 		if h.Clamped > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d values beyond the histogram range were clamped", name, h.Clamped))

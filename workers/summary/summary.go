@@ -12,12 +12,16 @@ const (
 
 // Histogram names in summaries. Units are in the names.
 const (
-	SerializeNanos     = "serialize_ns"
-	DeserializeNanos   = "deserialize_ns"
-	AckLatencyMicros   = "ack_latency_us"
-	SendDelayMicros    = "send_delay_us"
-	EndToEndMicros     = "e2e_latency_us"
-	histogramsPerTrial = 5
+	SerializeNanos   = "serialize_ns"
+	DeserializeNanos = "deserialize_ns"
+	AckLatencyMicros = "ack_latency_us"
+	SendDelayMicros  = "send_delay_us"
+	EndToEndMicros   = "e2e_latency_us"
+	// FetchIntervalMicros is the time between a consumer's successive fetch
+	// responses that carried records, in the measured window (franz-go only: sarama
+	// hides its fetches behind per-partition channels).
+	FetchIntervalMicros = "fetch_interval_us"
+	histogramsPerTrial  = 6
 )
 
 // Summary is one worker's report for one trial: what it did in the measured window,
@@ -75,6 +79,9 @@ type Summary struct {
 	// Foreign counts records the consumer skipped because they belong to another
 	// run (other traffic or earlier trials on a shared topic).
 	Foreign int64 `json:"foreign,omitempty"`
+	// ClientSettings are the client library's own settings this worker ran with, by
+	// the library's names, where their meaning differs between clients.
+	ClientSettings map[string]string `json:"clientSettings,omitempty"`
 	// Interrupted is true when the worker stopped before its trial was complete
 	// (SIGTERM, timeout): its numbers are partial and the trial must not count.
 	Interrupted bool `json:"interrupted,omitempty"`

@@ -29,6 +29,22 @@ type Settings struct {
 	Idempotent bool `json:"idempotent"`
 	// RecordsPerSecond is the open-loop target per producer; 0 is a closed loop.
 	RecordsPerSecond int64 `json:"recordsPerSecond"`
+	// Client is the Kafka client library (empty in summaries of older versions:
+	// sarama).
+	Client v1alpha1.Client `json:"client,omitempty"`
+	// SendBufferBytes and ReceiveBufferBytes size the producer's sockets (-1: the
+	// operating system's).
+	SendBufferBytes    int32 `json:"sendBufferBytes"`
+	ReceiveBufferBytes int32 `json:"receiveBufferBytes"`
+}
+
+// ConsumerSettings are a trial's effective consumer settings (v1alpha1.ConsumerSettings).
+type ConsumerSettings struct {
+	FetchMinBytes          int32 `json:"fetchMinBytes"`
+	FetchMaxWaitMs         int32 `json:"fetchMaxWaitMs"`
+	MaxPartitionFetchBytes int32 `json:"maxPartitionFetchBytes"`
+	ReceiveBufferBytes     int32 `json:"receiveBufferBytes"`
+	SendBufferBytes        int32 `json:"sendBufferBytes"`
 }
 
 // Trial is one run: a codec and payload size under one set of producer settings.
@@ -46,6 +62,8 @@ type Trial struct {
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
 	Settings Settings `json:"settings"`
+	// Consumer are the effective consumer settings.
+	Consumer ConsumerSettings `json:"consumer"`
 	// Records per producer in the measured window (0 when DurationSeconds is set).
 	Records int64 `json:"records,omitempty"`
 	// DurationSeconds is the measured window's length (0 when Records is set).
@@ -79,6 +97,9 @@ func (s Settings) Describe() string {
 	}
 	if s.Idempotent {
 		b.WriteString(" idempotent")
+	}
+	if s.Client != "" && s.Client != v1alpha1.DefaultClient {
+		fmt.Fprintf(&b, " client=%s", s.Client)
 	}
 	if s.RecordsPerSecond > 0 {
 		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)

@@ -1,0 +1,284 @@
+//go:build calibration
+
+// Package calibration checks serdebench's latencies against a known injected delay
+// (make calibrate; docs/measurement.md, "Calibration"). It runs
+// hack/calibrate/run.sh, which needs root: a network namespace, a veth and NFQUEUE
+// rules, all removed again on every exit path.
+package calibration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// delayMs is the injected one-way delay: the round trip grows by 2*delayMs.
+const delayMs = 25
+
+// toleranceMs is how far a p50 shift may miss its prediction.
+const toleranceMs = 2.0
+
+type trialOut struct {
+	Trials []struct {
+		Result    summary.Result     `json:"result"`
+		Summaries []*summary.Summary `json:"summaries"`
+	} `json:"trials"`
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// runRig runs the calibration script, bounded: on timeout the script's process
+// group gets SIGTERM, on which netns.sh tears everything down.
+func runRig(t *testing.T, root, out string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "hack/calibrate/run.sh"))
+	cmd.Env = append(os.Environ(), "CALIB_DIR="+out)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = time.Minute
+	logFile, err := os.Create(filepath.Join(out, "rig.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Run(); err != nil {
+		tail, _ := os.ReadFile(filepath.Join(out, "rig.log"))
+		t.Fatalf("hack/calibrate/run.sh: %v\n%s", err, lastLines(string(tail), 40))
+	}
+}
+
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}
+
+func load(t *testing.T, path string) (summary.Result, *summary.Histogram, *summary.Histogram) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o trialOut
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(o.Trials) != 1 {
+		t.Fatalf("%s: %d trials, want 1", path, len(o.Trials))
+	}
+	ack, fetches := summary.NewLatency(), summary.NewLatency()
+	for _, s := range o.Trials[0].Summaries {
+		if h := s.Histograms[summary.AckLatencyMicros]; s.Role == summary.RoleProducer && h != nil {
+			ack.Merge(h)
+		}
+		if h := s.Histograms[summary.FetchIntervalMicros]; s.Role == summary.RoleConsumer && h != nil {
+			fetches.Merge(h)
+		}
+	}
+	return o.Trials[0].Result, ack, fetches
+}
+
+// predictE2E is the model's end-to-end median in µs: a record's acknowledgement
+// latency (its distribution, ack), minus the return trip and plus the delivery trip
+// (equal: they cancel), plus its wait at the broker for the next fetch, plus gap,
+// the rest (measured with no delay, where the fetch waits for the record instead:
+// long poll). Records arrive evenly and fetches are a renewal process, so a record
+// lands in a fetch interval with probability proportional to its length and then
+// waits uniformly over it: the wait's density is P(T > w) / E[T] (the residual life
+// of the fetch intervals T, measured by the consumer).
+func predictE2E(ack, fetches *summary.Histogram, gapUs float64) float64 {
+	const step = 50.0 // µs
+	var bars [][3]float64
+	fetches.Buckets(func(from, to, n int64) { bars = append(bars, [3]float64{float64(from), float64(to), float64(n)}) })
+	nT, meanT := float64(fetches.Count()), fetches.Mean()
+	// waitCDF[i] = P(W <= i*step)
+	var waitCDF []float64
+	acc := 0.0
+	for u := 0.0; ; u += step {
+		surv := 0.0 // P(T > u)
+		for _, b := range bars {
+			if mid := (b[0] + b[1]) / 2; mid > u {
+				surv += b[2]
+			}
+		}
+		surv /= nT
+		waitCDF = append(waitCDF, math.Min(1, acc))
+		if surv == 0 {
+			break
+		}
+		acc += surv * step / meanT
+	}
+	wait := func(w float64) float64 {
+		if w <= 0 {
+			return 0
+		}
+		i := int(w / step)
+		if i >= len(waitCDF) {
+			return 1
+		}
+		return waitCDF[i]
+	}
+	total := float64(ack.Count())
+	cdf := func(y float64) float64 {
+		var p float64
+		ack.Buckets(func(from, to, n int64) {
+			p += float64(n) * wait(y-(float64(from)+float64(to))/2-gapUs)
+		})
+		return p / total
+	}
+	lo, hi := 0.0, float64(ack.Max()+fetches.Max())+gapUs+1
+	for hi-lo > 10 {
+		if mid := (lo + hi) / 2; cdf(mid) < 0.5 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// java holds a Java tool's latencies in ms.
+type java struct{ p50, p99 float64 }
+
+var (
+	ppSteady = regexp.MustCompile(`steady state records sent.* ([0-9]+) ms 50th, [0-9]+ ms 95th, ([0-9]+) ms 99th`)
+	e2eLine  = regexp.MustCompile(`Percentiles: 50th = ([0-9]+), 99th = ([0-9]+)`)
+)
+
+func parseJava(t *testing.T, path string, re *regexp.Regexp) java {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			p50, _ := strconv.ParseFloat(m[1], 64)
+			p99, _ := strconv.ParseFloat(m[2], 64)
+			return java{p50, p99}
+		}
+	}
+	t.Fatalf("%s: no latency line (%s)", path, re)
+	return java{}
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }
+
+// TestCalibration: a known delay of D each way must move each latency by what the
+// model in docs/measurement.md predicts.
+func TestCalibration(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("the calibration needs root (network namespace, veth, iptables NFQUEUE): run make calibrate as root")
+	}
+	root := repoRoot(t)
+	out := filepath.Join(root, ".state/calibrate/out")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// CALIB_REUSE=1 checks the last run's outputs again (for working on the model).
+	if os.Getenv("CALIB_REUSE") != "1" {
+		runRig(t, root, out)
+	}
+
+	var table strings.Builder
+	fmt.Fprintf(&table, "| p50 / p99, ms | D=0 | D=%d | p50 shift | expected |\n|---|---|---|---|---|\n", delayMs)
+	row := func(name string, p0, q0, p1, q1 float64, expect string) float64 {
+		fmt.Fprintf(&table, "| %s | %.1f / %.1f | %.1f / %.1f | %+.1f | %s |\n", name, p0, q0, p1, q1, p1-p0, expect)
+		return p1 - p0
+	}
+	rtt := 2.0 * delayMs
+	for _, client := range []string{"franz-go", "sarama"} {
+		r0, _, _ := load(t, filepath.Join(out, client+"-d0.json"))
+		r1, ack1, fetch1 := load(t, filepath.Join(out, fmt.Sprintf("%s-d%d.json", client, delayMs)))
+		for d, r := range map[int]summary.Result{0: r0, delayMs: r1} {
+			// Not saturated: what queues is not the network's.
+			if r.Lost != 0 || r.Delivered != r.Sent || r.RecordsPerSecond < 0.97*2000 {
+				t.Errorf("%s D=%d: %.0f rec/s, sent %d, delivered %d, lost %d: the workload must run unsaturated and whole",
+					client, d, r.RecordsPerSecond, r.Sent, r.Delivered, r.Lost)
+			}
+		}
+		ack := row(client+" ack", ms(r0.Ack.P50), ms(r0.Ack.P99), ms(r1.Ack.P50), ms(r1.Ack.P99), fmt.Sprintf("%+.0f ± %.0f (one round trip)", rtt, toleranceMs))
+		e2e := ms(r1.EndToEnd.P50) - ms(r0.EndToEnd.P50)
+		switch client {
+		case "franz-go":
+			if math.Abs(ack-rtt) > toleranceMs {
+				t.Errorf("franz-go ack p50 moved %+.1f ms for a %.0f ms longer round trip, want %.0f ± %.0f", ack, rtt, rtt, toleranceMs)
+			}
+			// The fetch loop: one fetch per round trip (plus the fetch's own turnaround).
+			fetch := ms(r1.FetchInterval.P50)
+			if r1.FetchInterval.Count == 0 || fetch < rtt || fetch > rtt+10 {
+				t.Errorf("franz-go fetch interval p50 at D=%d is %.1f ms (%d samples), want one round trip (%.0f ms) plus at most 10 ms turnaround",
+					delayMs, fetch, r1.FetchInterval.Count, rtt)
+			}
+			// With records always waiting, a record waits for the next fetch, uniformly
+			// over a fetch interval; with no delay the fetch is already waiting for it
+			// (long poll), which leaves the gap measured at D=0.
+			gap := float64(r0.EndToEnd.P50 - r0.Ack.P50)
+			want := predictE2E(ack1, fetch1, gap)/1000 - ms(r0.EndToEnd.P50)
+			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99),
+				fmt.Sprintf("%+.1f ± %.0f (ack distribution + wait for the next fetch; fetch interval p50 %.1f ms)", want, toleranceMs, fetch))
+			if math.Abs(e2e-want) > toleranceMs {
+				t.Errorf("franz-go end-to-end p50 moved %+.1f ms, the model predicts %+.1f ± %.0f", e2e, want, toleranceMs)
+			}
+		case "sarama":
+			// It cannot pass, and its result must say so.
+			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99), "reported (sarama cannot pass: see its warning)")
+			if !contains(r1.Warnings, summary.SaramaInFlightWarning) {
+				t.Errorf("sarama's result lacks the warning that it cannot keep more than one request per partition in flight; warnings: %q", r1.Warnings)
+			}
+			if ack <= rtt+toleranceMs {
+				t.Errorf("sarama's ack p50 moved %+.1f ms: within one round trip, so docs/producer-settings.md and its warning are wrong now", ack)
+			}
+		}
+	}
+	pp0 := parseJava(t, filepath.Join(out, "java-pp-d0.txt"), ppSteady)
+	pp1 := parseJava(t, filepath.Join(out, fmt.Sprintf("java-pp-d%d.txt", delayMs)), ppSteady)
+	pp := row("Java ProducerPerformance ack (steady, sticky partitioner)", pp0.p50, pp0.p99, pp1.p50, pp1.p99, fmt.Sprintf("%+.0f ± 3 (whole ms)", rtt))
+	// The reference checks the rig itself: the Java client moves by one round trip.
+	if math.Abs(pp-rtt) > toleranceMs+1 {
+		t.Errorf("Java ProducerPerformance p50 moved %+.0f ms, want %.0f ± 3: the injected delay is not what it claims", pp, rtt)
+	}
+	ee0 := parseJava(t, filepath.Join(out, "java-e2e-d0.txt"), e2eLine)
+	ee1 := parseJava(t, filepath.Join(out, fmt.Sprintf("java-e2e-d%d.txt", delayMs)), e2eLine)
+	row("Java EndToEndLatency (sync send + poll)", ee0.p50, ee0.p99, ee1.p50, ee1.p99, fmt.Sprintf("reported (~%+.0f: two round trips)", 2*rtt))
+	if err := os.WriteFile(filepath.Join(out, "table.md"), []byte(table.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("calibration (D=%d ms each way, +%.0f ms RTT):\n%s", delayMs, rtt, table.String())
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,164 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/workers/kafkaconn"
+)
+
+// saramaMember is the consumer as a member of a sarama ConsumerGroup.
+type saramaMember struct {
+	c      *consumer
+	client sarama.Client
+	group  sarama.ConsumerGroup
+}
+
+// SaramaConfig maps a trial's consumer settings onto sarama
+// (docs/producer-settings.md, "Consumer settings").
+func SaramaConfig(clientID string, s trialConsumer) *sarama.Config {
+	scfg := kafkaconn.Base(clientID)
+	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	// Commits share the fetch connection (sarama's group client talks to the
+	// coordinator over the leader's connection, one request per round trip), so each
+	// commit delays a fetch by one round trip: at 50 ms RTT, commits every 100 ms
+	// added ~25 ms to end-to-end p50 (docs/measurement.md, "Calibration"). Once a
+	// second only delays the end of a trial by up to a second.
+	scfg.Consumer.Offsets.AutoCommit.Interval = time.Second
+	scfg.Consumer.Return.Errors = true
+	// Members learn of a rebalance at their next heartbeat: sarama's 3 s default
+	// would make every trial wait that long for its group to settle when the second
+	// consumer joins. (The session timeout stays 10 s.)
+	scfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
+	scfg.Consumer.Fetch.Min = s.FetchMinBytes
+	scfg.Consumer.MaxWaitTime = time.Duration(s.FetchMaxWaitMs) * time.Millisecond
+	scfg.Consumer.Fetch.Default = s.MaxPartitionFetchBytes
+	kafkaconn.ApplyBuffers(scfg, kafkaconn.Buffers{Send: int(s.SendBufferBytes), Receive: int(s.ReceiveBufferBytes)})
+	return scfg
+}
+
+func newSaramaMember(ctx context.Context, c *consumer, clientID string) (*saramaMember, error) {
+	scfg := SaramaConfig(clientID, c.cfg.Trial.Consumer)
+	if err := c.cfg.Security.Apply(scfg); err != nil {
+		return nil, err
+	}
+	client, err := kafkaconn.NewClient(ctx, c.cfg.Brokers, scfg)
+	if err != nil {
+		return nil, err
+	}
+	group, err := sarama.NewConsumerGroupFromClient(c.cfg.Group, client)
+	if err != nil {
+		_ = client.Close()
+		return nil, fmt.Errorf("join consumer group %s: %w", c.cfg.Group, err)
+	}
+	go func() {
+		for err := range group.Errors() {
+			c.cfg.Log.Warn("consumer group error", "consumer", c.cfg.Name, "err", err)
+		}
+	}()
+	return &saramaMember{c: c, client: client, group: group}, nil
+}
+
+func (m *saramaMember) consume(ctx context.Context) error {
+	for ctx.Err() == nil {
+		err := m.group.Consume(ctx, []string{m.c.cfg.Topic}, m)
+		switch {
+		case err == nil:
+		case errors.Is(err, sarama.ErrClosedConsumerGroup) || ctx.Err() != nil:
+			return nil
+		default:
+			m.c.cfg.Log.Warn("consume failed; retrying", "consumer", m.c.cfg.Name, "topic", m.c.cfg.Topic, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func (m *saramaMember) leave() error {
+	err := m.group.Close()
+	// NewConsumerGroupFromClient leaves its client open.
+	_ = m.client.Close()
+	return err
+}
+
+var _ sarama.ConsumerGroupHandler = (*saramaMember)(nil)
+
+// Setup is called at the start of each group session. On an existing topic a
+// partition nobody in the group has committed starts at its end offset from before
+// the group formed (MarkOffset only moves forward: a commit is never undone).
+func (m *saramaMember) Setup(sess sarama.ConsumerGroupSession) error {
+	for _, p := range sess.Claims()[m.c.cfg.Topic] {
+		if off, ok := m.c.start[p]; ok {
+			sess.MarkOffset(m.c.cfg.Topic, p, off, "")
+		}
+	}
+	return nil
+}
+
+// Cleanup is called at the end of each group session.
+func (m *saramaMember) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+
+// ConsumeClaim processes one partition's records for one session.
+func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	c := m.c
+	st, err := c.partition(claim.Partition())
+	if err != nil {
+		return err
+	}
+	// Continue the marker mask from what the group committed for this partition
+	// (asked outside the lock: the summary may need it while this call waits).
+	if _, mask, err := c.committed(claim.Partition()); err == nil {
+		st.continueMarkers(mask)
+	}
+	mt := c.cfg.Metrics
+	for {
+		select {
+		case <-sess.Context().Done():
+			return nil
+		case msg, ok := <-claim.Messages():
+			if !ok {
+				return nil
+			}
+			now := time.Now()
+			var f fields
+			for _, h := range msg.Headers {
+				f.set(keyIndexBytes(h.Key), h.Value)
+			}
+			st.mu.Lock()
+			c.record(st, now, &f, msg.Partition, msg.Offset, msg.Value, mt)
+			meta := st.meta
+			st.mu.Unlock()
+			sess.MarkMessage(msg, meta)
+		}
+	}
+}
+
+// committed is the group's committed offset (-1: none) and marker mask for a
+// partition, read on the checks connection.
+func (c *consumer) committed(p int32) (int64, uint64, error) {
+	resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: {p}})
+	if err != nil {
+		return -1, 0, fmt.Errorf("committed offset of %s/%d: %w", c.cfg.Topic, p, err)
+	}
+	blk := resp.GetBlock(c.cfg.Topic, p)
+	if blk == nil || blk.Offset < 0 {
+		return -1, 0, nil
+	}
+	return blk.Offset, parseMarkers(blk.Metadata), nil
+}
+
+// continueMarkers adds a committed marker mask to the partition's.
+func (st *partition) continueMarkers(mask uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.markers |= mask
+	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
+}

@@ -1,0 +1,181 @@
+package producer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/workers/kafkaconn"
+)
+
+// client is a Kafka client library's asynchronous producer as the worker drives it.
+type client interface {
+	// send hands m to the client, false if ctx ended first. For every message
+	// handed over the client later calls run.acknowledge exactly once, from one
+	// goroutine at a time.
+	send(ctx context.Context, m *message) bool
+	// acks delivers outcomes until close's work is done, or until stop closes; no
+	// outcome is delivered after it returns.
+	acks(stop <-chan struct{})
+	// close starts closing: nothing more is sent; what is in flight is still
+	// reported.
+	close()
+	// release closes the connections.
+	release()
+	// settings are the client's own settings, by its names, where their meaning
+	// differs between clients (recorded in the result).
+	settings() map[string]string
+}
+
+// saramaClient is IBM/sarama's async producer.
+type saramaClient struct {
+	r        *run
+	client   sarama.Client
+	producer sarama.AsyncProducer
+	conf     *sarama.Config
+}
+
+func newSarama(ctx context.Context, r *run, clientID string, maxValue, topicMax int) (*saramaClient, error) {
+	t := r.cfg.Trial
+	scfg, err := SaramaConfig(t.Settings, clientID, maxValue, topicMax)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.cfg.Security.Apply(scfg); err != nil {
+		return nil, err
+	}
+	client, err := kafkaconn.NewClient(ctx, r.cfg.Brokers, scfg)
+	if err != nil {
+		return nil, err
+	}
+	producer, err := sarama.NewAsyncProducerFromClient(client)
+	if err != nil {
+		_ = client.Close()
+		return nil, fmt.Errorf("create producer: %w", err)
+	}
+	return &saramaClient{r: r, client: client, producer: producer, conf: scfg}, nil
+}
+
+func (c *saramaClient) send(ctx context.Context, m *message) bool {
+	pm := m.saramaForm(c.r.cfg.Topic)
+	select {
+	case c.producer.Input() <- pm:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (c *saramaClient) acks(stop <-chan struct{}) {
+	succ, errs := c.producer.Successes(), c.producer.Errors()
+	for succ != nil || errs != nil {
+		select {
+		case pm, ok := <-succ:
+			if !ok {
+				succ = nil
+				continue
+			}
+			c.r.acknowledge(pm.Metadata.(*message), nil, time.Now())
+		case pe, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			c.r.acknowledge(pe.Msg.Metadata.(*message), pe.Err, time.Now())
+		case <-stop:
+			return
+		}
+	}
+}
+
+func (c *saramaClient) close() { c.producer.AsyncClose() }
+
+func (c *saramaClient) release() { _ = c.client.Close() }
+
+func (c *saramaClient) settings() map[string]string {
+	p := c.conf.Producer
+	return map[string]string{
+		"client":                     "sarama",
+		"Net.MaxOpenRequests":        strconv.Itoa(c.conf.Net.MaxOpenRequests),
+		"inFlightPerPartition":       "1",
+		"Producer.MaxMessageBytes":   strconv.Itoa(p.MaxMessageBytes),
+		"Producer.Flush.Bytes":       strconv.Itoa(p.Flush.Bytes),
+		"Producer.Flush.Frequency":   p.Flush.Frequency.String(),
+		"Producer.Flush.MaxMessages": strconv.Itoa(p.Flush.MaxMessages),
+		"partitioner":                "round-robin per record (manual)",
+	}
+}
+
+// topicMaxMessageBytes reads a topic's max.message.bytes (0 when the broker does
+// not say).
+func topicMaxMessageBytes(ctx context.Context, brokers []string, sec kafkaconn.Security, topic string) (int, error) {
+	c := kafkaconn.Base("serdebench-topic-config")
+	if err := sec.Apply(c); err != nil {
+		return 0, err
+	}
+	return kafkaconn.Bounded(ctx, func() (int, error) {
+		ad, err := sarama.NewClusterAdmin(brokers, c)
+		if err != nil {
+			return 0, fmt.Errorf("connect to Kafka at %v: %w", brokers, err)
+		}
+		defer func() { _ = ad.Close() }()
+		cfg, err := kafkaconn.TopicConfig(ad, topic, "max.message.bytes")
+		if err != nil {
+			return 0, err
+		}
+		v, _ := strconv.Atoi(cfg["max.message.bytes"])
+		return v, nil
+	})
+}
+
+// waitForGroup polls until the consumer group is Stable with the expected members.
+// Like topicMaxMessageBytes it is control traffic, on a sarama client of its own
+// whichever client measures.
+func waitForGroup(ctx context.Context, brokers []string, sec kafkaconn.Security, group string, members int, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	c := kafkaconn.Base("serdebench-group-wait")
+	if err := sec.Apply(c); err != nil {
+		return err
+	}
+	client, err := kafkaconn.NewClient(ctx, brokers, c)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = client.Close() }()
+	deadline := time.Now().Add(timeout)
+	last := "unknown"
+	for {
+		// sarama's calls take no context; each poll is bounded by ctx all the same.
+		g, err := kafkaconn.Bounded(ctx, func() (*sarama.GroupDescription, error) {
+			b, err := client.Coordinator(group)
+			if err != nil {
+				_ = client.RefreshCoordinator(group)
+				return nil, err
+			}
+			resp, err := b.DescribeGroups(&sarama.DescribeGroupsRequest{Groups: []string{group}})
+			if err != nil || len(resp.Groups) != 1 {
+				return nil, fmt.Errorf("describe group %s: %w", group, err)
+			}
+			return resp.Groups[0], nil
+		})
+		if err == nil {
+			last = fmt.Sprintf("state %s with %d of %d members", g.State, len(g.Members), members)
+			if g.State == "Stable" && len(g.Members) == members {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("consumer group %s not ready after %s: %s", group, timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for consumer group %s: %w", group, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
