@@ -40,7 +40,7 @@ if [ "${1:-}" = --inner ]; then # under netns.sh: BOOTSTRAP, DELAY_MS, KAFKA_LIB
   # the same 5 s at the same rate.
   kj org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$BOOTSTRAP" --topic "$TOPIC" \
     --num-records $((RATE * (WARMUP_S + MEASURE_S))) --warmup-records $((RATE * WARMUP_S)) --record-size $SIZE \
-    --throughput $RATE --command-property acks=1 --command-property linger.ms=5 --command-property batch.size=131072 \
+    --throughput $RATE --command-property acks=1 --command-property linger.ms=5 --command-property batch.size=16384 \
     --command-property max.in.flight.requests.per.connection=20 --command-property enable.idempotence=false \
     --command-property send.buffer.bytes=-1 --command-property receive.buffer.bytes=-1 \
     >"$CALIB_DIR/java-pp-d$DELAY_MS.txt" 2>&1

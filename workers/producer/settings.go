@@ -97,9 +97,8 @@ func SaramaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxByte
 			// A partition whose batch is full (MaxMessageBytes) makes sarama send what
 			// the broker has pending, as a full batch makes Java drain every
 			// partition of that broker. No byte trigger on top: sarama's Flush.Bytes
-			// counts the broker's whole pending set, so it would cap each request at
-			// one batch.size in total, which at 50 ms RTT saturated 2,000 rec/s of
-			// 1,176 B with a 128 KiB batch.size (docs/producer-settings.md).
+			// counts the broker's whole pending set, so it would send once all
+			// partitions together held one batch.size, earlier than Java.
 			c.Producer.Flush.Frequency = time.Duration(s.LingerMs) * time.Millisecond
 		}
 	default:

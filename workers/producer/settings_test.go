@@ -16,9 +16,19 @@ func TestSaramaConfigMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Producer.Flush.Bytes != 100000 || c.Producer.Flush.Frequency != 100*time.Millisecond {
-		t.Errorf("batch/linger: bytes %d frequency %s", c.Producer.Flush.Bytes, c.Producer.Flush.Frequency)
+	// The partition cap is the byte trigger (a full partition sends the broker's
+	// pending set, as Java drains a ready node); no broker-wide byte trigger.
+	if c.Producer.Flush.Bytes != 0 || c.Producer.Flush.Frequency != 100*time.Millisecond || c.Producer.MaxMessageBytes != 100000 {
+		t.Errorf("batch/linger: flush bytes %d frequency %s cap %d", c.Producer.Flush.Bytes, c.Producer.Flush.Frequency, c.Producer.MaxMessageBytes)
 	}
+	if c.Net.Proxy.Enable {
+		t.Error("socket buffers left to the OS must keep sarama's own dialer")
+	}
+	s.SendBufferBytes, s.ReceiveBufferBytes = 1<<20, 65536
+	if c, err := SaramaConfig(s, "x", 1000, 0); err != nil || !c.Net.Proxy.Enable || c.Net.Proxy.Dialer == nil {
+		t.Errorf("socket buffers must install a dialer: %v", err)
+	}
+	s.SendBufferBytes, s.ReceiveBufferBytes = -1, -1
 	if c.Producer.RequiredAcks != sarama.WaitForLocal || c.Producer.Compression != sarama.CompressionSnappy || c.Net.MaxOpenRequests != 3 {
 		t.Errorf("acks %v compression %v inflight %d", c.Producer.RequiredAcks, c.Producer.Compression, c.Net.MaxOpenRequests)
 	}

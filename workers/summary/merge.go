@@ -105,8 +105,8 @@ func percentiles(h *Histogram) Percentiles {
 // SaramaInFlightWarning says what sarama's producer cannot do (the calibration in
 // docs/measurement.md measured it).
 const SaramaInFlightWarning = "client sarama sends one produce request per partition at a time whatever maxInFlight says: " +
-	"with network delay its acknowledgement latency grows by more than one round trip (calibration: +~80 ms for +50 ms RTT, " +
-	"franz-go and the Java client +50; docs/producer-settings.md)"
+	"with network delay its acknowledgement latency grows by more than one round trip, and small batches saturate it " +
+	"(docs/producer-settings.md; franz-go keeps maxInFlight requests in flight)"
 
 // Merge combines every worker summary of one trial.
 func Merge(summaries []*Summary) (*Result, error) {
