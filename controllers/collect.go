@@ -330,7 +330,8 @@ func summarize(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
 // trialResult converts a merged result into the API's integer fields.
 func trialResult(t trial.Trial, m *summary.Result) serdebenchv1.TrialResult {
 	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
-		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P90: p.P90, P99: p.P99, P999: p.P999, Max: p.Max}
+		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
+			P9999: p.P9999, Max: p.Max}
 	}
 	s := t.Settings
 	res := serdebenchv1.TrialResult{

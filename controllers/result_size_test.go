@@ -28,7 +28,8 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 	if len(trials) != serdebenchv1.MaxTrials {
 		t.Fatalf("%d trials", len(trials))
 	}
-	wide := summary.Percentiles{Count: 1 << 40, P50: 3_600_000_000, P90: 3_600_000_000, P99: 3_600_000_000, P999: 3_600_000_000, Max: 3_600_000_000}
+	wide := summary.Percentiles{Count: 1 << 40, P50: 3_600_000_000, P75: 3_600_000_000, P90: 3_600_000_000, P95: 3_600_000_000,
+		P99: 3_600_000_000, P999: 3_600_000_000, P9999: 3_600_000_000, Max: 3_600_000_000}
 	res := serdebenchv1.SerializationResult{Experiment: serdebenchv1.ExperimentSnapshot{Name: strings.Repeat("x", 253), Spec: serdebenchv1.SerializationExperimentSpec{ExperimentSpec: spec}}}
 	for _, tr := range trials {
 		m := &summary.Result{Producers: 64, Consumers: 64, WindowSeconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7,

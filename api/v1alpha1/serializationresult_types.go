@@ -117,12 +117,21 @@ type LatencyMicros struct {
 	Count int64 `json:"count"`
 	// P50 is the median.
 	P50 int64 `json:"p50"`
+	// P75 is the 75th percentile.
+	// +optional
+	P75 int64 `json:"p75,omitempty"`
 	// P90 is the 90th percentile.
 	P90 int64 `json:"p90"`
+	// P95 is the 95th percentile.
+	// +optional
+	P95 int64 `json:"p95,omitempty"`
 	// P99 is the 99th percentile.
 	P99 int64 `json:"p99"`
 	// P999 is the 99.9th percentile.
 	P999 int64 `json:"p999"`
+	// P9999 is the 99.99th percentile.
+	// +optional
+	P9999 int64 `json:"p9999,omitempty"`
 	// Max is the largest value.
 	Max int64 `json:"max"`
 }

@@ -62,7 +62,7 @@ func runRig(t *testing.T, root, out string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer logFile.Close()
+	defer func() { _ = logFile.Close() }()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Run(); err != nil {
 		tail, _ := os.ReadFile(filepath.Join(out, "rig.log"))
@@ -176,7 +176,7 @@ func parseJava(t *testing.T, path string, re *regexp.Regexp) java {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {

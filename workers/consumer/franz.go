@@ -66,7 +66,7 @@ func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMe
 	}
 	m := &franzMember{c: c, pos: map[int32]position{}}
 	c.fetches = summary.NewLatency()
-	opts := append(conn, FranzOptions(s)...)
+	opts := append(conn, FranzOptions(s)...) //nolint:gocritic // conn is ours to extend
 	opts = append(opts,
 		kgo.ConsumerGroup(c.cfg.Group), kgo.ConsumeTopics(c.cfg.Topic),
 		kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),

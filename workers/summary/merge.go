@@ -88,9 +88,12 @@ type Percentiles struct {
 	Count int64   `json:"count"`
 	Mean  float64 `json:"mean"`
 	P50   int64   `json:"p50"`
+	P75   int64   `json:"p75"`
 	P90   int64   `json:"p90"`
+	P95   int64   `json:"p95"`
 	P99   int64   `json:"p99"`
 	P999  int64   `json:"p999"`
+	P9999 int64   `json:"p9999"`
 	Max   int64   `json:"max"`
 }
 
@@ -98,8 +101,8 @@ func percentiles(h *Histogram) Percentiles {
 	if h == nil || h.Count() == 0 {
 		return Percentiles{}
 	}
-	return Percentiles{Count: h.Count(), Mean: h.Mean(), P50: h.Quantile(50), P90: h.Quantile(90),
-		P99: h.Quantile(99), P999: h.Quantile(99.9), Max: h.Max()}
+	return Percentiles{Count: h.Count(), Mean: h.Mean(), P50: h.Quantile(50), P75: h.Quantile(75), P90: h.Quantile(90),
+		P95: h.Quantile(95), P99: h.Quantile(99), P999: h.Quantile(99.9), P9999: h.Quantile(99.99), Max: h.Max()}
 }
 
 // SaramaInFlightWarning says what sarama's producer cannot do (the calibration in
