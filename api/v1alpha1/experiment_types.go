@@ -255,9 +255,10 @@ type ConsumerSettings struct {
 	FetchMinBytes *int32 `json:"fetchMinBytes,omitempty"`
 
 	// FetchMaxWaitMs is how long the broker holds a fetch that has less than
-	// fetchMinBytes (Java fetch.max.wait.ms). Default 500.
+	// fetchMinBytes (Java fetch.max.wait.ms). Default 500; at least 10, franz-go's
+	// lower bound.
 	// +kubebuilder:default=500
-	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Minimum=10
 	// +kubebuilder:validation:Maximum=60000
 	// +optional
 	FetchMaxWaitMs *int32 `json:"fetchMaxWaitMs,omitempty"`

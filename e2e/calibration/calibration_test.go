@@ -113,6 +113,9 @@ func load(t *testing.T, path string) (summary.Result, *summary.Histogram, *summa
 // of the fetch intervals T, measured by the consumer).
 func predictE2E(ack, fetches *summary.Histogram, gapUs float64) float64 {
 	const step = 50.0 // µs
+	if fetches.Count() == 0 || fetches.Mean() <= 0 || ack.Count() == 0 {
+		return math.NaN()
+	}
 	var bars [][3]float64
 	fetches.Buckets(func(from, to, n int64) { bars = append(bars, [3]float64{float64(from), float64(to), float64(n)}) })
 	nT, meanT := float64(fetches.Count()), fetches.Mean()
@@ -238,7 +241,7 @@ func TestCalibration(t *testing.T) {
 			// The fetch loop: one fetch per round trip (plus the fetch's own turnaround).
 			fetch := ms(r1.FetchInterval.P50)
 			if r1.FetchInterval.Count == 0 || fetch < rtt || fetch > rtt+10 {
-				t.Errorf("franz-go fetch interval p50 at D=%d is %.1f ms (%d samples), want one round trip (%.0f ms) plus at most 10 ms turnaround",
+				t.Fatalf("franz-go fetch interval p50 at D=%d is %.1f ms (%d samples), want one round trip (%.0f ms) plus at most 10 ms turnaround",
 					delayMs, fetch, r1.FetchInterval.Count, rtt)
 			}
 			// With records always waiting, a record waits for the next fetch, uniformly
@@ -262,6 +265,24 @@ func TestCalibration(t *testing.T) {
 			}
 		}
 	}
+	// sarama's consumer, with a producer that keeps up: before its completion checks
+	// and commits left the fetch connection, each fetch cost about two round trips
+	// and end-to-end exceeded ack by 50 ms at D=25 (one-way delivery predicts 25).
+	s0, _, _ := load(t, filepath.Join(out, "sarama-128k-d0.json"))
+	s1, _, _ := load(t, filepath.Join(out, fmt.Sprintf("sarama-128k-d%d.json", delayMs)))
+	fmt.Fprintf(&table, "| sarama, 128 KiB batches, throughput, rec/s | %.0f | %.0f | | 2000 |\n", s0.RecordsPerSecond, s1.RecordsPerSecond)
+	row("sarama, 128 KiB batches, ack", ms(s0.Ack.P50), ms(s0.Ack.P99), ms(s1.Ack.P50), ms(s1.Ack.P99), "reported (one request per partition in flight)")
+	row("sarama, 128 KiB batches, end-to-end", ms(s0.EndToEnd.P50), ms(s0.EndToEnd.P99), ms(s1.EndToEnd.P50), ms(s1.EndToEnd.P99), "reported")
+	excess := ms(s1.EndToEnd.P50-s1.Ack.P50) - ms(s0.EndToEnd.P50-s0.Ack.P50)
+	fmt.Fprintf(&table, "| sarama, 128 KiB batches: (e2e − ack) p50 | %.1f | %.1f | %+.1f | about +%d (half a fetch interval), at most +%d |\n",
+		ms(s0.EndToEnd.P50-s0.Ack.P50), ms(s1.EndToEnd.P50-s1.Ack.P50), excess, delayMs, delayMs+8)
+	if s1.RecordsPerSecond < 0.97*2000 {
+		t.Errorf("sarama with 128 KiB batches at D=%d: %.0f rec/s, saturated", delayMs, s1.RecordsPerSecond)
+	} else if excess > delayMs+8 {
+		t.Errorf("sarama's end-to-end p50 exceeds its ack p50 by %+.1f ms more at D=%d than at D=0: more than one fetch round trip per fetch (want about %d, at most %d)",
+			excess, delayMs, delayMs, delayMs+8)
+	}
+
 	pp0 := parseJava(t, filepath.Join(out, "java-pp-d0.txt"), ppSteady)
 	pp1 := parseJava(t, filepath.Join(out, fmt.Sprintf("java-pp-d%d.txt", delayMs)), ppSteady)
 	pp := row("Java ProducerPerformance ack (steady, sticky partitioner)", pp0.p50, pp0.p99, pp1.p50, pp1.p99, fmt.Sprintf("reported (at least %+.0f)", rtt-1))

@@ -4,7 +4,8 @@
 # "0 25") it starts a broker in a network namespace behind a delayed veth
 # (hack/calibrate/netns.sh) and runs, one after the other on that broker:
 #   - serdebench with each client (CALIB_CLIENTS, default "sarama franz-go") on
-#     hack/calibrate/experiment.yaml -> out/<client>-d<D>.json
+#     hack/calibrate/experiment.yaml -> out/<client>-d<D>.json, and sarama again with
+#     128 KiB batches, which it keeps up with -> out/sarama-128k-d<D>.json
 #   - Kafka's ProducerPerformance with the same settings -> out/java-pp-d<D>.txt
 #   - Kafka's EndToEndLatency -> out/java-e2e-d<D>.txt
 # Results go to $CALIB_DIR (default .state/calibrate/out). The assertions live in
@@ -27,11 +28,16 @@ log() { echo "[calibrate $(date +%T)] $*" >&2; }
 
 if [ "${1:-}" = --inner ]; then # under netns.sh: BOOTSTRAP, DELAY_MS, KAFKA_LIBS set
   bin="$REPO/bin/serdebench"
-  for c in $CALIB_CLIENTS; do
-    sed "s/^  codecs:/  client: $c\n  codecs:/" "$HERE/experiment.yaml" >"$CALIB_DIR/experiment-$c.yaml"
-    echo "=== serdebench $c"
-    timeout 300 "$bin" run -q -f "$CALIB_DIR/experiment-$c.yaml" --bootstrap "$BOOTSTRAP" --trial-timeout 4m -o json \
-      >"$CALIB_DIR/$c-d$DELAY_MS.json"
+  variants=$CALIB_CLIENTS
+  [[ " $CALIB_CLIENTS " == *" sarama "* ]] && variants+=" sarama-128k"
+  for v in $variants; do
+    c=${v%-128k}
+    sed "s/^  codecs:/  client: $c\n  codecs:/" "$HERE/experiment.yaml" >"$CALIB_DIR/experiment-$v.yaml"
+    [ "$v" = "$c" ] || sed -i 's/batchSizeBytes: 16384/batchSizeBytes: 131072/' "$CALIB_DIR/experiment-$v.yaml"
+    echo "=== serdebench $v"
+    # A saturated client (sarama at 16 KiB and 50 ms RTT) takes minutes to drain.
+    timeout 600 "$bin" run -q -f "$CALIB_DIR/experiment-$v.yaml" --bootstrap "$BOOTSTRAP" --trial-timeout 9m -o json \
+      >"$CALIB_DIR/$v-d$DELAY_MS.json"
   done
   kj() { timeout 300 java -Xmx512m -Dlog4j2.configurationFile="$KAFKA_LOG4J_CLI" -cp "$KAFKA_LIBS/*" "$@"; }
   echo "=== ProducerPerformance"
@@ -51,8 +57,13 @@ if [ "${1:-}" = --inner ]; then # under netns.sh: BOOTSTRAP, DELAY_MS, KAFKA_LIB
 fi
 
 [ "$(id -u)" = 0 ] || { log "ERROR: run as root (network namespace, veth, iptables)"; exit 1; }
-# netns.sh needs ip, tc, iptables (NFQUEUE), chrt, setsid, flock and a JDK.
-"$REPO/hack/apt-install.sh" iproute2=6.1.0-3 iptables=1.8.9-2
+# netns.sh needs ip, tc, iptables (NFQUEUE), sysctl, chrt, setsid, flock and a JDK.
+"$REPO/hack/apt-install.sh" iproute2=6.1.0-3 iptables=1.8.9-2 procps=2:4.0.2-3
+# Leftovers of a run that was SIGKILLed (namespace, veth, rules, processes by PID).
+if ip netns list | grep -qw sdbk || ip link show sdbk-h >/dev/null 2>&1; then
+  log "removing a killed run's leftovers"
+  "$HERE/netns.sh" --cleanup
+fi
 (cd "$REPO" && go build -o bin/serdebench ./cmd/serdebench)
 mkdir -p "$CALIB_DIR"
 rm -f "$CALIB_DIR"/*.json "$CALIB_DIR"/java-*.txt

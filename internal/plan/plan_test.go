@@ -62,9 +62,13 @@ func TestExpandDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := trials[0]
-	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5}
+	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5,
+		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1}
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
+	}
+	if c := (trial.ConsumerSettings{FetchMinBytes: 1, FetchMaxWaitMs: 500, MaxPartitionFetchBytes: 1048576, ReceiveBufferBytes: -1, SendBufferBytes: -1}); tr.Consumer != c {
+		t.Fatalf("consumer settings %+v, want %+v", tr.Consumer, c)
 	}
 	if tr.Partitions != 3 || tr.Replicas != 1 || tr.Producers != 1 || tr.Consumers != 1 || tr.PoolSize != 1024 || tr.Records != 100 {
 		t.Fatalf("defaults not applied: %+v", tr)

@@ -54,6 +54,10 @@ func FranzOptions(s trialConsumer) []kgo.Opt {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		// As for sarama: members learn of a rebalance within half a second.
 		kgo.HeartbeatInterval(500 * time.Millisecond),
+		// Eager range assignment, sarama's default: franz-go's cooperative-sticky
+		// default rebalances in two rounds, and the group can look Stable between
+		// them, when producers start.
+		kgo.Balancers(kgo.RangeBalancer()),
 	}
 }
 
@@ -220,6 +224,8 @@ func (m *franzMember) commit(ctx context.Context) error {
 	req := kmsg.NewPtrOffsetCommitRequest()
 	req.Group, req.Generation, req.MemberID = m.c.cfg.Group, gen, member
 	rt := kmsg.NewOffsetCommitRequestTopic()
+	// Commits follow fetches, which bring the topic ID from any broker that
+	// speaks OffsetCommit v10; an older one is sent v9 and the name.
 	rt.Topic, rt.TopicID = m.c.cfg.Topic, m.topicID
 	sent := map[int32]position{}
 	for p, ps := range m.pos {
@@ -249,7 +255,7 @@ func (m *franzMember) commit(ctx context.Context) error {
 		for _, p := range t.Partitions {
 			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
 				if first == nil {
-					first = fmt.Errorf("commit %s/%d: %w", t.Topic, p.Partition, err)
+					first = fmt.Errorf("commit %s/%d: %w", m.c.cfg.Topic, p.Partition, err)
 				}
 				continue
 			}

@@ -18,6 +18,9 @@ import (
 // buffered bytes here: both block the sender when it is full.
 const javaBufferMemory = 32 << 20
 
+// javaDeliveryTimeout is the Java client's delivery.timeout.ms default.
+const javaDeliveryTimeout = 2 * time.Minute
+
 // FranzOptions maps a trial's producer settings onto franz-go, with the same sizing
 // rules as SaramaConfig (docs/producer-settings.md). It also returns the settings by
 // franz-go's names, for the result.
@@ -67,9 +70,11 @@ func FranzOptions(s trial.Settings, maxValueBytes, topicMaxBytes int) ([]kgo.Opt
 		eff["MaxProduceRequestsInflightPerBroker"] = strconv.Itoa(int(s.MaxInFlight))
 	}
 	// Bounded like sarama's 3 retries, so a broker that stays away fails records
-	// instead of holding them.
-	opts = append(opts, kgo.RecordRetries(3))
+	// instead of holding them; idempotent writes ignore the retry count for sent
+	// batches, so Java's delivery.timeout.ms (120 s) bounds those.
+	opts = append(opts, kgo.RecordRetries(3), kgo.RecordDeliveryTimeout(javaDeliveryTimeout))
 	eff["RecordRetries"] = "3"
+	eff["RecordDeliveryTimeout"] = javaDeliveryTimeout.String()
 
 	// A record larger than the batch cap fails in franz-go, so the cap is never
 	// below the largest record (Java sends such a record in a batch of its own).

@@ -123,7 +123,12 @@ func (m *message) franzForm(ctx context.Context, topic string) *kgo.Record {
 	for i := range m.nh {
 		m.khdrs[i] = kgo.RecordHeader{Key: m.keys[i], Value: m.val(i)}
 	}
-	m.rctx = recordContext{Context: ctx, m: m}
+	// Set once per message and run: franz-go may still read a record's context
+	// after its promise (the goroutine waiting for an unknown topic's metadata
+	// selects on the first record's Done), so it is never written again.
+	if m.rctx.m != m || m.rctx.Context != ctx {
+		m.rctx = recordContext{Context: ctx, m: m}
+	}
 	m.rec = kgo.Record{Topic: topic, Partition: m.partition, Value: m.value.b, Headers: m.khdrs[:m.nh], Context: &m.rctx}
 	return &m.rec
 }

@@ -86,12 +86,13 @@ func TestLingerAndBatchMapping(t *testing.T) {
 		partitionCap       int
 	}{
 		{batch: 65536, linger: 0, partitionCap: 65536},
-		{batch: 16384, linger: 100, bytes: 16384, frequency: 100 * time.Millisecond, partitionCap: 16384},
+		// The partition cap is the byte trigger; no broker-wide Flush.Bytes.
+		{batch: 16384, linger: 100, frequency: 100 * time.Millisecond, partitionCap: 16384},
 		{batch: 0, linger: 100, maxMessages: 1, partitionCap: 1000 + recordOverheadBytes},
 		{batch: 0, linger: 0, maxMessages: 1, partitionCap: 1000 + recordOverheadBytes},
-		{batch: 512, linger: 5, bytes: 512, frequency: 5 * time.Millisecond, partitionCap: 1000 + recordOverheadBytes},
+		{batch: 512, linger: 5, frequency: 5 * time.Millisecond, partitionCap: 1000 + recordOverheadBytes},
 		// Above the broker's default max.message.bytes: capped below it.
-		{batch: 64 << 20, linger: 5, bytes: 64 << 20, frequency: 5 * time.Millisecond, partitionCap: DefaultMaxMessageBytes - batchOverheadBytes},
+		{batch: 64 << 20, linger: 5, frequency: 5 * time.Millisecond, partitionCap: DefaultMaxMessageBytes - batchOverheadBytes},
 	} {
 		s := base
 		s.BatchSizeBytes, s.LingerMs = c.batch, c.linger
