@@ -108,8 +108,8 @@ func percentiles(h *Histogram) Percentiles {
 // SaramaInFlightWarning says what sarama's producer cannot do (the calibration in
 // docs/measurement.md measured it).
 const SaramaInFlightWarning = "client sarama sends one produce request per partition at a time whatever maxInFlight says: " +
-	"with network delay its acknowledgement latency grows by more than one round trip, and small batches saturate it " +
-	"(docs/producer-settings.md; franz-go keeps maxInFlight requests in flight)"
+	"with network delay its acknowledgement latency grows by more than one round trip, small batches saturate it, and its " +
+	"consumer's heartbeats and commits delay fetches on the same connection (docs/producer-settings.md; franz-go has neither limit)"
 
 // Merge combines every worker summary of one trial.
 func Merge(summaries []*Summary) (*Result, error) {
