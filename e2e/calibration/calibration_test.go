@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -257,7 +258,7 @@ func TestCalibration(t *testing.T) {
 		case "sarama":
 			// It cannot pass, and its result must say so.
 			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99), "reported (sarama cannot pass: see its warning)")
-			if !contains(r1.Warnings, summary.SaramaInFlightWarning) {
+			if !slices.Contains(r1.Warnings, summary.SaramaInFlightWarning) {
 				t.Errorf("sarama's result lacks the warning that it cannot keep more than one request per partition in flight; warnings: %q", r1.Warnings)
 			}
 			if ack <= rtt+toleranceMs {
@@ -298,13 +299,4 @@ func TestCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("calibration (D=%d ms each way, +%.0f ms RTT):\n%s", delayMs, rtt, table.String())
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

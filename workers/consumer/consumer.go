@@ -25,9 +25,6 @@ import (
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
-// trialConsumer are the trial's consumer settings.
-type trialConsumer = trial.ConsumerSettings
-
 // Config is what one consumer worker needs.
 type Config struct {
 	Brokers []string
@@ -336,25 +333,10 @@ func keyIndex(k string) int {
 	return hOther
 }
 
-// keyIndexBytes is keyIndex for sarama's []byte keys (a switch on string(k) does
-// not allocate).
-func keyIndexBytes(k []byte) int {
-	switch string(k) {
-	case wire.Run:
-		return hRun
-	case wire.Producer:
-		return hProducer
-	case wire.Seq:
-		return hSeq
-	case wire.Intended:
-		return hIntended
-	case wire.Warmup:
-		return hWarmup
-	case wire.End:
-		return hEnd
-	}
-	return hOther
-}
+// keyIndexBytes is keyIndex for sarama's []byte keys. The converted key does not
+// escape and is short, so the conversion uses a stack buffer: no allocation
+// (TestKeyIndexAllocatesNothing).
+func keyIndexBytes(k []byte) int { return keyIndex(string(k)) }
 
 func (f *fields) set(i int, v []byte) {
 	switch i {
@@ -476,4 +458,26 @@ func (c *consumer) summary() *summary.Summary {
 		st.mu.Unlock()
 	}
 	return out
+}
+
+// committed is the group's committed offset (-1: none) and marker mask for a
+// partition, read on the checks connection.
+func (c *consumer) committed(p int32) (int64, uint64, error) {
+	resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: {p}})
+	if err != nil {
+		return -1, 0, fmt.Errorf("committed offset of %s/%d: %w", c.cfg.Topic, p, err)
+	}
+	blk := resp.GetBlock(c.cfg.Topic, p)
+	if blk == nil || blk.Offset < 0 {
+		return -1, 0, nil
+	}
+	return blk.Offset, parseMarkers(blk.Metadata), nil
+}
+
+// continueMarkers adds a committed marker mask to the partition's.
+func (st *partition) continueMarkers(mask uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.markers |= mask
+	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // franzCommitInterval is how often a franz-go member commits. franz-go sends
@@ -46,7 +47,7 @@ type position struct {
 }
 
 // FranzOptions maps a trial's consumer settings onto franz-go.
-func FranzOptions(s trialConsumer) []kgo.Opt {
+func FranzOptions(s trial.ConsumerSettings) []kgo.Opt {
 	return []kgo.Opt{
 		kgo.FetchMinBytes(s.FetchMinBytes),
 		kgo.FetchMaxWait(time.Duration(s.FetchMaxWaitMs) * time.Millisecond),

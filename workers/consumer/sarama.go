@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/IBM/sarama"
 
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // saramaMember is the consumer as a member of a sarama ConsumerGroup.
@@ -21,7 +21,7 @@ type saramaMember struct {
 
 // SaramaConfig maps a trial's consumer settings onto sarama
 // (docs/producer-settings.md, "Consumer settings").
-func SaramaConfig(clientID string, s trialConsumer) *sarama.Config {
+func SaramaConfig(clientID string, s trial.ConsumerSettings) *sarama.Config {
 	scfg := kafkaconn.Base(clientID)
 	scfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	// Commits share the fetch connection (sarama's group client talks to the
@@ -139,26 +139,4 @@ func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sara
 			sess.MarkMessage(msg, meta)
 		}
 	}
-}
-
-// committed is the group's committed offset (-1: none) and marker mask for a
-// partition, read on the checks connection.
-func (c *consumer) committed(p int32) (int64, uint64, error) {
-	resp, err := c.admin.ListConsumerGroupOffsets(c.cfg.Group, map[string][]int32{c.cfg.Topic: {p}})
-	if err != nil {
-		return -1, 0, fmt.Errorf("committed offset of %s/%d: %w", c.cfg.Topic, p, err)
-	}
-	blk := resp.GetBlock(c.cfg.Topic, p)
-	if blk == nil || blk.Offset < 0 {
-		return -1, 0, nil
-	}
-	return blk.Offset, parseMarkers(blk.Metadata), nil
-}
-
-// continueMarkers adds a committed marker mask to the partition's.
-func (st *partition) continueMarkers(mask uint64) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.markers |= mask
-	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
 }
