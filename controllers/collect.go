@@ -337,7 +337,8 @@ func trialResult(t trial.Trial, m *summary.Result) serdebenchv1.TrialResult {
 	res := serdebenchv1.TrialResult{
 		Name: t.Name, Codec: t.Codec, Schema: t.Schema, SizeBytes: t.SizeBytes,
 		Settings: serdebenchv1.TrialSettings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
-			Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, RecordsPerSecond: s.RecordsPerSecond, Client: s.Client},
+			Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, RecordsPerSecond: s.RecordsPerSecond, Client: s.Client,
+			Partitioner: s.Partitioner},
 		ClientSettings: m.ClientSettings,
 		Producers:      int32(m.Producers), Consumers: int32(m.Consumers),
 		WindowMillis:                   int64(m.WindowSeconds * 1000),

@@ -16,6 +16,7 @@ const (
 	DefaultPoolSize       int32 = 1024
 	DefaultRetries        int32 = 1
 	DefaultClient               = ClientSarama
+	DefaultPartitioner          = PartitionerRoundRobin
 	// DefaultSocketBufferBytes (-1) leaves a socket buffer to the operating system.
 	DefaultSocketBufferBytes      int32 = -1
 	DefaultFetchMinBytes          int32 = 1
@@ -101,6 +102,9 @@ func (p *ProducerSettings) Default() {
 	}
 	if p.ReceiveBufferBytes == nil {
 		p.ReceiveBufferBytes = ptr(DefaultSocketBufferBytes)
+	}
+	if p.Partitioner == "" {
+		p.Partitioner = DefaultPartitioner
 	}
 }
 

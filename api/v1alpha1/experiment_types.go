@@ -62,6 +62,20 @@ const (
 	ClientFranz Client = "franz-go"
 )
 
+// Partitioner is how producers spread records over a topic's partitions.
+// +kubebuilder:validation:Enum=round-robin;sticky
+type Partitioner string
+
+// Partitioning strategies (docs/producer-settings.md). The worker assigns partitions
+// itself in both, so loss accounting stays exact.
+const (
+	// PartitionerRoundRobin sends each record to the next partition.
+	PartitionerRoundRobin Partitioner = "round-robin"
+	// PartitionerSticky sends records to one partition until batchSizeBytes went
+	// there, then moves on: the Java client's default for unkeyed records (KIP-794).
+	PartitionerSticky Partitioner = "sticky"
+)
+
 // ExperimentSpec is what to measure: which codecs and payloads, with which producer
 // settings, how much traffic and how it is shaped. Lists and the matrix multiply into
 // trials; every trial runs on a fresh topic.
@@ -239,6 +253,13 @@ type ProducerSettings struct {
 	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
 	// +optional
 	ReceiveBufferBytes *int32 `json:"receiveBufferBytes,omitempty"`
+
+	// Partitioner is round-robin (each record to the next partition) or sticky
+	// (batchSizeBytes to one partition, then the next: the Java client's default,
+	// which fills batches sooner at low rates per partition). Default round-robin.
+	// +kubebuilder:default=round-robin
+	// +optional
+	Partitioner Partitioner `json:"partitioner,omitempty"`
 }
 
 // ConsumerSettings are the consumers' fetch and socket settings, with the Java

@@ -109,6 +109,9 @@ type TrialSettings struct {
 	// Client is the Kafka client library (sarama or franz-go).
 	// +optional
 	Client Client `json:"client,omitempty"`
+	// Partitioner is round-robin or sticky.
+	// +optional
+	Partitioner Partitioner `json:"partitioner,omitempty"`
 }
 
 // LatencyMicros are percentiles of a merged latency histogram, in microseconds.

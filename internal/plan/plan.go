@@ -36,6 +36,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		Client:             spec.Client,
 		SendBufferBytes:    *spec.Producer.SendBufferBytes,
 		ReceiveBufferBytes: *spec.Producer.ReceiveBufferBytes,
+		Partitioner:        spec.Producer.Partitioner,
 	}
 	consumer := trial.ConsumerSettings{
 		FetchMinBytes:          *spec.Consumer.FetchMinBytes,

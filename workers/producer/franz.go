@@ -29,10 +29,9 @@ func FranzOptions(s trial.Settings, maxValueBytes, topicMaxBytes int) ([]kgo.Opt
 		topicMaxBytes = DefaultMaxMessageBytes
 	}
 	eff := map[string]string{"client": "franz-go"}
-	// The worker chooses partitions itself (round-robin), as with sarama.
+	// The worker chooses partitions itself (partitioner.go), as with sarama.
 	opts := []kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MaxBufferedBytes(javaBufferMemory),
 		kgo.MaxBufferedRecords(freeListSize)}
-	eff["partitioner"] = "round-robin per record (manual)"
 
 	switch s.Acks {
 	case v1alpha1.AcksNone:

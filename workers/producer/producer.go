@@ -73,6 +73,8 @@ type run struct {
 	stopAcks chan struct{}
 	// seqs is the next sequence number per partition (the sender's until it returns).
 	seqs []uint64
+	// parts chooses each record's partition (the sender's).
+	parts *partitioner
 
 	// owned by the acknowledgement goroutine
 	sum        summary.Summary
@@ -126,6 +128,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		maxValue = max(maxValue, len(b))
 	}
 	r.free = make(chan *message, freeListSize)
+	r.parts = newPartitioner(t.Settings.Partitioner, t.Partitions, t.Settings.BatchSizeBytes)
 	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
 		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
 	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
@@ -154,6 +157,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	defer r.client.release()
 	r.sum.ClientSettings = r.client.settings()
+	r.sum.ClientSettings["partitioner"] = r.parts.name()
 	if cfg.WaitGroup != "" {
 		if err := waitForGroup(ctx, cfg.Brokers, cfg.Security, cfg.WaitGroup, int(t.Consumers), cfg.WaitTimeout); err != nil {
 			return nil, err
@@ -231,7 +235,6 @@ func (r *run) handOver(ctx context.Context, m *message) bool {
 // the previous one is handed over (closed loop, rate 0).
 func (r *run) send(ctx context.Context) error {
 	t := r.cfg.Trial
-	parts := int64(t.Partitions)
 	seqs := r.seqs
 	rate := t.Settings.RecordsPerSecond
 	single := t.Settings.Mode == v1alpha1.ModeSingle
@@ -284,7 +287,7 @@ func (r *run) send(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("serialize record %d: %w", i, err)
 		}
-		p := i % parts
+		p := r.parts.next(len(b))
 		m.value.b = b
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
 		m.setData(int32(p), uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup)

@@ -105,7 +105,6 @@ func (c *saramaClient) settings() map[string]string {
 		"Producer.Flush.Bytes":       strconv.Itoa(p.Flush.Bytes),
 		"Producer.Flush.Frequency":   p.Flush.Frequency.String(),
 		"Producer.Flush.MaxMessages": strconv.Itoa(p.Flush.MaxMessages),
-		"partitioner":                "round-robin per record (manual)",
 	}
 }
 

@@ -36,6 +36,8 @@ type Settings struct {
 	// operating system's).
 	SendBufferBytes    int32 `json:"sendBufferBytes"`
 	ReceiveBufferBytes int32 `json:"receiveBufferBytes"`
+	// Partitioner is round-robin or sticky (empty in older summaries: round-robin).
+	Partitioner v1alpha1.Partitioner `json:"partitioner,omitempty"`
 }
 
 // ConsumerSettings are a trial's effective consumer settings (v1alpha1.ConsumerSettings).

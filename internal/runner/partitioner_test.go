@@ -1,0 +1,119 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/wire"
+)
+
+// TestPartitioners runs both partitioners with both clients at a fixed rate and
+// reads partition 0 back from the broker: round-robin puts every third scheduled
+// record there (intended times 3/rate apart); sticky puts runs of consecutive
+// records there (1/rate apart), as the Java client's default partitioner does.
+func TestPartitioners(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	const rate = 4000
+	step := int64(time.Second / rate)
+	for _, client := range []v1alpha1.Client{v1alpha1.ClientSarama, v1alpha1.ClientFranz} {
+		for _, part := range []v1alpha1.Partitioner{v1alpha1.PartitionerRoundRobin, v1alpha1.PartitionerSticky} {
+			t.Run(fmt.Sprintf("%s/%s", client, part), func(t *testing.T) {
+				s := spec("raw")
+				s.Client, s.Producer.Partitioner, s.Consumers = client, part, 1
+				s.Rate.RecordsPerSecond = rate
+				records := int64(2000)
+				s.Records = &records
+				trials, err := plan.Expand(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := runner.RunTrial(context.Background(), trials[0], runner.Options{Brokers: brokers,
+					Experiment: "it-partitioner", TrialTimeout: 2 * time.Minute, KeepTopics: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { deleteTopic(t, brokers, res.Topic) })
+				if r := res.Result; r.Lost != 0 || r.Duplicated != 0 || r.Errors != 0 {
+					t.Fatalf("lost %d, duplicated %d, errors %d", r.Lost, r.Duplicated, r.Errors)
+				}
+				gaps := intendedGaps(t, brokers, res.Topic)
+				ones, threes := 0, 0
+				for _, g := range gaps {
+					switch g {
+					case step:
+						ones++
+					case 3 * step:
+						threes++
+					}
+				}
+				t.Logf("partition 0: %d gaps, %d of 1/rate, %d of 3/rate; client settings %v", len(gaps), ones, threes, res.Result.ClientSettings)
+				if part == v1alpha1.PartitionerRoundRobin && threes != len(gaps) {
+					t.Errorf("round-robin: %d of %d gaps are 3/rate", threes, len(gaps))
+				}
+				// 13 records of 1,176 B fill 16 KiB: 12 of every 13 gaps are 1/rate.
+				if part == v1alpha1.PartitionerSticky && ones < len(gaps)*8/10 {
+					t.Errorf("sticky: only %d of %d gaps are 1/rate", ones, len(gaps))
+				}
+			})
+		}
+	}
+}
+
+// intendedGaps reads partition 0 of topic and returns the differences between
+// successive data records' intended send times, in nanoseconds.
+func intendedGaps(t *testing.T, brokers []string, topic string) []int64 {
+	t.Helper()
+	c, err := sarama.NewConsumer(brokers, kafkaconn.Base("it-partitioner-read"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	pc, err := c.ConsumePartition(topic, 0, sarama.OffsetOldest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pc.Close() }()
+	var gaps []int64
+	var prev int64
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case m := <-pc.Messages():
+			for _, h := range m.Headers {
+				if string(h.Key) == wire.End {
+					return gaps // the producer's end record: its last on this partition
+				}
+				if string(h.Key) == wire.Intended {
+					v, _ := wire.Uint64(h.Value)
+					if prev != 0 {
+						gaps = append(gaps, int64(v)-prev)
+					}
+					prev = int64(v)
+				}
+			}
+		case <-timeout:
+			t.Fatalf("partition 0 of %s: no end record within 30 s (%d records read)", topic, len(gaps)+1)
+		}
+	}
+}
+
+func deleteTopic(t *testing.T, brokers []string, topic string) {
+	a, err := sarama.NewClusterAdmin(brokers, kafkaconn.Base("it-partitioner-admin"))
+	if err != nil {
+		t.Errorf("delete topic %s: %v", topic, err)
+		return
+	}
+	defer func() { _ = a.Close() }()
+	if err := a.DeleteTopic(topic); err != nil {
+		t.Errorf("delete topic %s: %v", topic, err)
+	}
+}
