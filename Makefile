@@ -102,7 +102,7 @@ demo-local: build kafka-up ## The thesis batch experiment without Kubernetes (se
 .PHONY: bench
 bench: build kafka-up envtest-assets ## Codec micro-benchmarks, producer throughput vs Kafka's ProducerPerformance, the operator at 100 experiments.
 	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/
-	go test -run '^$$' -bench HotPath -benchmem ./workers/producer/
+	go test -run '^$$' -bench 'HotPath|PacerLateness' -benchmem ./workers/producer/
 	hack/bench/producer-vs-kafka.sh
 	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -run '^$$' -bench OperatorScale -benchtime 1x ./controllers/
 

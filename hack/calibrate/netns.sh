@@ -92,7 +92,7 @@ teardown() {
 on_exit() { local rc=$?; trap - EXIT INT TERM; teardown; exit "$rc"; }
 
 # ---------------------------------------------------------------- helpers
-kjava() { timeout 120 java -Xmx256m -Dlog4j2.configurationFile="$STATE_DIR/log4j2-cli.properties" -cp "$KAFKA_LIBS/*" "$@"; }
+kjava() { timeout 120 java -Xmx256m -Dlog4j2.configurationFile="$REPO/hack/kafka/log4j2-cli.properties" -cp "$KAFKA_LIBS/*" "$@"; }
 
 # TCP connect time (SYN -> SYN/ACK = one RTT) to the broker, ms, N samples; bash /dev/tcp, no fork
 connect_rtts() {
@@ -214,16 +214,6 @@ ip -n "$NS" link set lo up
 #    namespace's loopback, so no delay touches the Raft traffic)
 B="$STATE_DIR/broker"
 rm -rf "$B/data"; mkdir -p "$B/logs"
-cat >"$STATE_DIR/log4j2-cli.properties" <<'EOF'
-status = warn
-appender.console.type = Console
-appender.console.name = STDERR
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = WARN
-rootLogger.appenderRef.stderr.ref = STDERR
-EOF
 cat >"$B/log4j2.properties" <<'EOF'
 status = warn
 appender.console.type = Console
@@ -317,7 +307,7 @@ fi
 } >"$OUT"
 log "running: $*  (output -> $OUT)"
 env BOOTSTRAP="$BOOTSTRAP" TOPIC="$TOPIC" DELAY_MS="$D" RTT_ADDED_MS=$((2 * D)) DELAY_MODE="$MODE" \
-  KAFKA_LIBS="$KAFKA_LIBS" KAFKA_LOG4J_CLI="$STATE_DIR/log4j2-cli.properties" CALIB_OUT="$OUT" \
+  KAFKA_LIBS="$KAFKA_LIBS" KAFKA_LOG4J_CLI="$REPO/hack/kafka/log4j2-cli.properties" CALIB_OUT="$OUT" \
   setsid "$@" >>"$OUT" 2>&1 </dev/null 9>&- &
 CMD_PID=$!
 save_pid cmd "$CMD_PID"

@@ -10,25 +10,35 @@ import (
 // partition and loss is exact, whichever strategy is set.
 type partitioner struct {
 	parts int32
-	// stickyBytes > 0 makes it sticky: records go to one partition until that many
-	// bytes went there, then to the next one, as the Java client's built-in
-	// partitioner (KIP-794) switches after batch.size bytes. 0 is round-robin per
-	// record.
+	// stickyBytes > 0 makes it sticky, with the Java client's rule (KIP-794's
+	// built-in partitioner): move to the next partition once batch.size bytes went to
+	// this one and its last batch is full, or once twice batch.size went. A record
+	// rarely fills a batch exactly (the next one opens a new batch, which is not
+	// full), so in practice Java, and this, stay for about 2 × batch.size. 0 is
+	// round-robin per record.
 	stickyBytes int
 	cur         int32
-	bytes       int
+	// produced is what went to the current partition; batch models the client's
+	// open batch there (batch header included; 0: none).
+	produced, batch int
 }
 
-// dataHeaderBytes is what a data record's headers add to its value: their keys and
-// values, as the Java client counts a record's size for its sticky partitioner.
+// dataHeaderBytes is what a data record adds to its value in a batch: its headers'
+// keys and values plus record framing (length, attributes, deltas and the varint
+// lengths), as the Java client counts a record's size for its sticky partitioner.
 var dataHeaderBytes = len(wire.Producer) + 4 + len(wire.Seq) + 8 + len(wire.Intended) + 8 +
-	len(wire.Actual) + 8 + len(wire.Run) + 8
+	len(wire.Actual) + 8 + len(wire.Run) + 8 + recordFramingBytes
+
+// recordFramingBytes is a record's framing in a v2 batch with short varints: length,
+// attributes, timestamp and offset deltas, key length, value length, header count
+// and each header's two lengths.
+const recordFramingBytes = 20
 
 func newPartitioner(s v1alpha1.Partitioner, parts int32, batchSizeBytes int32) *partitioner {
 	p := &partitioner{parts: parts}
 	if s == v1alpha1.PartitionerSticky {
-		// batch.size 0 (no batching) leaves nothing to stick to: round-robin.
-		p.stickyBytes = int(batchSizeBytes)
+		// batch.size 0 (no batching): every record is a full batch, so each moves on.
+		p.stickyBytes = max(int(batchSizeBytes), 1)
 	}
 	return p
 }
@@ -40,9 +50,16 @@ func (p *partitioner) next(valueBytes int) int32 {
 		p.cur = (p.cur + 1) % p.parts
 		return part
 	}
-	p.bytes += valueBytes + dataHeaderBytes
-	if p.bytes >= p.stickyBytes {
-		p.cur, p.bytes = (p.cur+1)%p.parts, 0
+	n := valueBytes + dataHeaderBytes
+	if p.batch == 0 || p.batch+n > p.stickyBytes {
+		p.batch = batchOverheadBytes // the record opens a new batch
+		p.produced += batchOverheadBytes
+	}
+	p.batch += n
+	p.produced += n
+	full := p.batch >= p.stickyBytes
+	if p.produced >= 2*p.stickyBytes || (p.produced >= p.stickyBytes && full) {
+		p.cur, p.produced, p.batch = (p.cur+1)%p.parts, 0, 0
 	}
 	return part
 }
@@ -52,5 +69,5 @@ func (p *partitioner) name() string {
 	if p.stickyBytes == 0 {
 		return "round-robin per record (manual)"
 	}
-	return "sticky, next partition after batch.size bytes (manual)"
+	return "sticky, Java's rule: next partition after batch.size bytes and a full batch, or 2 × batch.size (manual)"
 }

@@ -16,10 +16,11 @@ func TestPartitionerRoundRobin(t *testing.T) {
 }
 
 func TestPartitionerSticky(t *testing.T) {
-	// 16384 bytes at 1176 + headers per record: 13 records per partition (the 13th
-	// reaches batch.size), as the Java client fills a 16 KiB batch before moving on.
+	// 1,176 B values in 16 KiB batches: 13 fit a batch, the 14th opens a second one
+	// (not full), so the partition changes once twice batch.size went there, as in
+	// the Java client.
 	perRecord := 1176 + dataHeaderBytes
-	want := (16384 + perRecord - 1) / perRecord
+	want := (2*16384 - 2*batchOverheadBytes + perRecord - 1) / perRecord
 	p := newPartitioner(v1alpha1.PartitionerSticky, 3, 16384)
 	counts := map[int32]int{}
 	var order []int32
@@ -43,10 +44,28 @@ func TestPartitionerSticky(t *testing.T) {
 	}
 }
 
-func TestPartitionerStickyWithoutBatching(t *testing.T) {
-	// batch.size 0: nothing to fill, so every record moves on.
-	p := newPartitioner(v1alpha1.PartitionerSticky, 2, 0)
-	if a, b := p.next(100), p.next(100); a != 0 || b != 1 {
-		t.Fatalf("partitions %d, %d; want 0, 1", a, b)
+func TestPartitionerStickyFullBatch(t *testing.T) {
+	// A record larger than batch.size is a full batch of its own: batch.size went
+	// and the batch is full, so every record moves on. batch.size 0 likewise.
+	for _, batch := range []int32{1000, 0} {
+		p := newPartitioner(v1alpha1.PartitionerSticky, 2, batch)
+		if a, b, c := p.next(1176), p.next(1176), p.next(1176); a != 0 || b != 1 || c != 0 {
+			t.Errorf("batch.size %d: partitions %d, %d, %d; want 0, 1, 0", batch, a, b, c)
+		}
+	}
+}
+
+func TestPartitionerStickyExactlyFull(t *testing.T) {
+	// Four records that fill batch.size exactly: batch.size went and the batch is
+	// full, so the fifth goes to the next partition.
+	n := 1000 + dataHeaderBytes
+	p := newPartitioner(v1alpha1.PartitionerSticky, 2, int32(batchOverheadBytes+4*n))
+	for i := range 4 {
+		if got := p.next(1000); got != 0 {
+			t.Fatalf("record %d: partition %d, want 0", i, got)
+		}
+	}
+	if got := p.next(1000); got != 1 {
+		t.Fatalf("fifth record: partition %d, want 1", got)
 	}
 }

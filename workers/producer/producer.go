@@ -243,9 +243,7 @@ func (r *run) send(ctx context.Context) error {
 	start := time.Now()
 	measureStart := start.Add(warmupDur)
 	measuredSent := int64(0)
-	// One reusable timer: time.After would allocate per record.
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	pace := newPacer()
 	for i := int64(0); ; i++ {
 		if ctx.Err() != nil {
 			return nil
@@ -254,14 +252,9 @@ func (r *run) send(ctx context.Context) error {
 		intended := time.Now()
 		if rate > 0 {
 			intended = start.Add(time.Duration(float64(i) * 1e9 / float64(rate)))
-			if d := time.Until(intended); d > 0 {
-				timer.Reset(d)
-				select {
-				case <-timer.C:
-				case <-ctx.Done():
-					r.put(m)
-					return nil
-				}
+			if !pace.until(ctx, intended) {
+				r.put(m)
+				return nil
 			}
 		}
 		warmup := i < t.Warmup.Records || intended.Before(measureStart)

@@ -1,0 +1,92 @@
+"""Prints hack/bench/latency-vs-java.sh's comparison from the files it wrote.
+
+Ratios are serdebench / Java: the LatencyProbe (Java client, serdebench's schedule,
+microseconds) is the reference the 1.2x target is checked against; Kafka's
+ProducerPerformance is shown beside it in its own whole milliseconds.
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+out, rates, target = os.environ["BENCH_OUT"], os.environ["BENCH_RATES"].split(), float(os.environ["TARGET"])
+
+
+def last_json(path):
+    """The file's JSON document, or its last line that is one (the probe's)."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except ValueError:
+        lines = [l for l in text.splitlines() if l.startswith("{")]
+        if not lines:
+            sys.exit(f"latency bench: no result in {path}")
+        return json.loads(lines[-1])
+
+
+def ours(path):
+    r = last_json(path)["trials"][0]["result"]
+    return {"rps": r["recordsPerSecond"], "ack": r["ackMicros"], "e2e": r["endToEndMicros"],
+            "lost": r.get("lost", 0), "warnings": r.get("warnings") or []}
+
+
+def probe(path):
+    r = last_json(path)
+    return {"rps": r["recordsPerSecond"], "ack": r["ackMicros"], "e2e": r["endToEndMicros"], "lost": 0,
+            "warnings": [] if r["failed"] == 0 else [f"{r['failed']} failed sends"]}
+
+
+PP = re.compile(r"steady state records sent, ([0-9.]+) records/sec .*?, ([0-9.]+) ms avg latency, ([0-9.]+) ms max latency, "
+                r"([0-9]+) ms 50th, ([0-9]+) ms 95th, ([0-9]+) ms 99th")
+E2E_AVG, E2E_P = re.compile(r"Avg latency: ([0-9.]+) ms"), re.compile(r"Percentiles: 50th = ([0-9]+), 99th = ([0-9]+)")
+
+
+def grep(rx, path):
+    with open(path) as f:
+        m = rx.search(f.read())
+    if not m:
+        sys.exit(f"latency bench: no result line in {path}")
+    return m
+
+
+ms = lambda us: us / 1000.0
+reps = range(1, int(os.environ["BENCH_REPEATS"]) + 1)
+missed = []
+print(f"{'rate':>6}  {'client':<27} {'rec/s':>7} {'ack p50':>8} {'ack p99':>8} {'e2e p50':>8} {'e2e p99':>8}"
+      f" {'ack p50 / Java':>20} {'e2e p50 / Java':>20}")
+for rate in rates:
+    java = [probe(f"{out}/java-{rate}-{i}.json") for i in reps]
+    runs = [("serdebench sarama", [ours(f"{out}/sarama-{rate}-{i}.json") for i in reps]),
+            ("serdebench franz-go", [ours(f"{out}/franz-go-{rate}-{i}.json") for i in reps]),
+            ("Java client (LatencyProbe)", java)]
+    for name, rs in runs:
+        med = lambda k, q: statistics.median(r[k][q] for r in rs)
+        ratios = [r["ack"]["p50"] / j["ack"]["p50"] for r, j in zip(rs, java)]
+        e2e_ratios = [r["e2e"]["p50"] / j["e2e"]["p50"] for r, j in zip(rs, java)]
+        ratio = med("ack", "p50") / statistics.median(j["ack"]["p50"] for j in java)
+        e2e_ratio = med("e2e", "p50") / statistics.median(j["e2e"]["p50"] for j in java)
+        spread = lambda rr: f"({min(rr):.2f}-{max(rr):.2f})" if len(rr) > 1 else ""
+        mark = ""
+        if rs is not java:
+            mark = "  ok" if ratio <= target else f"  > {target}x"
+            if ratio > target:
+                missed.append(f"{name} at {rate} rec/s: {ratio:.2f}x")
+        warnings = sorted({w.split(":")[0] for r in rs for w in r["warnings"]})
+        note = "" if not warnings else "  (" + "; ".join(warnings) + ")"
+        print(f"{rate:>6}  {name:<27} {statistics.median(r['rps'] for r in rs):>7.0f} {ms(med('ack', 'p50')):>8.2f}"
+              f" {ms(med('ack', 'p99')):>8.2f} {ms(med('e2e', 'p50')):>8.2f} {ms(med('e2e', 'p99')):>8.2f}"
+              f" {ratio:>6.2f}x {spread(ratios):>12} {e2e_ratio:>6.2f}x {spread(e2e_ratios):>12}{mark}{note}")
+    m = grep(PP, f"{out}/java-pp-{rate}.txt")
+    print(f"{rate:>6}  {'Kafka ProducerPerformance':<27} {float(m.group(1)):>7.0f} {m.group(4):>8} {m.group(6):>8}"
+          f" {'-':>8} {'-':>8}   (one run; whole ms, from the actual send; avg {m.group(2)} ms)")
+avg, p = grep(E2E_AVG, f"{out}/java-e2e.txt"), grep(E2E_P, f"{out}/java-e2e.txt")
+print(f"{'-':>6}  {'Kafka EndToEndLatency':<27} {'-':>7} {'-':>8} {'-':>8} {p.group(1):>8} {p.group(2):>8}"
+      f"   (one record at a time, whole ms; avg {float(avg.group(1)):.2f} ms)")
+print(f"medians over {len(reps)} interleaved runs; ratio = serdebench / the Java client on the same schedule, broker and "
+      f"settings (in brackets: the per-run range); target: ack p50 within {target}x.")
+if missed:
+    print("target missed: " + "; ".join(missed))
+else:
+    print("target met by every client at every rate.")
