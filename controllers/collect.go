@@ -50,7 +50,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 			return r.fail(ctx, x, t.Index, ReasonWorkerInterrupted, fmt.Sprintf("trial %s: partial summaries from %v", t.Name, merged.Interrupted))
 		}
 		protocol.Annotate(t, merged)
-		tr = trialResult(t, merged)
+		tr = trialResult(t, merged, intervalsPerTrial(len(x.Status.Trials)))
 		tr.Attempts = ts.Attempt
 		r.crossCheck(ctx, x, t, sums, &tr)
 		if err := r.writeResult(ctx, x, tr, ran); err != nil {
@@ -327,8 +327,18 @@ func summarize(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
 	return s
 }
 
-// trialResult converts a merged result into the API's integer fields.
-func trialResult(t trial.Trial, m *summary.Result) serdebenchv1.TrialResult {
+// intervalBudget bounds the intervals of all trials in one result, which keeps a
+// result at the matrix cap well under etcd's object limit (result_size_test.go).
+const intervalBudget = 768
+
+// intervalsPerTrial is how many intervals each of n trials may report.
+func intervalsPerTrial(n int) int {
+	return min(summary.MaxIntervals, max(1, intervalBudget/max(n, 1)))
+}
+
+// trialResult converts a merged result into the API's integer fields, with at most
+// maxIntervals intervals.
+func trialResult(t trial.Trial, m *summary.Result, maxIntervals int) serdebenchv1.TrialResult {
 	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
 		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
 			P9999: p.P9999, Max: p.Max}
@@ -365,6 +375,17 @@ func trialResult(t trial.Trial, m *summary.Result) serdebenchv1.TrialResult {
 	if m.FetchInterval.Count > 0 {
 		f := lat(m.FetchInterval)
 		res.FetchIntervalMicros = &f
+	}
+	ivs, width := m.Intervals, m.IntervalSeconds
+	if len(ivs) > maxIntervals {
+		ivs, width = m.IntervalsAtMost(maxIntervals)
+	}
+	res.IntervalSeconds = int32(width)
+	for _, iv := range ivs {
+		res.Intervals = append(res.Intervals, serdebenchv1.Interval{StartTime: metav1.NewTime(iv.Start),
+			WindowMillis: int64(iv.Seconds * 1000), Records: iv.Records, RecordsPerSecond: int64(iv.RecordsPerSecond),
+			AckP50Micros: iv.Ack.P50, AckP99Micros: iv.Ack.P99, EndToEndP50Micros: iv.EndToEnd.P50,
+			EndToEndP99Micros: iv.EndToEnd.P99, BacklogRecords: iv.BacklogRecords})
 	}
 	return res
 }

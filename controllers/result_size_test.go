@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -36,7 +39,12 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 			SerializedMBPerSecond: 1e4, SerializedBytesPerRecord: 1 << 20, SerializeMicrosPerRecord: 1e6, DeserializeMicrosPerRecord: 1e6,
 			EndToEnd: wide, Ack: wide, SendDelay: wide, Sent: 1 << 40, Delivered: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40,
 			Warnings: []string{"prometheus cross-check skipped: query sum(max_over_time(serdebench_records_total{...}[86400s])): connection refused"}}
-		r := trialResult(tr, m)
+		r := trialResult(tr, m, intervalsPerTrial(len(trials)))
+		for range intervalsPerTrial(len(trials)) {
+			r.Intervals = append(r.Intervals, serdebenchv1.Interval{StartTime: metav1.NewTime(time.Date(2026, 11, 22, 23, 59, 50, 0, time.UTC)),
+				WindowMillis: 3_600_000, Records: 1 << 40, RecordsPerSecond: 10_000_000, AckP50Micros: 3_600_000_000,
+				AckP99Micros: 3_600_000_000, EndToEndP50Micros: 3_600_000_000, EndToEndP99Micros: 3_600_000_000, BacklogRecords: 1 << 40})
+		}
 		diff := int64(-1 << 40)
 		r.PrometheusRecordsDifference = &diff
 		r.ThroughputSeries = &serdebenchv1.ThroughputSeries{StepSeconds: 1440}

@@ -5,18 +5,19 @@ package v1alpha1
 // `kubectl get -o yaml` shows what will run; Default applies them to specs built in
 // Go (internal/admission tests that the two agree).
 const (
-	DefaultBatchSizeBytes int32 = 16384
-	DefaultLingerMs       int32 = 5
-	DefaultAcks                 = AcksAll
-	DefaultCompression          = CompressionNone
-	DefaultMaxInFlight    int32 = 5
-	DefaultPartitions     int32 = 3
-	DefaultReplicas       int32 = 1
-	DefaultSeed           int64 = 1
-	DefaultPoolSize       int32 = 1024
-	DefaultRetries        int32 = 1
-	DefaultClient               = ClientSarama
-	DefaultPartitioner          = PartitionerRoundRobin
+	DefaultBatchSizeBytes  int32 = 16384
+	DefaultLingerMs        int32 = 5
+	DefaultAcks                  = AcksAll
+	DefaultCompression           = CompressionNone
+	DefaultMaxInFlight     int32 = 5
+	DefaultPartitions      int32 = 3
+	DefaultReplicas        int32 = 1
+	DefaultSeed            int64 = 1
+	DefaultPoolSize        int32 = 1024
+	DefaultRetries         int32 = 1
+	DefaultClient                = ClientSarama
+	DefaultPartitioner           = PartitionerRoundRobin
+	DefaultIntervalSeconds int32 = 10
 	// DefaultSocketBufferBytes (-1) leaves a socket buffer to the operating system.
 	DefaultSocketBufferBytes      int32 = -1
 	DefaultFetchMinBytes          int32 = 1
@@ -53,6 +54,9 @@ func (s *ExperimentSpec) Default() {
 	}
 	if s.Client == "" {
 		s.Client = DefaultClient
+	}
+	if s.IntervalSeconds == 0 {
+		s.IntervalSeconds = DefaultIntervalSeconds
 	}
 	s.Producer.Default()
 	s.Consumer.Default()

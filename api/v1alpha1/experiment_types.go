@@ -142,6 +142,15 @@ type ExperimentSpec struct {
 	// +optional
 	Rate Rate `json:"rate,omitempty"`
 
+	// IntervalSeconds is the length of the intervals each trial result reports
+	// throughput, latency percentiles and consumer backlog for. Long trials get
+	// longer intervals (doubled until at most 60 remain). Default 10.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	IntervalSeconds int32 `json:"intervalSeconds,omitempty"`
+
 	// Producers is the number of producer workers per trial. Default 1.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1

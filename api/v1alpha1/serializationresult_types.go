@@ -214,6 +214,15 @@ type TrialResult struct {
 	// when Prometheus could not be queried).
 	// +optional
 	PrometheusRecordsDifference *int64 `json:"prometheusRecordsDifference,omitempty"`
+	// IntervalSeconds is the length of each of Intervals.
+	// +optional
+	IntervalSeconds int32 `json:"intervalSeconds,omitempty"`
+	// Intervals cut the measured window into intervals (spec.intervalSeconds,
+	// doubled until few enough remain): throughput, latency percentiles and
+	// consumer backlog over time, from the workers' own per-interval histograms.
+	// +kubebuilder:validation:MaxItems=60
+	// +optional
+	Intervals []Interval `json:"intervals,omitempty"`
 	// ThroughputSeries is the producers' measured-record rate over the trial, from
 	// Prometheus (absent when Prometheus could not be queried).
 	// +optional
@@ -221,6 +230,30 @@ type TrialResult struct {
 	// Warnings say what the numbers cannot be trusted for.
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Interval is one slice of a trial's measured window.
+type Interval struct {
+	// StartTime of the interval (aligned to multiples of its length).
+	StartTime metav1.Time `json:"startTime"`
+	// WindowMillis is how much of the interval lies in the measured window (the
+	// first and last are usually partial).
+	WindowMillis int64 `json:"windowMillis"`
+	// Records acknowledged whose intended send time falls in the interval.
+	Records int64 `json:"records"`
+	// RecordsPerSecond is Records over WindowMillis.
+	RecordsPerSecond int64 `json:"recordsPerSecond"`
+	// AckP50Micros and AckP99Micros are those records' acknowledgement latency
+	// percentiles (1% precision).
+	AckP50Micros int64 `json:"ackP50Micros"`
+	AckP99Micros int64 `json:"ackP99Micros"`
+	// EndToEndP50Micros and EndToEndP99Micros are their end-to-end latency
+	// percentiles (1% precision).
+	EndToEndP50Micros int64 `json:"endToEndP50Micros"`
+	EndToEndP99Micros int64 `json:"endToEndP99Micros"`
+	// BacklogRecords is, at the interval's end, the records acknowledged and not yet
+	// received by the consumers.
+	BacklogRecords int64 `json:"backlogRecords"`
 }
 
 // ThroughputSeries is a rate sampled at a fixed step.

@@ -61,21 +61,22 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		for _, size := range spec.Payload.SizesBytes {
 			for _, st := range variants {
 				t := trial.Trial{
-					Index:         len(trials),
-					Codec:         codec,
-					Schema:        spec.Payload.Schema,
-					SizeBytes:     size,
-					Settings:      st,
-					Consumer:      consumer,
-					Warmup:        spec.Warmup,
-					Producers:     spec.Producers,
-					Consumers:     spec.Consumers,
-					Partitions:    spec.Topic.Partitions,
-					Replicas:      spec.Topic.Replicas,
-					TopicConfig:   spec.Topic.Config,
-					ExistingTopic: spec.Topic.Name,
-					Seed:          *spec.Seed,
-					PoolSize:      spec.PoolSize,
+					Index:           len(trials),
+					Codec:           codec,
+					Schema:          spec.Payload.Schema,
+					SizeBytes:       size,
+					Settings:        st,
+					Consumer:        consumer,
+					Warmup:          spec.Warmup,
+					IntervalSeconds: spec.IntervalSeconds,
+					Producers:       spec.Producers,
+					Consumers:       spec.Consumers,
+					Partitions:      spec.Topic.Partitions,
+					Replicas:        spec.Topic.Replicas,
+					TopicConfig:     spec.Topic.Config,
+					ExistingTopic:   spec.Topic.Name,
+					Seed:            *spec.Seed,
+					PoolSize:        spec.PoolSize,
 				}
 				if spec.Records != nil {
 					t.Records = *spec.Records

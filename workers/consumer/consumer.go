@@ -81,6 +81,9 @@ type consumer struct {
 	// (guarded by mu); measuring is set by the first measured record.
 	fetches   *summary.Histogram
 	measuring atomic.Bool
+	// series is the consumer's per-interval measurements, across its partitions.
+	seriesMu sync.Mutex
+	series   *summary.Series
 	// start is, on an existing topic, each partition's end offset before the group
 	// formed: nothing of this run can precede it (producers wait for the group).
 	start map[int32]int64
@@ -106,7 +109,8 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &consumer{cfg: cfg, typ: schema.TypeFor(int(t.SizeBytes)), parts: map[int32]*partition{}}
+	c := &consumer{cfg: cfg, typ: schema.TypeFor(int(t.SizeBytes)), parts: map[int32]*partition{},
+		series: summary.NewSeries(int64(t.IntervalSecondsOrDefault()))}
 	if _, err := codec.New(string(t.Codec), c.typ); err != nil {
 		return nil, err
 	}
@@ -371,7 +375,12 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	for int(producer) >= len(st.seen) {
 		st.seen = append(st.seen, summary.SeqSet{})
 	}
-	st.seen[producer].Add(int64(seq))
+	if st.seen[producer].Add(int64(seq)) {
+		// Backlog counts each record once, when it first arrives.
+		c.seriesMu.Lock()
+		c.series.Done(now)
+		c.seriesMu.Unlock()
+	}
 
 	t0 := time.Now()
 	out, err := st.codec.Unmarshal(value, st.scratch)
@@ -396,6 +405,9 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	}
 	lat := (now.UnixNano() - int64(intended)) / 1e3
 	st.e2e.Record(lat)
+	c.seriesMu.Lock()
+	c.series.Measured(time.Unix(0, int64(intended)), lat)
+	c.seriesMu.Unlock()
 	c.measuring.Store(true)
 	st.deser.Record(deser)
 	st.sum.Records++
@@ -428,6 +440,10 @@ func (c *consumer) summary() *summary.Summary {
 	if c.fetches != nil {
 		out.Histogram(summary.FetchIntervalMicros, summary.NewLatency).Merge(c.fetches)
 	}
+	c.seriesMu.Lock()
+	out.Series = summary.NewSeries(c.series.WidthSeconds)
+	out.Series.Merge(c.series)
+	c.seriesMu.Unlock()
 	for p, st := range c.parts {
 		st.mu.Lock()
 		for name, h := range st.sum.Histograms {

@@ -134,6 +134,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
 	r.serHist = r.sum.Histogram(summary.SerializeNanos, summary.NewDuration)
 	r.delay = r.sum.Histogram(summary.SendDelayMicros, summary.NewLatency)
+	r.sum.Series = summary.NewSeries(int64(t.IntervalSecondsOrDefault()))
 
 	topicMax, _ := strconv.Atoi(t.TopicConfig["max.message.bytes"])
 	if t.ExistingTopic != "" {
@@ -283,7 +284,7 @@ func (r *run) send(ctx context.Context) error {
 		p := r.parts.next(len(b))
 		m.value.b = b
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
-		m.setData(int32(p), uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup)
+		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup)
 		seqs[p]++
 		if !r.handOver(ctx, m) {
 			return nil
@@ -344,6 +345,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		}
 	case m.measured:
 		r.ackedSeqs[p].Add(int64(m.seq))
+		r.sum.Series.Done(now)
 		r.sum.Records++
 		r.sum.SerializedBytes += int64(len(m.value.b))
 		r.sum.PayloadBytes += m.payload
@@ -351,6 +353,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		r.serHist.Record(m.serNanos)
 		lat := now.Sub(m.intended).Microseconds()
 		r.ack.Record(lat)
+		r.sum.Series.Measured(m.intended, lat)
 		r.delay.Record(m.actual.Sub(m.intended).Microseconds())
 		if r.sum.WindowStart.IsZero() {
 			r.sum.WindowStart = r.winStart
@@ -369,6 +372,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		}
 	default:
 		r.ackedSeqs[p].Add(int64(m.seq))
+		r.sum.Series.Done(now)
 		r.sum.WarmupRecords++
 		if mt != nil {
 			mt.WarmupRecords.Inc()

@@ -77,8 +77,17 @@ type Result struct {
 	// Interrupted names the workers that stopped before the trial was complete; a
 	// result with any is partial and fails the trial.
 	Interrupted []string `json:"interrupted,omitempty"`
+	// IntervalSeconds is the length of each of Intervals.
+	IntervalSeconds int64 `json:"intervalSeconds,omitempty"`
+	// Intervals cut the measured window into intervals: throughput, latency
+	// percentiles and consumer backlog over time (at most MaxIntervals).
+	Intervals []Interval `json:"intervals,omitempty"`
 	// Warnings say what the numbers cannot be trusted for (clamped values, interrupts).
 	Warnings []string `json:"warnings,omitempty"`
+
+	// The merged series and window, for IntervalsAtMost.
+	producerSeries, consumerSeries *Series
+	windowStart, windowEnd         time.Time
 }
 
 // Percentiles of one merged histogram; the unit is in the enclosing field's name.
@@ -121,6 +130,16 @@ func Merge(summaries []*Summary) (*Result, error) {
 	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	producers := map[int]bool{}
 	var totalReceived int64
+	var pSeries, cSeries *Series
+	mergeSeries := func(dst **Series, o *Series) {
+		if o == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = NewSeries(o.WidthSeconds)
+		}
+		(*dst).Merge(o)
+	}
 	for _, s := range summaries {
 		for name, h := range s.Histograms {
 			if hists[name] == nil {
@@ -142,6 +161,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 				r.ClientSettings = s.ClientSettings
 			}
 			pStart, pEnd = widen(pStart, pEnd, s.WindowStart, s.WindowEnd)
+			mergeSeries(&pSeries, s.Series)
 			r.Records += s.Records
 			serBytes += s.SerializedBytes
 			payBytes += s.PayloadBytes
@@ -165,6 +185,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		case RoleConsumer:
 			r.Consumers++
 			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
+			mergeSeries(&cSeries, s.Series)
 			deserNanos += s.CodecNanos
 			consumed += s.Records
 			for _, d := range s.Received {
@@ -212,6 +233,13 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.ConsumerRecordsPerSecond = float64(consumed) / w
 			r.DeserializeSharePercent = 100 * float64(deserNanos) / (w * 1e9 * float64(max(r.Consumers, 1)))
 		}
+	}
+	if pSeries != nil {
+		if cSeries == nil {
+			cSeries = NewSeries(pSeries.WidthSeconds)
+		}
+		r.producerSeries, r.consumerSeries, r.windowStart, r.windowEnd = pSeries, cSeries, pStart, pEnd
+		r.Intervals, r.IntervalSeconds = r.IntervalsAtMost(MaxIntervals)
 	}
 	r.EndToEnd = percentiles(hists[EndToEndMicros])
 	r.Ack = percentiles(hists[AckLatencyMicros])

@@ -63,6 +63,9 @@ type Summary struct {
 
 	// Histograms by name (see the *Nanos and *Micros constants).
 	Histograms map[string]*Histogram `json:"histograms"`
+	// Series is the worker's measurements per interval (empty in summaries of
+	// older versions).
+	Series *Series `json:"series,omitempty"`
 
 	// Acked is, per partition, the sequence numbers the producer got an
 	// acknowledgement for (warmup included; with acks=0, those written to the socket).

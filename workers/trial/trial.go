@@ -72,6 +72,9 @@ type Trial struct {
 	DurationSeconds int32 `json:"durationSeconds,omitempty"`
 	// Warmup precedes the measured window.
 	Warmup v1alpha1.Warmup `json:"warmup"`
+	// IntervalSeconds is the length of the result's intervals (0 in older plans:
+	// the default).
+	IntervalSeconds int32 `json:"intervalSeconds,omitempty"`
 	// Producers and Consumers are the worker counts.
 	Producers int32 `json:"producers"`
 	Consumers int32 `json:"consumers"`
@@ -103,8 +106,20 @@ func (s Settings) Describe() string {
 	if s.Client != "" && s.Client != v1alpha1.DefaultClient {
 		fmt.Fprintf(&b, " client=%s", s.Client)
 	}
+	if s.Partitioner != "" && s.Partitioner != v1alpha1.DefaultPartitioner {
+		fmt.Fprintf(&b, " partitioner=%s", s.Partitioner)
+	}
 	if s.RecordsPerSecond > 0 {
 		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)
 	}
 	return b.String()
+}
+
+// IntervalSecondsOrDefault is the length of the result's intervals, the default
+// for plans that do not say.
+func (t Trial) IntervalSecondsOrDefault() int32 {
+	if t.IntervalSeconds <= 0 {
+		return v1alpha1.DefaultIntervalSeconds
+	}
+	return t.IntervalSeconds
 }

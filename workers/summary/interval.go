@@ -1,0 +1,106 @@
+package summary
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// MaxIntervals bounds a result's intervals; more, and they merge pairwise into
+// intervals twice as long.
+const MaxIntervals = 60
+
+// Interval is one slice of a trial's measured window, from every worker's series
+// merged (histograms added, never averaged).
+type Interval struct {
+	// Start of the interval (aligned to multiples of its length since the Unix epoch).
+	Start time.Time `json:"start"`
+	// Seconds of the interval inside the measured window: the first and last are
+	// usually partial.
+	Seconds float64 `json:"seconds"`
+	// Records acknowledged whose intended send time falls in the interval.
+	Records int64 `json:"records"`
+	// RecordsPerSecond is Records / Seconds.
+	RecordsPerSecond float64 `json:"recordsPerSecond"`
+	// Ack and EndToEnd are those records' latencies in microseconds, at 1%
+	// precision.
+	Ack      Percentiles `json:"ackMicros"`
+	EndToEnd Percentiles `json:"endToEndMicros"`
+	// BacklogRecords is, at the interval's end, how many of the trial's records had
+	// been acknowledged and not yet received by any consumer (warmup included).
+	BacklogRecords int64 `json:"backlogRecords"`
+}
+
+// IntervalsAtMost returns the result's intervals, merged pairwise into longer ones
+// until at most n remain (n ≥ 1), and their length in seconds.
+func (r *Result) IntervalsAtMost(n int) ([]Interval, int64) {
+	if r.producerSeries == nil {
+		return nil, 0
+	}
+	p, c := NewSeries(r.producerSeries.WidthSeconds), NewSeries(r.producerSeries.WidthSeconds)
+	p.Merge(r.producerSeries)
+	c.Merge(r.consumerSeries)
+	for {
+		out := intervals(p, c, r.windowStart, r.windowEnd)
+		if len(out) <= max(n, 1) {
+			return out, p.WidthSeconds
+		}
+		p.coarsen(p.WidthSeconds * 2)
+	}
+}
+
+// intervals cuts [start, end) into p's buckets. Backlog is the running difference
+// of acknowledged and received records over every bucket, warmup included.
+func intervals(p, c *Series, start, end time.Time) []Interval {
+	w := max(p.WidthSeconds, c.WidthSeconds)
+	if p.WidthSeconds < w {
+		p.coarsen(w)
+	}
+	if c.WidthSeconds < w {
+		c.coarsen(w)
+	}
+	union := maps.Clone(p.Buckets)
+	maps.Copy(union, c.Buckets)
+	var out []Interval
+	var backlog int64
+	width := time.Duration(w) * time.Second
+	for _, k := range slices.Sorted(maps.Keys(union)) {
+		pb, cb := p.Buckets[k], c.Buckets[k]
+		if pb != nil {
+			backlog += pb.Done
+		}
+		if cb != nil {
+			backlog -= cb.Done
+		}
+		from := time.Unix(k, 0)
+		lo, hi := later(from, start), earlier(from.Add(width), end)
+		if !hi.After(lo) {
+			continue
+		}
+		iv := Interval{Start: from.UTC(), Seconds: hi.Sub(lo).Seconds(), BacklogRecords: max(backlog, 0)}
+		if pb != nil {
+			iv.Records = pb.Records
+			iv.Ack = percentiles(pb.Latency)
+		}
+		if cb != nil {
+			iv.EndToEnd = percentiles(cb.Latency)
+		}
+		iv.RecordsPerSecond = float64(iv.Records) / iv.Seconds
+		out = append(out, iv)
+	}
+	return out
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

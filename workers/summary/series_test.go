@@ -1,0 +1,117 @@
+package summary
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+var t0 = time.Unix(1_800_000_000, 0) // a multiple of 10 s
+
+func TestSeriesMergeIsExact(t *testing.T) {
+	a, b, all := NewSeries(10), NewSeries(10), NewSeries(10)
+	for i := range 1000 {
+		at := t0.Add(time.Duration(i) * 10 * time.Millisecond) // 0-10 s: one bucket
+		lat := int64(100 + i)
+		if i%3 == 0 {
+			a.Measured(at, lat)
+		} else {
+			b.Measured(at, lat*10)
+		}
+		all.Measured(at, map[bool]int64{true: lat, false: lat * 10}[i%3 == 0])
+	}
+	// Through JSON, as summaries travel.
+	var back Series
+	raw, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	m := NewSeries(10)
+	m.Merge(&back)
+	m.Merge(b)
+	got, want := m.Buckets[t0.Unix()], all.Buckets[t0.Unix()]
+	if got == nil || got.Records != 1000 {
+		t.Fatalf("merged bucket %+v, want 1000 records", got)
+	}
+	if percentiles(got.Latency) != percentiles(want.Latency) {
+		t.Fatalf("merged percentiles %+v, want those of all values %+v", percentiles(got.Latency), percentiles(want.Latency))
+	}
+}
+
+func TestSeriesCoarsens(t *testing.T) {
+	s := NewSeries(10)
+	for i := range MaxBuckets + 1 {
+		s.Done(t0.Add(time.Duration(i) * 10 * time.Second))
+	}
+	if s.WidthSeconds != 20 || len(s.Buckets) > MaxBuckets {
+		t.Fatalf("width %d with %d buckets; want 20 and at most %d", s.WidthSeconds, len(s.Buckets), MaxBuckets)
+	}
+	var done int64
+	for k, b := range s.Buckets {
+		if k%20 != 0 {
+			t.Errorf("bucket %d not aligned to 20 s", k)
+		}
+		done += b.Done
+	}
+	if done != MaxBuckets+1 {
+		t.Fatalf("%d records after coarsening, want %d", done, MaxBuckets+1)
+	}
+	// A narrower series merges at the wider width.
+	n := NewSeries(10)
+	n.Done(t0.Add(10 * time.Second))
+	s.Merge(n)
+	if s.WidthSeconds != 20 || s.Buckets[t0.Unix()].Done != 3 {
+		t.Fatalf("merge of a 10 s series into a 20 s one: width %d, bucket %+v", s.WidthSeconds, s.Buckets[t0.Unix()])
+	}
+}
+
+func TestIntervalsWindowAndBacklog(t *testing.T) {
+	p, c := NewSeries(10), NewSeries(10)
+	// Warmup acknowledged and received before the window: backlog 0 after it.
+	for i := range 50 {
+		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		p.Done(at)
+		c.Done(at)
+	}
+	// Window [t0+5 s, t0+25 s): 2,000 records per 10 s bucket intended, acknowledged
+	// at once; the consumer receives 1,500 of the second bucket's during it and the
+	// rest in the third.
+	for i := range 4000 {
+		at := t0.Add(10*time.Second + time.Duration(i)*5*time.Millisecond)
+		p.Measured(at, 2000)
+		p.Done(at)
+		recv := at
+		if i < 2000 && i >= 1500 {
+			recv = t0.Add(20*time.Second + time.Duration(i-1500)*time.Millisecond)
+		}
+		c.Measured(at, recv.Sub(at).Microseconds()+3000)
+		c.Done(recv)
+	}
+	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0.Add(5 * time.Second), windowEnd: t0.Add(30 * time.Second)}
+	got, width := r.IntervalsAtMost(MaxIntervals)
+	if width != 10 || len(got) != 3 {
+		t.Fatalf("%d intervals of %d s, want 3 of 10: %+v", len(got), width, got)
+	}
+	if got[0].Seconds != 5 || got[0].Records != 0 || got[0].BacklogRecords != 0 {
+		t.Errorf("first interval (warmup half): %+v", got[0])
+	}
+	// Per-interval histograms keep 1%: 2000 µs reads back as at most 2020.
+	if got[1].Records != 2000 || got[1].RecordsPerSecond != 200 || got[1].Ack.P50 < 2000 || got[1].Ack.P50 > 2020 || got[1].BacklogRecords != 500 {
+		t.Errorf("second interval: %+v; want 2000 records at 200/s, ack p50 2000 µs ±1%%, backlog 500", got[1])
+	}
+	if got[2].BacklogRecords != 0 || got[2].Records != 2000 {
+		t.Errorf("third interval: %+v; want 2000 records and the backlog drained", got[2])
+	}
+	if got[1].EndToEnd.P99 < 100000 || got[2].EndToEnd.P50 > 3030 {
+		t.Errorf("end-to-end: second interval p99 %d µs (late records), third p50 %d µs", got[1].EndToEnd.P99, got[2].EndToEnd.P50)
+	}
+	// At most 2: merged pairwise into 20 s intervals, [0, 20) and [20, 40), of
+	// which the window holds 15 and 10 s.
+	got, width = r.IntervalsAtMost(2)
+	if width != 20 || len(got) != 2 || got[0].Seconds != 15 || got[0].Records != 2000 || got[1].Records != 2000 || got[1].BacklogRecords != 0 {
+		t.Fatalf("at most 2: %d intervals of %d s: %+v", len(got), width, got)
+	}
+}
