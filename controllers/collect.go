@@ -50,7 +50,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 			return r.fail(ctx, x, t.Index, ReasonWorkerInterrupted, fmt.Sprintf("trial %s: partial summaries from %v", t.Name, merged.Interrupted))
 		}
 		protocol.Annotate(t, merged)
-		tr = trialResult(t, merged, intervalsPerTrial(len(x.Status.Trials)))
+		tr = trialResult(t, merged, seriesPerTrial(len(x.Status.Trials)))
 		tr.Attempts = ts.Attempt
 		r.crossCheck(ctx, x, t, sums, &tr)
 		if err := r.writeResult(ctx, x, tr, ran); err != nil {
@@ -327,18 +327,20 @@ func summarize(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
 	return s
 }
 
-// intervalBudget bounds the intervals of all trials in one result, which keeps a
-// result at the matrix cap well under etcd's object limit (result_size_test.go).
-const intervalBudget = 768
+// seriesBudget bounds the intervals, and the search steps, of all trials in one
+// result, which keeps a result at the matrix cap under its 1 MiB target
+// (result_size_test.go). Each trial gets at least 2 of each.
+const seriesBudget = 640
 
-// intervalsPerTrial is how many intervals each of n trials may report.
-func intervalsPerTrial(n int) int {
-	return min(summary.MaxIntervals, max(1, intervalBudget/max(n, 1)))
+// seriesPerTrial is how many intervals, and how many search steps, each of n
+// trials may report (the API's MaxItems at most).
+func seriesPerTrial(n int) int {
+	return min(summary.MaxIntervals, max(2, seriesBudget/max(n, 1)))
 }
 
 // trialResult converts a merged result into the API's integer fields, with at most
-// maxIntervals intervals.
-func trialResult(t trial.Trial, m *summary.Result, maxIntervals int) serdebenchv1.TrialResult {
+// maxItems intervals and search steps.
+func trialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.TrialResult {
 	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
 		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
 			P9999: p.P9999, Max: p.Max}
@@ -376,14 +378,31 @@ func trialResult(t trial.Trial, m *summary.Result, maxIntervals int) serdebenchv
 		f := lat(m.FetchInterval)
 		res.FetchIntervalMicros = &f
 	}
+	if sr := m.Search; sr != nil {
+		res.Search = &serdebenchv1.SearchResult{MaxSustainedRecordsPerSecond: sr.MaxSustainedRecordsPerSecond, Stopped: sr.Stopped}
+		// The steps that matter: up to the first one not sustained.
+		last := len(sr.Steps) - 1
+		for k, st := range sr.Steps {
+			if !st.Sustained {
+				last = k
+				break
+			}
+		}
+		for _, st := range sr.Steps[max(0, last+1-maxItems):last+1] {
+			res.Search.Steps = append(res.Search.Steps, serdebenchv1.SearchStep{Index: int32(st.Index), TargetRecordsPerSecond: st.TargetRecordsPerSecond,
+				Records: st.Records, Received: st.Received, AckP99Micros: st.Ack.P99, EndToEndP99Micros: st.EndToEnd.P99,
+				Sustained: st.Sustained, Reason: st.Reason})
+		}
+	}
 	ivs, width := m.Intervals, m.IntervalSeconds
-	if len(ivs) > maxIntervals {
-		ivs, width = m.IntervalsAtMost(maxIntervals)
+	if len(ivs) > maxItems {
+		ivs, width = m.IntervalsAtMost(maxItems)
 	}
 	res.IntervalSeconds = int32(width)
 	for _, iv := range ivs {
 		res.Intervals = append(res.Intervals, serdebenchv1.Interval{StartTime: metav1.NewTime(iv.Start),
 			WindowMillis: int64(iv.Seconds * 1000), Records: iv.Records, RecordsPerSecond: int64(iv.RecordsPerSecond),
+			OfferedRecordsPerSecond: int64(iv.OfferedRecordsPerSecond), ConsumedRecordsPerSecond: int64(iv.ConsumedRecordsPerSecond),
 			AckP50Micros: iv.Ack.P50, AckP99Micros: iv.Ack.P99, EndToEndP50Micros: iv.EndToEnd.P50,
 			EndToEndP99Micros: iv.EndToEnd.P99, BacklogRecords: iv.BacklogRecords})
 	}

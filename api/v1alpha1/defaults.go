@@ -18,6 +18,10 @@ const (
 	DefaultClient                = ClientSarama
 	DefaultPartitioner           = PartitionerRoundRobin
 	DefaultIntervalSeconds int32 = 10
+	// Rate search (RateSearch).
+	DefaultSearchStepPercent  int32 = 25
+	DefaultSearchStepSeconds  int32 = 10
+	DefaultSearchMaxP99Millis int32 = 100
 	// DefaultSocketBufferBytes (-1) leaves a socket buffer to the operating system.
 	DefaultSocketBufferBytes      int32 = -1
 	DefaultFetchMinBytes          int32 = 1
@@ -57,6 +61,17 @@ func (s *ExperimentSpec) Default() {
 	}
 	if s.IntervalSeconds == 0 {
 		s.IntervalSeconds = DefaultIntervalSeconds
+	}
+	if r := s.Rate.Search; r != nil {
+		if r.StepPercent == 0 {
+			r.StepPercent = DefaultSearchStepPercent
+		}
+		if r.StepSeconds == 0 {
+			r.StepSeconds = DefaultSearchStepSeconds
+		}
+		if r.MaxP99Millis == 0 {
+			r.MaxP99Millis = DefaultSearchMaxP99Millis
+		}
 	}
 	s.Producer.Default()
 	s.Consumer.Default()

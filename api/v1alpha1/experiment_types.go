@@ -80,6 +80,9 @@ const (
 // settings, how much traffic and how it is shaped. Lists and the matrix multiply into
 // trials; every trial runs on a fresh topic.
 // +kubebuilder:validation:XValidation:rule="has(self.records) != has(self.durationSeconds)",message="exactly one of records and durationSeconds must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || (has(self.durationSeconds) && has(self.rate.recordsPerSecond) && self.rate.recordsPerSecond > 0)",message="rate.search needs a starting rate.recordsPerSecond and durationSeconds (the longest the search may take)"
+// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.matrix) || !has(self.matrix.recordsPerSecond) || size(self.matrix.recordsPerSecond) == 0",message="rate.search chooses the rates itself: leave matrix.recordsPerSecond empty"
+// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
 // +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1))) <= 256",message="the matrix expands to more than 256 trials"
@@ -396,6 +399,48 @@ type Rate struct {
 	// +kubebuilder:validation:Maximum=10000000
 	// +optional
 	RecordsPerSecond int64 `json:"recordsPerSecond,omitempty"`
+
+	// Search finds the maximum sustainable rate: each producer starts at
+	// recordsPerSecond and raises its rate step by step while latency stays
+	// bounded; the result names the highest step every producer sustained.
+	// +optional
+	Search *RateSearch `json:"search,omitempty"`
+}
+
+// RateSearch raises the rate in steps within one trial (docs/measurement.md,
+// "Finding the maximum sustainable rate"). Latency is measured from the intended
+// send time, so a producer, broker or consumer that cannot keep up shows as growing
+// latency (and growing consumer backlog, which by Little's law is rate × latency).
+// A step is sustained when its records' acknowledgement and end-to-end p99 stay
+// within maxP99Millis and none failed; the search ends at the first step that is
+// not, when a producer falls a whole step behind its schedule, at
+// maxRecordsPerSecond, or when durationSeconds is over.
+type RateSearch struct {
+	// StepPercent is how much each step raises the rate. Default 25.
+	// +kubebuilder:default=25
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	StepPercent int32 `json:"stepPercent,omitempty"`
+	// StepSeconds is each step's length. Default 10.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	StepSeconds int32 `json:"stepSeconds,omitempty"`
+	// MaxRecordsPerSecond per producer ends the search there. Default: no cap but
+	// the trial's duration.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	// +optional
+	MaxRecordsPerSecond int64 `json:"maxRecordsPerSecond,omitempty"`
+	// MaxP99Millis bounds a sustained step's acknowledgement and end-to-end p99.
+	// Default 100.
+	// +kubebuilder:default=100
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=600000
+	// +optional
+	MaxP99Millis int32 `json:"maxP99Millis,omitempty"`
 }
 
 // TopicSpec shapes each trial's topic.

@@ -223,6 +223,9 @@ type TrialResult struct {
 	// +kubebuilder:validation:MaxItems=60
 	// +optional
 	Intervals []Interval `json:"intervals,omitempty"`
+	// Search is a rate search's outcome (spec.rate.search only).
+	// +optional
+	Search *SearchResult `json:"search,omitempty"`
 	// ThroughputSeries is the producers' measured-record rate over the trial, from
 	// Prometheus (absent when Prometheus could not be queried).
 	// +optional
@@ -239,12 +242,19 @@ type Interval struct {
 	// WindowMillis is how much of the interval lies in the measured window (the
 	// first and last are usually partial).
 	WindowMillis int64 `json:"windowMillis"`
-	// Records acknowledged whose intended send time falls in the interval.
-	Records int64 `json:"records"`
-	// RecordsPerSecond is Records over WindowMillis.
+	// Records is the measured records acknowledged during the interval, and
+	// RecordsPerSecond that over WindowMillis: the throughput achieved.
+	Records          int64 `json:"records"`
 	RecordsPerSecond int64 `json:"recordsPerSecond"`
-	// AckP50Micros and AckP99Micros are those records' acknowledgement latency
-	// percentiles (1% precision).
+	// OfferedRecordsPerSecond is the measured records due in the interval over
+	// WindowMillis: the load offered (above the achieved rate, producers fall
+	// behind).
+	OfferedRecordsPerSecond int64 `json:"offeredRecordsPerSecond"`
+	// ConsumedRecordsPerSecond is the measured records first received during the
+	// interval over WindowMillis.
+	ConsumedRecordsPerSecond int64 `json:"consumedRecordsPerSecond"`
+	// AckP50Micros and AckP99Micros are the acknowledgement latency percentiles of
+	// the records due in the interval (1% precision).
 	AckP50Micros int64 `json:"ackP50Micros"`
 	AckP99Micros int64 `json:"ackP99Micros"`
 	// EndToEndP50Micros and EndToEndP99Micros are their end-to-end latency
@@ -254,6 +264,41 @@ type Interval struct {
 	// BacklogRecords is, at the interval's end, the records acknowledged and not yet
 	// received by the consumers.
 	BacklogRecords int64 `json:"backlogRecords"`
+}
+
+// SearchResult is what a rate search found.
+type SearchResult struct {
+	// MaxSustainedRecordsPerSecond is the producers' combined target rate in the
+	// last of the sustained steps that began the search (0: not even the first).
+	MaxSustainedRecordsPerSecond int64 `json:"maxSustainedRecordsPerSecond"`
+	// Stopped says why the search ended before its duration, if it did.
+	// +optional
+	Stopped string `json:"stopped,omitempty"`
+	// Steps in order: the last sustained ones and the first that was not (at most
+	// 64, fewer in results of many trials; the local JSON result has all).
+	// +kubebuilder:validation:MaxItems=64
+	Steps []SearchStep `json:"steps"`
+}
+
+// SearchStep is one step of a rate search.
+type SearchStep struct {
+	// Index of the step, from 0.
+	Index int32 `json:"index"`
+	// TargetRecordsPerSecond is the producers' combined rate in the step.
+	TargetRecordsPerSecond int64 `json:"targetRecordsPerSecond"`
+	// Records of the step acknowledged, and Received of them.
+	Records  int64 `json:"records"`
+	Received int64 `json:"received"`
+	// AckP99Micros and EndToEndP99Micros are the step's p99 latencies (1%
+	// precision), from the intended send time.
+	AckP99Micros      int64 `json:"ackP99Micros"`
+	EndToEndP99Micros int64 `json:"endToEndP99Micros"`
+	// Sustained: every producer sent the whole step, nothing failed or went
+	// missing, and both p99s are within spec.rate.search.maxP99Millis.
+	Sustained bool `json:"sustained"`
+	// Reason the step was not sustained.
+	// +optional
+	Reason string `json:"reason,omitempty"`
 }
 
 // ThroughputSeries is a rate sampled at a fixed step.

@@ -31,7 +31,8 @@ func TestInvalidFileNamesTheField(t *testing.T) {
 }
 
 func TestSamplesAreValid(t *testing.T) {
-	for _, f := range []string{"../../config/samples/thesis-batch.yaml", "../../config/samples/thesis-single.yaml"} {
+	for f, trials := range map[string]int{"../../config/samples/thesis-batch.yaml": 12, "../../config/samples/thesis-single.yaml": 12,
+		"../../config/samples/max-rate.yaml": 2} {
 		cmd := rootCmd()
 		var out bytes.Buffer
 		cmd.SetOut(&out)
@@ -39,8 +40,8 @@ func TestSamplesAreValid(t *testing.T) {
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if n := strings.Count(out.String(), "\n"); n != 12 {
-			t.Fatalf("%s: %d trials, want 12", f, n)
+		if n := strings.Count(out.String(), "\n"); n != trials {
+			t.Fatalf("%s: %d trials, want %d:\n%s", f, n, trials, out.String())
 		}
 	}
 }

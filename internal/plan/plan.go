@@ -69,6 +69,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					Consumer:        consumer,
 					Warmup:          spec.Warmup,
 					IntervalSeconds: spec.IntervalSeconds,
+					Search:          spec.Rate.Search,
 					Producers:       spec.Producers,
 					Consumers:       spec.Consumers,
 					Partitions:      spec.Topic.Partitions,

@@ -83,9 +83,12 @@ func truncate(s string, n int) string {
 	return strings.TrimRight(s[:n], "-.")
 }
 
-// Annotate adds the warnings that depend on a trial's settings to its merged
-// result (the merge sees only the summaries).
+// Annotate adds what depends on a trial's settings to its merged result (the merge
+// sees only the summaries): the rate search's verdicts and settings' warnings.
 func Annotate(t trial.Trial, r *summary.Result) {
+	if t.Search != nil {
+		r.EvaluateSearch(int64(t.Search.MaxP99Millis) * 1000)
+	}
 	if t.Settings.Acks == "0" && r.Lost > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("acks=0: %d records were written to the connection but never stored by the broker; "+
 			"with acks=0 the producer cannot know what the broker got", r.Lost))

@@ -46,6 +46,21 @@ type Row struct {
 	SerMicros, DeserMicros, SerPct, DeserPct    float64
 	P50, P99, P999, Max, Lost, Duplicated       int64
 	Warnings                                    []string
+	// Search sums up a rate search's outcome (empty without one).
+	Search string
+}
+
+// searchLine sums up a rate search: the maximum, and the first step that was not
+// sustained and why.
+func searchLine(max int64, stopped string, steps int, firstFailed int, reason string) string {
+	out := fmt.Sprintf("max sustained %d rec/s over %d steps", max, steps)
+	if firstFailed >= 0 {
+		out += fmt.Sprintf("; step %d not sustained: %s", firstFailed, reason)
+	}
+	if stopped != "" {
+		out += "; " + stopped
+	}
+	return out
 }
 
 // LocalRows are the rows of a local run's results.
@@ -59,6 +74,16 @@ func LocalRows(trials []runner.TrialResult) []Row {
 			SerPct: r.SerializeSharePercent, DeserPct: r.DeserializeSharePercent,
 			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,
 			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings})
+		if sr := r.Search; sr != nil {
+			failed, reason := -1, ""
+			for _, st := range sr.Steps {
+				if !st.Sustained {
+					failed, reason = st.Index, st.Reason
+					break
+				}
+			}
+			rows[len(rows)-1].Search = searchLine(sr.MaxSustainedRecordsPerSecond, sr.Stopped, len(sr.Steps), failed, reason)
+		}
 	}
 	return rows
 }
@@ -75,6 +100,16 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			DeserPct: float64(t.DeserializeSharePermille) / 10,
 			P50:      t.EndToEndMicros.P50, P99: t.EndToEndMicros.P99, P999: t.EndToEndMicros.P999, Max: t.EndToEndMicros.Max,
 			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings})
+		if sr := t.Search; sr != nil {
+			failed, reason, steps := -1, "", 0
+			for _, st := range sr.Steps {
+				steps = max(steps, int(st.Index)+1)
+				if !st.Sustained && failed < 0 {
+					failed, reason = int(st.Index), st.Reason
+				}
+			}
+			rows[len(rows)-1].Search = searchLine(sr.MaxSustainedRecordsPerSecond, sr.Stopped, steps, failed, reason)
+		}
 	}
 	return rows
 }
@@ -104,6 +139,11 @@ func Table(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "\nSER B: mean encoded value size. REC/S, MB/S: acknowledged records and encoded bytes per second over the producers' measured window (10^6 B).")
 	fmt.Fprintln(w, "SER/DESER µs: mean Marshal/Unmarshal time per record; SER %/DESER %: share of the producers'/consumers' window spent in them.")
 	fmt.Fprintln(w, "E2E: receive time minus intended send time (includes serialization and batching, not deserialization), from merged histograms.")
+	for _, r := range rows {
+		if r.Search != "" {
+			fmt.Fprintf(w, "rate search: %s: %s\n", r.Name, r.Search)
+		}
+	}
 	for _, r := range rows {
 		for _, warn := range r.Warnings {
 			fmt.Fprintf(w, "warning: %s: %s\n", r.Name, warn)
@@ -137,6 +177,6 @@ func JSON(w io.Writer, r Report) error {
 // resultSettings are the settings a result row describes.
 func resultSettings(s v1alpha1.TrialSettings) trial.Settings {
 	return trial.Settings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
-		Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent,
+		Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, Partitioner: s.Partitioner,
 		RecordsPerSecond: s.RecordsPerSecond, Client: s.Client}
 }

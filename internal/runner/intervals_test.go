@@ -38,16 +38,19 @@ func TestIntervals(t *testing.T) {
 			if r.IntervalSeconds != 2 || len(r.Intervals) < seconds/2 || len(r.Intervals) > seconds/2+1 {
 				t.Fatalf("%d intervals of %d s for a %d s window", len(r.Intervals), r.IntervalSeconds, seconds)
 			}
-			var records, acks, e2es int64
+			var records, offered, acks, e2es int64
 			var covered float64
 			for i, iv := range r.Intervals {
 				records += iv.Records
+				offered += iv.OfferedRecords
 				acks += iv.Ack.Count
 				e2es += iv.EndToEnd.Count
 				covered += iv.Seconds
 				whole := math.Abs(iv.Seconds-2) < 1e-9
-				if whole && math.Abs(iv.RecordsPerSecond-2*rate) > 0.02*2*rate {
-					t.Errorf("interval %d (%v): %.0f rec/s, want %d ± 2%%", i, iv.Start, iv.RecordsPerSecond, 2*rate)
+				if whole && (math.Abs(iv.RecordsPerSecond-2*rate) > 0.02*2*rate || math.Abs(iv.OfferedRecordsPerSecond-2*rate) > 0.02*2*rate ||
+					math.Abs(iv.ConsumedRecordsPerSecond-2*rate) > 0.02*2*rate) {
+					t.Errorf("interval %d (%v): %.0f rec/s achieved, %.0f offered, %.0f consumed; want %d ± 2%%", i, iv.Start,
+						iv.RecordsPerSecond, iv.OfferedRecordsPerSecond, iv.ConsumedRecordsPerSecond, 2*rate)
 				}
 				// Two producers' batches (acks=1, 5 ms linger) in flight at most.
 				if iv.BacklogRecords > 2*rate/10 {
@@ -57,8 +60,9 @@ func TestIntervals(t *testing.T) {
 					t.Errorf("interval %d: implausible latency: ack %+v, e2e %+v", i, iv.Ack, iv.EndToEnd)
 				}
 			}
-			if records != r.Records || acks != r.Ack.Count || e2es != r.EndToEnd.Count {
-				t.Fatalf("intervals hold %d records, %d ack and %d e2e latencies; the trial %d, %d, %d", records, acks, e2es, r.Records, r.Ack.Count, r.EndToEnd.Count)
+			if records != r.Records || offered != r.Records || acks != r.Ack.Count || e2es != r.EndToEnd.Count {
+				t.Fatalf("intervals hold %d records acknowledged, %d offered, %d ack and %d e2e latencies; the trial %d, %d, %d",
+					records, offered, acks, e2es, r.Records, r.Ack.Count, r.EndToEnd.Count)
 			}
 			if math.Abs(covered-r.WindowSeconds) > 1e-6 {
 				t.Fatalf("intervals cover %.3f s of a %.3f s window", covered, r.WindowSeconds)

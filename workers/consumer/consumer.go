@@ -84,6 +84,8 @@ type consumer struct {
 	// series is the consumer's per-interval measurements, across its partitions.
 	seriesMu sync.Mutex
 	series   *summary.Series
+	// steps are a rate search's received records per step (guarded by seriesMu).
+	steps []summary.Step
 	// start is, on an existing topic, each partition's end offset before the group
 	// formed: nothing of this run can precede it (producers wait for the group).
 	start map[int32]int64
@@ -306,6 +308,9 @@ type fields struct {
 	producer           uint32
 	seq, intended, run uint64
 	warmup, end        bool
+	// step is the rate-search step, if hasStep.
+	step    uint32
+	hasStep bool
 }
 
 // Header indexes, from the key.
@@ -317,6 +322,7 @@ const (
 	hIntended
 	hWarmup
 	hEnd
+	hStep
 )
 
 func keyIndex(k string) int {
@@ -333,6 +339,8 @@ func keyIndex(k string) int {
 		return hWarmup
 	case wire.End:
 		return hEnd
+	case wire.Step:
+		return hStep
 	}
 	return hOther
 }
@@ -356,6 +364,8 @@ func (f *fields) set(i int, v []byte) {
 		f.warmup = true
 	case hEnd:
 		f.end = true
+	case hStep:
+		f.step, f.hasStep = wire.Uint32(v)
 	}
 }
 
@@ -378,7 +388,7 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	if st.seen[producer].Add(int64(seq)) {
 		// Backlog counts each record once, when it first arrives.
 		c.seriesMu.Lock()
-		c.series.Done(now)
+		c.series.Done(now, !warmup)
 		c.seriesMu.Unlock()
 	}
 
@@ -407,6 +417,12 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	st.e2e.Record(lat)
 	c.seriesMu.Lock()
 	c.series.Measured(time.Unix(0, int64(intended)), lat)
+	if f.hasStep {
+		for int(f.step) >= len(c.steps) {
+			c.steps = append(c.steps, summary.Step{Index: len(c.steps)})
+		}
+		c.steps[f.step].Add(lat)
+	}
 	c.seriesMu.Unlock()
 	c.measuring.Store(true)
 	st.deser.Record(deser)
@@ -443,6 +459,9 @@ func (c *consumer) summary() *summary.Summary {
 	c.seriesMu.Lock()
 	out.Series = summary.NewSeries(c.series.WidthSeconds)
 	out.Series.Merge(c.series)
+	for _, st := range c.steps {
+		out.Steps = append(out.Steps, st.Clone())
+	}
 	c.seriesMu.Unlock()
 	for p, st := range c.parts {
 		st.mu.Lock()

@@ -19,7 +19,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	ctx := t.Context()
 	allocs := testing.AllocsPerRun(1000, func() {
 		m := r.get()
-		m.setData(1, 0, 7, 42, now, now, false)
+		m.setData(1, 0, 7, 42, now, now, false, -1)
 		_ = m.saramaForm("topic")
 		_ = m.franzForm(ctx, "topic")
 		ser.Record(1234)
@@ -41,7 +41,7 @@ func BenchmarkHotPath(b *testing.B) {
 	for b.Loop() {
 		now := time.Now()
 		m := r.get()
-		m.setData(1, 0, 7, 42, now, now, false)
+		m.setData(1, 0, 7, 42, now, now, false, -1)
 		_ = m.saramaForm("topic")
 		ser.Record(time.Since(now).Nanoseconds())
 		lat.Record(5678)

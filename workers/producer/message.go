@@ -28,6 +28,8 @@ type message struct {
 	payload   int64
 	measured  bool
 	marker    bool
+	// step is the rate-search step of a measured record (-1: none).
+	step int
 
 	// sarama's form
 	pm   sarama.ProducerMessage
@@ -54,8 +56,10 @@ func (v *valueBytes) Encode() ([]byte, error) { return v.b, nil }
 func (v *valueBytes) Length() int             { return len(v.b) }
 
 var (
-	// dataKeys are the header keys of a data record, in vals order.
+	// dataKeys are the header keys of a data record, in vals order: the sixth is
+	// the warmup mark, or for a measured record of a rate search its step.
 	dataKeys = [6]string{wire.Producer, wire.Seq, wire.Intended, wire.Actual, wire.Run, wire.Warmup}
+	stepKeys = [6]string{wire.Producer, wire.Seq, wire.Intended, wire.Actual, wire.Run, wire.Step}
 	// markerKeys are those of an end record: producer, records sent, run.
 	markerKeys = [6]string{wire.Producer, wire.End, wire.Run}
 	// byteKeys are the keys as sarama wants them, converted once.
@@ -63,22 +67,28 @@ var (
 )
 
 func init() {
-	for _, k := range append(dataKeys[:], wire.End) {
+	for _, k := range append(dataKeys[:], wire.End, wire.Step) {
 		byteKeys[k] = []byte(k)
 	}
 }
 
-// setData sets a data record's header values.
-func (m *message) setData(partition int32, producer uint32, run, seq uint64, intended, actual time.Time, warmup bool) {
-	m.partition, m.keys, m.marker = partition, &dataKeys, false
+// setData sets a data record's header values; step is the rate-search step of a
+// measured record (-1: none).
+func (m *message) setData(partition int32, producer uint32, run, seq uint64, intended, actual time.Time, warmup bool, step int) {
+	m.partition, m.keys, m.marker, m.step = partition, &dataKeys, false, step
 	wire.PutUint32(m.vals[0][:], producer)
 	wire.PutUint64(m.vals[1][:], seq)
 	wire.PutUint64(m.vals[2][:], uint64(intended.UnixNano()))
 	wire.PutUint64(m.vals[3][:], uint64(actual.UnixNano()))
 	wire.PutUint64(m.vals[4][:], run)
 	m.nh = 5
-	if warmup {
+	switch {
+	case warmup:
 		m.vals[5][0] = 1
+		m.nh = 6
+	case step >= 0:
+		m.keys = &stepKeys
+		wire.PutUint32(m.vals[5][:], uint32(step))
 		m.nh = 6
 	}
 }
@@ -86,7 +96,7 @@ func (m *message) setData(partition int32, producer uint32, run, seq uint64, int
 // setMarker sets an end record's header values: the producer and how many records
 // it sent to the partition.
 func (m *message) setMarker(partition int32, producer uint32, run, sent uint64) {
-	m.partition, m.keys, m.marker = partition, &markerKeys, true
+	m.partition, m.keys, m.marker, m.step = partition, &markerKeys, true, -1
 	m.value.b = nil
 	wire.PutUint32(m.vals[0][:], producer)
 	wire.PutUint64(m.vals[1][:], sent)
@@ -96,7 +106,7 @@ func (m *message) setMarker(partition int32, producer uint32, run, sent uint64) 
 
 // val is header i's value.
 func (m *message) val(i int) []byte {
-	if m.keys[i] == wire.Producer {
+	if m.keys[i] == wire.Producer || m.keys[i] == wire.Step {
 		return m.vals[i][:4]
 	}
 	if m.keys[i] == wire.Warmup {

@@ -75,6 +75,10 @@ type run struct {
 	seqs []uint64
 	// parts chooses each record's partition (the sender's).
 	parts *partitioner
+	// sched is the send schedule and searchStop why a rate search ended early (the
+	// sender's until it returns).
+	sched      *schedule
+	searchStop string
 
 	// owned by the acknowledgement goroutine
 	sum        summary.Summary
@@ -84,6 +88,8 @@ type run struct {
 	ackedSeqs  []summary.SeqSet
 	failedSeqs []summary.SeqSet
 	winStart   time.Time
+	// stepStats are the rate search's measured records per step.
+	stepStats []summary.Step
 }
 
 // Run sends the trial's records and returns the producer's summary. Cancelling ctx
@@ -196,9 +202,25 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	return &r.sum, errors.Join(sendErr, markerErr)
 }
 
+// stepStat returns the statistics of a rate-search step.
+func (r *run) stepStat(k int) *summary.Step {
+	for len(r.stepStats) <= k {
+		r.stepStats = append(r.stepStats, summary.Step{Index: len(r.stepStats)})
+	}
+	return &r.stepStats[k]
+}
+
 // finishSummary moves the sequence sets into the summary (after the acknowledgement
 // goroutine has returned).
 func (r *run) finishSummary() {
+	if r.sched != nil && r.sched.search != nil {
+		for k, plan := range r.sched.steps {
+			st := r.stepStat(k)
+			st.TargetPerSecond, st.Complete = plan.target, plan.complete
+		}
+		r.sum.Steps = r.stepStats
+		r.sum.SearchStop = r.searchStop
+	}
 	r.sum.Unacknowledged = r.pending.Load()
 	for p := range r.ackedSeqs {
 		if s := &r.ackedSeqs[p]; s.Distinct() > 0 {
@@ -244,6 +266,8 @@ func (r *run) send(ctx context.Context) error {
 	start := time.Now()
 	measureStart := start.Add(warmupDur)
 	measuredSent := int64(0)
+	sched := newSchedule(rate, t.Search, start)
+	r.sched = sched
 	pace := newPacer()
 	for i := int64(0); ; i++ {
 		if ctx.Err() != nil {
@@ -252,9 +276,19 @@ func (r *run) send(ctx context.Context) error {
 		m := r.get()
 		intended := time.Now()
 		if rate > 0 {
-			intended = start.Add(time.Duration(float64(i) * 1e9 / float64(rate)))
+			var more bool
+			if intended, more = sched.at(i); !more {
+				r.put(m) // the search ran its last step
+				return nil
+			}
 			if !pace.until(ctx, intended) {
 				r.put(m)
+				return nil
+			}
+			if sched.behind(intended, time.Now()) {
+				r.put(m)
+				r.searchStop = fmt.Sprintf("producer %d fell a whole step behind its schedule in step %d (%d records/s)",
+					r.cfg.ID, sched.step, sched.steps[sched.step].target)
 				return nil
 			}
 		}
@@ -262,6 +296,7 @@ func (r *run) send(ctx context.Context) error {
 		if !warmup && measuredSent == 0 {
 			measureStart = intended
 			r.setWindowStart(intended)
+			sched.begin(i, intended)
 		}
 		if !warmup {
 			if (t.Records > 0 && measuredSent >= t.Records) || (measureDur > 0 && intended.Sub(measureStart) >= measureDur) {
@@ -284,7 +319,11 @@ func (r *run) send(ctx context.Context) error {
 		p := r.parts.next(len(b))
 		m.value.b = b
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
-		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup)
+		step := -1
+		if !warmup {
+			step = sched.step
+		}
+		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup, step)
 		seqs[p]++
 		if !r.handOver(ctx, m) {
 			return nil
@@ -336,6 +375,9 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		m.err = err
 	case err != nil:
 		r.failedSeqs[p].Add(int64(m.seq))
+		if m.step >= 0 {
+			r.stepStat(m.step).Failed++
+		}
 		r.sum.Errors++
 		if r.sum.FirstError == "" {
 			r.sum.FirstError = err.Error()
@@ -345,7 +387,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		}
 	case m.measured:
 		r.ackedSeqs[p].Add(int64(m.seq))
-		r.sum.Series.Done(now)
+		r.sum.Series.Done(now, true)
 		r.sum.Records++
 		r.sum.SerializedBytes += int64(len(m.value.b))
 		r.sum.PayloadBytes += m.payload
@@ -354,6 +396,9 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		lat := now.Sub(m.intended).Microseconds()
 		r.ack.Record(lat)
 		r.sum.Series.Measured(m.intended, lat)
+		if m.step >= 0 {
+			r.stepStat(m.step).Add(lat)
+		}
 		r.delay.Record(m.actual.Sub(m.intended).Microseconds())
 		if r.sum.WindowStart.IsZero() {
 			r.sum.WindowStart = r.winStart
@@ -372,7 +417,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		}
 	default:
 		r.ackedSeqs[p].Add(int64(m.seq))
-		r.sum.Series.Done(now)
+		r.sum.Series.Done(now, false)
 		r.sum.WarmupRecords++
 		if mt != nil {
 			mt.WarmupRecords.Inc()

@@ -18,12 +18,20 @@ type Interval struct {
 	// Seconds of the interval inside the measured window: the first and last are
 	// usually partial.
 	Seconds float64 `json:"seconds"`
-	// Records acknowledged whose intended send time falls in the interval.
-	Records int64 `json:"records"`
-	// RecordsPerSecond is Records / Seconds.
+	// Records is the measured records acknowledged during the interval, and
+	// RecordsPerSecond that over Seconds: the throughput achieved.
+	Records          int64   `json:"records"`
 	RecordsPerSecond float64 `json:"recordsPerSecond"`
-	// Ack and EndToEnd are those records' latencies in microseconds, at 1%
-	// precision.
+	// OfferedRecords is the measured records due (intended) in the interval, and
+	// OfferedRecordsPerSecond that over Seconds: the load offered. Above the
+	// achieved rate, the producers fall behind.
+	OfferedRecords          int64   `json:"offeredRecords"`
+	OfferedRecordsPerSecond float64 `json:"offeredRecordsPerSecond"`
+	// ConsumedRecordsPerSecond is the measured records first received during the
+	// interval over Seconds.
+	ConsumedRecordsPerSecond float64 `json:"consumedRecordsPerSecond"`
+	// Ack and EndToEnd are the latencies of the records due in the interval, in
+	// microseconds at 1% precision.
 	Ack      Percentiles `json:"ackMicros"`
 	EndToEnd Percentiles `json:"endToEndMicros"`
 	// BacklogRecords is, at the interval's end, how many of the trial's records had
@@ -79,13 +87,15 @@ func intervals(p, c *Series, start, end time.Time) []Interval {
 		}
 		iv := Interval{Start: from.UTC(), Seconds: hi.Sub(lo).Seconds(), BacklogRecords: max(backlog, 0)}
 		if pb != nil {
-			iv.Records = pb.Records
+			iv.Records, iv.OfferedRecords = pb.DoneMeasured, pb.Records
 			iv.Ack = percentiles(pb.Latency)
 		}
 		if cb != nil {
+			iv.ConsumedRecordsPerSecond = float64(cb.DoneMeasured) / iv.Seconds
 			iv.EndToEnd = percentiles(cb.Latency)
 		}
 		iv.RecordsPerSecond = float64(iv.Records) / iv.Seconds
+		iv.OfferedRecordsPerSecond = float64(iv.OfferedRecords) / iv.Seconds
 		out = append(out, iv)
 	}
 	return out

@@ -85,9 +85,14 @@ type Result struct {
 	// Warnings say what the numbers cannot be trusted for (clamped values, interrupts).
 	Warnings []string `json:"warnings,omitempty"`
 
-	// The merged series and window, for IntervalsAtMost.
+	// Search is a rate search's outcome (rate.search only; EvaluateSearch).
+	Search *Search `json:"search,omitempty"`
+
+	// The merged series and window, for IntervalsAtMost; the summaries, for
+	// EvaluateSearch.
 	producerSeries, consumerSeries *Series
 	windowStart, windowEnd         time.Time
+	summaries                      []*Summary
 }
 
 // Percentiles of one merged histogram; the unit is in the enclosing field's name.
@@ -122,7 +127,7 @@ const SaramaInFlightWarning = "client sarama sends one produce request per parti
 
 // Merge combines every worker summary of one trial.
 func Merge(summaries []*Summary) (*Result, error) {
-	r := &Result{}
+	r := &Result{summaries: summaries}
 	hists := map[string]*Histogram{}
 	var pStart, pEnd, cStart, cEnd time.Time
 	var serBytes, payBytes, serNanos, deserNanos, consumed int64

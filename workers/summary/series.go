@@ -35,9 +35,12 @@ type Bucket struct {
 	// end-to-end (consumer).
 	Latency *Histogram `json:"latencyMicros,omitempty"`
 	// Done is the trial's records, warmup included, acknowledged (producer) or
-	// received (consumer) during the bucket by this worker's clock. Their running
-	// difference is the consumers' backlog.
+	// first received (consumer) during the bucket by this worker's clock. Their
+	// running difference is the consumers' backlog.
 	Done int64 `json:"done"`
+	// DoneMeasured is the measured ones among Done: the throughput achieved in the
+	// bucket, where Records is the load offered.
+	DoneMeasured int64 `json:"doneMeasured"`
 }
 
 // NewSeries returns an empty series of buckets widthSeconds long (at least 1).
@@ -70,8 +73,14 @@ func (s *Series) Measured(intended time.Time, latMicros int64) {
 	b.Latency.Record(latMicros)
 }
 
-// Done counts one of the trial's records acknowledged or received at t.
-func (s *Series) Done(t time.Time) { s.bucket(t).Done++ }
+// Done counts one of the trial's records acknowledged or first received at t.
+func (s *Series) Done(t time.Time, measured bool) {
+	b := s.bucket(t)
+	b.Done++
+	if measured {
+		b.DoneMeasured++
+	}
+}
 
 // Merge adds o's buckets to s, at the wider of the two widths.
 func (s *Series) Merge(o *Series) {
@@ -104,6 +113,7 @@ func (s *Series) add(k int64, b *Bucket) {
 	}
 	d.Records += b.Records
 	d.Done += b.Done
+	d.DoneMeasured += b.DoneMeasured
 	if b.Latency != nil {
 		if d.Latency == nil {
 			d.Latency = newIntervalLatency()

@@ -44,7 +44,7 @@ func TestSeriesMergeIsExact(t *testing.T) {
 func TestSeriesCoarsens(t *testing.T) {
 	s := NewSeries(10)
 	for i := range MaxBuckets + 1 {
-		s.Done(t0.Add(time.Duration(i) * 10 * time.Second))
+		s.Done(t0.Add(time.Duration(i)*10*time.Second), false)
 	}
 	if s.WidthSeconds != 20 || len(s.Buckets) > MaxBuckets {
 		t.Fatalf("width %d with %d buckets; want 20 and at most %d", s.WidthSeconds, len(s.Buckets), MaxBuckets)
@@ -61,7 +61,7 @@ func TestSeriesCoarsens(t *testing.T) {
 	}
 	// A narrower series merges at the wider width.
 	n := NewSeries(10)
-	n.Done(t0.Add(10 * time.Second))
+	n.Done(t0.Add(10*time.Second), false)
 	s.Merge(n)
 	if s.WidthSeconds != 20 || s.Buckets[t0.Unix()].Done != 3 {
 		t.Fatalf("merge of a 10 s series into a 20 s one: width %d, bucket %+v", s.WidthSeconds, s.Buckets[t0.Unix()])
@@ -73,8 +73,8 @@ func TestIntervalsWindowAndBacklog(t *testing.T) {
 	// Warmup acknowledged and received before the window: backlog 0 after it.
 	for i := range 50 {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
-		p.Done(at)
-		c.Done(at)
+		p.Done(at, false)
+		c.Done(at, false)
 	}
 	// Window [t0+5 s, t0+25 s): 2,000 records per 10 s bucket intended, acknowledged
 	// at once; the consumer receives 1,500 of the second bucket's during it and the
@@ -82,13 +82,13 @@ func TestIntervalsWindowAndBacklog(t *testing.T) {
 	for i := range 4000 {
 		at := t0.Add(10*time.Second + time.Duration(i)*5*time.Millisecond)
 		p.Measured(at, 2000)
-		p.Done(at)
+		p.Done(at, true)
 		recv := at
 		if i < 2000 && i >= 1500 {
 			recv = t0.Add(20*time.Second + time.Duration(i-1500)*time.Millisecond)
 		}
 		c.Measured(at, recv.Sub(at).Microseconds()+3000)
-		c.Done(recv)
+		c.Done(recv, true)
 	}
 	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0.Add(5 * time.Second), windowEnd: t0.Add(30 * time.Second)}
 	got, width := r.IntervalsAtMost(MaxIntervals)
@@ -99,11 +99,12 @@ func TestIntervalsWindowAndBacklog(t *testing.T) {
 		t.Errorf("first interval (warmup half): %+v", got[0])
 	}
 	// Per-interval histograms keep 1%: 2000 µs reads back as at most 2020.
-	if got[1].Records != 2000 || got[1].RecordsPerSecond != 200 || got[1].Ack.P50 < 2000 || got[1].Ack.P50 > 2020 || got[1].BacklogRecords != 500 {
-		t.Errorf("second interval: %+v; want 2000 records at 200/s, ack p50 2000 µs ±1%%, backlog 500", got[1])
+	if got[1].Records != 2000 || got[1].RecordsPerSecond != 200 || got[1].OfferedRecordsPerSecond != 200 || got[1].ConsumedRecordsPerSecond != 150 ||
+		got[1].Ack.P50 < 2000 || got[1].Ack.P50 > 2020 || got[1].BacklogRecords != 500 {
+		t.Errorf("second interval: %+v; want 2000 records at 200/s offered and achieved, 150/s consumed, ack p50 2000 µs ±1%%, backlog 500", got[1])
 	}
-	if got[2].BacklogRecords != 0 || got[2].Records != 2000 {
-		t.Errorf("third interval: %+v; want 2000 records and the backlog drained", got[2])
+	if got[2].BacklogRecords != 0 || got[2].Records != 2000 || got[2].ConsumedRecordsPerSecond != 250 {
+		t.Errorf("third interval: %+v; want 2000 records, 250/s consumed and the backlog drained", got[2])
 	}
 	if got[1].EndToEnd.P99 < 100000 || got[2].EndToEnd.P50 > 3030 {
 		t.Errorf("end-to-end: second interval p99 %d µs (late records), third p50 %d µs", got[1].EndToEnd.P99, got[2].EndToEnd.P50)

@@ -66,6 +66,10 @@ type Summary struct {
 	// Series is the worker's measurements per interval (empty in summaries of
 	// older versions).
 	Series *Series `json:"series,omitempty"`
+	// Steps are a rate search's measured records per step (rate.search only).
+	Steps []Step `json:"steps,omitempty"`
+	// SearchStop says why a producer ended a rate search early.
+	SearchStop string `json:"searchStop,omitempty"`
 
 	// Acked is, per partition, the sequence numbers the producer got an
 	// acknowledgement for (warmup included; with acks=0, those written to the socket).

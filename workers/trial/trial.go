@@ -75,6 +75,9 @@ type Trial struct {
 	// IntervalSeconds is the length of the result's intervals (0 in older plans:
 	// the default).
 	IntervalSeconds int32 `json:"intervalSeconds,omitempty"`
+	// Search, if set, raises the rate in steps from Settings.RecordsPerSecond
+	// (defaults applied).
+	Search *v1alpha1.RateSearch `json:"search,omitempty"`
 	// Producers and Consumers are the worker counts.
 	Producers int32 `json:"producers"`
 	Consumers int32 `json:"consumers"`

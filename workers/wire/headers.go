@@ -23,6 +23,9 @@ const (
 	// End marks a producer's end-of-trial record on a partition; its value is the
 	// number of records the producer sent to that partition (uint64).
 	End = "sb-end"
+	// Step is the rate-search step a measured record belongs to (uint32; only in
+	// trials with rate.search).
+	Step = "sb-k"
 	// Run identifies the trial attempt a record belongs to (uint64, RunID): on a
 	// shared topic, consumers skip records of other runs.
 	Run = "sb-r"

@@ -1,0 +1,72 @@
+package runner_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/runner"
+)
+
+// TestRateSearch runs rate searches through the real broker with each client. With
+// a loose bound every step up to the cap is sustained, and each step holds exactly
+// its rate × its length of records, acknowledged and received. With a bound below
+// what linger alone costs, not even the first step is.
+func TestRateSearch(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	for _, client := range []v1alpha1.Client{v1alpha1.ClientSarama, v1alpha1.ClientFranz} {
+		run := func(t *testing.T, maxP99Millis, lingerMs int32) *runner.TrialResult {
+			s := spec("raw")
+			s.Client, s.Producers, s.Consumers = client, 2, 1
+			s.Producer.LingerMs = ptr(lingerMs)
+			s.Rate = v1alpha1.Rate{RecordsPerSecond: 400, Search: &v1alpha1.RateSearch{StepPercent: 50, StepSeconds: 1,
+				MaxRecordsPerSecond: 1000, MaxP99Millis: maxP99Millis}}
+			s.Records, s.DurationSeconds = nil, ptr(int32(30))
+			s.Warmup = v1alpha1.Warmup{DurationSeconds: 1}
+			trials, err := plan.Expand(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := runner.RunTrial(context.Background(), trials[0], runner.Options{Brokers: brokers, Experiment: "it-search", TrialTimeout: 2 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Result.Search == nil {
+				t.Fatal("no search in the result")
+			}
+			return res
+		}
+		t.Run(string(client)+"/sustained", func(t *testing.T) {
+			res := run(t, 5000, 5)
+			s := res.Result.Search
+			// 400, 600, 900, then the cap 1000 per producer: 4 steps of 1 s, then the
+			// search ends (long before its 30 s).
+			want := []int64{800, 1200, 1800, 2000}
+			if len(s.Steps) != len(want) || s.MaxSustainedRecordsPerSecond != 2000 || s.Stopped != "" {
+				t.Fatalf("search %+v; want steps at %v, all sustained", s, want)
+			}
+			var total int64
+			for k, st := range s.Steps {
+				if st.TargetRecordsPerSecond != want[k] || !st.Sustained || st.Records != want[k] || st.Received != want[k] || st.Ack.Count != want[k] || st.EndToEnd.Count != want[k] {
+					t.Errorf("step %d: %+v; want %d records/s, sustained, %d records acknowledged and received", k, st, want[k], want[k])
+				}
+				total += st.Records
+			}
+			if r := res.Result; total != r.Records || r.Lost != 0 || r.WindowSeconds > 4.5 {
+				t.Errorf("steps hold %d of %d measured records; lost %d; window %.1f s", total, r.Records, r.Lost, r.WindowSeconds)
+			}
+		})
+		t.Run(string(client)+"/unsustained", func(t *testing.T) {
+			// Round-robin over 3 partitions at 400/s fills no 16 KiB batch: records
+			// wait out the 20 ms linger.
+			s := run(t, 1, 20).Result.Search
+			if s.MaxSustainedRecordsPerSecond != 0 || s.Steps[0].Sustained || !strings.Contains(s.Steps[0].Reason, "p99") {
+				t.Fatalf("search %+v; want the first step not sustained for its p99", s)
+			}
+		})
+	}
+}

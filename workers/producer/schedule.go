@@ -1,0 +1,77 @@
+package producer
+
+import (
+	"math"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+)
+
+// schedule gives each record of an open loop its intended send time: start +
+// i/rate at a fixed rate; with a rate search, measuring runs in steps of
+// search.StepSeconds whose rate rises by search.StepPercent each.
+type schedule struct {
+	rate   float64
+	origin time.Time // the current segment's start: record first is due then
+	first  int64
+	search *v1alpha1.RateSearch
+	// step is the current step (-1: not measuring yet, or no search); steps are
+	// the rates each step ran at and whether it was sent in full.
+	step      int
+	stepStart time.Time
+	steps     []stepPlan
+}
+
+// stepPlan is one step as the producer ran it.
+type stepPlan struct {
+	target   int64
+	complete bool
+}
+
+func newSchedule(rate int64, search *v1alpha1.RateSearch, start time.Time) *schedule {
+	return &schedule{rate: float64(rate), origin: start, search: search, step: -1}
+}
+
+func (s *schedule) stepLen() time.Duration { return time.Duration(s.search.StepSeconds) * time.Second }
+
+// at returns record i's intended time, starting the next step when the current one
+// is over; ok is false when the search has run its last step.
+func (s *schedule) at(i int64) (time.Time, bool) {
+	due := s.origin.Add(time.Duration(float64(i-s.first) * 1e9 / s.rate))
+	if s.step < 0 {
+		return due, true
+	}
+	end := s.stepStart.Add(s.stepLen())
+	if due.Before(end) {
+		return due, true
+	}
+	s.steps[s.step].complete = true
+	cur := int64(s.rate)
+	if limit := s.search.MaxRecordsPerSecond; limit > 0 && cur >= limit {
+		return time.Time{}, false
+	}
+	// At least one more record per second, so small rates rise too.
+	next := max(cur+1, int64(math.Round(float64(cur)*float64(100+s.search.StepPercent)/100)))
+	if limit := s.search.MaxRecordsPerSecond; limit > 0 {
+		next = min(next, limit)
+	}
+	s.step++
+	s.steps = append(s.steps, stepPlan{target: next})
+	s.rate, s.origin, s.first, s.stepStart = float64(next), end, i, end
+	return end, true
+}
+
+// begin starts step 0 with record i, the first measured one, due at due.
+func (s *schedule) begin(i int64, due time.Time) {
+	if s.search == nil {
+		return
+	}
+	s.step, s.stepStart, s.origin, s.first = 0, due, due, i
+	s.steps = []stepPlan{{target: int64(s.rate)}}
+}
+
+// behind reports whether a record due at due and sent now is a whole step late:
+// the current step cannot be sustained and the search ends.
+func (s *schedule) behind(due, now time.Time) bool {
+	return s.step >= 0 && now.Sub(due) >= s.stepLen()
+}

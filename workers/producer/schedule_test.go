@@ -1,0 +1,76 @@
+package producer
+
+import (
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+)
+
+func TestScheduleFixedRate(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := newSchedule(4, nil, t0)
+	for i := range int64(10) {
+		due, ok := s.at(i)
+		if !ok || !due.Equal(t0.Add(time.Duration(i)*250*time.Millisecond)) {
+			t.Fatalf("record %d due %v (ok %v)", i, due, ok)
+		}
+	}
+}
+
+// TestScheduleSearchSteps: 2 s of warmup at the start rate, then steps of 1 s at
+// 10, 15 (+50%), 23 (22.5 rounded) and the cap 30, which ends the search after its step.
+func TestScheduleSearchSteps(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := newSchedule(10, &v1alpha1.RateSearch{StepPercent: 50, StepSeconds: 1, MaxRecordsPerSecond: 30}, t0)
+	var i int64
+	for ; i < 20; i++ { // warmup: 2 s at 10/s
+		due, _ := s.at(i)
+		if want := t0.Add(time.Duration(i) * 100 * time.Millisecond); !due.Equal(want) {
+			t.Fatalf("warmup record %d due %v, want %v", i, due, want)
+		}
+	}
+	due, _ := s.at(i)
+	s.begin(i, due)
+	perStep := map[int]int{}
+	var last time.Time
+	for {
+		due, ok := s.at(i)
+		if !ok {
+			break
+		}
+		if due.Before(last) {
+			t.Fatalf("record %d due %v before the previous one %v", i, due, last)
+		}
+		last = due
+		perStep[s.step]++
+		i++
+		if i > 1000 {
+			t.Fatal("the search never ended")
+		}
+	}
+	want := []int64{10, 15, 23, 30}
+	if len(s.steps) != len(want) {
+		t.Fatalf("steps %+v, want rates %v", s.steps, want)
+	}
+	for k, st := range s.steps {
+		if st.target != want[k] || !st.complete || perStep[k] != int(want[k]) {
+			t.Errorf("step %d: %+v with %d records; want rate %d, complete, %d records", k, st, perStep[k], want[k], want[k])
+		}
+	}
+	if end := t0.Add(6 * time.Second); !last.Before(end) || last.Before(end.Add(-100*time.Millisecond)) {
+		t.Errorf("last record due %v, want just before %v", last, end)
+	}
+}
+
+func TestScheduleBehind(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := newSchedule(10, &v1alpha1.RateSearch{StepPercent: 25, StepSeconds: 2}, t0)
+	if s.behind(t0, t0.Add(time.Hour)) {
+		t.Error("behind before the search began")
+	}
+	s.begin(0, t0)
+	if s.behind(t0, t0.Add(1999*time.Millisecond)) || !s.behind(t0, t0.Add(2*time.Second)) {
+		t.Error("a whole step (2 s) late is behind; less is not")
+	}
+}
