@@ -388,7 +388,7 @@ func trialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 				break
 			}
 		}
-		for _, st := range sr.Steps[max(0, last+1-maxItems):last+1] {
+		for _, st := range sr.Steps[max(0, last+1-maxItems) : last+1] {
 			res.Search.Steps = append(res.Search.Steps, serdebenchv1.SearchStep{Index: int32(st.Index), TargetRecordsPerSecond: st.TargetRecordsPerSecond,
 				Records: st.Records, Received: st.Received, AckP99Micros: st.Ack.P99, EndToEndP99Micros: st.EndToEnd.P99,
 				Sustained: st.Sustained, Reason: st.Reason})
