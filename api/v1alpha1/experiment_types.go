@@ -81,8 +81,9 @@ const (
 // trials; every trial runs on a fresh topic.
 // +kubebuilder:validation:XValidation:rule="has(self.records) != has(self.durationSeconds)",message="exactly one of records and durationSeconds must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || (has(self.durationSeconds) && has(self.rate.recordsPerSecond) && self.rate.recordsPerSecond > 0)",message="rate.search needs a starting rate.recordsPerSecond and durationSeconds (the longest the search may take)"
+// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.durationSeconds) || !has(self.rate.search.stepSeconds) || self.rate.search.stepSeconds <= self.durationSeconds",message="rate.search.stepSeconds must not exceed durationSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.matrix) || !has(self.matrix.recordsPerSecond) || size(self.matrix.recordsPerSecond) == 0",message="rate.search chooses the rates itself: leave matrix.recordsPerSecond empty"
-// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
+// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || !has(self.rate.recordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
 // +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1))) <= 256",message="the matrix expands to more than 256 trials"
@@ -411,10 +412,12 @@ type Rate struct {
 // "Finding the maximum sustainable rate"). Latency is measured from the intended
 // send time, so a producer, broker or consumer that cannot keep up shows as growing
 // latency (and growing consumer backlog, which by Little's law is rate × latency).
-// A step is sustained when its records' acknowledgement and end-to-end p99 stay
-// within maxP99Millis and none failed; the search ends at the first step that is
-// not, when a producer falls a whole step behind its schedule, at
-// maxRecordsPerSecond, or when durationSeconds is over.
+// A step is sustained when every producer sent all of it, none of its sends
+// failed, every acknowledged record arrived, and its acknowledgement and
+// end-to-end p99 stay within maxP99Millis. A producer ends the search when a send
+// fails, when more than 1% of a step's acknowledgements exceed the bound, or when it
+// falls a whole step behind its schedule; otherwise the search runs until
+// maxRecordsPerSecond or durationSeconds (the consumers' side cannot stop it).
 type RateSearch struct {
 	// StepPercent is how much each step raises the rate. Default 25.
 	// +kubebuilder:default=25

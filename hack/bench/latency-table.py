@@ -28,8 +28,11 @@ def last_json(path):
 
 def ours(path):
     r = last_json(path)["trials"][0]["result"]
+    if r.get("lost") or r.get("failed") or r.get("errors") or r["ackMicros"]["count"] != r["records"]:
+        sys.exit(f"latency bench: {path}: lost {r.get('lost')}, failed {r.get('failed')}, errors {r.get('errors')}, "
+                 f"{r['ackMicros']['count']} ack latencies of {r['records']} records")
     return {"rps": r["recordsPerSecond"], "ack": r["ackMicros"], "e2e": r["endToEndMicros"],
-            "lost": r.get("lost", 0), "warnings": r.get("warnings") or []}
+            "lost": 0, "warnings": r.get("warnings") or []}
 
 
 def probe(path):
@@ -87,6 +90,6 @@ print(f"{'-':>6}  {'Kafka EndToEndLatency':<27} {'-':>7} {'-':>8} {'-':>8} {p.gr
 print(f"medians over {len(reps)} interleaved runs; ratio = serdebench / the Java client on the same schedule, broker and "
       f"settings (in brackets: the per-run range); target: ack p50 within {target}x.")
 if missed:
-    print("target missed: " + "; ".join(missed))
+    print("TARGET MISSED: " + "; ".join(missed))
 else:
     print("target met by every client at every rate.")

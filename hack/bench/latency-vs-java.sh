@@ -32,6 +32,11 @@ rm -f "$out"/*.json "$out"/*.txt
 cp="$("$repo/hack/kafka/kafka.sh" perf-classpath)"
 log4j="$repo/hack/kafka/log4j2-cli.properties"
 kj() { timeout "$1" java -Xmx512m -Dlog4j2.configurationFile="$log4j" -cp "$cp" "${@:2}"; }
+# to FILE CMD...: runs CMD with its output in FILE; on failure shows FILE and stops.
+to() {
+  local f=$1; shift
+  "$@" >"$f" 2>&1 || { echo "latency bench: failed ($*):" >&2; tail -20 "$f" >&2; exit 1; }
+}
 (cd "$repo" && go build -o bin/serdebench ./cmd/serdebench)
 # Java's names for the same settings; idempotence off as in serdebench's default.
 javaprops=(acks="$ACKS" linger.ms="$LINGER" batch.size="$BATCH" max.in.flight.requests.per.connection="$INFLIGHT"
@@ -62,29 +67,32 @@ for rate in $RATES; do
       echo "bench: serdebench $client at $rate rec/s ($rep/$REPEATS)" >&2
       experiment "$client" "$rate" >"$out/experiment-$client-$rate.yaml"
       timeout 600 "$repo/bin/serdebench" run -q -f "$out/experiment-$client-$rate.yaml" --bootstrap "$BOOTSTRAP" \
-        --trial-timeout 9m -o json >"$out/$client-$rate-$rep.json"
+        --trial-timeout 9m -o json >"$out/$client-$rate-$rep.json" ||
+        { echo "latency bench: serdebench $client at $rate rec/s failed" >&2; exit 1; }
     done
     echo "bench: Java LatencyProbe at $rate rec/s ($rep/$REPEATS)" >&2
     probeargs=()
     for p in "${javaprops[@]}"; do probeargs+=(--producer-prop "$p"); done
+    # Its JSON on stdout, warnings on stderr: keep them apart.
     kj 300 "$here/java/LatencyProbe.java" --bootstrap "$BOOTSTRAP" --rate "$rate" --size "$SIZE" \
-      --warmup-s "$WARMUP_S" --duration-s "$MEASURE_S" --partitions 3 "${probeargs[@]}" >"$out/java-$rate-$rep.json"
+      --warmup-s "$WARMUP_S" --duration-s "$MEASURE_S" --partitions 3 "${probeargs[@]}" >"$out/java-$rate-$rep.json" ||
+      { echo "latency bench: LatencyProbe at $rate rec/s failed" >&2; exit 1; }
   done
   echo "bench: ProducerPerformance at $rate rec/s" >&2
   topic="serdebench.bench.pp.$RANDOM$RANDOM"
   kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --topic "$topic" \
     --partitions 3 --replication-factor 1 >/dev/null
-  kj 300 org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$BOOTSTRAP" --topic "$topic" \
+  to "$out/java-pp-$rate.txt" kj 300 org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$BOOTSTRAP" --topic "$topic" \
     --num-records $((rate * (WARMUP_S + MEASURE_S))) --warmup-records $((rate * WARMUP_S)) --record-size "$SIZE" \
-    --throughput "$rate" $(printf -- '--command-property %s ' "${javaprops[@]}") >"$out/java-pp-$rate.txt" 2>&1
+    --throughput "$rate" $(printf -- '--command-property %s ' "${javaprops[@]}")
   kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --delete --topic "$topic" >/dev/null || true
 done
 echo "bench: EndToEndLatency" >&2
 topic="serdebench.bench.e2e.$RANDOM$RANDOM"
 kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --topic "$topic" \
   --partitions 1 --replication-factor 1 >/dev/null
-kj 300 org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$BOOTSTRAP" --topic "$topic" --num-records 2000 \
-  --producer-acks "$ACKS" --record-size "$SIZE" >"$out/java-e2e.txt" 2>&1
+to "$out/java-e2e.txt" kj 300 org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$BOOTSTRAP" --topic "$topic" \
+  --num-records 2000 --producer-acks "$ACKS" --record-size "$SIZE"
 kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --delete --topic "$topic" >/dev/null || true
 
 printf '\nFixed-rate latency: raw %d B, acks=%s linger.ms=%s batch.size=%s max.in.flight=%s, %s partitioner, 3 partitions, %d s warmup + %d s; ms\n' \

@@ -63,9 +63,14 @@ func TestRateSearch(t *testing.T) {
 		t.Run(string(client)+"/unsustained", func(t *testing.T) {
 			// Round-robin over 3 partitions at 400/s fills no 16 KiB batch: records
 			// wait out the 20 ms linger.
+			// The producers see it in their acknowledgements and stop the search
+			// in step 0.
 			s := run(t, 1, 20).Result.Search
 			if s.MaxSustainedRecordsPerSecond != 0 || s.Steps[0].Sustained || !strings.Contains(s.Steps[0].Reason, "p99") {
 				t.Fatalf("search %+v; want the first step not sustained for its p99", s)
+			}
+			if len(s.Steps) != 1 || !strings.Contains(s.Stopped, "saw step 0 fail") {
+				t.Fatalf("search went on to %d steps, stopped %q; want it stopped in step 0", len(s.Steps), s.Stopped)
 			}
 		})
 	}

@@ -385,7 +385,8 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	for int(producer) >= len(st.seen) {
 		st.seen = append(st.seen, summary.SeqSet{})
 	}
-	if st.seen[producer].Add(int64(seq)) {
+	first := st.seen[producer].Add(int64(seq))
+	if first {
 		// Backlog counts each record once, when it first arrives.
 		c.seriesMu.Lock()
 		c.series.Done(now, !warmup)
@@ -417,7 +418,9 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	st.e2e.Record(lat)
 	c.seriesMu.Lock()
 	c.series.Measured(time.Unix(0, int64(intended)), lat)
-	if f.hasStep {
+	if f.hasStep && first {
+		// A step's verdict compares records acknowledged with records received:
+		// each once, so a duplicate cannot stand in for a missing record.
 		for int(f.step) >= len(c.steps) {
 			c.steps = append(c.steps, summary.Step{Index: len(c.steps)})
 		}

@@ -28,8 +28,10 @@ type message struct {
 	payload   int64
 	measured  bool
 	marker    bool
-	// step is the rate-search step of a measured record (-1: none).
-	step int
+	// step is the rate-search step of a measured record (-1: none) and stepTarget
+	// the producer's rate in it.
+	step       int
+	stepTarget int64
 
 	// sarama's form
 	pm   sarama.ProducerMessage

@@ -10,11 +10,15 @@ import (
 // TestPacerNeverEarly: a record is never sent before it is due, whether the wait is
 // all precise sleep, all timer, or both.
 func TestPacerNeverEarly(t *testing.T) {
-	p := newPacer()
+	p, err := newPacer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
 	for _, d := range []time.Duration{0, 50 * time.Microsecond, 900 * time.Microsecond, 3 * time.Millisecond, 12 * time.Millisecond} {
 		due := time.Now().Add(d)
-		if !p.until(context.Background(), due) {
-			t.Fatalf("%v: until returned false without a cancelled context", d)
+		if ok, err := p.until(context.Background(), due); !ok || err != nil {
+			t.Fatalf("%v: until returned %v, %v without a cancelled context", d, ok, err)
 		}
 		if early := time.Until(due); early > 0 {
 			t.Errorf("%v: returned %v before the due time", d, early)
@@ -27,7 +31,15 @@ func TestPacerCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(10*time.Millisecond, cancel)
 	done := make(chan bool)
-	go func() { done <- newPacer().until(ctx, time.Now().Add(time.Hour)) }()
+	p, err := newPacer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	go func() {
+		ok, _ := p.until(ctx, time.Now().Add(time.Hour))
+		done <- ok
+	}()
 	select {
 	case ok := <-done:
 		if ok {
@@ -64,7 +76,11 @@ func BenchmarkPacerLateness(b *testing.B) {
 		})
 	})
 	b.Run("pacer", func(b *testing.B) {
-		p := newPacer()
-		run(b, func(due time.Time) { p.until(context.Background(), due) })
+		p, err := newPacer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.close()
+		run(b, func(due time.Time) { _, _ = p.until(context.Background(), due) })
 	})
 }

@@ -43,7 +43,8 @@ func newPartitioner(s v1alpha1.Partitioner, parts int32, batchSizeBytes int32) *
 	return p
 }
 
-// next returns the partition of a record whose value is valueBytes long.
+// next returns the partition of a record whose value (and any header beyond the
+// five every data record has) is valueBytes long.
 func (p *partitioner) next(valueBytes int) int32 {
 	part := p.cur
 	if p.stickyBytes == 0 {
@@ -69,5 +70,5 @@ func (p *partitioner) name() string {
 	if p.stickyBytes == 0 {
 		return "round-robin per record (manual)"
 	}
-	return "sticky, Java's rule: next partition after batch.size bytes and a full batch, or 2 × batch.size (manual)"
+	return "sticky, Java's rule: next partition (in turn) after batch.size bytes and a full batch, or 2 × batch.size; uncompressed bytes (manual)"
 }

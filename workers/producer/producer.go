@@ -20,6 +20,7 @@ import (
 	"github.com/serdebench/serdebench/workers/payload"
 	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/workers/trial"
+	"github.com/serdebench/serdebench/workers/wire"
 )
 
 // Config is what one producer worker needs.
@@ -79,6 +80,9 @@ type run struct {
 	// sender's until it returns).
 	sched      *schedule
 	searchStop string
+	// searchFailed is 1 + the first rate-search step the acknowledgements showed
+	// failed (0: none), for the sender to stop the search.
+	searchFailed atomic.Int64
 
 	// owned by the acknowledgement goroutine
 	sum        summary.Summary
@@ -88,8 +92,10 @@ type run struct {
 	ackedSeqs  []summary.SeqSet
 	failedSeqs []summary.SeqSet
 	winStart   time.Time
-	// stepStats are the rate search's measured records per step.
+	// stepStats are the rate search's measured records per step, slowAcks how
+	// many of each step's took longer than the bound.
 	stepStats []summary.Step
+	slowAcks  map[int]int64
 }
 
 // Run sends the trial's records and returns the producer's summary. Cancelling ctx
@@ -135,6 +141,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	r.free = make(chan *message, freeListSize)
 	r.parts = newPartitioner(t.Settings.Partitioner, t.Partitions, t.Settings.BatchSizeBytes)
+	r.slowAcks = map[int]int64{}
 	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
 		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
 	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
@@ -202,6 +209,21 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	return &r.sum, errors.Join(sendErr, markerErr)
 }
 
+// stepLatency records a search step's acknowledgement, and flags the step failed
+// once more than 1% of its planned records took longer than the bound: its p99 is
+// then over the bound whatever the rest do.
+func (r *run) stepLatency(m *message, lat int64) {
+	st := r.stepStat(m.step)
+	st.Add(lat)
+	if lat > int64(r.cfg.Trial.Search.MaxP99Millis)*1000 {
+		r.slowAcks[m.step]++
+		planned := m.stepTarget * int64(r.cfg.Trial.Search.StepSeconds)
+		if r.slowAcks[m.step]*100 > planned {
+			r.searchFailed.CompareAndSwap(0, int64(m.step)+1)
+		}
+	}
+}
+
 // stepStat returns the statistics of a rate-search step.
 func (r *run) stepStat(k int) *summary.Step {
 	for len(r.stepStats) <= k {
@@ -216,7 +238,7 @@ func (r *run) finishSummary() {
 	if r.sched != nil && r.sched.search != nil {
 		for k, plan := range r.sched.steps {
 			st := r.stepStat(k)
-			st.TargetPerSecond, st.Complete = plan.target, plan.complete
+			st.TargetPerSecond, st.Complete, st.CutShort = plan.target, plan.complete, plan.cut
 		}
 		r.sum.Steps = r.stepStats
 		r.sum.SearchStop = r.searchStop
@@ -268,7 +290,11 @@ func (r *run) send(ctx context.Context) error {
 	measuredSent := int64(0)
 	sched := newSchedule(rate, t.Search, start)
 	r.sched = sched
-	pace := newPacer()
+	pace, err := newPacer()
+	if err != nil {
+		return err
+	}
+	defer pace.close()
 	for i := int64(0); ; i++ {
 		if ctx.Err() != nil {
 			return nil
@@ -281,9 +307,9 @@ func (r *run) send(ctx context.Context) error {
 				r.put(m) // the search ran its last step
 				return nil
 			}
-			if !pace.until(ctx, intended) {
+			if ok, err := pace.until(ctx, intended); !ok {
 				r.put(m)
-				return nil
+				return err
 			}
 			if sched.behind(intended, time.Now()) {
 				r.put(m)
@@ -291,12 +317,18 @@ func (r *run) send(ctx context.Context) error {
 					r.cfg.ID, sched.step, sched.steps[sched.step].target)
 				return nil
 			}
+			if k := r.searchFailed.Load(); k > 0 {
+				r.put(m)
+				r.searchStop = fmt.Sprintf("producer %d saw step %d fail (a send failed, or more than 1%% of its acknowledgements "+
+					"took longer than maxP99Millis)", r.cfg.ID, k-1)
+				return nil
+			}
 		}
 		warmup := i < t.Warmup.Records || intended.Before(measureStart)
 		if !warmup && measuredSent == 0 {
 			measureStart = intended
 			r.setWindowStart(intended)
-			sched.begin(i, intended)
+			sched.begin(i, intended, measureDur)
 		}
 		if !warmup {
 			if (t.Records > 0 && measuredSent >= t.Records) || (measureDur > 0 && intended.Sub(measureStart) >= measureDur) {
@@ -316,13 +348,17 @@ func (r *run) send(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("serialize record %d: %w", i, err)
 		}
-		p := r.parts.next(len(b))
+		step, sixth := -1, 0 // the sixth header: warmup mark or search step
+		switch {
+		case warmup:
+			sixth = len(wire.Warmup) + 1
+		case sched.step >= 0:
+			step, sixth = sched.step, len(wire.Step)+4
+			m.stepTarget = sched.steps[step].target
+		}
+		p := r.parts.next(len(b) + sixth)
 		m.value.b = b
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
-		step := -1
-		if !warmup {
-			step = sched.step
-		}
 		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup, step)
 		seqs[p]++
 		if !r.handOver(ctx, m) {
@@ -375,8 +411,12 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		m.err = err
 	case err != nil:
 		r.failedSeqs[p].Add(int64(m.seq))
+		if m.measured {
+			r.sum.Series.Offered(m.intended)
+		}
 		if m.step >= 0 {
 			r.stepStat(m.step).Failed++
+			r.searchFailed.CompareAndSwap(0, int64(m.step)+1)
 		}
 		r.sum.Errors++
 		if r.sum.FirstError == "" {
@@ -397,7 +437,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		r.ack.Record(lat)
 		r.sum.Series.Measured(m.intended, lat)
 		if m.step >= 0 {
-			r.stepStat(m.step).Add(lat)
+			r.stepLatency(m, lat)
 		}
 		r.delay.Record(m.actual.Sub(m.intended).Microseconds())
 		if r.sum.WindowStart.IsZero() {

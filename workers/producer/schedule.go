@@ -20,12 +20,15 @@ type schedule struct {
 	step      int
 	stepStart time.Time
 	steps     []stepPlan
+	// end is when the measured window ends (zero: no end by time).
+	end time.Time
 }
 
 // stepPlan is one step as the producer ran it.
 type stepPlan struct {
-	target   int64
-	complete bool
+	target int64
+	// complete: the whole step was sent; cut: the measured window ended within it.
+	complete, cut bool
 }
 
 func newSchedule(rate int64, search *v1alpha1.RateSearch, start time.Time) *schedule {
@@ -35,13 +38,19 @@ func newSchedule(rate int64, search *v1alpha1.RateSearch, start time.Time) *sche
 func (s *schedule) stepLen() time.Duration { return time.Duration(s.search.StepSeconds) * time.Second }
 
 // at returns record i's intended time, starting the next step when the current one
-// is over; ok is false when the search has run its last step.
+// is over; ok is false when the search has run its last step or its time.
 func (s *schedule) at(i int64) (time.Time, bool) {
 	due := s.origin.Add(time.Duration(float64(i-s.first) * 1e9 / s.rate))
 	if s.step < 0 {
 		return due, true
 	}
 	end := s.stepStart.Add(s.stepLen())
+	if !s.end.IsZero() && !due.Before(s.end) {
+		// The window is over: the step ended with it, or was cut short by it.
+		s.steps[s.step].complete = !due.Before(end)
+		s.steps[s.step].cut = due.Before(end)
+		return time.Time{}, false
+	}
 	if due.Before(end) {
 		return due, true
 	}
@@ -61,10 +70,14 @@ func (s *schedule) at(i int64) (time.Time, bool) {
 	return end, true
 }
 
-// begin starts step 0 with record i, the first measured one, due at due.
-func (s *schedule) begin(i int64, due time.Time) {
+// begin starts step 0 with record i, the first measured one, due at due; the
+// measured window lasts window (0: not limited by time).
+func (s *schedule) begin(i int64, due time.Time, window time.Duration) {
 	if s.search == nil {
 		return
+	}
+	if window > 0 {
+		s.end = due.Add(window)
 	}
 	s.step, s.stepStart, s.origin, s.first = 0, due, due, i
 	s.steps = []stepPlan{{target: int64(s.rate)}}

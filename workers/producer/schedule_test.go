@@ -31,7 +31,7 @@ func TestScheduleSearchSteps(t *testing.T) {
 		}
 	}
 	due, _ := s.at(i)
-	s.begin(i, due)
+	s.begin(i, due, time.Minute)
 	perStep := map[int]int{}
 	var last time.Time
 	for {
@@ -69,8 +69,43 @@ func TestScheduleBehind(t *testing.T) {
 	if s.behind(t0, t0.Add(time.Hour)) {
 		t.Error("behind before the search began")
 	}
-	s.begin(0, t0)
+	s.begin(0, t0, 0)
 	if s.behind(t0, t0.Add(1999*time.Millisecond)) || !s.behind(t0, t0.Add(2*time.Second)) {
 		t.Error("a whole step (2 s) late is behind; less is not")
+	}
+}
+
+// TestScheduleWindowEnds: a window of 2.5 steps ends the search within step 2,
+// which is cut short; a window of exactly 2 steps completes both and starts no
+// third.
+func TestScheduleWindowEnds(t *testing.T) {
+	for _, c := range []struct {
+		window time.Duration
+		steps  []stepPlan
+	}{
+		{2500 * time.Millisecond, []stepPlan{{10, true, false}, {20, true, false}, {40, false, true}}},
+		{2 * time.Second, []stepPlan{{10, true, false}, {20, true, false}}},
+	} {
+		t0 := time.Unix(1000, 0)
+		s := newSchedule(10, &v1alpha1.RateSearch{StepPercent: 100, StepSeconds: 1}, t0)
+		s.begin(0, t0, c.window)
+		var i int64
+		for ; ; i++ {
+			due, ok := s.at(i)
+			if !ok {
+				break
+			}
+			if !due.Before(t0.Add(c.window)) {
+				t.Fatalf("window %v: record %d due %v, after the window", c.window, i, due)
+			}
+		}
+		if len(s.steps) != len(c.steps) {
+			t.Fatalf("window %v: steps %+v, want %+v", c.window, s.steps, c.steps)
+		}
+		for k := range c.steps {
+			if s.steps[k] != c.steps[k] {
+				t.Errorf("window %v: step %d %+v, want %+v", c.window, k, s.steps[k], c.steps[k])
+			}
+		}
 	}
 }

@@ -15,20 +15,22 @@ const MaxIntervals = 60
 type Interval struct {
 	// Start of the interval (aligned to multiples of its length since the Unix epoch).
 	Start time.Time `json:"start"`
-	// Seconds of the interval inside the measured window: the first and last are
-	// usually partial.
+	// Seconds of the interval inside the trial's window (the producers' measured
+	// window, extended to the consumers' last measured receipt): the first and last
+	// are usually partial.
 	Seconds float64 `json:"seconds"`
 	// Records is the measured records acknowledged during the interval, and
-	// RecordsPerSecond that over Seconds: the throughput achieved.
+	// RecordsPerSecond that over the part of it in the producers' window: the
+	// throughput achieved.
 	Records          int64   `json:"records"`
 	RecordsPerSecond float64 `json:"recordsPerSecond"`
 	// OfferedRecords is the measured records due (intended) in the interval, and
-	// OfferedRecordsPerSecond that over Seconds: the load offered. Above the
-	// achieved rate, the producers fall behind.
+	// OfferedRecordsPerSecond that over the same seconds: the load offered. Above
+	// the achieved rate, the producers fall behind.
 	OfferedRecords          int64   `json:"offeredRecords"`
 	OfferedRecordsPerSecond float64 `json:"offeredRecordsPerSecond"`
 	// ConsumedRecordsPerSecond is the measured records first received during the
-	// interval over Seconds.
+	// interval over the part of it before the consumers' last measured receipt.
 	ConsumedRecordsPerSecond float64 `json:"consumedRecordsPerSecond"`
 	// Ack and EndToEnd are the latencies of the records due in the interval, in
 	// microseconds at 1% precision.
@@ -49,7 +51,7 @@ func (r *Result) IntervalsAtMost(n int) ([]Interval, int64) {
 	p.Merge(r.producerSeries)
 	c.Merge(r.consumerSeries)
 	for {
-		out := intervals(p, c, r.windowStart, r.windowEnd)
+		out, _ := intervals(p, c, r.windowStart, r.windowEnd, r.consumerEnd)
 		if len(out) <= max(n, 1) {
 			return out, p.WidthSeconds
 		}
@@ -57,9 +59,12 @@ func (r *Result) IntervalsAtMost(n int) ([]Interval, int64) {
 	}
 }
 
-// intervals cuts [start, end) into p's buckets. Backlog is the running difference
-// of acknowledged and received records over every bucket, warmup included.
-func intervals(p, c *Series, start, end time.Time) []Interval {
+// intervals cuts [start, max(end, consumerEnd)) into p's buckets; end is the
+// producers' window end. Backlog is the running difference of acknowledged and
+// received records over every bucket, warmup included; it also returns the
+// difference after the last bucket (negative: records counted as first received by
+// more than one consumer).
+func intervals(p, c *Series, start, end, consumerEnd time.Time) ([]Interval, int64) {
 	w := max(p.WidthSeconds, c.WidthSeconds)
 	if p.WidthSeconds < w {
 		p.coarsen(w)
@@ -81,24 +86,35 @@ func intervals(p, c *Series, start, end time.Time) []Interval {
 			backlog -= cb.Done
 		}
 		from := time.Unix(k, 0)
-		lo, hi := later(from, start), earlier(from.Add(width), end)
-		if !hi.After(lo) {
+		// seconds of the bucket in [start, until)
+		in := func(until time.Time) float64 {
+			if lo, hi := later(from, start), earlier(from.Add(width), until); hi.After(lo) {
+				return hi.Sub(lo).Seconds()
+			}
+			return 0
+		}
+		secs, pSecs, cSecs := in(later(end, consumerEnd)), in(end), in(consumerEnd)
+		if secs == 0 {
 			continue
 		}
-		iv := Interval{Start: from.UTC(), Seconds: hi.Sub(lo).Seconds(), BacklogRecords: max(backlog, 0)}
+		iv := Interval{Start: from.UTC(), Seconds: secs, BacklogRecords: max(backlog, 0)}
 		if pb != nil {
 			iv.Records, iv.OfferedRecords = pb.DoneMeasured, pb.Records
 			iv.Ack = percentiles(pb.Latency)
+			if pSecs > 0 {
+				iv.RecordsPerSecond = float64(iv.Records) / pSecs
+				iv.OfferedRecordsPerSecond = float64(iv.OfferedRecords) / pSecs
+			}
 		}
 		if cb != nil {
-			iv.ConsumedRecordsPerSecond = float64(cb.DoneMeasured) / iv.Seconds
 			iv.EndToEnd = percentiles(cb.Latency)
+			if cSecs > 0 {
+				iv.ConsumedRecordsPerSecond = float64(cb.DoneMeasured) / cSecs
+			}
 		}
-		iv.RecordsPerSecond = float64(iv.Records) / iv.Seconds
-		iv.OfferedRecordsPerSecond = float64(iv.OfferedRecords) / iv.Seconds
 		out = append(out, iv)
 	}
-	return out
+	return out, backlog
 }
 
 func later(a, b time.Time) time.Time {

@@ -90,9 +90,9 @@ type Result struct {
 
 	// The merged series and window, for IntervalsAtMost; the summaries, for
 	// EvaluateSearch.
-	producerSeries, consumerSeries *Series
-	windowStart, windowEnd         time.Time
-	summaries                      []*Summary
+	producerSeries, consumerSeries      *Series
+	windowStart, windowEnd, consumerEnd time.Time
+	summaries                           []*Summary
 }
 
 // Percentiles of one merged histogram; the unit is in the enclosing field's name.
@@ -243,8 +243,12 @@ func Merge(summaries []*Summary) (*Result, error) {
 		if cSeries == nil {
 			cSeries = NewSeries(pSeries.WidthSeconds)
 		}
-		r.producerSeries, r.consumerSeries, r.windowStart, r.windowEnd = pSeries, cSeries, pStart, pEnd
+		r.producerSeries, r.consumerSeries, r.windowStart, r.windowEnd, r.consumerEnd = pSeries, cSeries, pStart, pEnd, cEnd
 		r.Intervals, r.IntervalSeconds = r.IntervalsAtMost(MaxIntervals)
+		if _, left := intervals(pSeries, cSeries, pStart, pEnd, cEnd); left < 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("intervals: %d records were first received by more than one consumer "+
+				"(a rebalance); backlogRecords under-counts by up to that many", -left))
+		}
 	}
 	r.EndToEnd = percentiles(hists[EndToEndMicros])
 	r.Ack = percentiles(hists[AckLatencyMicros])

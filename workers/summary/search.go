@@ -8,10 +8,12 @@ type Step struct {
 	Index int `json:"index"`
 	// TargetPerSecond is the producer's rate in the step (producers only).
 	TargetPerSecond int64 `json:"targetPerSecond,omitempty"`
-	// Complete is true when the producer sent the whole step (producers only).
+	// Complete is true when the producer sent the whole step, CutShort when the
+	// measured window ended within it (producers only).
 	Complete bool `json:"complete,omitempty"`
-	// Records of the step: acknowledged (producer) or received, duplicates
-	// included (consumer).
+	CutShort bool `json:"cutShort,omitempty"`
+	// Records of the step: acknowledged (producer) or received, each once
+	// (consumer).
 	Records int64 `json:"records"`
 	// Failed sends of the step (producers only).
 	Failed int64 `json:"failed,omitempty"`
@@ -59,7 +61,7 @@ type SearchStep struct {
 	TargetRecordsPerSecond int64 `json:"targetRecordsPerSecond"`
 	// Records acknowledged of the step's records.
 	Records int64 `json:"records"`
-	// Received of the step's records, duplicates included.
+	// Received of the step's records, each once per consumer.
 	Received int64 `json:"received"`
 	// Failed sends of the step.
 	Failed int64 `json:"failed"`
@@ -82,7 +84,7 @@ func (r *Result) EvaluateSearch(maxP99Micros int64) {
 func mergeSearch(summaries []*Summary, producers int, maxP99Micros int64) *Search {
 	type acc struct {
 		target, records, received, failed int64
-		complete                          int
+		complete, cut                     int
 		ack, e2e                          *Histogram
 	}
 	var steps []*acc
@@ -108,6 +110,9 @@ func mergeSearch(summaries []*Summary, producers int, maxP99Micros int64) *Searc
 				if st.Complete {
 					a.complete++
 				}
+				if st.CutShort {
+					a.cut++
+				}
 				a.ack.Merge(st.Latency)
 			} else {
 				a.received += st.Records
@@ -122,17 +127,21 @@ func mergeSearch(summaries []*Summary, producers int, maxP99Micros int64) *Searc
 	for k, a := range steps {
 		st := SearchStep{Index: k, TargetRecordsPerSecond: a.target, Records: a.records, Received: a.received, Failed: a.failed,
 			Ack: percentiles(a.ack), EndToEnd: percentiles(a.e2e)}
+		// The cause first: a producer that saw its step fail stops sending, which
+		// leaves the step incomplete as a consequence.
 		switch {
-		case a.complete < producers:
-			st.Reason = fmt.Sprintf("%d of %d producers sent the whole step", a.complete, producers)
 		case a.failed > 0:
 			st.Reason = fmt.Sprintf("%d sends failed", a.failed)
-		case a.received < a.records:
-			st.Reason = fmt.Sprintf("%d of %d acknowledged records arrived", a.received, a.records)
 		case st.Ack.P99 > maxP99Micros:
 			st.Reason = fmt.Sprintf("ack p99 %d µs above %d µs", st.Ack.P99, maxP99Micros)
 		case st.EndToEnd.P99 > maxP99Micros:
 			st.Reason = fmt.Sprintf("end-to-end p99 %d µs above %d µs", st.EndToEnd.P99, maxP99Micros)
+		case a.received < a.records:
+			st.Reason = fmt.Sprintf("%d of %d acknowledged records arrived", a.received, a.records)
+		case a.cut > 0:
+			st.Reason = "the trial's durationSeconds ended within the step"
+		case a.complete < producers:
+			st.Reason = fmt.Sprintf("%d of %d producers sent the whole step", a.complete, producers)
 		default:
 			st.Sustained = true
 		}

@@ -29,7 +29,8 @@ type Series struct {
 // Bucket is one interval of one worker.
 type Bucket struct {
 	// Records is the measured records whose intended send time falls in the
-	// bucket: acknowledged (producer) or received, duplicates included (consumer).
+	// bucket: acknowledged or failed (producer), or received, duplicates included
+	// (consumer).
 	Records int64 `json:"records"`
 	// Latency of those records, in microseconds: acknowledgement (producer) or
 	// end-to-end (consumer).
@@ -72,6 +73,10 @@ func (s *Series) Measured(intended time.Time, latMicros int64) {
 	}
 	b.Latency.Record(latMicros)
 }
+
+// Offered counts a measured record due at intended that has no latency (its send
+// failed): offered load, not achieved.
+func (s *Series) Offered(intended time.Time) { s.bucket(intended).Records++ }
 
 // Done counts one of the trial's records acknowledged or first received at t.
 func (s *Series) Done(t time.Time, measured bool) {

@@ -90,7 +90,8 @@ func TestIntervalsWindowAndBacklog(t *testing.T) {
 		c.Measured(at, recv.Sub(at).Microseconds()+3000)
 		c.Done(recv, true)
 	}
-	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0.Add(5 * time.Second), windowEnd: t0.Add(30 * time.Second)}
+	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0.Add(5 * time.Second), windowEnd: t0.Add(30 * time.Second),
+		consumerEnd: t0.Add(30 * time.Second)}
 	got, width := r.IntervalsAtMost(MaxIntervals)
 	if width != 10 || len(got) != 3 {
 		t.Fatalf("%d intervals of %d s, want 3 of 10: %+v", len(got), width, got)
@@ -114,5 +115,32 @@ func TestIntervalsWindowAndBacklog(t *testing.T) {
 	got, width = r.IntervalsAtMost(2)
 	if width != 20 || len(got) != 2 || got[0].Seconds != 15 || got[0].Records != 2000 || got[1].Records != 2000 || got[1].BacklogRecords != 0 {
 		t.Fatalf("at most 2: %d intervals of %d s: %+v", len(got), width, got)
+	}
+}
+
+// TestIntervalsRunUntilTheConsumersDrain: records acknowledged by 20 s and received
+// until 25 s: the intervals go on to 25 s, where only the consumers' rate and the
+// backlog move; each rate is over its own side's seconds.
+func TestIntervalsRunUntilTheConsumersDrain(t *testing.T) {
+	p, c := NewSeries(10), NewSeries(10)
+	for i := range 1000 {
+		at := t0.Add(time.Duration(i) * 10 * time.Millisecond) // 0-10 s
+		p.Measured(at, 1000)
+		p.Done(at, true)
+		recv := t0.Add(10*time.Second + time.Duration(i)*15*time.Millisecond) // 10-25 s
+		c.Measured(at, recv.Sub(at).Microseconds())
+		c.Done(recv, true)
+	}
+	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0, windowEnd: t0.Add(10 * time.Second), consumerEnd: t0.Add(25 * time.Second)}
+	got, _ := r.IntervalsAtMost(MaxIntervals)
+	if len(got) != 3 || got[2].Seconds != 5 {
+		t.Fatalf("intervals %+v; want 3, the last 5 s long", got)
+	}
+	if got[0].RecordsPerSecond != 100 || got[0].BacklogRecords != 1000 || got[1].RecordsPerSecond != 0 {
+		t.Errorf("producers: %+v, %+v", got[0], got[1])
+	}
+	// 10-20 s: 667 received; 20-25 s: 333 over 5 s.
+	if got[1].ConsumedRecordsPerSecond != 66.7 || got[1].BacklogRecords != 333 || got[2].ConsumedRecordsPerSecond != 66.6 || got[2].BacklogRecords != 0 {
+		t.Errorf("consumers: %+v, %+v", got[1], got[2])
 	}
 }

@@ -34,8 +34,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 public class LatencyProbe {
-    // Header keys: intended send time (System.nanoTime, one JVM) and warmup flag.
-    static final String INTENDED = "sb-i", WARMUP = "sb-w";
+    // serdebench's header keys and sizes (workers/wire), so records and batches are
+    // the same size: producer (4 B), sequence, intended (here System.nanoTime, one
+    // JVM), actual and run (8 B each), and the warmup mark (1 B).
+    static final String PRODUCER = "sb-p", SEQ = "sb-s", INTENDED = "sb-i", ACTUAL = "sb-a", RUN = "sb-r", WARMUP = "sb-w";
 
     public static void main(String[] args) throws Exception {
         String bootstrap = null;
@@ -127,7 +129,11 @@ public class LatencyProbe {
                 for (long d; (d = due - System.nanoTime()) > 0; ) LockSupport.parkNanos(d);
                 boolean warm = i < warmupRecords;
                 ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(topic, value);
+                rec.headers().add(PRODUCER, new byte[4]);
+                rec.headers().add(SEQ, ByteBuffer.allocate(8).putLong(i).array());
                 rec.headers().add(INTENDED, ByteBuffer.allocate(8).putLong(due).array());
+                rec.headers().add(ACTUAL, ByteBuffer.allocate(8).putLong(System.nanoTime()).array());
+                rec.headers().add(RUN, new byte[8]);
                 if (warm) rec.headers().add(WARMUP, new byte[] {1});
                 producer.send(rec, (md, ex) -> {
                     if (ex != null) {
@@ -142,11 +148,22 @@ public class LatencyProbe {
         }
         long end = System.nanoTime();
         reader.join(TimeUnit.SECONDS.toMillis(90));
+        if (reader.isAlive()) {
+            // Its counts and histogram are not safe to read while it runs.
+            System.err.printf("LatencyProbe: the consumer received %d of %d records within 90 s of the last send%n", received[0], total);
+            System.exit(1);
+        }
         double window = (end - measuredStart) / 1e9;
         System.out.printf("{\"client\": \"java %s\", \"records\": %d, \"recordsPerSecond\": %.1f, \"failed\": %d, "
                 + "\"received\": %d, \"ackMicros\": %s, \"endToEndMicros\": %s}%n",
                 org.apache.kafka.common.utils.AppInfoParser.getVersion(), total - warmupRecords,
                 (total - warmupRecords) / window, failed.get(), received[0], json(ack), json(e2e));
+        if (failed.get() > 0 || acked.get() != total || received[0] != total || ack.getTotalCount() != total - warmupRecords
+                || e2e.getTotalCount() != total - warmupRecords) {
+            System.err.printf("LatencyProbe: %d sent, %d acknowledged, %d failed, %d received; %d ack and %d end-to-end latencies of %d measured%n",
+                    total, acked.get(), failed.get(), received[0], ack.getTotalCount(), e2e.getTotalCount(), total - warmupRecords);
+            System.exit(1);
+        }
     }
 
     static String json(Histogram h) {
