@@ -348,12 +348,14 @@ func (r *run) send(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("serialize record %d: %w", i, err)
 		}
-		step, sixth := -1, 0 // the sixth header: warmup mark or search step
+		// The sixth header, warmup mark or search step: key, value and their two
+		// length bytes.
+		step, sixth := -1, 0
 		switch {
 		case warmup:
-			sixth = len(wire.Warmup) + 1
+			sixth = len(wire.Warmup) + 1 + 2
 		case sched.step >= 0:
-			step, sixth = sched.step, len(wire.Step)+4
+			step, sixth = sched.step, len(wire.Step)+4+2
 			m.stepTarget = sched.steps[step].target
 		}
 		p := r.parts.next(len(b) + sixth)

@@ -123,6 +123,14 @@ func mergeSearch(summaries []*Summary, producers int, maxP99Micros int64) *Searc
 	if !searched {
 		return nil
 	}
+	// A step a producer opened but never sent a record of (it stopped the search
+	// on that record) is no step.
+	for len(steps) > 0 {
+		if a := steps[len(steps)-1]; a.records > 0 || a.failed > 0 || a.received > 0 {
+			break
+		}
+		steps = steps[:len(steps)-1]
+	}
 	sustaining := true
 	for k, a := range steps {
 		st := SearchStep{Index: k, TargetRecordsPerSecond: a.target, Records: a.records, Received: a.received, Failed: a.failed,

@@ -19,7 +19,8 @@ func TestSearchVerdicts(t *testing.T) {
 	p0 := &Summary{Role: RoleProducer, Worker: "0", Steps: []Step{
 		step(0, 100, true, 100, 2000), step(1, 125, true, 125, 3000), step(2, 156, true, 156, 90_000), step(3, 195, false, 50, 2000)}}
 	p1 := &Summary{Role: RoleProducer, Worker: "1", Steps: []Step{
-		step(0, 100, true, 100, 2000), step(1, 125, true, 125, 3000), step(2, 156, true, 156, 2000), step(3, 195, true, 195, 2000)},
+		step(0, 100, true, 100, 2000), step(1, 125, true, 125, 3000), step(2, 156, true, 156, 2000), step(3, 195, true, 195, 2000),
+		step(4, 244, false, 0, 0)}, // opened, then stopped on its first record: no step
 		SearchStop: "producer 1 fell a whole step behind its schedule in step 3 (195 records/s)"}
 	c := &Summary{Role: RoleConsumer, Worker: "c", Steps: []Step{
 		step(0, 0, false, 200, 4000), step(1, 0, false, 249, 5000), step(2, 0, false, 312, 6000), step(3, 0, false, 245, 6000)}}
