@@ -12,7 +12,6 @@ import (
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
-	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
@@ -41,7 +40,11 @@ func TestPartitioners(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Cleanup(func() { deleteTopic(t, brokers, res.Topic) })
+				t.Cleanup(func() {
+					if err := runner.DeleteTopic(brokers, res.Topic); err != nil {
+						t.Errorf("delete topic %s: %v", res.Topic, err)
+					}
+				})
 				if r := res.Result; r.Lost != 0 || r.Duplicated != 0 || r.Errors != 0 {
 					t.Fatalf("lost %d, duplicated %d, errors %d", r.Lost, r.Duplicated, r.Errors)
 				}
@@ -88,48 +91,18 @@ func TestPartitioners(t *testing.T) {
 // successive data records' intended send times, in nanoseconds.
 func intendedGaps(t *testing.T, brokers []string, topic string) []int64 {
 	t.Helper()
-	c, err := sarama.NewConsumer(brokers, kafkaconn.Base("it-partitioner-read"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Close() }()
-	pc, err := c.ConsumePartition(topic, 0, sarama.OffsetOldest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = pc.Close() }()
 	var gaps []int64
 	var prev int64
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case m := <-pc.Messages():
-			for _, h := range m.Headers {
-				if string(h.Key) == wire.End {
-					return gaps // the producer's end record: its last on this partition
+	eachRecord(t, brokers, topic, 0, func(m *sarama.ConsumerMessage) {
+		for _, h := range m.Headers {
+			if string(h.Key) == wire.Intended { // end records carry none
+				v, _ := wire.Uint64(h.Value)
+				if prev != 0 {
+					gaps = append(gaps, int64(v)-prev)
 				}
-				if string(h.Key) == wire.Intended {
-					v, _ := wire.Uint64(h.Value)
-					if prev != 0 {
-						gaps = append(gaps, int64(v)-prev)
-					}
-					prev = int64(v)
-				}
+				prev = int64(v)
 			}
-		case <-timeout:
-			t.Fatalf("partition 0 of %s: no end record within 30 s (%d records read)", topic, len(gaps)+1)
 		}
-	}
-}
-
-func deleteTopic(t *testing.T, brokers []string, topic string) {
-	a, err := sarama.NewClusterAdmin(brokers, kafkaconn.Base("it-partitioner-admin"))
-	if err != nil {
-		t.Errorf("delete topic %s: %v", topic, err)
-		return
-	}
-	defer func() { _ = a.Close() }()
-	if err := a.DeleteTopic(topic); err != nil {
-		t.Errorf("delete topic %s: %v", topic, err)
-	}
+	})
+	return gaps
 }

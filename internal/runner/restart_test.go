@@ -106,6 +106,33 @@ type partitionLog struct {
 // many copies the log holds.
 func readBack(t *testing.T, brokers []string, topic string, partitions int32) map[int32]partitionLog {
 	t.Helper()
+	out := map[int32]partitionLog{}
+	for p := range partitions {
+		var set summary.SeqSet
+		eachRecord(t, brokers, topic, p, func(m *sarama.ConsumerMessage) {
+			var seq uint64
+			data := true
+			for _, h := range m.Headers {
+				switch string(h.Key) {
+				case wire.Seq:
+					seq, _ = wire.Uint64(h.Value)
+				case wire.End:
+					data = false
+				}
+			}
+			if data {
+				set.Add(int64(seq))
+			}
+		})
+		out[p] = partitionLog{set: set.Intervals(), copies: set.Total()}
+	}
+	return out
+}
+
+// eachRecord calls fn with every record of one partition, from the first offset to
+// the end the partition has now, read with a plain consumer (no group).
+func eachRecord(t *testing.T, brokers []string, topic string, p int32, fn func(*sarama.ConsumerMessage)) {
+	t.Helper()
 	c, err := sarama.NewClient(brokers, sarama.NewConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -116,40 +143,22 @@ func readBack(t *testing.T, brokers []string, topic string, partitions int32) ma
 		t.Fatal(err)
 	}
 	defer func() { _ = cons.Close() }()
-	out := map[int32]partitionLog{}
-	for p := range partitions {
-		end, err := c.GetOffset(topic, p, sarama.OffsetNewest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pc, err := cons.ConsumePartition(topic, p, sarama.OffsetOldest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var set summary.SeqSet
-		for next := int64(0); next < end; {
-			select {
-			case m := <-pc.Messages():
-				next = m.Offset + 1
-				var seq uint64
-				data := true
-				for _, h := range m.Headers {
-					switch string(h.Key) {
-					case wire.Seq:
-						seq, _ = wire.Uint64(h.Value)
-					case wire.End:
-						data = false
-					}
-				}
-				if data {
-					set.Add(int64(seq))
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatalf("read-back of partition %d stalled before offset %d", p, end)
-			}
-		}
-		_ = pc.Close()
-		out[p] = partitionLog{set: set.Intervals(), copies: set.Total()}
+	end, err := c.GetOffset(topic, p, sarama.OffsetNewest)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	pc, err := cons.ConsumePartition(topic, p, sarama.OffsetOldest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pc.Close() }()
+	for next := int64(0); next < end; {
+		select {
+		case m := <-pc.Messages():
+			next = m.Offset + 1
+			fn(m)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("read-back of partition %d of %s stalled before offset %d", p, topic, end)
+		}
+	}
 }

@@ -85,7 +85,7 @@ type consumer struct {
 	seriesMu sync.Mutex
 	series   *summary.Series
 	// steps are a rate search's received records per step (guarded by seriesMu).
-	steps []summary.Step
+	steps summary.Steps
 	// start is, on an existing topic, each partition's end offset before the group
 	// formed: nothing of this run can precede it (producers wait for the group).
 	start map[int32]int64
@@ -421,10 +421,7 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	if f.hasStep && first {
 		// A step's verdict compares records acknowledged with records received:
 		// each once, so a duplicate cannot stand in for a missing record.
-		for int(f.step) >= len(c.steps) {
-			c.steps = append(c.steps, summary.Step{Index: len(c.steps)})
-		}
-		c.steps[f.step].Add(lat)
+		c.steps.At(int(f.step)).Add(lat)
 	}
 	c.seriesMu.Unlock()
 	c.measuring.Store(true)
@@ -460,11 +457,7 @@ func (c *consumer) summary() *summary.Summary {
 		out.Histogram(summary.FetchIntervalMicros, summary.NewLatency).Merge(c.fetches)
 	}
 	c.seriesMu.Lock()
-	out.Series = summary.NewSeries(c.series.WidthSeconds)
-	out.Series.Merge(c.series)
-	for _, st := range c.steps {
-		out.Steps = append(out.Steps, st.Clone())
-	}
+	out.Series, out.Steps = c.series.Clone(), c.steps.Clone()
 	c.seriesMu.Unlock()
 	for p, st := range c.parts {
 		st.mu.Lock()

@@ -94,7 +94,7 @@ type run struct {
 	winStart   time.Time
 	// stepStats are the rate search's measured records per step, slowAcks how
 	// many of each step's took longer than the bound.
-	stepStats []summary.Step
+	stepStats summary.Steps
 	slowAcks  map[int]int64
 }
 
@@ -213,7 +213,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 // once more than 1% of its planned records took longer than the bound: its p99 is
 // then over the bound whatever the rest do.
 func (r *run) stepLatency(m *message, lat int64) {
-	st := r.stepStat(m.step)
+	st := r.stepStats.At(m.step)
 	st.Add(lat)
 	if lat > int64(r.cfg.Trial.Search.MaxP99Millis)*1000 {
 		r.slowAcks[m.step]++
@@ -224,20 +224,12 @@ func (r *run) stepLatency(m *message, lat int64) {
 	}
 }
 
-// stepStat returns the statistics of a rate-search step.
-func (r *run) stepStat(k int) *summary.Step {
-	for len(r.stepStats) <= k {
-		r.stepStats = append(r.stepStats, summary.Step{Index: len(r.stepStats)})
-	}
-	return &r.stepStats[k]
-}
-
 // finishSummary moves the sequence sets into the summary (after the acknowledgement
 // goroutine has returned).
 func (r *run) finishSummary() {
 	if r.sched != nil && r.sched.search != nil {
 		for k, plan := range r.sched.steps {
-			st := r.stepStat(k)
+			st := r.stepStats.At(k)
 			st.TargetPerSecond, st.Complete, st.CutShort = plan.target, plan.complete, plan.cut
 		}
 		r.sum.Steps = r.stepStats
@@ -417,7 +409,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 			r.sum.Series.Offered(m.intended)
 		}
 		if m.step >= 0 {
-			r.stepStat(m.step).Failed++
+			r.stepStats.At(m.step).Failed++
 			r.searchFailed.CompareAndSwap(0, int64(m.step)+1)
 		}
 		r.sum.Errors++

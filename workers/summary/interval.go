@@ -47,11 +47,9 @@ func (r *Result) IntervalsAtMost(n int) ([]Interval, int64) {
 	if r.producerSeries == nil {
 		return nil, 0
 	}
-	p, c := NewSeries(r.producerSeries.WidthSeconds), NewSeries(r.producerSeries.WidthSeconds)
-	p.Merge(r.producerSeries)
-	c.Merge(r.consumerSeries)
+	p, c := r.producerSeries.Clone(), r.consumerSeries.Clone()
 	for {
-		out, _ := intervals(p, c, r.windowStart, r.windowEnd, r.consumerEnd)
+		out := intervals(p, c, r.windowStart, r.windowEnd, r.consumerEnd)
 		if len(out) <= max(n, 1) {
 			return out, p.WidthSeconds
 		}
@@ -61,10 +59,9 @@ func (r *Result) IntervalsAtMost(n int) ([]Interval, int64) {
 
 // intervals cuts [start, max(end, consumerEnd)) into p's buckets; end is the
 // producers' window end. Backlog is the running difference of acknowledged and
-// received records over every bucket, warmup included; it also returns the
-// difference after the last bucket (negative: records counted as first received by
-// more than one consumer).
-func intervals(p, c *Series, start, end, consumerEnd time.Time) ([]Interval, int64) {
+// received records over every bucket, warmup included. It coarsens p and c to the
+// wider one's width.
+func intervals(p, c *Series, start, end, consumerEnd time.Time) []Interval {
 	w := max(p.WidthSeconds, c.WidthSeconds)
 	if p.WidthSeconds < w {
 		p.coarsen(w)
@@ -114,7 +111,7 @@ func intervals(p, c *Series, start, end, consumerEnd time.Time) ([]Interval, int
 		}
 		out = append(out, iv)
 	}
-	return out, backlog
+	return out
 }
 
 func later(a, b time.Time) time.Time {

@@ -22,6 +22,26 @@ type Step struct {
 	Latency *Histogram `json:"latencyMicros,omitempty"`
 }
 
+// Steps are a rate search's steps by index.
+type Steps []Step
+
+// At returns step k, adding the steps up to it.
+func (s *Steps) At(k int) *Step {
+	for len(*s) <= k {
+		*s = append(*s, Step{Index: len(*s)})
+	}
+	return &(*s)[k]
+}
+
+// Clone returns a copy that shares nothing with s.
+func (s Steps) Clone() Steps {
+	var c Steps
+	for _, st := range s {
+		c = append(c, st.Clone())
+	}
+	return c
+}
+
 // Add records one of the step's records with latency latMicros.
 func (s *Step) Add(latMicros int64) {
 	s.Records++

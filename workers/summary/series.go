@@ -49,6 +49,22 @@ func NewSeries(widthSeconds int64) *Series {
 	return &Series{WidthSeconds: max(widthSeconds, 1), Buckets: map[int64]*Bucket{}}
 }
 
+// Clone returns a copy of s that shares nothing with it.
+func (s *Series) Clone() *Series {
+	c := NewSeries(s.WidthSeconds)
+	c.Merge(s)
+	return c
+}
+
+// done is the series' Done over all buckets.
+func (s *Series) done() int64 {
+	var n int64
+	for _, b := range s.Buckets {
+		n += b.Done
+	}
+	return n
+}
+
 // bucket returns the bucket holding t, creating it (and coarsening) as needed.
 func (s *Series) bucket(t time.Time) *Bucket {
 	k := floorDiv(t.Unix(), s.WidthSeconds) * s.WidthSeconds

@@ -67,7 +67,7 @@ type Summary struct {
 	// older versions).
 	Series *Series `json:"series,omitempty"`
 	// Steps are a rate search's measured records per step (rate.search only).
-	Steps []Step `json:"steps,omitempty"`
+	Steps Steps `json:"steps,omitempty"`
 	// SearchStop says why a producer ended a rate search early.
 	SearchStop string `json:"searchStop,omitempty"`
 
