@@ -29,9 +29,7 @@ out="$repo/.state/bench/latency"
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.txt
 
-cp="$("$repo/hack/kafka/kafka.sh" perf-classpath)"
-log4j="$repo/hack/kafka/log4j2-cli.properties"
-kj() { timeout "$1" java -Xmx512m -Dlog4j2.configurationFile="$log4j" -cp "$cp" "${@:2}"; }
+. "$here/kafka-tools.sh"
 # to FILE CMD...: runs CMD with its output in FILE; on failure shows FILE and stops.
 to() {
   local f=$1; shift
@@ -80,20 +78,18 @@ for rate in $RATES; do
   done
   echo "bench: ProducerPerformance at $rate rec/s" >&2
   topic="serdebench.bench.pp.$RANDOM$RANDOM"
-  kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --topic "$topic" \
-    --partitions 3 --replication-factor 1 >/dev/null
+  kafka_topic create "$topic"
   to "$out/java-pp-$rate.txt" kj 300 org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$BOOTSTRAP" --topic "$topic" \
     --num-records $((rate * (WARMUP_S + MEASURE_S))) --warmup-records $((rate * WARMUP_S)) --record-size "$SIZE" \
     --throughput "$rate" $(printf -- '--command-property %s ' "${javaprops[@]}")
-  kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --delete --topic "$topic" >/dev/null || true
+  kafka_topic delete "$topic" || true
 done
 echo "bench: EndToEndLatency" >&2
 topic="serdebench.bench.e2e.$RANDOM$RANDOM"
-kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --topic "$topic" \
-  --partitions 1 --replication-factor 1 >/dev/null
+kafka_topic create "$topic" 1
 to "$out/java-e2e.txt" kj 300 org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$BOOTSTRAP" --topic "$topic" \
   --num-records 2000 --producer-acks "$ACKS" --record-size "$SIZE"
-kj 60 org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --delete --topic "$topic" >/dev/null || true
+kafka_topic delete "$topic" || true
 
 printf '\nFixed-rate latency: raw %d B, acks=%s linger.ms=%s batch.size=%s max.in.flight=%s, %s partitioner, 3 partitions, %d s warmup + %d s; ms\n' \
   "$SIZE" "$ACKS" "$LINGER" "$BATCH" "$INFLIGHT" "$PARTITIONER" "$WARMUP_S" "$MEASURE_S"

@@ -15,21 +15,16 @@ SCHEMA="${BENCH_SCHEMA:-business-record}"
 BATCH="${BENCH_BATCH_SIZE:-100000}" LINGER="${BENCH_LINGER_MS:-100}" ACKS="${BENCH_ACKS:-1}" COMPRESSION="${BENCH_COMPRESSION:-none}"
 CODECS="${BENCH_CODECS:-raw json avro protobuf msgpack}"
 
-cp="$("$repo/hack/kafka/kafka.sh" perf-classpath)"
+. "$here/kafka-tools.sh"
 bin="$repo/bin/producerbench"
 go build -o "$bin" "$repo/hack/bench/producerbench"
-
-kafka_topic() { # create|delete name
-  timeout 60 java -cp "$cp" org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" "--$1" --topic "$2" \
-    $([[ $1 == create ]] && echo "--partitions 3 --replication-factor 1") >/dev/null
-}
 
 theirs() { # record-size -> records/sec
   local topic="serdebench.bench.kafka.$RANDOM$RANDOM"
   kafka_topic create "$topic"
   # The same warmup as ours; the steady-state line excludes it (and JIT warm-up).
   local out
-  out="$(timeout 300 java -Xmx512m -cp "$cp" org.apache.kafka.tools.ProducerPerformance --topic "$topic" \
+  out="$(kj 300 org.apache.kafka.tools.ProducerPerformance --topic "$topic" \
       --num-records "$((RECORDS + RECORDS / 10))" --warmup-records "$((RECORDS / 10))" --record-size "$1" --throughput -1 \
       --producer-props bootstrap.servers="$BOOTSTRAP" acks="$ACKS" batch.size="$BATCH" linger.ms="$LINGER" \
       compression.type="$COMPRESSION" 2>/dev/null | grep 'steady state records sent')"
