@@ -16,6 +16,8 @@ export SERDEBENCH_KAFKA_TLS_CA ?= $(CURDIR)/.state/kafka-$(KAFKA_PORT)/tls/ca.cr
 export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
 
 PROTOC_VERSION         := 3.21.12-3+deb12u1
+THRIFT_VERSION         := 0.17.0-2+b2
+FLATC_VERSION          := 2.0.8+dfsg1-2
 PROMETHEUS_VERSION     := 2.42.0+ds-5+deb12u1
 OPENSSL_VERSION        := 3.0.19-1~deb12u2
 PROTOC_GEN_GO_VERSION  := v1.36.12
@@ -124,11 +126,18 @@ verify-generated: ## Fail if regenerating changes any generated code, CRD or RBA
 	if [ "$$before" != "$$after" ]; then echo "generated files were stale (now regenerated): run make generate manifests and commit"; exit 1; fi
 
 .PHONY: generate
-generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) protoc ## Regenerate DeepCopy, the business record schema and protobuf code.
+generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) protoc schema-compilers ## Regenerate DeepCopy, the business record, and every format's schema and code.
 	$(CONTROLLER_GEN) object paths=./api/...
 	go run ./hack/genbusiness workers/payload
 	PATH="$(dir $(PROTOC_GEN_GO)):$$PATH" protoc -I workers/payload/proto \
 	  --go_out=workers/payload/pb --go_opt=paths=source_relative workers/payload/proto/*.proto
+	@# Thrift and FlatBuffers schemas come from the payload structs (payload.Types).
+	go run ./hack/genformats workers/payload
+	rm -f workers/payload/thriftgen/payload*.go workers/payload/fbgen/[A-Z]*.go
+	thrift --gen go:package_prefix=github.com/serdebench/serdebench/workers/payload/,skip_remote \
+	  -out workers/payload workers/payload/thriftgen/payload.thrift
+	flatc --go -o workers/payload workers/payload/fbgen/payload.fbs
+	gofmt -w workers/payload/thriftgen workers/payload/fbgen
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers.
@@ -148,6 +157,10 @@ kafka-down: ## Stop the local Kafka started by kafka-up.
 	hack/kafka/kafka.sh down
 kafka-status:
 	hack/kafka/kafka.sh status
+
+.PHONY: schema-compilers
+schema-compilers: ## Debian's Thrift and FlatBuffers compilers, pinned.
+	@hack/apt-install.sh thrift-compiler=$(THRIFT_VERSION) flatbuffers-compiler=$(FLATC_VERSION) >/dev/null
 
 .PHONY: protoc
 protoc: ## protoc and the well-known types it imports (google/protobuf/*.proto, in libprotobuf-dev).

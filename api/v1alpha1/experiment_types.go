@@ -1,7 +1,7 @@
 package v1alpha1
 
-// Codec names a serialization format implementation.
-// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw
+// Codec names a serialization format implementation (docs/formats.md).
+// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;flatbuffers;gob;cbor
 type Codec string
 
 // Codecs known to the workers.
@@ -12,6 +12,13 @@ const (
 	CodecMsgpack  Codec = "msgpack"
 	// CodecRaw sends the payload's JSON bytes as they are: the transport-only baseline.
 	CodecRaw Codec = "raw"
+	// CodecThriftBinary and CodecThriftCompact are Apache Thrift's two protocols.
+	CodecThriftBinary  Codec = "thrift-binary"
+	CodecThriftCompact Codec = "thrift-compact"
+	CodecFlatbuffers   Codec = "flatbuffers"
+	// CodecGob is Go's language-native serialization (encoding/gob).
+	CodecGob  Codec = "gob"
+	CodecCBOR Codec = "cbor"
 )
 
 // Mode is how the producer sends.
@@ -90,7 +97,7 @@ const (
 type ExperimentSpec struct {
 	// Codecs to compare; each is a separate trial.
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:MaxItems=24
 	// +listType=set
 	Codecs []Codec `json:"codecs"`
 

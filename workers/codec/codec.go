@@ -29,7 +29,10 @@ type Codec interface {
 }
 
 // Names lists the codecs New accepts.
-func Names() []string { return []string{"json", "avro", "protobuf", "msgpack", "raw"} }
+func Names() []string {
+	return []string{"json", "avro", "protobuf", "msgpack", "raw",
+		"thrift-binary", "thrift-compact", "flatbuffers", "gob", "cbor"}
+}
 
 // New returns the named codec for the record type t.
 func New(name string, t payload.Type) (Codec, error) {
@@ -44,6 +47,16 @@ func New(name string, t payload.Type) (Codec, error) {
 		return newMsgpack(t), nil
 	case "raw":
 		return newRaw(t), nil
+	case "thrift-binary":
+		return newThrift(name, t, false)
+	case "thrift-compact":
+		return newThrift(name, t, true)
+	case "flatbuffers":
+		return newFlatbuffers(t)
+	case "gob":
+		return newGob(t), nil
+	case "cbor":
+		return newCBOR(t), nil
 	default:
 		return nil, fmt.Errorf("unknown codec %q (known: %v)", name, Names())
 	}

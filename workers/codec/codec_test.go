@@ -42,13 +42,29 @@ func roundTrip(t *testing.T, c codec.Codec, rec any) any {
 	return out
 }
 
-// equalOpts: protobuf and Avro cannot tell a nil collection from an empty one, so for
-// them nil and empty compare equal; JSON and MessagePack must keep the difference.
+// equalOpts holds what a format cannot represent. Protobuf, Avro and Thrift cannot
+// tell a nil collection from an empty one; gob omits zero values, so it cannot tell
+// them apart either, nor a pointer to a zero value from nil. JSON, MessagePack, CBOR
+// and FlatBuffers must keep every difference.
 func equalOpts(codecName string) []cmp.Option {
-	if codecName == "protobuf" || codecName == "avro" {
+	switch codecName {
+	case "protobuf", "avro", "thrift-binary", "thrift-compact":
 		return []cmp.Option{cmpopts.EquateEmpty()}
+	case "gob":
+		return []cmp.Option{cmpopts.EquateEmpty(), zeroPointerIsNil[string](), zeroPointerIsNil[float64](), zeroPointerIsNil[int64]()}
 	}
 	return nil
+}
+
+// zeroPointerIsNil compares a pointer to T's zero value as nil.
+func zeroPointerIsNil[T comparable]() cmp.Option {
+	return cmp.Transformer("zeroPointerIsNil", func(p *T) *T {
+		var zero T
+		if p != nil && *p == zero {
+			return nil
+		}
+		return p
+	})
 }
 
 func TestRoundTripGeneratedRecords(t *testing.T) {

@@ -29,7 +29,8 @@ func meanSize(t *testing.T, c codec.Codec, pool []any) float64 {
 
 // TestSerializedSizes prints the serialized-size table and checks the business
 // record against the thesis: JSON sizes within 1% of 1,176/4,696/9,312 B and the
-// order protobuf < avro < msgpack < json (Table 2).
+// order protobuf < avro < msgpack < json (Table 2); and the SIKE complex message's
+// order.
 func TestSerializedSizes(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-16s %7s", "schema", "size")
@@ -57,6 +58,16 @@ func TestSerializedSizes(t *testing.T) {
 			table.WriteString("\n")
 			if d := got["json"]/float64(size) - 1; d > 0.01 || d < -0.01 {
 				t.Errorf("%s %d B: JSON size %.0f B is %.2f%% off target", schemaName, size, got["json"], d*100)
+			}
+			if got["thrift-compact"] >= got["thrift-binary"] {
+				t.Errorf("%s %d B: thrift compact (%.0f B) is not smaller than binary (%.0f B)", schemaName, size, got["thrift-compact"], got["thrift-binary"])
+			}
+			// SIKE Figure 3: the complex message is as small in Thrift as in Avro and
+			// larger in protobuf (877, 878 and 1,200 B there).
+			if schemaName == payload.ComplexSchema {
+				if r := got["thrift-compact"] / got["avro"]; r < 0.98 || r > 1.02 || got["protobuf"] <= got["avro"] {
+					t.Errorf("complex %d B: want thrift-compact ≈ avro < protobuf (SIKE Figure 3), got %v", size, got)
+				}
 			}
 			if schemaName != payload.BusinessRecord {
 				continue

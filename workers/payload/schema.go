@@ -55,6 +55,12 @@ func Names() []string {
 	return out
 }
 
+// Types lists every record type of the built-in schemas, nested types first: the
+// types the generated schemas of the other formats describe (hack/genformats).
+func Types() []Type {
+	return append(append([]Type(nil), sikeTypes...), businessTypes...)
+}
+
 // Generate returns one record of the schema for the target size.
 func (s Schema) Generate(rng *rand.Rand, sizeBytes int) (any, error) {
 	rec := s.TypeFor(sizeBytes).New()

@@ -38,10 +38,14 @@ type Nested struct {
 	SimpleMsg *Simple `json:"simple_msg" msgpack:"simple_msg"`
 }
 
+var sikeTypes = []Type{
+	{Name: "SimpleMessage", New: func() any { return new(Simple) }, Proto: func() proto.Message { return new(pb.SimpleMessage) }},
+	{Name: "ComplexMessage", New: func() any { return new(Complex) }, Proto: func() proto.Message { return new(pb.ComplexMessage) }},
+	{Name: "NestedMessage", New: func() any { return new(Nested) }, Proto: func() proto.Message { return new(pb.NestedMessage) }},
+}
+
 func init() {
-	simple := Type{Name: "SimpleMessage", New: func() any { return new(Simple) }, Proto: func() proto.Message { return new(pb.SimpleMessage) }}
-	complex := Type{Name: "ComplexMessage", New: func() any { return new(Complex) }, Proto: func() proto.Message { return new(pb.ComplexMessage) }}
-	nested := Type{Name: "NestedMessage", New: func() any { return new(Nested) }, Proto: func() proto.Message { return new(pb.NestedMessage) }}
+	simple, complex, nested := sikeTypes[0], sikeTypes[1], sikeTypes[2]
 	register(Schema{Name: SimpleSchema, TypeFor: func(int) Type { return simple }, fill: func(rng *rand.Rand, rec any, size int) error {
 		return fillSimple(rng, rec.(*Simple), size)
 	}})

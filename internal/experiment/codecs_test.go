@@ -1,0 +1,42 @@
+package experiment
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/serdebench/serdebench/workers/codec"
+)
+
+// TestCodecEnumMatchesWorkers: the CRD admits exactly the codecs the workers build,
+// so no admitted experiment fails at the worker and no codec is unreachable.
+func TestCodecEnumMatchesWorkers(t *testing.T) {
+	raw, err := os.ReadFile("../../config/crd/bases/serdebench.io_serializationexperiments.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(raw, &crd); err != nil {
+		t.Fatal(err)
+	}
+	items := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["codecs"].Items.Schema
+	var enum []string
+	for _, v := range items.Enum {
+		enum = append(enum, strings.Trim(string(v.Raw), `"`))
+	}
+	want := codec.Names()
+	if !slices.Equal(slices.Sorted(slices.Values(enum)), slices.Sorted(slices.Values(want))) {
+		t.Fatalf("CRD enum %v, workers %v", enum, want)
+	}
+	x, err := Parse([]byte(header + "spec:\n  codecs: [" + strings.Join(want, ", ") + "]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n"))
+	if err != nil {
+		t.Fatalf("every codec at once: %v", err)
+	}
+	if len(x.Spec.Codecs) != len(want) {
+		t.Fatalf("admitted %d codecs, want %d", len(x.Spec.Codecs), len(want))
+	}
+}
