@@ -12,6 +12,8 @@ ARG GO_VERSION=1.26.8
 FROM golang:${GO_VERSION} AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# go.mod replaces zenhack.net/go/util with this directory (third_party/zenhack-util/README.md).
+COPY third_party/ third_party/
 RUN go mod download
 COPY . .
 ARG VERSION=0.1.0

@@ -18,6 +18,9 @@ export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
 PROTOC_VERSION         := 3.21.12-3+deb12u1
 THRIFT_VERSION         := 0.17.0-2+b2
 FLATC_VERSION          := 2.0.8+dfsg1-2
+CAPNP_VERSION          := 0.9.2-2
+# The capnpc-go plugin is built from the capnp module go.mod requires: keep them equal.
+CAPNP_GO_VERSION       := v3.0.0-alpha.30
 PROMETHEUS_VERSION     := 2.42.0+ds-5+deb12u1
 OPENSSL_VERSION        := 3.0.19-1~deb12u2
 PROTOC_GEN_GO_VERSION  := v1.36.12
@@ -28,6 +31,7 @@ K8S_VERSION            := v1.33.13
 PROTOC_GEN_GO          := $(TOOLS)/protoc-gen-go-$(PROTOC_GEN_GO_VERSION)/protoc-gen-go
 GOLANGCI_LINT          := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 CONTROLLER_GEN         := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)/controller-gen
+CAPNPC_GO              := $(TOOLS)/capnpc-go-$(CAPNP_GO_VERSION)/capnpc-go
 HELM                   := $(TOOLS)/helm-$(HELM_VERSION)/helm
 export SERDEBENCH_HELM := $(HELM)
 CHART                  := charts/serdebench-operator
@@ -126,18 +130,21 @@ verify-generated: ## Fail if regenerating changes any generated code, CRD or RBA
 	if [ "$$before" != "$$after" ]; then echo "generated files were stale (now regenerated): run make generate manifests and commit"; exit 1; fi
 
 .PHONY: generate
-generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) protoc schema-compilers ## Regenerate DeepCopy, the business record, and every format's schema and code.
+generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) $(CAPNPC_GO) protoc schema-compilers ## Regenerate DeepCopy, the business record, and every format's schema and code.
 	$(CONTROLLER_GEN) object paths=./api/...
 	go run ./hack/genbusiness workers/payload
 	PATH="$(dir $(PROTOC_GEN_GO)):$$PATH" protoc -I workers/payload/proto \
 	  --go_out=workers/payload/pb --go_opt=paths=source_relative workers/payload/proto/*.proto
-	@# Thrift and FlatBuffers schemas come from the payload structs (payload.Types).
+	@# Thrift, FlatBuffers and Cap'n Proto schemas come from the payload structs (payload.Types).
+	@test "$$(go list -m -f '{{.Version}}' capnproto.org/go/capnp/v3)" = "$(CAPNP_GO_VERSION)" || { echo "go.mod's capnp is not CAPNP_GO_VERSION $(CAPNP_GO_VERSION)"; exit 1; }
 	go run ./hack/genformats workers/payload
-	rm -f workers/payload/thriftgen/payload*.go workers/payload/fbgen/[A-Z]*.go
+	rm -f workers/payload/thriftgen/payload*.go workers/payload/fbgen/[A-Z]*.go workers/payload/capnpgen/*.capnp.go
 	thrift --gen go:package_prefix=github.com/serdebench/serdebench/workers/payload/,skip_remote \
 	  -out workers/payload workers/payload/thriftgen/payload.thrift
 	flatc --go -o workers/payload workers/payload/fbgen/payload.fbs
-	gofmt -w workers/payload/thriftgen workers/payload/fbgen
+	cd workers/payload/capnpgen && PATH="$(dir $(CAPNPC_GO)):$$PATH" \
+	  capnp compile -I "$$(go list -m -f '{{.Dir}}' capnproto.org/go/capnp/v3)/std" -ogo payload.capnp
+	gofmt -w workers/payload/thriftgen workers/payload/fbgen workers/payload/capnpgen
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers.
@@ -159,8 +166,12 @@ kafka-status:
 	hack/kafka/kafka.sh status
 
 .PHONY: schema-compilers
-schema-compilers: ## Debian's Thrift and FlatBuffers compilers, pinned.
-	@hack/apt-install.sh thrift-compiler=$(THRIFT_VERSION) flatbuffers-compiler=$(FLATC_VERSION) >/dev/null
+schema-compilers: ## Debian's Thrift, FlatBuffers and Cap'n Proto compilers, pinned.
+	@hack/apt-install.sh thrift-compiler=$(THRIFT_VERSION) flatbuffers-compiler=$(FLATC_VERSION) capnproto=$(CAPNP_VERSION) >/dev/null
+
+$(CAPNPC_GO):
+	@# Built from the module go.mod requires (its zenhack.net/go/util comes from third_party/).
+	go build -o $@ capnproto.org/go/capnp/v3/capnpc-go
 
 .PHONY: protoc
 protoc: ## protoc and the well-known types it imports (google/protobuf/*.proto, in libprotobuf-dev).

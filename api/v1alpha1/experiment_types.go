@@ -1,7 +1,7 @@
 package v1alpha1
 
 // Codec names a serialization format implementation (docs/formats.md).
-// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;flatbuffers;gob;cbor
+// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor
 type Codec string
 
 // Codecs known to the workers.
@@ -15,7 +15,10 @@ const (
 	// CodecThriftBinary and CodecThriftCompact are Apache Thrift's two protocols.
 	CodecThriftBinary  Codec = "thrift-binary"
 	CodecThriftCompact Codec = "thrift-compact"
-	CodecFlatbuffers   Codec = "flatbuffers"
+	// CodecCapnp and CodecCapnpPacked are Cap'n Proto messages, unpacked or packed.
+	CodecCapnp       Codec = "capnproto"
+	CodecCapnpPacked Codec = "capnproto-packed"
+	CodecFlatbuffers Codec = "flatbuffers"
 	// CodecGob is Go's language-native serialization (encoding/gob).
 	CodecGob  Codec = "gob"
 	CodecCBOR Codec = "cbor"

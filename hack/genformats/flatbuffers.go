@@ -61,7 +61,7 @@ func camel(snake string) string {
 // decode the other codecs do.
 func flatbuffersConvert(msgs []message) ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\npackage fbgen\n\nimport (\n\t\"time\"\n\n\tflatbuffers \"github.com/google/flatbuffers/go\"\n\n\t\"github.com/serdebench/serdebench/workers/payload\"\n)\n\n", header)
+	fmt.Fprintf(&b, "// %s\n\npackage fbgen\n\nimport (\n\t\"fmt\"\n\t\"time\"\n\n\tflatbuffers \"github.com/google/flatbuffers/go\"\n\n\t\"github.com/serdebench/serdebench/workers/payload\"\n)\n\n", header)
 	b.WriteString(`// Funcs builds and reads one payload type.
 type Funcs struct {
 	// Build writes rec (a pointer to the payload struct) and returns its table.
@@ -79,6 +79,16 @@ var ByName = map[string]Funcs{
 	}
 	b.WriteString("}\n\n// present reports whether field number i of t is set (vtable slots start at 4).\nfunc present(t flatbuffers.Table, i int) bool { return t.Offset(flatbuffers.VOffsetT(4+2*i)) != 0 }\n\n")
 	b.WriteString("func micros(t time.Time) int64 { return t.UnixMicro() }\n\nfunc fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }\n\n")
+	b.WriteString(`// checkLen stops a corrupt vector length before it becomes an allocation: every
+// element takes at least one byte of the buffer. The codec recovers the panic.
+func checkLen(t flatbuffers.Table, n int) int {
+	if n < 0 || n > len(t.Bytes) {
+		panic(fmt.Sprintf("vector of %d elements in a %d-byte buffer", n, len(t.Bytes)))
+	}
+	return n
+}
+
+`)
 	for _, m := range msgs {
 		fbBuild(&b, m)
 		fbRead(&b, m)
@@ -146,10 +156,10 @@ func fbRead(b *bytes.Buffer, m message) {
 			fmt.Fprintf(b, "\tr.%s = fromMicros(%s)\n", f.GoName, get)
 		case f.Kind == kindList:
 			n := camel(f.Name)
-			fmt.Fprintf(b, "\tif present(t.Table(), %d) {\n\t\tr.%s = make([]%s, t.%sLength())\n\t\tfor i := range r.%s {\n\t\t\tr.%s[i] = t.%s(i)\n\t\t}\n\t}\n", i, f.GoName, f.Elem, n, f.GoName, f.GoName, n)
+			fmt.Fprintf(b, "\tif present(t.Table(), %d) {\n\t\tr.%s = make([]%s, checkLen(t.Table(), t.%sLength()))\n\t\tfor i := range r.%s {\n\t\t\tr.%s[i] = t.%s(i)\n\t\t}\n\t}\n", i, f.GoName, f.Elem, n, f.GoName, f.GoName, n)
 		case f.Kind == kindMap:
 			n := camel(f.Name)
-			fmt.Fprintf(b, "\tif present(t.Table(), %d) {\n\t\tn := t.%sLength()\n\t\tr.%s = make(map[string]%s, n)\n\t\tvar e %s\n", i, n, f.GoName, f.Elem, entryTable(m, f))
+			fmt.Fprintf(b, "\tif present(t.Table(), %d) {\n\t\tn := checkLen(t.Table(), t.%sLength())\n\t\tr.%s = make(map[string]%s, n)\n\t\tvar e %s\n", i, n, f.GoName, f.Elem, entryTable(m, f))
 			fmt.Fprintf(b, "\t\tfor i := range n {\n\t\t\tt.%s(&e, i)\n\t\t\tr.%s[string(e.Key())] = e.Value()\n\t\t}\n\t}\n", n, f.GoName)
 		case f.Kind == kindMessage:
 			fmt.Fprintf(b, "\tif v := t.%s(nil); v != nil {\n\t\tr.%s = new(%s)\n\t\tread%s(v, r.%s)\n\t}\n", camel(f.Name), f.GoName, f.GoStruct, f.Message, f.GoName)

@@ -1,4 +1,4 @@
-// Command genformats writes the Thrift and FlatBuffers schemas of every payload type
+// Command genformats writes the Thrift, FlatBuffers and Cap'n Proto schemas of every payload type
 // (payload.Types) and the generated glue the codecs use with them. The business
 // record's Go structs come from the column table (hack/genbusiness), so every format
 // describes the same columns. Run by `make generate`, before the schema compilers.
@@ -32,6 +32,8 @@ func main() {
 		"thriftgen/types_gen.go":   thriftTypes,
 		"fbgen/payload.fbs":        flatbuffersSchema,
 		"fbgen/convert_gen.go":     flatbuffersConvert,
+		"capnpgen/payload.capnp":   capnpSchema,
+		"capnpgen/convert_gen.go":  capnpConvert,
 	}
 	for name, gen := range files {
 		b, err := gen(msgs)

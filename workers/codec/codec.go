@@ -31,7 +31,7 @@ type Codec interface {
 // Names lists the codecs New accepts.
 func Names() []string {
 	return []string{"json", "avro", "protobuf", "msgpack", "raw",
-		"thrift-binary", "thrift-compact", "flatbuffers", "gob", "cbor"}
+		"thrift-binary", "thrift-compact", "capnproto", "capnproto-packed", "flatbuffers", "gob", "cbor"}
 }
 
 // New returns the named codec for the record type t.
@@ -51,6 +51,10 @@ func New(name string, t payload.Type) (Codec, error) {
 		return newThrift(name, t, false)
 	case "thrift-compact":
 		return newThrift(name, t, true)
+	case "capnproto":
+		return newCapnp(name, t, false)
+	case "capnproto-packed":
+		return newCapnp(name, t, true)
 	case "flatbuffers":
 		return newFlatbuffers(t)
 	case "gob":

@@ -181,3 +181,46 @@ func TestUnknownCodec(t *testing.T) {
 		t.Fatal("want error for unknown codec")
 	}
 }
+
+// TestUnmarshalGarbage: a truncated or corrupted value is an error, never a panic or
+// a runaway allocation, in every codec (a consumer must survive a foreign record).
+func TestUnmarshalGarbage(t *testing.T) {
+	for _, schemaName := range payload.Names() {
+		schema, _ := payload.Lookup(schemaName)
+		pool, err := schema.Pool(3, 1176, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range codec.Names() {
+			c, err := codec.New(name, schema.TypeFor(1176))
+			if err != nil {
+				t.Fatal(err)
+			}
+			native, _ := c.Native(pool[0])
+			good, err := c.Marshal(nil, native)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inputs [][]byte
+			for n := 0; n < len(good); n += 1 + len(good)/64 {
+				inputs = append(inputs, good[:n])
+			}
+			for i := range 256 {
+				bad := append([]byte(nil), good...)
+				bad[(i*7919)%len(bad)] ^= byte(1 + i%255)
+				bad[(i*104729)%len(bad)] = 0xff
+				inputs = append(inputs, bad)
+			}
+			for i, in := range inputs {
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Fatalf("%s/%s input %d (%d B): panic: %v", schemaName, name, i, len(in), r)
+						}
+					}()
+					_, _ = c.Unmarshal(in, c.NewNative())
+				}()
+			}
+		}
+	}
+}

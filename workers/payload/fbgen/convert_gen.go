@@ -3,6 +3,7 @@
 package fbgen
 
 import (
+	"fmt"
 	"time"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -71,6 +72,15 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
+// checkLen stops a corrupt vector length before it becomes an allocation: every
+// element takes at least one byte of the buffer. The codec recovers the panic.
+func checkLen(t flatbuffers.Table, n int) int {
+	if n < 0 || n > len(t.Bytes) {
+		panic(fmt.Sprintf("vector of %d elements in a %d-byte buffer", n, len(t.Bytes)))
+	}
+	return n
+}
+
 func buildSimpleMessage(b *flatbuffers.Builder, r *payload.Simple) flatbuffers.UOffsetT {
 	var oQuery flatbuffers.UOffsetT
 	if r.Query != "" {
@@ -132,7 +142,7 @@ func buildComplexMessage(b *flatbuffers.Builder, r *payload.Complex) flatbuffers
 func readComplexMessage(t *ComplexMessage, r *payload.Complex) {
 	r.Timestamp = t.Timestamp()
 	if present(t.Table(), 1) {
-		n := t.StorageLength()
+		n := checkLen(t.Table(), t.StorageLength())
 		r.Storage = make(map[string]int32, n)
 		var e ComplexMessageStorageEntry
 		for i := range n {
@@ -141,7 +151,7 @@ func readComplexMessage(t *ComplexMessage, r *payload.Complex) {
 		}
 	}
 	if present(t.Table(), 2) {
-		r.Arr = make([]int32, t.ArrLength())
+		r.Arr = make([]int32, checkLen(t.Table(), t.ArrLength()))
 		for i := range r.Arr {
 			r.Arr[i] = t.Arr(i)
 		}

@@ -1,0 +1,3 @@
+module zenhack.net/go/util
+
+go 1.21
