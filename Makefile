@@ -24,6 +24,8 @@ CAPNP_GO_VERSION       := v3.0.0-alpha.30
 PROMETHEUS_VERSION     := 2.42.0+ds-5+deb12u1
 OPENSSL_VERSION        := 3.0.19-1~deb12u2
 PROTOC_GEN_GO_VERSION  := v1.36.12
+VTPROTO_VERSION        := v0.6.0
+MSGP_VERSION           := v1.6.5
 GOLANGCI_LINT_VERSION  := v2.6.2
 CONTROLLER_GEN_VERSION := v0.18.0
 HELM_VERSION           := v3.19.0
@@ -32,6 +34,8 @@ PROTOC_GEN_GO          := $(TOOLS)/protoc-gen-go-$(PROTOC_GEN_GO_VERSION)/protoc
 GOLANGCI_LINT          := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 CONTROLLER_GEN         := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)/controller-gen
 CAPNPC_GO              := $(TOOLS)/capnpc-go-$(CAPNP_GO_VERSION)/capnpc-go
+PROTOC_GEN_VTPROTO     := $(TOOLS)/protoc-gen-go-vtproto-$(VTPROTO_VERSION)/protoc-gen-go-vtproto
+MSGP                   := $(TOOLS)/msgp-$(MSGP_VERSION)/msgp
 HELM                   := $(TOOLS)/helm-$(HELM_VERSION)/helm
 export SERDEBENCH_HELM := $(HELM)
 CHART                  := charts/serdebench-operator
@@ -130,11 +134,17 @@ verify-generated: ## Fail if regenerating changes any generated code, CRD or RBA
 	if [ "$$before" != "$$after" ]; then echo "generated files were stale (now regenerated): run make generate manifests and commit"; exit 1; fi
 
 .PHONY: generate
-generate: $(PROTOC_GEN_GO) $(CONTROLLER_GEN) $(CAPNPC_GO) protoc schema-compilers ## Regenerate DeepCopy, the business record, and every format's schema and code.
+generate: $(PROTOC_GEN_GO) $(PROTOC_GEN_VTPROTO) $(MSGP) $(CONTROLLER_GEN) $(CAPNPC_GO) protoc schema-compilers ## Regenerate DeepCopy, the business record, and every format's schema and code.
 	$(CONTROLLER_GEN) object paths=./api/...
 	go run ./hack/genbusiness workers/payload
-	PATH="$(dir $(PROTOC_GEN_GO)):$$PATH" protoc -I workers/payload/proto \
-	  --go_out=workers/payload/pb --go_opt=paths=source_relative workers/payload/proto/*.proto
+	@# msgpack/msgp: tinylib/msgp's methods on the payload structs, by their msgpack tags.
+	for f in business_gen sike; do $(MSGP) -file workers/payload/$$f.go -o workers/payload/$${f}_msgp.go \
+	  -io=false -tests=false -d "tag msgpack" -d newtime >/dev/null || exit 1; done
+	@# protobuf/vtproto: planetscale/vtprotobuf's fast paths beside the generated messages.
+	PATH="$(dir $(PROTOC_GEN_GO)):$(dir $(PROTOC_GEN_VTPROTO)):$$PATH" protoc -I workers/payload/proto \
+	  --go_out=workers/payload/pb --go_opt=paths=source_relative \
+	  --go-vtproto_out=workers/payload/pb --go-vtproto_opt=paths=source_relative,features=marshal+unmarshal+size \
+	  workers/payload/proto/*.proto
 	@# Thrift, FlatBuffers and Cap'n Proto schemas come from the payload structs (payload.Types).
 	@test "$$(go list -m -f '{{.Version}}' capnproto.org/go/capnp/v3)" = "$(CAPNP_GO_VERSION)" || { echo "go.mod's capnp is not CAPNP_GO_VERSION $(CAPNP_GO_VERSION)"; exit 1; }
 	go run ./hack/genformats workers/payload
@@ -179,6 +189,12 @@ protoc: ## protoc and the well-known types it imports (google/protobuf/*.proto, 
 
 $(PROTOC_GEN_GO):
 	GOBIN=$(dir $@) go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+
+$(MSGP):
+	GOBIN=$(dir $@) go install github.com/tinylib/msgp@$(MSGP_VERSION)
+
+$(PROTOC_GEN_VTPROTO):
+	GOBIN=$(dir $@) go install github.com/planetscale/vtprotobuf/cmd/protoc-gen-go-vtproto@$(VTPROTO_VERSION)
 
 $(CONTROLLER_GEN):
 	GOBIN=$(dir $@) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)

@@ -1,7 +1,8 @@
 package v1alpha1
 
-// Codec names a serialization format implementation (docs/formats.md).
-// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor
+// Codec names a serialization format implementation (docs/formats.md): a format
+// with its mandated library, or a library variant named <format>/<library>.
+// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor;avro/hamba;msgpack/msgp;protobuf/vtproto;json/goccy
 type Codec string
 
 // Codecs known to the workers.
@@ -22,6 +23,11 @@ const (
 	// CodecGob is Go's language-native serialization (encoding/gob).
 	CodecGob  Codec = "gob"
 	CodecCBOR Codec = "cbor"
+	// Library variants beside the mandated defaults.
+	CodecAvroHamba       Codec = "avro/hamba"
+	CodecMsgpackMsgp     Codec = "msgpack/msgp"
+	CodecProtobufVtproto Codec = "protobuf/vtproto"
+	CodecJSONGoccy       Codec = "json/goccy"
 )
 
 // Mode is how the producer sends.

@@ -4,6 +4,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/trial"
@@ -87,7 +88,8 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 				if st.Idempotent && (st.Acks != v1alpha1.AcksAll || st.MaxInFlight != 1) {
 					return nil, fmt.Errorf("trial %d: idempotent producer needs acks=all and maxInFlight=1, got acks=%s maxInFlight=%d", t.Index, st.Acks, st.MaxInFlight)
 				}
-				t.Name = fmt.Sprintf("t%03d-%s-%db", t.Index, codec, size)
+				// Names become topic, job and pod names: a variant's slash is a dash.
+				t.Name = fmt.Sprintf("t%03d-%s-%db", t.Index, strings.ReplaceAll(string(codec), "/", "-"), size)
 				trials = append(trials, t)
 			}
 		}

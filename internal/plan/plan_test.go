@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/workers/trial"
@@ -93,6 +95,25 @@ func TestExpandGuards(t *testing.T) {
 		mutate(&s)
 		if _, err := plan.Expand(s); err == nil {
 			t.Errorf("%s: Expand accepted it", name)
+		}
+	}
+}
+
+// TestVariantTrialNames: a library variant's slash never reaches a trial name, which
+// becomes topic, KafkaTopic, job and pod names.
+func TestVariantTrialNames(t *testing.T) {
+	s := base()
+	s.Codecs = []v1alpha1.Codec{"avro", "avro/hamba"}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := trials[2].Name; got != "t002-avro-hamba-1176b" || trials[2].Codec != "avro/hamba" {
+		t.Fatalf("variant trial %q with codec %q", got, trials[2].Codec)
+	}
+	for _, tr := range trials {
+		if errs := validation.IsDNS1123Label(tr.Name); len(errs) > 0 {
+			t.Errorf("trial name %q: %v", tr.Name, errs)
 		}
 	}
 }

@@ -31,7 +31,8 @@ type Codec interface {
 // Names lists the codecs New accepts.
 func Names() []string {
 	return []string{"json", "avro", "protobuf", "msgpack", "raw",
-		"thrift-binary", "thrift-compact", "capnproto", "capnproto-packed", "flatbuffers", "gob", "cbor"}
+		"thrift-binary", "thrift-compact", "capnproto", "capnproto-packed", "flatbuffers", "gob", "cbor",
+		"avro/hamba", "msgpack/msgp", "protobuf/vtproto", "json/goccy"}
 }
 
 // New returns the named codec for the record type t.
@@ -57,6 +58,14 @@ func New(name string, t payload.Type) (Codec, error) {
 		return newCapnp(name, t, true)
 	case "flatbuffers":
 		return newFlatbuffers(t)
+	case "avro/hamba":
+		return newHamba(t)
+	case "msgpack/msgp":
+		return newMsgp(t)
+	case "protobuf/vtproto":
+		return newVtproto(t)
+	case "json/goccy":
+		return newGoccy(t), nil
 	case "gob":
 		return newGob(t), nil
 	case "cbor":
