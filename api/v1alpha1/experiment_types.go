@@ -66,6 +66,21 @@ const (
 	CompressionZstd   Compression = "zstd"
 )
 
+// PayloadCompression compresses each record value on its own before it is sent
+// (docs/formats.md), apart from the producer's batch compression.
+// +kubebuilder:validation:Enum=none;deflate;zstd;lz4;snappy;xz
+type PayloadCompression string
+
+// Payload compressors.
+const (
+	PayloadCompressionNone    PayloadCompression = "none"
+	PayloadCompressionDeflate PayloadCompression = "deflate"
+	PayloadCompressionZstd    PayloadCompression = "zstd"
+	PayloadCompressionLZ4     PayloadCompression = "lz4"
+	PayloadCompressionSnappy  PayloadCompression = "snappy"
+	PayloadCompressionXZ      PayloadCompression = "xz"
+)
+
 // Client names the Kafka client library the workers use.
 // +kubebuilder:validation:Enum=sarama;franz-go
 type Client string
@@ -102,7 +117,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || !has(self.rate.recordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
-// +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1))) <= 256",message="the matrix expands to more than 256 trials"
+// +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1) * (has(self.matrix.payloadCompression) && size(self.matrix.payloadCompression) > 0 ? size(self.matrix.payloadCompression) : 1))) <= 256",message="the matrix expands to more than 256 trials"
 type ExperimentSpec struct {
 	// Codecs to compare; each is a separate trial.
 	// +kubebuilder:validation:MinItems=1
@@ -217,6 +232,14 @@ type PayloadSpec struct {
 	// +kubebuilder:validation:items:Maximum=1048576
 	// +listType=set
 	SizesBytes []int32 `json:"sizesBytes"`
+
+	// Compression compresses each encoded value on its own before it is sent and
+	// decompresses it before it is decoded: none, deflate, zstd, lz4, snappy or xz.
+	// Separate from producer.compression (Kafka's batch compression); both can be
+	// swept (matrix.payloadCompression). Default none.
+	// +kubebuilder:default=none
+	// +optional
+	Compression PayloadCompression `json:"compression,omitempty"`
 }
 
 // ProducerSettings are the producer knobs the papers vary. Unset fields take the
@@ -391,6 +414,11 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	Client []Client `json:"client,omitempty"`
+	// PayloadCompression values to sweep (payload.compression).
+	// +kubebuilder:validation:MaxItems=6
+	// +listType=set
+	// +optional
+	PayloadCompression []PayloadCompression `json:"payloadCompression,omitempty"`
 }
 
 // Warmup is excluded from the measured window: by record count or by time.

@@ -112,6 +112,9 @@ type TrialSettings struct {
 	// Partitioner is round-robin or sticky.
 	// +optional
 	Partitioner Partitioner `json:"partitioner,omitempty"`
+	// PayloadCompression compressed each value before it was sent (none: unset).
+	// +optional
+	PayloadCompression PayloadCompression `json:"payloadCompression,omitempty"`
 }
 
 // LatencyMicros are percentiles of a merged latency histogram, in microseconds.
@@ -174,6 +177,16 @@ type TrialResult struct {
 	SerializeNanosPerRecord int64 `json:"serializeNanosPerRecord"`
 	// DeserializeNanosPerRecord is the mean Unmarshal time.
 	DeserializeNanosPerRecord int64 `json:"deserializeNanosPerRecord"`
+	// CompressedBytesPerRecord is the mean value size after payload compression: what
+	// was sent (payload.compression only).
+	// +optional
+	CompressedBytesPerRecord int64 `json:"compressedBytesPerRecord,omitempty"`
+	// CompressNanosPerRecord is the mean time to compress one value.
+	// +optional
+	CompressNanosPerRecord int64 `json:"compressNanosPerRecord,omitempty"`
+	// DecompressNanosPerRecord is the mean time to decompress one value.
+	// +optional
+	DecompressNanosPerRecord int64 `json:"decompressNanosPerRecord,omitempty"`
 	// SerializeSharePermille is the share of the producers' window spent in Marshal (‰).
 	SerializeSharePermille int32 `json:"serializeSharePermille"`
 	// DeserializeSharePermille is the share of the consumers' window spent in Unmarshal (‰).

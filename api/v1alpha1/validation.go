@@ -11,7 +11,7 @@ const (
 func (s *ExperimentSpec) TrialCount() int {
 	n := len(s.Codecs) * len(s.Payload.SizesBytes)
 	if m := s.Matrix; m != nil {
-		for _, l := range []int{len(m.BatchSizeBytes), len(m.LingerMs), len(m.Acks), len(m.Compression), len(m.MaxInFlight), len(m.Mode), len(m.RecordsPerSecond), len(m.Client)} {
+		for _, l := range []int{len(m.BatchSizeBytes), len(m.LingerMs), len(m.Acks), len(m.Compression), len(m.MaxInFlight), len(m.Mode), len(m.RecordsPerSecond), len(m.Client), len(m.PayloadCompression)} {
 			if l > 0 {
 				n *= l
 			}

@@ -34,7 +34,7 @@ func FuzzAdmitAndPlan(f *testing.F) {
 			spec["records"] = records
 		}
 		matrix := map[string]any{}
-		names := []string{"batchSizeBytes", "lingerMs", "acks", "compression", "maxInFlight", "mode", "recordsPerSecond"}
+		names := []string{"batchSizeBytes", "lingerMs", "acks", "compression", "maxInFlight", "mode", "recordsPerSecond", "payloadCompression"}
 		for i, n := range dims {
 			if i >= len(names) {
 				break
@@ -47,6 +47,8 @@ func FuzzAdmitAndPlan(f *testing.F) {
 				matrix["compression"] = cycle([]string{"none", "gzip", "snappy", "lz4", "zstd"}, k)
 			case "mode":
 				matrix["mode"] = cycle([]string{"batch", "single"}, k)
+			case "payloadCompression":
+				matrix["payloadCompression"] = cycle([]string{"none", "deflate", "zstd", "lz4", "snappy", "xz"}, k)
 			case "maxInFlight":
 				matrix["maxInFlight"] = series(k, 1, 1)
 			default:

@@ -38,6 +38,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		SendBufferBytes:    *spec.Producer.SendBufferBytes,
 		ReceiveBufferBytes: *spec.Producer.ReceiveBufferBytes,
 		Partitioner:        spec.Producer.Partitioner,
+		PayloadCompression: spec.Payload.Compression,
 	}
 	consumer := trial.ConsumerSettings{
 		FetchMinBytes:          *spec.Consumer.FetchMinBytes,
@@ -56,6 +57,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		variants = sweep(variants, m.Mode, func(s *trial.Settings, v v1alpha1.Mode) { s.Mode = v })
 		variants = sweep(variants, m.RecordsPerSecond, func(s *trial.Settings, v int64) { s.RecordsPerSecond = v })
 		variants = sweep(variants, m.Client, func(s *trial.Settings, v v1alpha1.Client) { s.Client = v })
+		variants = sweep(variants, m.PayloadCompression, func(s *trial.Settings, v v1alpha1.PayloadCompression) { s.PayloadCompression = v })
 	}
 	var trials []trial.Trial
 	for _, codec := range spec.Codecs {

@@ -36,7 +36,8 @@ type Report struct {
 }
 
 var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s", "MB_per_s", "ser_us", "deser_us",
-	"ser_share_pct", "deser_share_pct", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated"}
+	"ser_share_pct", "deser_share_pct", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated",
+	"compressed_B", "compress_us", "decompress_us"}
 
 // Row is one trial of the table, from a local run or from a SerializationResult.
 type Row struct {
@@ -45,7 +46,10 @@ type Row struct {
 	SerializedBytes, RecordsPerSecond, MBPerSec float64
 	SerMicros, DeserMicros, SerPct, DeserPct    float64
 	P50, P99, P999, Max, Lost, Duplicated       int64
-	Warnings                                    []string
+	// CompBytes, CompMicros and DecompMicros are payload compression's mean value
+	// size and times (0 without it).
+	CompBytes, CompMicros, DecompMicros float64
+	Warnings                            []string
 	// Search sums up a rate search's outcome (empty without one).
 	Search string
 }
@@ -73,7 +77,8 @@ func LocalRows(trials []runner.TrialResult) []Row {
 			MBPerSec: r.SerializedMBPerSecond, SerMicros: r.SerializeMicrosPerRecord, DeserMicros: r.DeserializeMicrosPerRecord,
 			SerPct: r.SerializeSharePercent, DeserPct: r.DeserializeSharePercent,
 			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,
-			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings})
+			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings,
+			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord})
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
 			for _, st := range sr.Steps {
@@ -99,7 +104,9 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			DeserMicros: float64(t.DeserializeNanosPerRecord) / 1e3, SerPct: float64(t.SerializeSharePermille) / 10,
 			DeserPct: float64(t.DeserializeSharePermille) / 10,
 			P50:      t.EndToEndMicros.P50, P99: t.EndToEndMicros.P99, P999: t.EndToEndMicros.P999, Max: t.EndToEndMicros.Max,
-			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings})
+			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings,
+			CompBytes: float64(t.CompressedBytesPerRecord), CompMicros: float64(t.CompressNanosPerRecord) / 1e3,
+			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3})
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {
@@ -120,15 +127,29 @@ func (r Row) cells() []string {
 	return []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), r.Settings,
 		f(r.SerializedBytes, 0), f(r.RecordsPerSecond, 0), f(r.MBPerSec, 2),
 		f(r.SerMicros, 2), f(r.DeserMicros, 2), f(r.SerPct, 1), f(r.DeserPct, 1),
-		i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated)}
+		i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated),
+		f(r.CompBytes, 0), f(r.CompMicros, 2), f(r.DecompMicros, 2)}
 }
 
-// Table writes one row per trial with units in the headers.
+// Table writes one row per trial with units in the headers. The payload compression
+// columns appear when a trial compressed its values.
 func Table(w io.Writer, rows []Row) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "CODEC\tSIZE B\tSETTINGS\tSER B\tREC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E p50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t")
+	compressed := false
 	for _, r := range rows {
-		for _, c := range r.cells() {
+		compressed = compressed || r.CompBytes > 0
+	}
+	header := "CODEC\tSIZE B\tSETTINGS\tSER B\tREC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E p50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t"
+	if compressed {
+		header += "COMP B\tCOMP µs\tDECOMP µs\t"
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		cells := r.cells()
+		if !compressed {
+			cells = cells[:len(cells)-3]
+		}
+		for _, c := range cells {
 			fmt.Fprint(tw, c, "\t")
 		}
 		fmt.Fprintln(tw)
@@ -138,7 +159,10 @@ func Table(w io.Writer, rows []Row) error {
 	}
 	fmt.Fprintln(w, "\nSER B: mean encoded value size. REC/S, MB/S: acknowledged records and encoded bytes per second over the producers' measured window (10^6 B).")
 	fmt.Fprintln(w, "SER/DESER µs: mean Marshal/Unmarshal time per record; SER %/DESER %: share of the producers'/consumers' window spent in them.")
-	fmt.Fprintln(w, "E2E: receive time minus intended send time (includes serialization and batching, not deserialization), from merged histograms.")
+	if compressed {
+		fmt.Fprintln(w, "COMP B: mean value size after payload compression, as sent; COMP/DECOMP µs: mean time to compress/decompress one value (not in SER/DESER µs).")
+	}
+	fmt.Fprintln(w, "E2E: receive time minus intended send time (includes serialization, payload compression and batching, not decompression or deserialization), from merged histograms.")
 	for _, r := range rows {
 		if r.Search != "" {
 			fmt.Fprintf(w, "rate search: %s: %s\n", r.Name, r.Search)
@@ -178,5 +202,5 @@ func JSON(w io.Writer, r Report) error {
 func resultSettings(s v1alpha1.TrialSettings) trial.Settings {
 	return trial.Settings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
 		Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, Partitioner: s.Partitioner,
-		RecordsPerSecond: s.RecordsPerSecond, Client: s.Client}
+		RecordsPerSecond: s.RecordsPerSecond, Client: s.Client, PayloadCompression: s.PayloadCompression}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
 	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/compress"
 )
 
 func spec(codecs ...v1alpha1.Codec) v1alpha1.ExperimentSpec {
@@ -178,4 +179,43 @@ func TestSingleModeDurationWindow(t *testing.T) {
 		t.Fatalf("%.2f records in flight on average in single mode", busy)
 	}
 	t.Logf("single mode: %.0f rec/s, ack p50 %d µs, e2e p50 %d µs", r.RecordsPerSecond, r.Ack.P50, r.EndToEnd.P50)
+}
+
+// TestEveryPayloadCompressionEndToEnd compresses each value with every payload
+// compressor through the real broker: complete delivery, every measured value
+// compressed and decompressed once, and JSON values smaller on the wire.
+func TestEveryPayloadCompressionEndToEnd(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	s := spec("json")
+	s.Matrix = &v1alpha1.Matrix{}
+	for _, n := range compress.Names()[1:] {
+		s.Matrix.PayloadCompression = append(s.Matrix.PayloadCompression, v1alpha1.PayloadCompression(n))
+	}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range trials {
+		t.Run(string(tr.Settings.PayloadCompression), func(t *testing.T) {
+			res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-compress", TrialTimeout: 2 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Result
+			if want := tr.Records + tr.Warmup.Records; r.Lost != 0 || r.Errors != 0 || r.Delivered != want {
+				t.Fatalf("lost %d, errors %d, delivered %d of %d; warnings %v", r.Lost, r.Errors, r.Delivered, want, r.Warnings)
+			}
+			if r.Compress.Count != tr.Records || r.Decompress.Count != tr.Records || r.Deserialize.Count != tr.Records {
+				t.Fatalf("compressed %d, decompressed %d, decoded %d; want %d each", r.Compress.Count, r.Decompress.Count, r.Deserialize.Count, tr.Records)
+			}
+			if r.CompressedBytesPerRecord <= 0 || r.CompressedBytesPerRecord >= r.SerializedBytesPerRecord {
+				t.Fatalf("JSON of %.0f B compressed to %.0f B", r.SerializedBytesPerRecord, r.CompressedBytesPerRecord)
+			}
+			if r.CompressMicrosPerRecord <= 0 || r.DecompressMicrosPerRecord <= 0 {
+				t.Fatalf("compress %.2f µs, decompress %.2f µs", r.CompressMicrosPerRecord, r.DecompressMicrosPerRecord)
+			}
+			t.Logf("%s: %.0f B → %.0f B, compress %.2f µs, decompress %.2f µs, %.0f rec/s", tr.Settings.PayloadCompression,
+				r.SerializedBytesPerRecord, r.CompressedBytesPerRecord, r.CompressMicrosPerRecord, r.DecompressMicrosPerRecord, r.RecordsPerSecond)
+		})
+	}
 }

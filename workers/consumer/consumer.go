@@ -17,6 +17,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/compress"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
@@ -61,7 +62,10 @@ type partition struct {
 	mu      sync.Mutex
 	codec   codec.Codec
 	scratch any
-	seen    []summary.SeqSet // by producer
+	// comp decompresses values into decompressed (payload.compression; nil: none).
+	comp         compress.Compressor
+	decompressed []byte
+	seen         []summary.SeqSet // by producer
 	// markers is a bitmask of producers whose end record was processed; it travels in
 	// the committed offset's metadata so a later owner of the partition continues it.
 	markers uint64
@@ -69,6 +73,7 @@ type partition struct {
 	sum     summary.Summary
 	e2e     *summary.Histogram
 	deser   *summary.Histogram
+	decomp  *summary.Histogram
 }
 
 type consumer struct {
@@ -114,6 +119,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	c := &consumer{cfg: cfg, typ: schema.TypeFor(int(t.SizeBytes)), parts: map[int32]*partition{},
 		series: summary.NewSeries(int64(t.IntervalSecondsOrDefault()))}
 	if _, err := codec.New(string(t.Codec), c.typ); err != nil {
+		return nil, err
+	}
+	if _, err := compress.New(string(t.Settings.PayloadCompression)); err != nil {
 		return nil, err
 	}
 	clientID := "serdebench-" + t.Name + "-" + cfg.Name
@@ -296,9 +304,16 @@ func (c *consumer) partition(p int32) (*partition, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &partition{codec: cd, scratch: cd.NewNative()}
+	comp, err := compress.New(string(c.cfg.Trial.Settings.PayloadCompression))
+	if err != nil {
+		return nil, err
+	}
+	st := &partition{codec: cd, scratch: cd.NewNative(), comp: comp}
 	st.e2e = st.sum.Histogram(summary.EndToEndMicros, summary.NewLatency)
 	st.deser = st.sum.Histogram(summary.DeserializeNanos, summary.NewDuration)
+	if comp != nil {
+		st.decomp = st.sum.Histogram(summary.DecompressNanos, summary.NewDuration)
+	}
 	c.parts[p] = st
 	return st, nil
 }
@@ -393,9 +408,22 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 		c.seriesMu.Unlock()
 	}
 
-	t0 := time.Now()
-	out, err := st.codec.Unmarshal(value, st.scratch)
-	deser := time.Since(t0).Nanoseconds()
+	encoded, decomp, err := value, int64(0), error(nil)
+	if st.comp != nil {
+		t0 := time.Now()
+		encoded, err = st.comp.Decompress(st.decompressed, value)
+		decomp = time.Since(t0).Nanoseconds()
+		if err == nil {
+			st.decompressed = encoded
+		}
+	}
+	var out any
+	var deser int64
+	if err == nil {
+		t0 := time.Now()
+		out, err = st.codec.Unmarshal(encoded, st.scratch)
+		deser = time.Since(t0).Nanoseconds()
+	}
 	if err != nil {
 		st.sum.Errors++
 		if st.sum.FirstError == "" {
@@ -427,15 +455,20 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	c.measuring.Store(true)
 	st.deser.Record(deser)
 	st.sum.Records++
-	st.sum.SerializedBytes += int64(len(value))
+	st.sum.SerializedBytes += int64(len(encoded))
 	st.sum.CodecNanos += deser
+	if st.decomp != nil {
+		st.decomp.Record(decomp)
+		st.sum.CompressedBytes += int64(len(value))
+		st.sum.CompressNanos += decomp
+	}
 	if st.sum.WindowStart.IsZero() {
 		st.sum.WindowStart = now
 	}
 	st.sum.WindowEnd = now
 	if mt != nil {
 		mt.Records.Inc()
-		mt.SerializedBytes.Add(float64(len(value)))
+		mt.SerializedBytes.Add(float64(len(encoded)))
 		mt.CodecSeconds.Add(float64(deser) / 1e9)
 		mt.Latency.Observe(float64(lat) / 1e6)
 	}
@@ -453,6 +486,9 @@ func (c *consumer) summary() *summary.Summary {
 		Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
 	out.Histogram(summary.EndToEndMicros, summary.NewLatency)
 	out.Histogram(summary.DeserializeNanos, summary.NewDuration)
+	if p := t.Settings.PayloadCompression; p != "" && p != compress.None {
+		out.Histogram(summary.DecompressNanos, summary.NewDuration)
+	}
 	if c.fetches != nil {
 		out.Histogram(summary.FetchIntervalMicros, summary.NewLatency).Merge(c.fetches)
 	}
@@ -468,6 +504,8 @@ func (c *consumer) summary() *summary.Summary {
 		out.WarmupRecords += st.sum.WarmupRecords
 		out.SerializedBytes += st.sum.SerializedBytes
 		out.CodecNanos += st.sum.CodecNanos
+		out.CompressedBytes += st.sum.CompressedBytes
+		out.CompressNanos += st.sum.CompressNanos
 		out.Errors += st.sum.Errors
 		out.Foreign += st.sum.Foreign
 		if out.FirstError == "" {

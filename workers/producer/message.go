@@ -25,9 +25,13 @@ type message struct {
 	seq       uint64
 	err       error
 	serNanos  int64
-	payload   int64
-	measured  bool
-	marker    bool
+	// encodedBytes is the codec's output size, before payload compression, which
+	// took compNanos.
+	encodedBytes int64
+	compNanos    int64
+	payload      int64
+	measured     bool
+	marker       bool
 	// step is the rate-search step of a measured record (-1: none) and stepTarget
 	// the producer's rate in it.
 	step       int

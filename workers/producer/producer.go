@@ -15,6 +15,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/compress"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
@@ -56,8 +57,12 @@ const DefaultDrainTimeout = 5 * time.Second
 // run holds one producer run's state. Fields after the comment are owned by the
 // acknowledgement goroutine until it exits.
 type run struct {
-	cfg     Config
-	codec   codec.Codec
+	cfg   Config
+	codec codec.Codec
+	// comp compresses each value (payload.compression; nil: none) from encoded, the
+	// sender's buffer for the codec's output.
+	comp    compress.Compressor
+	encoded []byte
 	natives []any
 	sizes   []int64
 	client  client
@@ -88,6 +93,7 @@ type run struct {
 	sum        summary.Summary
 	ack        *summary.Histogram
 	serHist    *summary.Histogram
+	compHist   *summary.Histogram
 	delay      *summary.Histogram
 	ackedSeqs  []summary.SeqSet
 	failedSeqs []summary.SeqSet
@@ -123,7 +129,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, codec: c, natives: make([]any, len(pool)), sizes: make([]int64, len(pool)),
+	comp, err := compress.New(string(t.Settings.PayloadCompression))
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, codec: c, comp: comp, natives: make([]any, len(pool)), sizes: make([]int64, len(pool)),
 		idle: make(chan struct{}, 1), acked: make(chan struct{}, 1), stopAcks: make(chan struct{}),
 		seqs: make([]uint64, t.Partitions), ackedSeqs: make([]summary.SeqSet, t.Partitions), failedSeqs: make([]summary.SeqSet, t.Partitions)}
 	maxValue := 0
@@ -138,6 +148,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			return nil, fmt.Errorf("serialize record %d: %w", i, err)
 		}
 		maxValue = max(maxValue, len(b))
+		if comp != nil {
+			if b, err = comp.Compress(nil, b); err != nil {
+				return nil, fmt.Errorf("compress record %d: %w", i, err)
+			}
+			maxValue = max(maxValue, len(b))
+		}
 	}
 	r.free = make(chan *message, freeListSize)
 	r.parts = newPartitioner(t.Settings.Partitioner, t.Partitions, t.Settings.BatchSizeBytes)
@@ -146,6 +162,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
 	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
 	r.serHist = r.sum.Histogram(summary.SerializeNanos, summary.NewDuration)
+	if comp != nil {
+		r.compHist = r.sum.Histogram(summary.CompressNanos, summary.NewDuration)
+	}
 	r.delay = r.sum.Histogram(summary.SendDelayMicros, summary.NewLatency)
 	r.sum.Series = summary.NewSeries(int64(t.IntervalSecondsOrDefault()))
 
@@ -335,10 +354,26 @@ func (r *run) send(ctx context.Context) error {
 			actual = time.Now()
 		}
 		idx := i % int64(len(r.natives))
-		b, err := r.codec.Marshal(m.value.b, r.natives[idx])
+		var b []byte
+		var err error
+		if r.comp == nil {
+			b, err = r.codec.Marshal(m.value.b, r.natives[idx])
+		} else {
+			b, err = r.codec.Marshal(r.encoded, r.natives[idx])
+		}
 		ser := time.Since(actual).Nanoseconds()
 		if err != nil {
 			return fmt.Errorf("serialize record %d: %w", i, err)
+		}
+		m.encodedBytes, m.compNanos = int64(len(b)), 0
+		if r.comp != nil {
+			r.encoded = b
+			t0 := time.Now()
+			b, err = r.comp.Compress(m.value.b, b)
+			m.compNanos = time.Since(t0).Nanoseconds()
+			if err != nil {
+				return fmt.Errorf("compress record %d: %w", i, err)
+			}
 		}
 		// The sixth header, warmup mark or search step: key, value and their two
 		// length bytes.
@@ -423,10 +458,15 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		r.ackedSeqs[p].Add(int64(m.seq))
 		r.sum.Series.Done(now, true)
 		r.sum.Records++
-		r.sum.SerializedBytes += int64(len(m.value.b))
+		r.sum.SerializedBytes += m.encodedBytes
 		r.sum.PayloadBytes += m.payload
 		r.sum.CodecNanos += m.serNanos
 		r.serHist.Record(m.serNanos)
+		if r.compHist != nil {
+			r.sum.CompressedBytes += int64(len(m.value.b))
+			r.sum.CompressNanos += m.compNanos
+			r.compHist.Record(m.compNanos)
+		}
 		lat := now.Sub(m.intended).Microseconds()
 		r.ack.Record(lat)
 		r.sum.Series.Measured(m.intended, lat)
@@ -442,7 +482,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		}
 		if mt != nil {
 			mt.Records.Inc()
-			mt.SerializedBytes.Add(float64(len(m.value.b)))
+			mt.SerializedBytes.Add(float64(m.encodedBytes))
 			mt.CodecSeconds.Add(float64(m.serNanos) / 1e9)
 			mt.Latency.Observe(float64(lat) / 1e6)
 		}

@@ -32,6 +32,13 @@ type Result struct {
 	SerializeMicrosPerRecord float64 `json:"serializeMicrosPerRecord"`
 	// DeserializeMicrosPerRecord is the exact mean Unmarshal time.
 	DeserializeMicrosPerRecord float64 `json:"deserializeMicrosPerRecord"`
+	// CompressedBytesPerRecord is the mean value size after payload compression (0:
+	// no payload compression); SerializedBytesPerRecord is the size before it.
+	CompressedBytesPerRecord float64 `json:"compressedBytesPerRecord,omitempty"`
+	// CompressMicrosPerRecord and DecompressMicrosPerRecord are the exact mean times
+	// to compress and decompress one value.
+	CompressMicrosPerRecord   float64 `json:"compressMicrosPerRecord,omitempty"`
+	DecompressMicrosPerRecord float64 `json:"decompressMicrosPerRecord,omitempty"`
 	// SerializeSharePercent is the share of the producers' window spent in Marshal.
 	SerializeSharePercent float64 `json:"serializeSharePercent"`
 	// DeserializeSharePercent is the share of the consumers' window spent in Unmarshal.
@@ -56,6 +63,10 @@ type Result struct {
 	// Serialize and Deserialize are per-record codec times in nanoseconds.
 	Serialize   Percentiles `json:"serializeNanos"`
 	Deserialize Percentiles `json:"deserializeNanos"`
+	// Compress and Decompress are per-value payload compression times in
+	// nanoseconds (payload.compression only).
+	Compress   Percentiles `json:"compressNanos"`
+	Decompress Percentiles `json:"decompressNanos"`
 
 	// Sent is records acknowledged by the brokers, warmup included, all producers
 	// (with acks=0: written to the connection).
@@ -131,6 +142,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	hists := map[string]*Histogram{}
 	var pStart, pEnd, cStart, cEnd time.Time
 	var serBytes, payBytes, serNanos, deserNanos, consumed int64
+	var compBytes, compNanos, decompNanos int64
 	type key struct{ producer, partition int }
 	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	producers := map[int]bool{}
@@ -172,6 +184,8 @@ func Merge(summaries []*Summary) (*Result, error) {
 			serBytes += s.SerializedBytes
 			payBytes += s.PayloadBytes
 			serNanos += s.CodecNanos
+			compBytes += s.CompressedBytes
+			compNanos += s.CompressNanos
 			var id int
 			if _, err := fmt.Sscanf(s.Worker, "%d", &id); err != nil {
 				return nil, fmt.Errorf("producer summary with non-numeric worker %q", s.Worker)
@@ -193,6 +207,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
 			mergeSeries(&cSeries, s.Series)
 			deserNanos += s.CodecNanos
+			decompNanos += s.CompressNanos
 			consumed += s.Records
 			for _, d := range s.Received {
 				k := key{d.Producer, d.Partition}
@@ -232,9 +247,12 @@ func Merge(summaries []*Summary) (*Result, error) {
 		r.SerializedBytesPerRecord = float64(serBytes) / float64(r.Records)
 		r.PayloadBytesPerRecord = float64(payBytes) / float64(r.Records)
 		r.SerializeMicrosPerRecord = float64(serNanos) / float64(r.Records) / 1e3
+		r.CompressedBytesPerRecord = float64(compBytes) / float64(r.Records)
+		r.CompressMicrosPerRecord = float64(compNanos) / float64(r.Records) / 1e3
 	}
 	if consumed > 0 {
 		r.DeserializeMicrosPerRecord = float64(deserNanos) / float64(consumed) / 1e3
+		r.DecompressMicrosPerRecord = float64(decompNanos) / float64(consumed) / 1e3
 		if w := cEnd.Sub(cStart).Seconds(); w > 0 {
 			r.ConsumerRecordsPerSecond = float64(consumed) / w
 			r.DeserializeSharePercent = 100 * float64(deserNanos) / (w * 1e9 * float64(max(r.Consumers, 1)))
@@ -259,6 +277,8 @@ func Merge(summaries []*Summary) (*Result, error) {
 	r.SendDelay = percentiles(hists[SendDelayMicros])
 	r.Serialize = percentiles(hists[SerializeNanos])
 	r.Deserialize = percentiles(hists[DeserializeNanos])
+	r.Compress = percentiles(hists[CompressNanos])
+	r.Decompress = percentiles(hists[DecompressNanos])
 	if r.ClientSettings["client"] == "sarama" && r.ClientSettings["Net.MaxOpenRequests"] != "1" {
 		r.Warnings = append(r.Warnings, SaramaInFlightWarning)
 	}
@@ -272,7 +292,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 
 // NewFor returns an empty histogram suited to the named metric.
 func newLike(name string) *Histogram {
-	if name == SerializeNanos || name == DeserializeNanos {
+	if name == SerializeNanos || name == DeserializeNanos || name == CompressNanos || name == DecompressNanos {
 		return NewDuration()
 	}
 	return NewLatency()

@@ -14,6 +14,9 @@ const (
 const (
 	SerializeNanos   = "serialize_ns"
 	DeserializeNanos = "deserialize_ns"
+	// CompressNanos and DecompressNanos time payload compression of one value.
+	CompressNanos    = "compress_ns"
+	DecompressNanos  = "decompress_ns"
 	AckLatencyMicros = "ack_latency_us"
 	SendDelayMicros  = "send_delay_us"
 	EndToEndMicros   = "e2e_latency_us"
@@ -21,7 +24,7 @@ const (
 	// responses that carried records, in the measured window (franz-go only: sarama
 	// hides its fetches behind per-partition channels).
 	FetchIntervalMicros = "fetch_interval_us"
-	histogramsPerTrial  = 6
+	histogramsPerTrial  = 8
 )
 
 // Summary is one worker's report for one trial: what it did in the measured window,
@@ -56,6 +59,12 @@ type Summary struct {
 	// CodecNanos is the total time spent in Marshal (producer) or Unmarshal (consumer)
 	// for measured records.
 	CodecNanos int64 `json:"codecNanos"`
+	// CompressedBytes is the size of the measured records' values after payload
+	// compression, as sent (payload.compression only).
+	CompressedBytes int64 `json:"compressedBytes,omitempty"`
+	// CompressNanos is the total time spent compressing (producer) or decompressing
+	// (consumer) measured values.
+	CompressNanos int64 `json:"compressNanos,omitempty"`
 	// Errors counts failed sends (producer) or failed decodes (consumer).
 	Errors int64 `json:"errors"`
 	// FirstError is the first error's text, for the result's message.

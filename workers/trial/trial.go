@@ -38,6 +38,8 @@ type Settings struct {
 	ReceiveBufferBytes int32 `json:"receiveBufferBytes"`
 	// Partitioner is round-robin or sticky (empty in older summaries: round-robin).
 	Partitioner v1alpha1.Partitioner `json:"partitioner,omitempty"`
+	// PayloadCompression compresses each value before it is sent (empty: none).
+	PayloadCompression v1alpha1.PayloadCompression `json:"payloadCompression,omitempty"`
 }
 
 // ConsumerSettings are a trial's effective consumer settings (v1alpha1.ConsumerSettings).
@@ -111,6 +113,9 @@ func (s Settings) Describe() string {
 	}
 	if s.Partitioner != "" && s.Partitioner != v1alpha1.DefaultPartitioner {
 		fmt.Fprintf(&b, " partitioner=%s", s.Partitioner)
+	}
+	if s.PayloadCompression != "" && s.PayloadCompression != v1alpha1.PayloadCompressionNone {
+		fmt.Fprintf(&b, " payload=%s", s.PayloadCompression)
 	}
 	if s.RecordsPerSecond > 0 {
 		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)

@@ -1,0 +1,195 @@
+package compress
+
+import (
+	"bytes"
+	"compress/flate"
+	"fmt"
+	"io"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+	"github.com/ulikunitz/xz"
+)
+
+// deflateCompressor writes raw Deflate (RFC 1951) with Go's compress/flate at level
+// 6, java.util.zip's default.
+type deflateCompressor struct {
+	w  *flate.Writer
+	aw appendWriter
+	r  io.ReadCloser
+	br bytes.Reader
+}
+
+func newDeflate() (*deflateCompressor, error) {
+	c := &deflateCompressor{}
+	w, err := flate.NewWriter(&c.aw, 6)
+	if err != nil {
+		return nil, fmt.Errorf("deflate: %w", err)
+	}
+	c.w, c.r = w, flate.NewReader(&c.br)
+	return c, nil
+}
+
+func (c *deflateCompressor) Name() string { return "deflate" }
+
+func (c *deflateCompressor) Compress(dst, src []byte) ([]byte, error) {
+	c.aw.b = dst[:0]
+	c.w.Reset(&c.aw)
+	if _, err := c.w.Write(src); err != nil {
+		return nil, fmt.Errorf("deflate: %w", err)
+	}
+	if err := c.w.Close(); err != nil {
+		return nil, fmt.Errorf("deflate: %w", err)
+	}
+	return c.aw.b, nil
+}
+
+func (c *deflateCompressor) Decompress(dst, src []byte) ([]byte, error) {
+	c.br.Reset(src)
+	if err := c.r.(flate.Resetter).Reset(&c.br, nil); err != nil {
+		return nil, fmt.Errorf("deflate: %w", err)
+	}
+	b, err := readAll(dst, c.r)
+	if err != nil {
+		return nil, fmt.Errorf("deflate: %w", err)
+	}
+	return b, nil
+}
+
+// zstdCompressor writes one Zstandard frame per value with klauspost/compress at its
+// default level (zstd level 3, zstd-jni's default), single-threaded.
+type zstdCompressor struct {
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+func newZstd() (*zstdCompressor, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxValueBytes))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	return &zstdCompressor{enc: enc, dec: dec}, nil
+}
+
+func (c *zstdCompressor) Name() string { return "zstd" }
+
+func (c *zstdCompressor) Compress(dst, src []byte) ([]byte, error) {
+	return c.enc.EncodeAll(src, dst[:0]), nil
+}
+
+func (c *zstdCompressor) Decompress(dst, src []byte) ([]byte, error) {
+	b, err := c.dec.DecodeAll(src, dst[:0])
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	return b, nil
+}
+
+// lz4Compressor writes one LZ4 frame per value with pierrec/lz4 (the fast compressor,
+// 64 KiB blocks, no checksums: Kafka's record batch has its own CRC).
+type lz4Compressor struct {
+	w  *lz4.Writer
+	aw appendWriter
+	r  *lz4.Reader
+	br bytes.Reader
+}
+
+func newLZ4() *lz4Compressor {
+	c := &lz4Compressor{}
+	c.w = lz4.NewWriter(&c.aw)
+	if err := c.w.Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.ChecksumOption(false), lz4.ConcurrencyOption(1)); err != nil {
+		panic(err) // constant options
+	}
+	c.r = lz4.NewReader(&c.br)
+	return c
+}
+
+func (c *lz4Compressor) Name() string { return "lz4" }
+
+func (c *lz4Compressor) Compress(dst, src []byte) ([]byte, error) {
+	c.aw.b = dst[:0]
+	c.w.Reset(&c.aw)
+	if _, err := c.w.Write(src); err != nil {
+		return nil, fmt.Errorf("lz4: %w", err)
+	}
+	if err := c.w.Close(); err != nil {
+		return nil, fmt.Errorf("lz4: %w", err)
+	}
+	return c.aw.b, nil
+}
+
+func (c *lz4Compressor) Decompress(dst, src []byte) ([]byte, error) {
+	c.br.Reset(src)
+	c.r.Reset(&c.br)
+	b, err := readAll(dst, c.r)
+	if err != nil {
+		return nil, fmt.Errorf("lz4: %w", err)
+	}
+	return b, nil
+}
+
+// snappyCompressor writes Snappy's block format (golang/snappy), which carries the
+// decompressed length: the form Kafka's own snappy codec frames.
+type snappyCompressor struct{}
+
+func (snappyCompressor) Name() string { return "snappy" }
+
+func (snappyCompressor) Compress(dst, src []byte) ([]byte, error) {
+	return snappy.Encode(dst[:cap(dst)], src), nil
+}
+
+func (snappyCompressor) Decompress(dst, src []byte) ([]byte, error) {
+	n, err := snappy.DecodedLen(src)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	if n > maxValueBytes {
+		return nil, fmt.Errorf("snappy: value claims %d B decompressed", n)
+	}
+	b, err := snappy.Decode(dst[:cap(dst)], src)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	return b, nil
+}
+
+// xzCompressor writes one .xz stream per value with ulikunitz/xz and a 256 KiB
+// dictionary, the size of XZ's fastest preset (the thesis' level 0). Each value is a
+// new stream, so each pays the stream's setup, as in the thesis.
+type xzCompressor struct{}
+
+const xzDictCap = 256 << 10
+
+func (xzCompressor) Name() string { return "xz" }
+
+func (xzCompressor) Compress(dst, src []byte) ([]byte, error) {
+	aw := appendWriter{b: dst[:0]}
+	w, err := xz.WriterConfig{DictCap: xzDictCap}.NewWriter(&aw)
+	if err != nil {
+		return nil, fmt.Errorf("xz: %w", err)
+	}
+	if _, err := w.Write(src); err != nil {
+		return nil, fmt.Errorf("xz: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("xz: %w", err)
+	}
+	return aw.b, nil
+}
+
+func (xzCompressor) Decompress(dst, src []byte) ([]byte, error) {
+	r, err := xz.ReaderConfig{DictCap: xzDictCap}.NewReader(bytes.NewReader(src))
+	if err != nil {
+		return nil, fmt.Errorf("xz: %w", err)
+	}
+	b, err := readAll(dst, r)
+	if err != nil {
+		return nil, fmt.Errorf("xz: %w", err)
+	}
+	return b, nil
+}
