@@ -149,6 +149,21 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return r.fail(ctx, x, -1, ReasonInvalidSpec, err.Error())
 	}
 	if !meta.IsStatusConditionTrue(x.Status.Conditions, serdebenchv1.ConditionAccepted) || (x.Status.StartTime == nil && x.Status.ObservedGeneration != x.Generation) {
+		if x.Spec.Payload.Source != nil {
+			missing, err := r.checkSource(ctx, x)
+			if err != nil {
+				return r.fail(ctx, x, -1, ReasonInvalidPayloadSource, err.Error())
+			}
+			if missing != "" {
+				// The ConfigMap may be applied after the experiment (GitOps): wait.
+				x.Status.ObservedGeneration = x.Generation
+				r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, ReasonWaitingForSource, missing)
+				if _, err := r.updateStatus(ctx, x); err != nil {
+					return ctrl.Result{}, err
+				}
+				return ctrl.Result{RequeueAfter: r.poll()}, nil
+			}
+		}
 		return r.accept(ctx, x, trials)
 	}
 	for i := range trials {

@@ -324,7 +324,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 }
 
 // runContainer runs the worker with the container's own arguments, as the kubelet
-// would: $(JOB_COMPLETION_INDEX) expanded, /dev/termination-log and Secret volumes
+// would: $(JOB_COMPLETION_INDEX) expanded, /dev/termination-log, Secret and ConfigMap volumes
 // mounted (here: files in a temporary directory), and the pod's network namespace
 // (a listen address without a host binds to the pod's IP).
 func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c corev1.Container, idx int, podIP string, fail bool) containerResult {
@@ -343,7 +343,7 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 	}
 	env, err := k.resolveEnv(ctx, c)
 	if err == nil {
-		args, err = k.mountSecrets(ctx, volumes, c, args)
+		args, err = k.mountVolumes(ctx, volumes, c, args)
 	}
 	if err != nil {
 		return containerResult{name: c.Name, exitCode: 1, message: err.Error()}
@@ -387,22 +387,42 @@ func (k *kubelet) resolveEnv(ctx context.Context, c corev1.Container) (map[strin
 	return env, nil
 }
 
-// mountSecrets writes the container's Secret volumes to temporary directories, as
-// the kubelet mounts them, and points arguments at them (one process has one
-// filesystem).
-func (k *kubelet) mountSecrets(ctx context.Context, volumes []corev1.Volume, c corev1.Container, args []string) ([]string, error) {
+// mountVolumes writes the container's Secret and ConfigMap volumes to temporary
+// directories, as the kubelet mounts them (a ConfigMap's items by key and path, a
+// missing key failing the mount), and points arguments at them (one process has
+// one filesystem).
+func (k *kubelet) mountVolumes(ctx context.Context, volumes []corev1.Volume, c corev1.Container, args []string) ([]string, error) {
 	for _, m := range c.VolumeMounts {
 		for _, v := range volumes {
-			if v.Name != m.Name || v.Secret == nil {
+			if v.Name != m.Name {
 				continue
 			}
-			sec := &corev1.Secret{}
-			if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.Secret.SecretName}, sec); err != nil {
-				return nil, fmt.Errorf("volume %s: %w", v.Name, err)
+			files := map[string][]byte{}
+			switch {
+			case v.Secret != nil:
+				sec := &corev1.Secret{}
+				if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.Secret.SecretName}, sec); err != nil {
+					return nil, fmt.Errorf("volume %s: %w", v.Name, err)
+				}
+				files = sec.Data
+			case v.ConfigMap != nil:
+				cm := &corev1.ConfigMap{}
+				if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.ConfigMap.Name}, cm); err != nil {
+					return nil, fmt.Errorf("volume %s: %w", v.Name, err)
+				}
+				for _, it := range v.ConfigMap.Items {
+					val, ok := cm.Data[it.Key]
+					if !ok {
+						return nil, fmt.Errorf("volume %s: configmap %s has no key %s", v.Name, cm.Name, it.Key)
+					}
+					files[it.Path] = []byte(val)
+				}
+			default:
+				continue
 			}
 			dir := k.t.TempDir()
-			for key, val := range sec.Data {
-				if err := os.WriteFile(filepath.Join(dir, key), val, 0o600); err != nil {
+			for name, val := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), val, 0o600); err != nil {
 					return nil, err
 				}
 			}

@@ -42,7 +42,7 @@ const (
 // colocated Job.
 func (r *ExperimentReconciler) trialJobs(x *serdebenchv1.SerializationExperiment, t trial.Trial, topic, bootstrap string, attempt int) ([]*batchv1.Job, error) {
 	base := protocol.Worker{
-		Trial:          t,
+		Trial:          withSourceFiles(x, t),
 		Bootstrap:      brokersOf(bootstrap),
 		Topic:          topic,
 		Group:          protocol.GroupName(x.Name, uidPrefix(x, 8), t, attempt),
@@ -164,7 +164,10 @@ func (r *ExperimentReconciler) container(x *serdebenchv1.SerializationExperiment
 		}
 	}
 	if t := x.Spec.Kafka.TLS; t != nil && t.CASecretRef != nil {
-		c.VolumeMounts = []corev1.VolumeMount{{Name: "kafka-ca", MountPath: caMountPath, ReadOnly: true}}
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "kafka-ca", MountPath: caMountPath, ReadOnly: true})
+	}
+	if v := sourceVolume(x); v != nil {
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: sourceMountPath, ReadOnly: true})
 	}
 	return c, nil
 }
@@ -201,7 +204,10 @@ func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t tr
 		},
 	}
 	if tls := x.Spec.Kafka.TLS; tls != nil && tls.CASecretRef != nil {
-		pod.Volumes = []corev1.Volume{{Name: "kafka-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: tls.CASecretRef.Name}}}}
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "kafka-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: tls.CASecretRef.Name}}})
+	}
+	if v := sourceVolume(x); v != nil {
+		pod.Volumes = append(pod.Volumes, *v)
 	}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: jobName(x, t, role, attempt), Namespace: x.Namespace, Labels: labels},

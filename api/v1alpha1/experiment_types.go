@@ -117,7 +117,10 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || !has(self.rate.recordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
-// +kubebuilder:validation:XValidation:rule="size(self.codecs) * size(self.payload.sizesBytes) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1) * (has(self.matrix.payloadCompression) && size(self.matrix.payloadCompression) > 0 ? size(self.matrix.payloadCompression) : 1))) <= 256",message="the matrix expands to more than 256 trials"
+// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1) * (has(self.matrix.payloadCompression) && size(self.matrix.payloadCompression) > 0 ? size(self.matrix.payloadCompression) : 1))) <= 256",message="the matrix expands to more than 256 trials"
+// +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || self.codecs.all(c, c in ['json', 'json/goccy', 'avro', 'protobuf', 'msgpack', 'cbor', 'raw'])",message="with payload.source only json, json/goccy, avro, protobuf, msgpack, cbor and raw apply: the other codecs need code generated from the schema"
+// +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'avro') || self.payload.source.format == 'avro'",message="codec avro with payload.source needs an Avro schema (format: avro)"
+// +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'protobuf') || self.payload.source.format == 'protobuf'",message="codec protobuf with payload.source needs a .proto (format: protobuf)"
 type ExperimentSpec struct {
 	// Codecs to compare; each is a separate trial.
 	// +kubebuilder:validation:MinItems=1
@@ -219,11 +222,16 @@ type ExperimentSpec struct {
 	PoolSize int32 `json:"poolSize,omitempty"`
 }
 
-// PayloadSpec selects a built-in schema and the sizes to test.
+// PayloadSpec selects the records: a built-in schema at chosen sizes, or the user's
+// own schema and sample records (source).
+// +kubebuilder:validation:XValidation:rule="has(self.schema) != has(self.source)",message="exactly one of payload.schema and payload.source must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.schema) || has(self.sizesBytes)",message="payload.schema needs sizesBytes"
+// +kubebuilder:validation:XValidation:rule="!has(self.source) || !has(self.sizesBytes)",message="payload.source records have their own sizes: leave sizesBytes unset"
 type PayloadSpec struct {
 	// Schema is a built-in payload schema: business-record, simple, complex or nested.
 	// +kubebuilder:validation:Enum=business-record;simple;complex;nested
-	Schema string `json:"schema"`
+	// +optional
+	Schema string `json:"schema,omitempty"`
 
 	// SizesBytes are target sizes of one record's JSON encoding; each is a trial.
 	// +kubebuilder:validation:MinItems=1
@@ -231,7 +239,16 @@ type PayloadSpec struct {
 	// +kubebuilder:validation:items:Minimum=64
 	// +kubebuilder:validation:items:Maximum=1048576
 	// +listType=set
-	SizesBytes []int32 `json:"sizesBytes"`
+	// +optional
+	SizesBytes []int32 `json:"sizesBytes,omitempty"`
+
+	// Source is the user's own schema and sample records, sent in turn. Only codecs
+	// that work from a schema at run time apply (json, json/goccy, avro with an Avro
+	// schema, protobuf with a .proto, msgpack, cbor, raw); the others need code
+	// generated from the schema. Every sample is checked against the schema and
+	// round-tripped through each codec before a trial runs.
+	// +optional
+	Source *PayloadSource `json:"source,omitempty"`
 
 	// Compression compresses each encoded value on its own before it is sent and
 	// decompresses it before it is decoded: none, deflate, zstd, lz4, snappy or xz.
@@ -240,6 +257,54 @@ type PayloadSpec struct {
 	// +kubebuilder:default=none
 	// +optional
 	Compression PayloadCompression `json:"compression,omitempty"`
+}
+
+// PayloadSource is a schema plus a JSON-lines file of sample records (one JSON object
+// per line, in plain JSON: a union's value without a type wrapper).
+// +kubebuilder:validation:XValidation:rule="has(self.configMap) != (has(self.schemaPath) || has(self.samplesPath))",message="payload.source needs either configMap (in a cluster) or schemaPath and samplesPath (serdebench run)"
+// +kubebuilder:validation:XValidation:rule="has(self.schemaPath) == has(self.samplesPath)",message="payload.source.schemaPath and samplesPath go together"
+type PayloadSource struct {
+	// Format is the schema's: avro (.avsc), protobuf (.proto) or json-schema.
+	// +kubebuilder:validation:Enum=avro;protobuf;json-schema
+	Format string `json:"format"`
+
+	// Message is the protobuf message of each sample, needed when the .proto defines
+	// more than one top-level message.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// ConfigMap holds the schema and the samples, in the experiment's namespace. The
+	// operator reads it before the first trial and mounts it into the workers.
+	// +optional
+	ConfigMap *SourceConfigMap `json:"configMap,omitempty"`
+
+	// SchemaPath and SamplesPath are files for serdebench run, relative to the
+	// experiment file.
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	SchemaPath string `json:"schemaPath,omitempty"`
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	SamplesPath string `json:"samplesPath,omitempty"`
+}
+
+// SourceConfigMap names a ConfigMap and the keys of its schema and samples.
+type SourceConfigMap struct {
+	// Name of the ConfigMap.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// SchemaKey is the key holding the schema. Default schema.
+	// +kubebuilder:default=schema
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +optional
+	SchemaKey string `json:"schemaKey,omitempty"`
+	// SamplesKey is the key holding the samples. Default samples.jsonl.
+	// +kubebuilder:default=samples.jsonl
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +optional
+	SamplesKey string `json:"samplesKey,omitempty"`
 }
 
 // ProducerSettings are the producer knobs the papers vary. Unset fields take the

@@ -150,7 +150,8 @@ type TrialResult struct {
 	Codec Codec `json:"codec"`
 	// Schema of the payload.
 	Schema string `json:"schema"`
-	// SizeBytes is the payload's target JSON-encoded size.
+	// SizeBytes is the payload's target JSON-encoded size; for a payload source, the
+	// samples' mean JSON size.
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
 	Settings TrialSettings `json:"settings"`

@@ -9,7 +9,7 @@ const (
 
 // TrialCount is the number of trials the spec expands into.
 func (s *ExperimentSpec) TrialCount() int {
-	n := len(s.Codecs) * len(s.Payload.SizesBytes)
+	n := len(s.Codecs) * max(1, len(s.Payload.SizesBytes))
 	if m := s.Matrix; m != nil {
 		for _, l := range []int{len(m.BatchSizeBytes), len(m.LingerMs), len(m.Acks), len(m.Compression), len(m.MaxInFlight), len(m.Mode), len(m.RecordsPerSecond), len(m.Client), len(m.PayloadCompression)} {
 			if l > 0 {

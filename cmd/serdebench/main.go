@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -53,12 +54,15 @@ func validateCmd() *cobra.Command {
 		Use:   "validate -f experiment.yaml",
 		Short: "Check an experiment file and print its trials",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, trials, err := load(file)
+			_, trials, sizes, err := load(file)
 			if err != nil {
 				return err
 			}
 			for _, t := range trials {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", t.Name, t.Settings.Describe())
+			}
+			for _, s := range sizes {
+				fmt.Fprintf(cmd.OutOrStdout(), "payload source: %s: every sample round-trips, mean %.0f B\n", s.Codec, s.MeanBytes)
 			}
 			return nil
 		},
@@ -79,7 +83,7 @@ func runCmd() *cobra.Command {
 			if output != "table" && output != "json" && output != "csv" {
 				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
 			}
-			x, trials, err := load(file)
+			x, trials, _, err := load(file)
 			if err != nil {
 				return err
 			}
@@ -162,17 +166,35 @@ func runCmd() *cobra.Command {
 	return c
 }
 
-// load reads an experiment file and plans its trials.
-func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, error) {
+// load reads an experiment file, checks a payload source against its schema and
+// codecs, and plans the trials.
+func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []experiment.CodecSize, error) {
 	x, err := experiment.Load(file)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var sizes []experiment.CodecSize
+	if src := x.Spec.Payload.Source; src != nil {
+		if err := experiment.ResolveSource(x, filepath.Dir(file)); err != nil {
+			return nil, nil, nil, err
+		}
+		schema, err := os.ReadFile(src.SchemaPath)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("payload source: %w", err)
+		}
+		samples, err := os.ReadFile(src.SamplesPath)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("payload source: %w", err)
+		}
+		if sizes, err = experiment.CheckSource(&x.Spec.ExperimentSpec, schema, samples); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", src.SamplesPath, err)
+		}
 	}
 	trials, err := plan.Expand(x.Spec.ExperimentSpec)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return x, trials, nil
+	return x, trials, sizes, nil
 }
 
 const defaultBootstrap = "127.0.0.1:9092"

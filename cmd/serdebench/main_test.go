@@ -13,6 +13,8 @@ func TestInvalidFileNamesTheField(t *testing.T) {
 		"testdata/bad-acks.yaml": "spec.producer.acks",
 		"testdata/typo.yaml":     "lingerMillis",
 		"testdata/missing.yaml":  "no such file",
+		// A sample that does not fit its schema is named by line.
+		"testdata/bad-source.yaml": "bad-orders.jsonl: payload source: samples line 3",
 	} {
 		cmd := rootCmd()
 		var out bytes.Buffer
@@ -32,7 +34,7 @@ func TestInvalidFileNamesTheField(t *testing.T) {
 
 func TestSamplesAreValid(t *testing.T) {
 	for f, trials := range map[string]int{"../../config/samples/thesis-batch.yaml": 12, "../../config/samples/thesis-single.yaml": 12,
-		"../../config/samples/max-rate.yaml": 2} {
+		"../../config/samples/max-rate.yaml": 2, "../../config/samples/own-schema/local.yaml": 5 + 5} {
 		cmd := rootCmd()
 		var out bytes.Buffer
 		cmd.SetOut(&out)

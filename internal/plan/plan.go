@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/workers/source"
 	"github.com/serdebench/serdebench/workers/trial"
 )
 
@@ -18,8 +19,8 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	// Admission (the CRD schema and its CEL rules, internal/admission locally) has
 	// rejected anything worse; these guard the planner's own assumptions.
 	switch {
-	case len(spec.Codecs) == 0 || len(spec.Payload.SizesBytes) == 0:
-		return nil, fmt.Errorf("at least one codec and one payload size are needed")
+	case len(spec.Codecs) == 0 || (len(spec.Payload.SizesBytes) == 0) == (spec.Payload.Source == nil):
+		return nil, fmt.Errorf("at least one codec, and payload sizes or a payload source, are needed")
 	case (spec.Records == nil) == (spec.DurationSeconds == nil):
 		return nil, fmt.Errorf("exactly one of records and durationSeconds must be set")
 	case spec.TrialCount() > v1alpha1.MaxTrials:
@@ -59,14 +60,21 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		variants = sweep(variants, m.Client, func(s *trial.Settings, v v1alpha1.Client) { s.Client = v })
 		variants = sweep(variants, m.PayloadCompression, func(s *trial.Settings, v v1alpha1.PayloadCompression) { s.PayloadCompression = v })
 	}
+	sizes := spec.Payload.SizesBytes
+	var src *source.Spec
+	if s := spec.Payload.Source; s != nil {
+		sizes = []int32{0} // the samples' own
+		src = &source.Spec{Format: s.Format, Message: s.Message, SchemaFile: s.SchemaPath, SamplesFile: s.SamplesPath}
+	}
 	var trials []trial.Trial
 	for _, codec := range spec.Codecs {
-		for _, size := range spec.Payload.SizesBytes {
+		for _, size := range sizes {
 			for _, st := range variants {
 				t := trial.Trial{
 					Index:           len(trials),
 					Codec:           codec,
 					Schema:          spec.Payload.Schema,
+					Source:          src,
 					SizeBytes:       size,
 					Settings:        st,
 					Consumer:        consumer,
@@ -91,7 +99,11 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					return nil, fmt.Errorf("trial %d: idempotent producer needs acks=all and maxInFlight=1, got acks=%s maxInFlight=%d", t.Index, st.Acks, st.MaxInFlight)
 				}
 				// Names become topic, job and pod names: a variant's slash is a dash.
-				t.Name = fmt.Sprintf("t%03d-%s-%db", t.Index, strings.ReplaceAll(string(codec), "/", "-"), size)
+				payload := fmt.Sprintf("%db", size)
+				if src != nil {
+					payload = "source"
+				}
+				t.Name = fmt.Sprintf("t%03d-%s-%s", t.Index, strings.ReplaceAll(string(codec), "/", "-"), payload)
 				trials = append(trials, t)
 			}
 		}

@@ -72,8 +72,12 @@ func LocalRows(trials []runner.TrialResult) []Row {
 	rows := make([]Row, 0, len(trials))
 	for _, t := range trials {
 		r := t.Result
+		size := t.Trial.SizeBytes
+		if t.Trial.Source != nil {
+			size = int32(r.PayloadBytesPerRecord + 0.5) // the samples' mean JSON size
+		}
 		rows = append(rows, Row{Name: t.Trial.Name, Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(),
-			SizeBytes: t.Trial.SizeBytes, SerializedBytes: r.SerializedBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
+			SizeBytes: size, SerializedBytes: r.SerializedBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
 			MBPerSec: r.SerializedMBPerSecond, SerMicros: r.SerializeMicrosPerRecord, DeserMicros: r.DeserializeMicrosPerRecord,
 			SerPct: r.SerializeSharePercent, DeserPct: r.DeserializeSharePercent,
 			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,

@@ -37,6 +37,9 @@ func Names() []string {
 
 // New returns the named codec for the record type t.
 func New(name string, t payload.Type) (Codec, error) {
+	if t.Source != nil {
+		return newDynamic(name, t.Source)
+	}
 	switch name {
 	case "json":
 		return newJSON(t), nil

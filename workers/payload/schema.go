@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/serdebench/serdebench/workers/source"
 )
 
 // Type is one concrete record type.
@@ -20,6 +22,9 @@ type Type struct {
 	New func() any
 	// Proto returns a new empty protobuf message of the same shape.
 	Proto func() proto.Message
+	// Source is set for a user's own records (payload.source): the records are
+	// generic values and only codecs that work from a schema at run time apply.
+	Source *source.Set
 }
 
 // Schema is a built-in schema with a size knob.
@@ -30,6 +35,15 @@ type Schema struct {
 	TypeFor func(sizeBytes int) Type
 	// fill sets rec's fields from rng so that its JSON encoding is near sizeBytes.
 	fill func(rng *rand.Rand, rec any, sizeBytes int) error
+	// samples are a source's records, used in turn instead of generated ones.
+	samples []any
+}
+
+// FromSource is the schema of a user's own records: every size is the records' own,
+// and the pool is the records in file order (the producer cycles through it).
+func FromSource(s *source.Set) Schema {
+	t := Type{Name: s.Name, Source: s}
+	return Schema{Name: "source", TypeFor: func(int) Type { return t }, samples: s.Records}
 }
 
 var schemas = map[string]Schema{}
@@ -43,6 +57,19 @@ func Lookup(name string) (Schema, error) {
 		return Schema{}, fmt.Errorf("unknown payload schema %q (known: %v)", name, Names())
 	}
 	return s, nil
+}
+
+// Open returns the built-in schema named, or, with src, the user's own records,
+// loaded and checked against their schema.
+func Open(name string, src *source.Spec) (Schema, error) {
+	if src == nil {
+		return Lookup(name)
+	}
+	s, err := source.Load(*src)
+	if err != nil {
+		return Schema{}, err
+	}
+	return FromSource(s), nil
 }
 
 // Names lists the built-in schemas.
@@ -73,6 +100,9 @@ func (s Schema) Generate(rng *rand.Rand, sizeBytes int) (any, error) {
 // Pool generates n distinct records deterministically from seed; the same arguments
 // always give the same records. Workers build their pool before the measured window.
 func (s Schema) Pool(seed uint64, sizeBytes, n int) ([]any, error) {
+	if s.samples != nil {
+		return s.samples, nil // a source's records, whatever n says
+	}
 	rng := rand.New(rand.NewPCG(seed, uint64(sizeBytes)))
 	out := make([]any, n)
 	for i := range out {

@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		cfg.DrainTimeout = DefaultDrainTimeout
 	}
 	t := cfg.Trial
-	schema, err := payload.Lookup(t.Schema)
+	schema, err := payload.Open(t.Schema, t.Source)
 	if err != nil {
 		return nil, err
 	}

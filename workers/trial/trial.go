@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/workers/source"
 )
 
 // Settings are a trial's effective producer settings: nothing left unset.
@@ -60,8 +61,10 @@ type Trial struct {
 	Name string `json:"name"`
 	// Codec encodes the records.
 	Codec v1alpha1.Codec `json:"codec"`
-	// Schema is the payload schema.
+	// Schema is the built-in payload schema (empty with Source).
 	Schema string `json:"schema"`
+	// Source is the user's own schema and samples, as files the worker reads.
+	Source *source.Spec `json:"source,omitempty"`
 	// SizeBytes is the payload's target JSON-encoded size.
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.

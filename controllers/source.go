@@ -1,0 +1,94 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/experiment"
+	"github.com/serdebench/serdebench/workers/trial"
+)
+
+// sourceMountPath is where a payload source's ConfigMap is mounted in worker pods.
+const sourceMountPath = "/etc/serdebench/source"
+
+// Reasons for payload source conditions.
+const (
+	ReasonInvalidPayloadSource = "InvalidPayloadSource"
+	ReasonWaitingForSource     = "WaitingForPayloadSource"
+)
+
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
+
+// checkSource reads the payload source's ConfigMap and checks every sample against
+// the schema and through every codec, before the first trial. missing reports a
+// ConfigMap or key that does not exist yet (worth waiting for); err is anything
+// else wrong, with the samples line it concerns.
+func (r *ExperimentReconciler) checkSource(ctx context.Context, x *serdebenchv1.SerializationExperiment) (missing string, err error) {
+	src := x.Spec.Payload.Source
+	if src.ConfigMap == nil {
+		return "", fmt.Errorf("payload.source.schemaPath and samplesPath are for serdebench run: in a cluster, put the schema and samples in a ConfigMap and set payload.source.configMap")
+	}
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	cm := &corev1.ConfigMap{}
+	ref := src.ConfigMap
+	if err := reader.Get(ctx, types.NamespacedName{Namespace: x.Namespace, Name: ref.Name}, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Sprintf("ConfigMap %s/%s not found", x.Namespace, ref.Name), nil
+		}
+		return "", fmt.Errorf("read ConfigMap %s: %w", ref.Name, err)
+	}
+	data := func(key string) ([]byte, bool) {
+		if v, ok := cm.Data[key]; ok {
+			return []byte(v), true
+		}
+		v, ok := cm.BinaryData[key]
+		return v, ok
+	}
+	schema, ok := data(ref.SchemaKey)
+	if !ok {
+		return fmt.Sprintf("ConfigMap %s has no key %q (payload.source.configMap.schemaKey)", ref.Name, ref.SchemaKey), nil
+	}
+	samples, ok := data(ref.SamplesKey)
+	if !ok {
+		return fmt.Sprintf("ConfigMap %s has no key %q (payload.source.configMap.samplesKey)", ref.Name, ref.SamplesKey), nil
+	}
+	if _, err := experiment.CheckSource(&x.Spec.ExperimentSpec, schema, samples); err != nil {
+		return "", fmt.Errorf("ConfigMap %s key %s: %w", ref.Name, ref.SamplesKey, err)
+	}
+	return "", nil
+}
+
+// withSourceFiles points a trial's source at the files of the mounted ConfigMap.
+func withSourceFiles(x *serdebenchv1.SerializationExperiment, t trial.Trial) trial.Trial {
+	if t.Source == nil || x.Spec.Payload.Source == nil || x.Spec.Payload.Source.ConfigMap == nil {
+		return t
+	}
+	ref := x.Spec.Payload.Source.ConfigMap
+	src := *t.Source
+	src.SchemaFile, src.SamplesFile = path.Join(sourceMountPath, ref.SchemaKey), path.Join(sourceMountPath, ref.SamplesKey)
+	t.Source = &src
+	return t
+}
+
+// sourceVolume is the payload source's ConfigMap as a read-only volume (nil without
+// one).
+func sourceVolume(x *serdebenchv1.SerializationExperiment) *corev1.Volume {
+	src := x.Spec.Payload.Source
+	if src == nil || src.ConfigMap == nil {
+		return nil
+	}
+	return &corev1.Volume{Name: "payload-source", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: src.ConfigMap.Name},
+		Items: []corev1.KeyToPath{{Key: src.ConfigMap.SchemaKey, Path: src.ConfigMap.SchemaKey},
+			{Key: src.ConfigMap.SamplesKey, Path: src.ConfigMap.SamplesKey}},
+	}}}
+}
