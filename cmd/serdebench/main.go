@@ -44,7 +44,7 @@ func main() {
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true}
-	root.AddCommand(runCmd(), validateCmd(), getCmd(), waitCmd())
+	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), getCmd(), waitCmd())
 	return root
 }
 

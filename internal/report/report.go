@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -49,6 +50,10 @@ type Row struct {
 	// CompBytes, CompMicros and DecompMicros are payload compression's mean value
 	// size and times (0 without it).
 	CompBytes, CompMicros, DecompMicros float64
+	// PayloadCompression is the trial's payload compressor; Source says its records
+	// are the user's own (SizeBytes is then their mean JSON size).
+	PayloadCompression string
+	Source             bool
 	Warnings                            []string
 	// Search sums up a rate search's outcome (empty without one).
 	Search string
@@ -82,7 +87,8 @@ func LocalRows(trials []runner.TrialResult) []Row {
 			SerPct: r.SerializeSharePercent, DeserPct: r.DeserializeSharePercent,
 			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,
 			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings,
-			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord})
+			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord,
+			PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil})
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
 			for _, st := range sr.Steps {
@@ -110,7 +116,8 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			P50:      t.EndToEndMicros.P50, P99: t.EndToEndMicros.P99, P999: t.EndToEndMicros.P999, Max: t.EndToEndMicros.Max,
 			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings,
 			CompBytes: float64(t.CompressedBytesPerRecord), CompMicros: float64(t.CompressNanosPerRecord) / 1e3,
-			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3})
+			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3,
+			PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, "source:")})
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {

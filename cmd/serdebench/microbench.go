@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/microbench"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/workers/trial"
+)
+
+func microbenchCmd() *cobra.Command {
+	var file, e2eFile, output string
+	var benchTime time.Duration
+	c := &cobra.Command{
+		Use:   "microbench -f experiment.yaml [--e2e results.json]",
+		Short: "Run an experiment's codecs, payloads and compressors in process, beside its end-to-end results",
+		Long: "Measures Marshal, Unmarshal and payload compression of the experiment's codecs on the records its producers " +
+			"send, without Kafka (ns, heap bytes and allocations per record, encoded size). With --e2e (the JSON of " +
+			"`serdebench run -o json`, or a SerializationResult as `kubectl get -o yaml` or `serdebench get result -o json` " +
+			"prints it) each row stands beside the end-to-end trial of the same codec, payload and compressor, and both " +
+			"rankings are shown.",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "table" && output != "json" && output != "csv" {
+				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
+			}
+			if benchTime < time.Millisecond || benchTime > 10*time.Second {
+				return fmt.Errorf("--benchtime: must be between 1ms and 10s, got %s", benchTime)
+			}
+			_, trials, _, err := load(file)
+			if err != nil {
+				return err
+			}
+			var e2e []report.Row
+			if e2eFile != "" {
+				if e2e, err = readE2E(e2eFile); err != nil {
+					return err
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cases := microbench.Cases(trials)
+			results, err := microbench.Run(ctx, cases, benchTime, func(t trial.Trial) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "microbench: %s\n", t.Name)
+			})
+			if err != nil {
+				return err
+			}
+			rows := microbench.Join(results, e2e)
+			if e2eFile != "" && len(rows) == 0 {
+				return fmt.Errorf("--e2e %s: no trial has a codec, payload and compressor of this experiment", e2eFile)
+			}
+			out := cmd.OutOrStdout()
+			switch output {
+			case "json":
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			case "csv":
+				return microbench.CSV(out, rows)
+			}
+			return microbench.Table(out, rows)
+		},
+	}
+	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
+	c.Flags().StringVar(&e2eFile, "e2e", "", "end-to-end results to compare with: serdebench run -o json output, or a SerializationResult (YAML or JSON)")
+	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
+	c.Flags().DurationVar(&benchTime, "benchtime", 500*time.Millisecond, "time per measured operation and case")
+	_ = c.MarkFlagRequired("file")
+	return c
+}
+
+// readE2E reads end-to-end rows from a local run's JSON report or a
+// SerializationResult.
+func readE2E(path string) ([]report.Row, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--e2e: %w", err)
+	}
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--e2e %s: %w", path, err)
+	}
+	var kind struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(js, &kind)
+	if kind.Kind == "SerializationResult" {
+		var res v1alpha1.SerializationResult
+		if err := json.Unmarshal(js, &res); err != nil {
+			return nil, fmt.Errorf("--e2e %s: %w", path, err)
+		}
+		return report.ResultRows(&res), nil
+	}
+	var rep struct {
+		Trials []json.RawMessage `json:"trials"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Trials) == 0 {
+		return nil, fmt.Errorf("--e2e %s: neither a serdebench run -o json report nor a SerializationResult", path)
+	}
+	var r report.Report
+	if err := json.Unmarshal(js, &r); err != nil {
+		return nil, fmt.Errorf("--e2e %s: %w", path, err)
+	}
+	return report.LocalRows(r.Trials), nil
+}

@@ -1,0 +1,195 @@
+// Package microbench runs an experiment's codecs, payloads and payload compressors in
+// process, without Kafka (serdebench microbench): time, allocated bytes and
+// allocations per Marshal, Unmarshal, compress and decompress, and encoded sizes, on
+// the same record pools the workers send. Beside end-to-end results it ranks the
+// codecs both ways, to show where the synthetic and the Kafka ranking differ.
+package microbench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/workers/codec"
+	"github.com/serdebench/serdebench/workers/compress"
+	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/trial"
+)
+
+// Op is one operation's cost per record.
+type Op struct {
+	NsPerOp     float64 `json:"nsPerOp"`
+	BytesPerOp  int64   `json:"bytesPerOp"`
+	AllocsPerOp int64   `json:"allocsPerOp"`
+}
+
+// Result is one codec, payload and payload compressor measured in process.
+type Result struct {
+	Codec              string `json:"codec"`
+	Schema             string `json:"schema"`
+	SizeBytes          int32  `json:"sizeBytes"`
+	PayloadCompression string `json:"payloadCompression"`
+	// EncodedBytes is the mean encoded size, CompressedBytes the mean size after
+	// payload compression (0 without it).
+	EncodedBytes    float64 `json:"encodedBytes"`
+	CompressedBytes float64 `json:"compressedBytes,omitempty"`
+	Marshal         Op      `json:"marshal"`
+	Unmarshal       Op      `json:"unmarshal"`
+	Compress        *Op     `json:"compress,omitempty"`
+	Decompress      *Op     `json:"decompress,omitempty"`
+	// Records is how many distinct records the pool held.
+	Records int `json:"records"`
+}
+
+// Key identifies what a microbenchmark and an end-to-end trial share.
+func (r Result) Key() string { return Key(r.Codec, r.SizeBytes, r.PayloadCompression) }
+
+// Key joins a codec, a payload size and a payload compressor.
+func Key(codec string, size int32, comp string) string {
+	if comp == "" {
+		comp = compress.None
+	}
+	return fmt.Sprintf("%s/%d/%s", codec, size, comp)
+}
+
+// Cases are the distinct codec, payload and compressor combinations of trials
+// (producer settings do not matter in process), in plan order.
+func Cases(trials []trial.Trial) []trial.Trial {
+	seen := map[string]bool{}
+	var out []trial.Trial
+	for _, t := range trials {
+		k := Key(string(t.Codec), t.SizeBytes, string(t.Settings.PayloadCompression))
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var initOnce sync.Once
+
+// Run measures each case for about benchTime per operation. Cancelling ctx stops
+// between measurements.
+func Run(ctx context.Context, cases []trial.Trial, benchTime time.Duration, progress func(trial.Trial)) ([]Result, error) {
+	initOnce.Do(testing.Init) // testing.Benchmark reads the test flags
+	if err := flag.Set("test.benchtime", benchTime.String()); err != nil {
+		return nil, fmt.Errorf("benchtime: %w", err)
+	}
+	var out []Result
+	for _, t := range cases {
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("interrupted: %w", err)
+		}
+		if progress != nil {
+			progress(t)
+		}
+		r, err := measure(ctx, t)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func measure(ctx context.Context, t trial.Trial) (Result, error) {
+	schema, err := payload.Open(t.Schema, t.Source)
+	if err != nil {
+		return Result{}, err
+	}
+	typ := schema.TypeFor(int(t.SizeBytes))
+	c, err := codec.New(string(t.Codec), typ)
+	if err != nil {
+		return Result{}, err
+	}
+	comp, err := compress.New(string(t.Settings.PayloadCompression))
+	if err != nil {
+		return Result{}, err
+	}
+	// The pool the first producer would send.
+	pool, err := schema.Pool(uint64(t.Seed), int(t.SizeBytes), int(t.PoolSize))
+	if err != nil {
+		return Result{}, err
+	}
+	natives := make([]any, len(pool))
+	encoded := make([][]byte, len(pool))
+	var compressed [][]byte
+	res := Result{Codec: string(t.Codec), Schema: t.Schema, SizeBytes: t.SizeBytes, PayloadCompression: string(t.Settings.PayloadCompression), Records: len(pool)}
+	if t.Source != nil {
+		res.Schema = "source:" + t.Source.Format
+	}
+	if res.PayloadCompression == "" {
+		res.PayloadCompression = compress.None
+	}
+	var encTotal, compTotal int
+	for i, rec := range pool {
+		if natives[i], err = c.Native(rec); err != nil {
+			return Result{}, fmt.Errorf("record %d: %w", i, err)
+		}
+		if encoded[i], err = c.Marshal(nil, natives[i]); err != nil {
+			return Result{}, fmt.Errorf("record %d: %w", i, err)
+		}
+		encTotal += len(encoded[i])
+		if comp != nil {
+			z, err := comp.Compress(nil, encoded[i])
+			if err != nil {
+				return Result{}, fmt.Errorf("record %d: %w", i, err)
+			}
+			compressed = append(compressed, z)
+			compTotal += len(z)
+		}
+	}
+	res.EncodedBytes = float64(encTotal) / float64(len(pool))
+	var failed error
+	loop := func(body func(i int) error) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := body(i % len(pool)); err != nil && failed == nil {
+					failed = err
+				}
+				i++
+			}
+		}
+	}
+	buf := make([]byte, 0, 2*int(res.EncodedBytes)+64)
+	res.Marshal = op(testing.Benchmark(loop(func(i int) error {
+		out, err := c.Marshal(buf, natives[i])
+		buf = out[:0]
+		return err
+	})))
+	into := c.NewNative()
+	res.Unmarshal = op(testing.Benchmark(loop(func(i int) error {
+		out, err := c.Unmarshal(encoded[i], into)
+		into = out
+		return err
+	})))
+	if comp != nil && ctx.Err() == nil {
+		res.CompressedBytes = float64(compTotal) / float64(len(pool))
+		zbuf := make([]byte, 0, 2*int(res.EncodedBytes)+64)
+		cop := op(testing.Benchmark(loop(func(i int) error {
+			out, err := comp.Compress(zbuf, encoded[i])
+			zbuf = out[:0]
+			return err
+		})))
+		dop := op(testing.Benchmark(loop(func(i int) error {
+			out, err := comp.Decompress(buf, compressed[i])
+			buf = out[:0]
+			return err
+		})))
+		res.Compress, res.Decompress = &cop, &dop
+	}
+	return res, failed
+}
+
+func op(r testing.BenchmarkResult) Op {
+	if r.N == 0 {
+		return Op{}
+	}
+	return Op{NsPerOp: float64(r.T.Nanoseconds()) / float64(r.N), BytesPerOp: r.AllocedBytesPerOp(), AllocsPerOp: r.AllocsPerOp()}
+}

@@ -1,0 +1,157 @@
+package microbench
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/serdebench/serdebench/internal/report"
+)
+
+// Row is a microbenchmark beside the end-to-end trial with the same codec, payload
+// and payload compressor (E2E nil: none given). Ranks are 1 for the fastest codec
+// among the rows of the same payload, compressor and producer settings.
+type Row struct {
+	Result
+	E2E       *report.Row `json:"e2e,omitempty"`
+	MicroRank int         `json:"microRank"`
+	E2ERank   int         `json:"e2eRank,omitempty"`
+}
+
+// totalNs is the in-process cost of one record: encode, decode and their payload
+// compression.
+func (r Result) totalNs() float64 {
+	n := r.Marshal.NsPerOp + r.Unmarshal.NsPerOp
+	if r.Compress != nil {
+		n += r.Compress.NsPerOp + r.Decompress.NsPerOp
+	}
+	return n
+}
+
+// Join pairs results with end-to-end rows (from serdebench run -o json or a
+// SerializationResult) and ranks each group both ways. Without e2e rows, each
+// result is one row, ranked among its payload and compressor.
+func Join(results []Result, e2e []report.Row) []Row {
+	var rows []Row
+	if len(e2e) == 0 {
+		for _, r := range results {
+			rows = append(rows, Row{Result: r})
+		}
+	} else {
+		byKey := map[string]Result{}
+		for _, r := range results {
+			byKey[r.Key()] = r
+		}
+		for i := range e2e {
+			e := e2e[i]
+			size := e.SizeBytes
+			if e.Source {
+				size = 0
+			}
+			if r, ok := byKey[Key(e.Codec, size, e.PayloadCompression)]; ok {
+				rows = append(rows, Row{Result: r, E2E: &e})
+			}
+		}
+	}
+	groups := map[string][]int{}
+	for i, r := range rows {
+		g := fmt.Sprintf("%s/%d/%s", r.Schema, r.SizeBytes, r.PayloadCompression)
+		if r.E2E != nil {
+			g += "/" + r.E2E.Settings
+		}
+		groups[g] = append(groups[g], i)
+	}
+	for _, idx := range groups {
+		micro := append([]int(nil), idx...)
+		sort.SliceStable(micro, func(a, b int) bool { return rows[micro[a]].totalNs() < rows[micro[b]].totalNs() })
+		for rank, i := range micro {
+			rows[i].MicroRank = rank + 1
+		}
+		if rows[idx[0]].E2E == nil {
+			continue
+		}
+		e2e := append([]int(nil), idx...)
+		sort.SliceStable(e2e, func(a, b int) bool { return rows[e2e[a]].E2E.RecordsPerSecond > rows[e2e[b]].E2E.RecordsPerSecond })
+		for rank, i := range e2e {
+			rows[i].E2ERank = rank + 1
+		}
+	}
+	return rows
+}
+
+var columns = []string{"codec", "schema", "size_B", "payload_compression", "encoded_B", "marshal_ns", "marshal_alloc_B", "marshal_allocs",
+	"unmarshal_ns", "unmarshal_alloc_B", "unmarshal_allocs", "compressed_B", "compress_ns", "decompress_ns", "micro_rank",
+	"e2e_settings", "e2e_rec_per_s", "e2e_rank"}
+
+func (r Row) cells() []string {
+	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	out := []string{r.Codec, r.Schema, i(int64(r.SizeBytes)), r.PayloadCompression, f(r.EncodedBytes, 0),
+		f(r.Marshal.NsPerOp, 0), i(r.Marshal.BytesPerOp), i(r.Marshal.AllocsPerOp),
+		f(r.Unmarshal.NsPerOp, 0), i(r.Unmarshal.BytesPerOp), i(r.Unmarshal.AllocsPerOp)}
+	if r.Compress != nil {
+		out = append(out, f(r.CompressedBytes, 0), f(r.Compress.NsPerOp, 0), f(r.Decompress.NsPerOp, 0))
+	} else {
+		out = append(out, "-", "-", "-")
+	}
+	out = append(out, strconv.Itoa(r.MicroRank))
+	if r.E2E != nil {
+		out = append(out, r.E2E.Settings, f(r.E2E.RecordsPerSecond, 0), strconv.Itoa(r.E2ERank))
+	} else {
+		out = append(out, "-", "-", "-")
+	}
+	return out
+}
+
+// Table writes the rows with units in the headers; end-to-end columns appear when
+// rows have them, and a mark where the two rankings disagree.
+func Table(w io.Writer, rows []Row) error {
+	withE2E := len(rows) > 0 && rows[0].E2E != nil
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	h := "CODEC\tSCHEMA\tSIZE B\tPAYLOAD COMP\tENC B\tSER ns\tSER alloc B\tSER allocs\tDESER ns\tDESER alloc B\tDESER allocs\tCOMP B\tCOMP ns\tDECOMP ns\tMICRO RANK\t"
+	if withE2E {
+		h += "E2E SETTINGS\tE2E REC/S\tE2E RANK\t\t"
+	}
+	fmt.Fprintln(tw, h)
+	for _, r := range rows {
+		cells := r.cells()
+		if !withE2E {
+			cells = cells[:len(cells)-3]
+		} else if r.MicroRank != r.E2ERank {
+			cells = append(cells, "≠")
+		} else {
+			cells = append(cells, "")
+		}
+		for _, c := range cells {
+			fmt.Fprint(tw, c, "\t")
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nIn process, no Kafka: per record, mean over the pool the first producer sends. ns: time; alloc B, allocs: heap allocated per call.")
+	fmt.Fprintln(w, "MICRO RANK: by SER+DESER(+COMP+DECOMP) ns among the codecs of the same payload and compressor.")
+	if withE2E {
+		fmt.Fprintln(w, "E2E RANK: by end-to-end records per second among the same, under the same producer settings; ≠ marks where the rankings differ.")
+	}
+	return nil
+}
+
+// CSV writes every column (end-to-end ones "-" when absent).
+func CSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(columns); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := cw.Write(r.cells()); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
