@@ -54,7 +54,7 @@ type Row struct {
 	// are the user's own (SizeBytes is then their mean JSON size).
 	PayloadCompression string
 	Source             bool
-	Warnings                            []string
+	Warnings           []string
 	// Search sums up a rate search's outcome (empty without one).
 	Search string
 }
@@ -116,7 +116,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			P50:      t.EndToEndMicros.P50, P99: t.EndToEndMicros.P99, P999: t.EndToEndMicros.P999, Max: t.EndToEndMicros.Max,
 			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings,
 			CompBytes: float64(t.CompressedBytesPerRecord), CompMicros: float64(t.CompressNanosPerRecord) / 1e3,
-			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3,
+			DecompMicros:       float64(t.DecompressNanosPerRecord) / 1e3,
 			PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, "source:")})
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
