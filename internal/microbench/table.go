@@ -118,11 +118,12 @@ func Table(w io.Writer, rows []Row) error {
 	fmt.Fprintln(tw, h)
 	for _, r := range rows {
 		cells := r.cells()
-		if !withE2E {
+		switch {
+		case !withE2E:
 			cells = cells[:len(cells)-3]
-		} else if r.MicroRank != r.E2ERank {
+		case r.MicroRank != r.E2ERank:
 			cells = append(cells, "≠")
-		} else {
+		default:
 			cells = append(cells, "")
 		}
 		for _, c := range cells {
