@@ -384,3 +384,35 @@ func TestSecureKafka(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestOwnSchema runs config/samples/own-schema in the cluster: the kubelet mounts the
+// ConfigMap of the user's Avro schema and samples into the worker pods, and each
+// codec sends the user's orders with nothing lost. The kustomize sample's ConfigMap is
+// built here from the same files.
+func TestOwnSchema(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: namespace}, Data: map[string]string{}}
+	for key, file := range map[string]string{"schema": "order.avsc", "samples.jsonl": "orders.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(repo, "config/samples/own-schema", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm.Data[key] = string(b)
+	}
+	_ = k8s.Delete(context.Background(), cm.DeepCopy())
+	if err := k8s.Create(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), cm) })
+	x := sample(t, "own-schema/orders.yaml", "own-schema")
+	x.Spec.Records = ptr(int64(2000))
+	x.Spec.Warmup = v1alpha1.Warmup{Records: 200}
+	create(t, x)
+	x, res := succeeded(t, x.Name, 5*time.Minute)
+	checkTrials(t, res, 3)
+	for _, tr := range res.Trials {
+		if tr.Schema != "source:avro" || tr.SizeBytes < 200 || tr.SizeBytes > 240 || tr.DeliveredRecords != 2200 {
+			t.Errorf("%s: schema %q, %d B, delivered %d", tr.Name, tr.Schema, tr.SizeBytes, tr.DeliveredRecords)
+		}
+	}
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
