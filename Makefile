@@ -137,9 +137,10 @@ verify-generated: ## Fail if regenerating changes any generated code, CRD or RBA
 generate: $(PROTOC_GEN_GO) $(PROTOC_GEN_VTPROTO) $(MSGP) $(CONTROLLER_GEN) $(CAPNPC_GO) protoc schema-compilers ## Regenerate DeepCopy, the business record, and every format's schema and code.
 	$(CONTROLLER_GEN) object paths=./api/...
 	go run ./hack/genbusiness workers/payload
-	@# msgpack/msgp: tinylib/msgp's methods on the payload structs, by their msgpack tags.
+	@# msgpack/msgp: tinylib/msgp's methods on the payload structs, by their msgpack tags; decoding
+	@# refuses more than 2^20 list or map entries (codec.maxElements).
 	for f in business_gen sike; do $(MSGP) -file workers/payload/$$f.go -o workers/payload/$${f}_msgp.go \
-	  -io=false -tests=false -d "tag msgpack" -d newtime >/dev/null || exit 1; done
+	  -io=false -tests=false -d "tag msgpack" -d newtime -d "limit arrays:1048576 maps:1048576" >/dev/null || exit 1; done
 	@# protobuf/vtproto: planetscale/vtprotobuf's fast paths beside the generated messages.
 	PATH="$(dir $(PROTOC_GEN_GO)):$(dir $(PROTOC_GEN_VTPROTO)):$$PATH" protoc -I workers/payload/proto \
 	  --go_out=workers/payload/pb --go_opt=paths=source_relative \

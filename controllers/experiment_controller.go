@@ -150,9 +150,12 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	if !meta.IsStatusConditionTrue(x.Status.Conditions, serdebenchv1.ConditionAccepted) || (x.Status.StartTime == nil && x.Status.ObservedGeneration != x.Generation) {
 		if x.Spec.Payload.Source != nil {
-			missing, err := r.checkSource(ctx, x)
+			missing, invalid, err := r.checkSource(ctx, x)
 			if err != nil {
-				return r.fail(ctx, x, -1, ReasonInvalidPayloadSource, err.Error())
+				return ctrl.Result{}, err // the API server's trouble: retried with backoff
+			}
+			if invalid != nil {
+				return r.fail(ctx, x, -1, ReasonInvalidPayloadSource, invalid.Error())
 			}
 			if missing != "" {
 				// The ConfigMap may be applied after the experiment (GitOps): wait.
@@ -285,11 +288,20 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 	if err != nil {
 		return r.fail(ctx, x, t.Index, ReasonInvalidSpec, err.Error())
 	}
-	done := 0
+	done, checked := 0, false
 	for _, want := range jobs {
 		got := &batchv1.Job{}
 		err := r.Get(ctx, client.ObjectKeyFromObject(want), got)
 		if apierrors.IsNotFound(err) {
+			if x.Spec.Payload.Source != nil && !checked {
+				// The workers will mount the ConfigMap as it is now: it must still be
+				// there and still pass, or the pods would wait for a mount until the
+				// trial timeout, or send samples nobody checked.
+				if res, stop, err := r.recheckSource(ctx, x, t); stop {
+					return res, err
+				}
+				checked = true
+			}
 			if err := controllerutil.SetControllerReference(x, want, r.Scheme); err != nil {
 				return ctrl.Result{}, err
 			}
@@ -390,7 +402,7 @@ func (r *ExperimentReconciler) fail(ctx context.Context, x *serdebenchv1.Seriali
 	}
 	x.Status.CompletionTime = &now
 	x.Status.ObservedGeneration = x.Generation
-	if reason == ReasonInvalidSpec {
+	if reason == ReasonInvalidSpec || (reason == ReasonInvalidPayloadSource && trial < 0) {
 		r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, reason, msg)
 	}
 	r.setCondition(x, serdebenchv1.ConditionRunning, metav1.ConditionFalse, reason, "stopped")

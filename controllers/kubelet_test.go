@@ -134,8 +134,11 @@ func (k *kubelet) loop(ctx context.Context, wg *sync.WaitGroup) {
 				present[j.UID] = true
 			}
 			role := j.Labels["serdebench.io/role"]
+			// Like the kubelet, a pod whose Secret or ConfigMap volume cannot be
+			// mounted does not start: it waits (FailedMount), retried every tick.
+			mountable := k.mountable(ctx, j.Spec.Template.Spec.Volumes)
 			k.mu.Lock()
-			start := !k.hold && !k.seen[j.UID] && j.DeletionTimestamp == nil
+			start := !k.hold && !k.seen[j.UID] && j.DeletionTimestamp == nil && mountable
 			var how runHow
 			if start {
 				k.seen[j.UID] = true
@@ -397,7 +400,7 @@ func (k *kubelet) mountVolumes(ctx context.Context, volumes []corev1.Volume, c c
 			if v.Name != m.Name {
 				continue
 			}
-			files := map[string][]byte{}
+			var files map[string][]byte
 			switch {
 			case v.Secret != nil:
 				sec := &corev1.Secret{}
@@ -406,16 +409,9 @@ func (k *kubelet) mountVolumes(ctx context.Context, volumes []corev1.Volume, c c
 				}
 				files = sec.Data
 			case v.ConfigMap != nil:
-				cm := &corev1.ConfigMap{}
-				if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.ConfigMap.Name}, cm); err != nil {
+				var err error
+				if files, err = configMapFiles(ctx, k.ns, v.ConfigMap); err != nil {
 					return nil, fmt.Errorf("volume %s: %w", v.Name, err)
-				}
-				for _, it := range v.ConfigMap.Items {
-					val, ok := cm.Data[it.Key]
-					if !ok {
-						return nil, fmt.Errorf("volume %s: configmap %s has no key %s", v.Name, cm.Name, it.Key)
-					}
-					files[it.Path] = []byte(val)
 				}
 			default:
 				continue
@@ -432,6 +428,52 @@ func (k *kubelet) mountVolumes(ctx context.Context, volumes []corev1.Volume, c c
 		}
 	}
 	return args, nil
+}
+
+// configMapFiles are the files a ConfigMap volume holds: its items' keys (from data
+// or binaryData) at their paths, or every key without items; a missing key fails the
+// mount.
+func configMapFiles(ctx context.Context, ns string, src *corev1.ConfigMapVolumeSource) (map[string][]byte, error) {
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: src.Name}, cm); err != nil {
+		return nil, err
+	}
+	all := map[string][]byte{}
+	for key, v := range cm.Data {
+		all[key] = []byte(v)
+	}
+	for key, v := range cm.BinaryData {
+		all[key] = v
+	}
+	if len(src.Items) == 0 {
+		return all, nil
+	}
+	files := map[string][]byte{}
+	for _, it := range src.Items {
+		v, ok := all[it.Key]
+		if !ok {
+			return nil, fmt.Errorf("configmap %s has no key %s", cm.Name, it.Key)
+		}
+		files[it.Path] = v
+	}
+	return files, nil
+}
+
+// mountable reports whether every Secret and ConfigMap volume can be mounted now.
+func (k *kubelet) mountable(ctx context.Context, volumes []corev1.Volume) bool {
+	for _, v := range volumes {
+		switch {
+		case v.Secret != nil:
+			if k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.Secret.SecretName}, &corev1.Secret{}) != nil {
+				return false
+			}
+		case v.ConfigMap != nil:
+			if _, err := configMapFiles(ctx, k.ns, v.ConfigMap); err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // recordPod creates the Pod the Job controller would have created (admission,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,8 +43,19 @@ func sourceExperiment(ns, name, configMap string) *serdebenchv1.SerializationExp
 func TestPayloadSource(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
-	startManager(t, nil, newKubelet(t, ns, brokers))
 	ctx := context.Background()
+	// Experiment "gone" loses its ConfigMap after its first trial, once its second
+	// trial's topic exists and before that trial's Jobs do.
+	var deleted atomic.Bool
+	startManager(t, func(r *controllers.ExperimentReconciler) {
+		r.AfterSideEffect = func(x *serdebenchv1.SerializationExperiment, what string) {
+			if x.Name == "gone" && what == "topic ensured" && x.Status.Trials[0].Phase == serdebenchv1.TrialSucceeded && !deleted.Swap(true) {
+				if err := k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "orders-gone"}}); err != nil {
+					t.Errorf("delete ConfigMap: %v", err)
+				}
+			}
+		}
+	}, newKubelet(t, ns, brokers))
 	schema, samples := ownSchemaFile(t, "order.avsc"), ownSchemaFile(t, "orders.jsonl")
 
 	create(t, sourceExperiment(ns, "own", "orders"))
@@ -86,6 +98,31 @@ func TestPayloadSource(t *testing.T) {
 	for _, j := range jobs(t, ns) {
 		if strings.Contains(j.Name, "bad") {
 			t.Fatalf("job %s created for an invalid source", j.Name)
+		}
+	}
+
+	// A ConfigMap deleted mid-experiment: the next trial fails before its Jobs
+	// exist (the pods would wait for the mount until the trial timeout).
+	gone := cm.DeepCopy()
+	gone.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "orders-gone"}
+	if err := k8s.Create(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	create(t, sourceExperiment(ns, "gone", "orders-gone"))
+	x = waitStage(t, ns, "gone", serdebenchv1.StageFailed, 90*time.Second)
+	c = meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonInvalidPayloadSource || !strings.Contains(c.Message, "orders-gone not found (it was there when the experiment was accepted)") {
+		t.Fatalf("failed condition %+v", c)
+	}
+	if x.Status.Trials[0].Phase != serdebenchv1.TrialSucceeded || x.Status.Trials[1].Phase != serdebenchv1.TrialFailed {
+		t.Fatalf("trials %+v", x.Status.Trials)
+	}
+	waitFor(t, 20*time.Second, "the failed trial's topic removed", func() (bool, error) {
+		return !kafkatest.Topics(t, brokers)[x.Status.Trials[1].Topic], nil
+	})
+	for _, j := range jobs(t, ns) {
+		if strings.Contains(j.Name, "gone") && strings.Contains(j.Name, "-t001-") {
+			t.Fatalf("job %s created after the ConfigMap was deleted", j.Name)
 		}
 	}
 }

@@ -45,14 +45,14 @@ type Result struct {
 }
 
 // Key identifies what a microbenchmark and an end-to-end trial share.
-func (r Result) Key() string { return Key(r.Codec, r.SizeBytes, r.PayloadCompression) }
+func (r Result) Key() string { return Key(r.Codec, r.Schema, r.SizeBytes, r.PayloadCompression) }
 
-// Key joins a codec, a payload size and a payload compressor.
-func Key(codec string, size int32, comp string) string {
+// Key joins a codec, a payload schema and size, and a payload compressor.
+func Key(codec, schema string, size int32, comp string) string {
 	if comp == "" {
 		comp = compress.None
 	}
-	return fmt.Sprintf("%s/%d/%s", codec, size, comp)
+	return fmt.Sprintf("%s|%s|%d|%s", codec, schema, size, comp)
 }
 
 // Cases are the distinct codec, payload and compressor combinations of trials
@@ -61,7 +61,7 @@ func Cases(trials []trial.Trial) []trial.Trial {
 	seen := map[string]bool{}
 	var out []trial.Trial
 	for _, t := range trials {
-		k := Key(string(t.Codec), t.SizeBytes, string(t.Settings.PayloadCompression))
+		k := Key(string(t.Codec), t.Schema, t.SizeBytes, string(t.Settings.PayloadCompression))
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, t)

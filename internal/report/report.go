@@ -50,11 +50,15 @@ type Row struct {
 	// CompBytes, CompMicros and DecompMicros are payload compression's mean value
 	// size and times (0 without it).
 	CompBytes, CompMicros, DecompMicros float64
-	// PayloadCompression is the trial's payload compressor; Source says its records
-	// are the user's own (SizeBytes is then their mean JSON size).
-	PayloadCompression string
-	Source             bool
-	Warnings           []string
+	// Schema is the payload schema (source:<format> for the user's own records),
+	// PayloadCompression the trial's payload compressor; Source says the records are
+	// the user's own (SizeBytes is then their mean JSON size).
+	Schema, PayloadCompression string
+	Source                     bool
+	// OpenLoop says producers sent at a target rate, so records per second measure
+	// the target, not the codec.
+	OpenLoop bool
+	Warnings []string
 	// Search sums up a rate search's outcome (empty without one).
 	Search string
 }
@@ -77,9 +81,10 @@ func LocalRows(trials []runner.TrialResult) []Row {
 	rows := make([]Row, 0, len(trials))
 	for _, t := range trials {
 		r := t.Result
-		size := t.Trial.SizeBytes
+		size, schema := t.Trial.SizeBytes, t.Trial.Schema
 		if t.Trial.Source != nil {
 			size = int32(r.PayloadBytesPerRecord + 0.5) // the samples' mean JSON size
+			schema = "source:" + t.Trial.Source.Format
 		}
 		rows = append(rows, Row{Name: t.Trial.Name, Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(),
 			SizeBytes: size, SerializedBytes: r.SerializedBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
@@ -88,7 +93,8 @@ func LocalRows(trials []runner.TrialResult) []Row {
 			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,
 			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings,
 			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord,
-			PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil})
+			Schema: schema, PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil,
+			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0})
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
 			for _, st := range sr.Steps {
@@ -116,8 +122,9 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			P50:      t.EndToEndMicros.P50, P99: t.EndToEndMicros.P99, P999: t.EndToEndMicros.P999, Max: t.EndToEndMicros.Max,
 			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings,
 			CompBytes: float64(t.CompressedBytesPerRecord), CompMicros: float64(t.CompressNanosPerRecord) / 1e3,
-			DecompMicros:       float64(t.DecompressNanosPerRecord) / 1e3,
-			PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, "source:")})
+			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3,
+			Schema:       t.Schema, PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, "source:"),
+			OpenLoop: t.Settings.RecordsPerSecond > 0})
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {

@@ -23,6 +23,13 @@ type avroCodec struct {
 
 const avroNamespace = "io.serdebench.payload"
 
+func init() {
+	// goavro's decoders check block counts and byte lengths against these package
+	// limits (by default 2^31 entries, which a corrupt count turns into gigabytes).
+	goavro.MaxBlockCount = maxElements
+	goavro.MaxBlockSize = maxValueBytes
+}
+
 func newAvro(t payload.Type) (*avroCodec, error) {
 	goType := reflect.TypeOf(t.New()).Elem()
 	schema, err := AvroSchema(goType)

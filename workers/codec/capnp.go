@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"fmt"
 
 	capnp "capnproto.org/go/capnp/v3"
@@ -56,11 +57,16 @@ func (c *capnpCodec) Marshal(dst []byte, native any) ([]byte, error) {
 	return b, nil
 }
 
-func (c *capnpCodec) Unmarshal(data []byte, into any) (any, error) {
+func (c *capnpCodec) Unmarshal(data []byte, into any) (rec any, err error) {
+	// capnp panics on some malformed messages (a root in an empty segment).
+	defer recoverCorrupt(c.name, &rec, &err)
 	var msg *capnp.Message
-	var err error
 	if c.packed {
-		msg, err = capnp.UnmarshalPacked(data)
+		// The bounded decoder: UnmarshalPacked expands zero runs without a limit
+		// (2 bytes can claim 2 KiB), so a corrupt value could claim gigabytes.
+		dec := capnp.NewPackedDecoder(bytes.NewReader(data))
+		dec.MaxMessageSize = maxValueBytes
+		msg, err = dec.Decode()
 	} else {
 		// The message reads data in place; it is not released, as data is the
 		// caller's buffer and must not go into capnp's pool.

@@ -28,6 +28,14 @@ type Codec interface {
 	Unmarshal(data []byte, into any) (any, error)
 }
 
+// Bounds on what decoding a value may allocate, so a corrupt count in a value cannot
+// become a huge allocation: no record holds more list or map entries than
+// maxElements, and no value is larger than maxValueBytes.
+const (
+	maxElements   = 1 << 20
+	maxValueBytes = 64 << 20
+)
+
 // Names lists the codecs New accepts.
 func Names() []string {
 	return []string{"json", "avro", "protobuf", "msgpack", "raw",
@@ -75,5 +83,13 @@ func New(name string, t payload.Type) (Codec, error) {
 		return newCBOR(t), nil
 	default:
 		return nil, fmt.Errorf("unknown codec %q (known: %v)", name, Names())
+	}
+}
+
+// recoverCorrupt turns a decoder's panic on a corrupt value into an error (deferred
+// by codecs whose libraries panic on malformed input instead of returning one).
+func recoverCorrupt(codec string, rec *any, err *error) {
+	if r := recover(); r != nil {
+		*rec, *err = nil, fmt.Errorf("%s unmarshal: corrupt value: %v", codec, r)
 	}
 }

@@ -69,10 +69,20 @@ type dynJSON struct {
 	decoder func([]byte) decoder
 }
 
-func (c *dynJSON) Name() string                   { return c.name }
-func (c *dynJSON) Native(rec any) (any, error)    { return rec, nil }
-func (c *dynJSON) Record(native any) (any, error) { return source.Normalize(native), nil }
-func (c *dynJSON) NewNative() any                 { return nil }
+func (c *dynJSON) Name() string                { return c.name }
+func (c *dynJSON) Native(rec any) (any, error) { return rec, nil }
+func (c *dynJSON) NewNative() any              { return nil }
+
+// Record is the record as JSON keeps it: a whole float64 such as 100.0 is written
+// 100 and reads back as an integer, so both sides of a round trip pass through the
+// text form.
+func (c *dynJSON) Record(native any) (any, error) {
+	b, err := c.marshal(native)
+	if err != nil {
+		return nil, fmt.Errorf("%s: to record: %w", c.name, err)
+	}
+	return decodeJSON(b)
+}
 
 func (c *dynJSON) Marshal(_ []byte, native any) ([]byte, error) {
 	b, err := c.marshal(native)

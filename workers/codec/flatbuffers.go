@@ -42,11 +42,7 @@ func (c *flatbuffersCodec) Marshal(dst []byte, native any) ([]byte, error) {
 
 func (c *flatbuffersCodec) Unmarshal(data []byte, into any) (rec any, err error) {
 	// Generated accessors index the buffer without checks; a corrupt buffer panics.
-	defer func() {
-		if r := recover(); r != nil {
-			rec, err = nil, fmt.Errorf("flatbuffers unmarshal: corrupt buffer: %v", r)
-		}
-	}()
+	defer recoverCorrupt("flatbuffers", &rec, &err)
 	resetStruct(into)
 	c.fn.Read(data, into)
 	return into, nil

@@ -30,7 +30,9 @@ func newHamba(t payload.Type) (*hambaCodec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("avro/hamba: parse schema for %s: %w", t.Name, err)
 	}
-	return &hambaCodec{t: t, schema: schema, api: avro.Config{TagKey: "json"}.Freeze()}, nil
+	// Bounded like goavro (avro.go): list entries and string or bytes lengths.
+	api := avro.Config{TagKey: "json", MaxSliceAllocSize: maxElements, MaxByteSliceSize: maxValueBytes}.Freeze()
+	return &hambaCodec{t: t, schema: schema, api: api}, nil
 }
 
 func (c *hambaCodec) Name() string                   { return "avro/hamba" }

@@ -3,6 +3,8 @@ package compress
 import (
 	"bytes"
 	"compress/flate"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 
@@ -183,7 +185,10 @@ func (xzCompressor) Compress(dst, src []byte) ([]byte, error) {
 }
 
 func (xzCompressor) Decompress(dst, src []byte) ([]byte, error) {
-	r, err := xz.ReaderConfig{DictCap: xzDictCap}.NewReader(bytes.NewReader(src))
+	if err := xzBounded(src); err != nil {
+		return nil, fmt.Errorf("xz: %w", err)
+	}
+	r, err := xz.ReaderConfig{DictCap: xzDictCap, SingleStream: true}.NewReader(bytes.NewReader(src))
 	if err != nil {
 		return nil, fmt.Errorf("xz: %w", err)
 	}
@@ -192,4 +197,78 @@ func (xzCompressor) Decompress(dst, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("xz: %w", err)
 	}
 	return b, nil
+}
+
+// xzBounded checks what ulikunitz/xz would allocate before it reads a byte of data:
+// the dictionary a block declares (DictCap is only a floor; a header can ask for
+// 4 GiB), in a stream of one block, as Compress writes. It reads the block header
+// and the index (xz file format 1.0.4, sections 2.1, 3.1, 4); the library checks the
+// CRCs afterwards.
+func xzBounded(src []byte) error {
+	const hdr, footer = 12, 12 // stream header and footer
+	if len(src) < hdr+footer+8 {
+		return errors.New("value too short for an .xz stream")
+	}
+	block := src[hdr:]
+	size := (int(block[0]) + 1) * 4
+	if block[0] == 0 || size > len(block)-footer {
+		return errors.New("no block header")
+	}
+	h, flags := block[1:size-4], block[1]
+	i := 1
+	for _, present := range []bool{flags&0x40 != 0, flags&0x80 != 0} { // compressed and uncompressed sizes
+		if present {
+			if i >= len(h) {
+				return errors.New("block header too short")
+			}
+			_, n := binary.Uvarint(h[i:])
+			if n <= 0 {
+				return errors.New("bad size in the block header")
+			}
+			i += n
+		}
+	}
+	for range int(flags&3) + 1 { // filters
+		if i >= len(h) {
+			return errors.New("block header too short")
+		}
+		id, n := binary.Uvarint(h[i:])
+		if n <= 0 || i+n >= len(h) {
+			return errors.New("bad filter in the block header")
+		}
+		i += n
+		props, n := binary.Uvarint(h[i:])
+		if n <= 0 || props > uint64(len(h)) {
+			return errors.New("bad filter in the block header")
+		}
+		i += n
+		if id == 0x21 { // LZMA2: one byte, the dictionary size
+			if props != 1 || i >= len(h) {
+				return errors.New("bad LZMA2 properties")
+			}
+			if d := lzma2Dict(h[i]); d > xzDictCap {
+				return fmt.Errorf("the value's dictionary of %d B is larger than %d B", d, xzDictCap)
+			}
+		}
+		i += int(props)
+	}
+	// The footer's backward size locates the index; its record count is the number
+	// of blocks.
+	backward := (int(binary.LittleEndian.Uint32(src[len(src)-8:])) + 1) * 4
+	idx := len(src) - footer - backward
+	if idx < hdr || src[idx] != 0 {
+		return errors.New("no index")
+	}
+	if records, n := binary.Uvarint(src[idx+1:]); n <= 0 || records != 1 {
+		return errors.New("not one block per value")
+	}
+	return nil
+}
+
+// lzma2Dict decodes LZMA2's dictionary-size byte.
+func lzma2Dict(b byte) uint64 {
+	if b >= 40 {
+		return 1<<32 - 1
+	}
+	return uint64(2|b&1) << (b/2 + 11)
 }

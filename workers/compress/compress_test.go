@@ -2,8 +2,11 @@ package compress_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -159,5 +162,33 @@ func BenchmarkCompressors(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestHostileXZ: a value whose block header asks for a 4 GiB dictionary, with valid
+// CRCs, is refused before the library allocates it.
+func TestHostileXZ(t *testing.T) {
+	c, _ := compress.New("xz")
+	z, err := c.Compress(nil, []byte(strings.Repeat("serdebench ", 100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := (int(z[12]) + 1) * 4
+	h := z[12 : 12+size]
+	at := bytes.Index(h, []byte{0x21, 0x01}) // LZMA2, one property byte
+	if at < 0 {
+		t.Fatalf("no LZMA2 filter in block header %x", h)
+	}
+	h[at+2] = 40 // 4 GiB - 1
+	binary.LittleEndian.PutUint32(h[size-4:], crc32.ChecksumIEEE(h[:size-4]))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = c.Decompress(nil, z)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "dictionary") {
+		t.Fatalf("got %v, want the dictionary refused", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+		t.Fatalf("allocated %d MiB refusing it", d>>20)
 	}
 }

@@ -27,8 +27,8 @@ type Simple struct {
 // Complex holds a map and an array; its size knob is the number of entries.
 type Complex struct {
 	Timestamp int64            `json:"timestamp" msgpack:"timestamp"`
-	Storage   map[string]int32 `json:"storage" msgpack:"storage"`
-	Arr       []int32          `json:"arr" msgpack:"arr"`
+	Storage   map[string]int32 `json:"storage" msgpack:"storage,allownil"`
+	Arr       []int32          `json:"arr" msgpack:"arr,allownil"`
 }
 
 // Nested embeds a Simple; its size knob is the embedded query length.

@@ -6,6 +6,12 @@ import (
 	"github.com/tinylib/msgp/msgp"
 )
 
+// Size limits for msgp deserialization
+const (
+	z52f55418limitArrays = 1048576
+	z52f55418limitMaps   = 1048576
+)
+
 // MarshalMsg implements msgp.Marshaler
 func (z *Complex) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
@@ -15,16 +21,24 @@ func (z *Complex) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.AppendInt64(o, z.Timestamp)
 	// string "storage"
 	o = append(o, 0xa7, 0x73, 0x74, 0x6f, 0x72, 0x61, 0x67, 0x65)
-	o = msgp.AppendMapHeader(o, uint32(len(z.Storage)))
-	for za0001, za0002 := range z.Storage {
-		o = msgp.AppendString(o, za0001)
-		o = msgp.AppendInt32(o, za0002)
+	if z.Storage == nil { // allownil: if nil
+		o = msgp.AppendNil(o)
+	} else {
+		o = msgp.AppendMapHeader(o, uint32(len(z.Storage)))
+		for za0001, za0002 := range z.Storage {
+			o = msgp.AppendString(o, za0001)
+			o = msgp.AppendInt32(o, za0002)
+		}
 	}
 	// string "arr"
 	o = append(o, 0xa3, 0x61, 0x72, 0x72)
-	o = msgp.AppendArrayHeader(o, uint32(len(z.Arr)))
-	for za0003 := range z.Arr {
-		o = msgp.AppendInt32(o, z.Arr[za0003])
+	if z.Arr == nil { // allownil: if nil
+		o = msgp.AppendNil(o)
+	} else {
+		o = msgp.AppendArrayHeader(o, uint32(len(z.Arr)))
+		for za0003 := range z.Arr {
+			o = msgp.AppendInt32(o, z.Arr[za0003])
+		}
 	}
 	return
 }
@@ -37,6 +51,10 @@ func (z *Complex) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z52f55418limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -54,50 +72,68 @@ func (z *Complex) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 		case "storage":
-			var zb0002 uint32
-			zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "Storage")
-				return
-			}
-			if z.Storage == nil {
-				z.Storage = make(map[string]int32, zb0002)
-			} else if len(z.Storage) > 0 {
-				clear(z.Storage)
-			}
-			for zb0002 > 0 {
-				var za0002 int32
-				zb0002--
-				var za0001 string
-				za0001, bts, err = msgp.ReadStringBytes(bts)
+			if msgp.IsNil(bts) {
+				bts = bts[1:]
+				z.Storage = nil
+			} else {
+				var zb0002 uint32
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
 				if err != nil {
 					err = msgp.WrapError(err, "Storage")
 					return
 				}
-				za0002, bts, err = msgp.ReadInt32Bytes(bts)
-				if err != nil {
-					err = msgp.WrapError(err, "Storage", za0001)
+				if zb0002 > z52f55418limitMaps {
+					err = msgp.ErrLimitExceeded
 					return
 				}
-				z.Storage[za0001] = za0002
+				if z.Storage == nil {
+					z.Storage = make(map[string]int32, zb0002)
+				} else if len(z.Storage) > 0 {
+					clear(z.Storage)
+				}
+				for zb0002 > 0 {
+					var za0002 int32
+					zb0002--
+					var za0001 string
+					za0001, bts, err = msgp.ReadStringBytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Storage")
+						return
+					}
+					za0002, bts, err = msgp.ReadInt32Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Storage", za0001)
+						return
+					}
+					z.Storage[za0001] = za0002
+				}
 			}
 		case "arr":
-			var zb0003 uint32
-			zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "Arr")
-				return
-			}
-			if cap(z.Arr) >= int(zb0003) {
-				z.Arr = (z.Arr)[:zb0003]
+			if msgp.IsNil(bts) {
+				bts = bts[1:]
+				z.Arr = nil
 			} else {
-				z.Arr = make([]int32, zb0003)
-			}
-			for za0003 := range z.Arr {
-				z.Arr[za0003], bts, err = msgp.ReadInt32Bytes(bts)
+				var zb0003 uint32
+				zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
 				if err != nil {
-					err = msgp.WrapError(err, "Arr", za0003)
+					err = msgp.WrapError(err, "Arr")
 					return
+				}
+				if zb0003 > z52f55418limitArrays {
+					err = msgp.ErrLimitExceeded
+					return
+				}
+				if z.Arr != nil && cap(z.Arr) >= int(zb0003) {
+					z.Arr = (z.Arr)[:zb0003]
+				} else {
+					z.Arr = make([]int32, zb0003)
+				}
+				for za0003 := range z.Arr {
+					z.Arr[za0003], bts, err = msgp.ReadInt32Bytes(bts)
+					if err != nil {
+						err = msgp.WrapError(err, "Arr", za0003)
+						return
+					}
 				}
 			}
 		default:
@@ -157,6 +193,10 @@ func (z *Nested) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z52f55418limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {
@@ -246,6 +286,10 @@ func (z *Simple) UnmarshalMsg(bts []byte) (o []byte, err error) {
 	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
 	if err != nil {
 		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > z52f55418limitMaps {
+		err = msgp.ErrLimitExceeded
 		return
 	}
 	for zb0001 > 0 {

@@ -118,7 +118,9 @@ func Parse(spec Spec, schema, samples []byte) (*Set, error) {
 	s.Format = spec.Format
 	sc := bufio.NewScanner(bytes.NewReader(samples))
 	sc.Buffer(make([]byte, 0, 64<<10), MaxSampleBytes+1)
-	for n := 1; sc.Scan(); n++ {
+	n := 0 // the line number
+	for sc.Scan() {
+		n++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
@@ -137,7 +139,7 @@ func Parse(spec Spec, schema, samples []byte) (*Set, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("payload source: samples line %d: longer than %d B", len(s.Lines)+1, MaxSampleBytes)
+			return nil, fmt.Errorf("payload source: samples line %d: longer than %d B", n+1, MaxSampleBytes)
 		}
 		return nil, fmt.Errorf("payload source: samples: %w", err)
 	}

@@ -72,6 +72,16 @@ func TestBadLineNamed(t *testing.T) {
 	}
 }
 
+// TestLongLineNamed: a line over the limit is named by its number, blank lines
+// counted.
+func TestLongLineNamed(t *testing.T) {
+	spec := source.Spec{Format: source.JSONSchema}
+	samples := "{\"a\": 1}\n\n\n{\"a\": \"" + strings.Repeat("x", source.MaxSampleBytes) + "\"}\n"
+	if _, err := source.Parse(spec, []byte(`{}`), []byte(samples)); err == nil || !strings.Contains(err.Error(), "samples line 4: longer than") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestSchemaErrors(t *testing.T) {
 	samples := []byte(`{"a": 1}` + "\n")
 	for name, c := range map[string]struct {

@@ -1,0 +1,31 @@
+package microbench
+
+import (
+	"testing"
+
+	"github.com/serdebench/serdebench/internal/report"
+)
+
+// TestRanks: in a closed loop the end-to-end rank follows records per second; at a
+// target rate, which every codec reaches, it follows p50 latency. The in-process rank
+// follows the summed cost.
+func TestRanks(t *testing.T) {
+	results := []Result{
+		{Codec: "a", Schema: "s", SizeBytes: 100, PayloadCompression: "none", Marshal: Op{NsPerOp: 10}, Unmarshal: Op{NsPerOp: 10}},
+		{Codec: "b", Schema: "s", SizeBytes: 100, PayloadCompression: "none", Marshal: Op{NsPerOp: 5}, Unmarshal: Op{NsPerOp: 30}},
+	}
+	closed := Join(results, []report.Row{
+		{Codec: "a", Schema: "s", SizeBytes: 100, RecordsPerSecond: 900, P50: 50},
+		{Codec: "b", Schema: "s", SizeBytes: 100, RecordsPerSecond: 1000, P50: 90},
+	})
+	if closed[0].MicroRank != 1 || closed[1].MicroRank != 2 || closed[0].E2ERank != 2 || closed[1].E2ERank != 1 {
+		t.Fatalf("closed loop ranks %+v", closed)
+	}
+	open := Join(results, []report.Row{
+		{Codec: "a", Schema: "s", SizeBytes: 100, RecordsPerSecond: 500, P50: 50, OpenLoop: true},
+		{Codec: "b", Schema: "s", SizeBytes: 100, RecordsPerSecond: 501, P50: 90, OpenLoop: true},
+	})
+	if open[0].E2ERank != 1 || open[1].E2ERank != 2 {
+		t.Fatalf("open loop ranks %+v", open)
+	}
+}
