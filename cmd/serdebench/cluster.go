@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -95,9 +94,7 @@ func getCmd() *cobra.Command {
 func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) error {
 	switch output {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return report.JSON(w, res)
 	case "csv":
 		return report.CSV(w, report.ResultRows(res))
 	}

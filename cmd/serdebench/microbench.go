@@ -62,9 +62,7 @@ func microbenchCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			switch output {
 			case "json":
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return report.JSON(out, rows)
 			case "csv":
 				return microbench.CSV(out, rows)
 			}

@@ -1,7 +1,6 @@
 package microbench
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"sort"
@@ -153,15 +152,9 @@ func Table(w io.Writer, rows []Row) error {
 
 // CSV writes every column (end-to-end ones "-" when absent).
 func CSV(w io.Writer, rows []Row) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(columns); err != nil {
-		return err
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = r.cells()
 	}
-	for _, r := range rows {
-		if err := cw.Write(r.cells()); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return report.WriteCSV(w, columns, cells)
 }

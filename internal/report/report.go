@@ -196,24 +196,30 @@ func Table(w io.Writer, rows []Row) error {
 
 // CSV writes the table's columns as CSV.
 func CSV(w io.Writer, rows []Row) error {
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = r.cells()
+	}
+	return WriteCSV(w, columns, cells)
+}
+
+// WriteCSV writes a header and rows as CSV.
+func WriteCSV(w io.Writer, header []string, rows [][]string) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(columns); err != nil {
+	if err := cw.Write(header); err != nil {
 		return err
 	}
-	for _, r := range rows {
-		if err := cw.Write(r.cells()); err != nil {
-			return err
-		}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
 	}
-	cw.Flush()
 	return cw.Error()
 }
 
-// JSON writes the whole report.
-func JSON(w io.Writer, r Report) error {
+// JSON writes v (a Report, a result, microbenchmark rows) as indented JSON.
+func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // resultSettings are the settings a result row describes.

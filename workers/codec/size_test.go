@@ -14,15 +14,7 @@ func meanSize(t *testing.T, c codec.Codec, pool []any) float64 {
 	t.Helper()
 	total := 0
 	for _, rec := range pool {
-		native, err := c.Native(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := c.Marshal(nil, native)
-		if err != nil {
-			t.Fatal(err)
-		}
-		total += len(b)
+		total += len(encode(t, c, rec))
 	}
 	return float64(total) / float64(len(pool))
 }

@@ -46,7 +46,7 @@ func (c *thriftCodec) NewNative() any { return c.newT() }
 
 func (c *thriftCodec) Native(rec any) (any, error) {
 	m := c.newT()
-	if err := toThrift(reflect.ValueOf(rec).Elem(), reflect.ValueOf(m).Elem()); err != nil {
+	if err := convertThrift(reflect.ValueOf(rec).Elem(), reflect.ValueOf(m).Elem(), true); err != nil {
 		return nil, fmt.Errorf("%s: from record: %w", c.name, err)
 	}
 	return m, nil
@@ -54,7 +54,7 @@ func (c *thriftCodec) Native(rec any) (any, error) {
 
 func (c *thriftCodec) Record(native any) (any, error) {
 	rec := reflect.New(c.goType)
-	if err := fromThrift(reflect.ValueOf(native).Elem(), rec.Elem()); err != nil {
+	if err := convertThrift(rec.Elem(), reflect.ValueOf(native).Elem(), false); err != nil {
 		return nil, fmt.Errorf("%s: to record: %w", c.name, err)
 	}
 	return rec.Interface(), nil
@@ -88,67 +88,46 @@ func thriftFields(t reflect.Type) map[string]int {
 	return m
 }
 
-func toThrift(src, dst reflect.Value) error {
-	fields := thriftFields(dst.Type())
-	for i := range src.NumField() {
-		name := fieldName(src.Type().Field(i))
+// convertThrift copies between a payload struct and its generated Thrift struct,
+// matching fields by name, in the direction toThrift says. Times are microseconds
+// on the Thrift side; pointers are optional fields there.
+func convertThrift(rec, msg reflect.Value, toThrift bool) error {
+	fields := thriftFields(msg.Type())
+	for i := range rec.NumField() {
+		name := fieldName(rec.Type().Field(i))
 		j, ok := fields[name]
 		if !ok {
-			return fmt.Errorf("thrift struct %s has no field %s", dst.Type().Name(), name)
+			return fmt.Errorf("thrift struct %s has no field %s", msg.Type().Name(), name)
 		}
-		sv, dv := src.Field(i), dst.Field(j)
-		if sv.Kind() == reflect.Pointer {
-			if sv.IsNil() {
+		src, dst := rec.Field(i), msg.Field(j)
+		if !toThrift {
+			src, dst = dst, src
+		}
+		if src.Kind() == reflect.Pointer {
+			if src.IsNil() {
 				continue
 			}
-			sv = sv.Elem()
+			src = src.Elem()
 		}
-		if dv.Kind() == reflect.Pointer {
-			dv.Set(reflect.New(dv.Type().Elem()))
-			dv = dv.Elem()
+		if dst.Kind() == reflect.Pointer {
+			dst.Set(reflect.New(dst.Type().Elem()))
+			dst = dst.Elem()
 		}
+		var err error
 		switch {
-		case sv.Type() == timeType:
-			dv.SetInt(sv.Interface().(time.Time).UnixMicro())
-		case sv.Kind() == reflect.Struct:
-			if err := toThrift(sv, dv); err != nil {
-				return err
-			}
+		case src.Type() == timeType:
+			dst.SetInt(src.Interface().(time.Time).UnixMicro())
+		case dst.Type() == timeType:
+			dst.Set(reflect.ValueOf(time.UnixMicro(src.Int()).UTC()))
+		case src.Kind() == reflect.Struct && toThrift:
+			err = convertThrift(src, dst, true)
+		case src.Kind() == reflect.Struct:
+			err = convertThrift(dst, src, false)
 		default:
-			dv.Set(sv)
+			dst.Set(src)
 		}
-	}
-	return nil
-}
-
-func fromThrift(src, dst reflect.Value) error {
-	fields := thriftFields(src.Type())
-	for i := range dst.NumField() {
-		name := fieldName(dst.Type().Field(i))
-		j, ok := fields[name]
-		if !ok {
-			return fmt.Errorf("thrift struct %s has no field %s", src.Type().Name(), name)
-		}
-		sv, dv := src.Field(j), dst.Field(i)
-		if sv.Kind() == reflect.Pointer {
-			if sv.IsNil() {
-				continue
-			}
-			sv = sv.Elem()
-		}
-		if dv.Kind() == reflect.Pointer {
-			dv.Set(reflect.New(dv.Type().Elem()))
-			dv = dv.Elem()
-		}
-		switch {
-		case dv.Type() == timeType:
-			dv.Set(reflect.ValueOf(time.UnixMicro(sv.Int()).UTC()))
-		case dv.Kind() == reflect.Struct:
-			if err := fromThrift(sv, dv); err != nil {
-				return err
-			}
-		default:
-			dv.Set(sv)
+		if err != nil {
+			return err
 		}
 	}
 	return nil
