@@ -31,15 +31,7 @@ func capnpSchema(msgs []message) ([]byte, error) {
 		fmt.Fprintf(&b, "struct %s {\n", m.Name)
 		n := 0
 		for _, f := range m.Fields {
-			t := capnpTypesOf[f.Kind]
-			switch f.Kind {
-			case kindList:
-				t = "List(" + capnpTypesOf[f.Elem] + ")"
-			case kindMap:
-				t = "List(" + entryTable(m, f) + ")"
-			case kindMessage:
-				t = f.Message
-			}
+			t := schemaType(f, capnpTypesOf, "List(%s)", "List("+entryTable(m, f)+")")
 			if f.Optional && f.Kind != kindMessage {
 				fmt.Fprintf(&b, "  %s :union {\n    null @%d :Void;\n    value @%d :%s;\n  }\n", lowerCamel(f.Name), n, n+1, t)
 				n += 2

@@ -25,15 +25,7 @@ func flatbuffersSchema(msgs []message) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "table %s {\n", m.Name)
 		for _, f := range m.Fields {
-			t := fbTypesOf[f.Kind]
-			switch f.Kind {
-			case kindList:
-				t = "[" + fbTypesOf[f.Elem] + "]"
-			case kindMap:
-				t = "[" + entryTable(m, f) + "]"
-			case kindMessage:
-				t = f.Message
-			}
+			t := schemaType(f, fbTypesOf, "[%s]", "["+entryTable(m, f)+"]")
 			if f.Optional && f.Kind != kindString && f.Kind != kindMessage {
 				t += " = null"
 			}
