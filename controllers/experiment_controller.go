@@ -152,7 +152,14 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		if x.Spec.Payload.Source != nil {
 			missing, invalid, err := r.checkSource(ctx, x)
 			if err != nil {
-				return ctrl.Result{}, err // the API server's trouble: retried with backoff
+				// The API server's trouble (or missing RBAC): said in the status, and
+				// retried with backoff.
+				x.Status.ObservedGeneration = x.Generation
+				r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, ReasonSourceUnreadable, err.Error())
+				if _, werr := r.updateStatus(ctx, x); werr != nil {
+					return ctrl.Result{}, werr
+				}
+				return ctrl.Result{}, err
 			}
 			if invalid != nil {
 				return r.fail(ctx, x, -1, ReasonInvalidPayloadSource, invalid.Error())

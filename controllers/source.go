@@ -23,6 +23,7 @@ const sourceMountPath = "/etc/serdebench/source"
 const (
 	ReasonInvalidPayloadSource = "InvalidPayloadSource"
 	ReasonWaitingForSource     = "WaitingForPayloadSource"
+	ReasonSourceUnreadable     = "PayloadSourceUnreadable"
 )
 
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get

@@ -28,4 +28,11 @@ func TestRanks(t *testing.T) {
 	if open[0].E2ERank != 1 || open[1].E2ERank != 2 {
 		t.Fatalf("open loop ranks %+v", open)
 	}
+	search := Join(results, []report.Row{
+		{Codec: "a", Schema: "s", SizeBytes: 100, P50: 50, Search: "max sustained 8000 rec/s", MaxSustained: 8000},
+		{Codec: "b", Schema: "s", SizeBytes: 100, P50: 90, Search: "max sustained 9000 rec/s", MaxSustained: 9000},
+	})
+	if search[0].E2ERank != 2 || search[1].E2ERank != 1 {
+		t.Fatalf("rate search ranks %+v", search)
+	}
 }

@@ -55,10 +55,12 @@ type Row struct {
 	// the user's own (SizeBytes is then their mean JSON size).
 	Schema, PayloadCompression string
 	Source                     bool
-	// OpenLoop says producers sent at a target rate, so records per second measure
-	// the target, not the codec.
+	// OpenLoop says producers sent at a fixed target rate, so records per second
+	// measure the target, not the codec (false for a rate search).
 	OpenLoop bool
-	Warnings []string
+	// MaxSustained is a rate search's maximum sustained rate (0 without one).
+	MaxSustained int64
+	Warnings     []string
 	// Search sums up a rate search's outcome (empty without one).
 	Search string
 }
@@ -94,7 +96,7 @@ func LocalRows(trials []runner.TrialResult) []Row {
 			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings,
 			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord,
 			Schema: schema, PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil,
-			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0})
+			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0 && r.Search == nil})
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
 			for _, st := range sr.Steps {
@@ -104,6 +106,7 @@ func LocalRows(trials []runner.TrialResult) []Row {
 				}
 			}
 			rows[len(rows)-1].Search = searchLine(sr.MaxSustainedRecordsPerSecond, sr.Stopped, len(sr.Steps), failed, reason)
+			rows[len(rows)-1].MaxSustained = sr.MaxSustainedRecordsPerSecond
 		}
 	}
 	return rows
@@ -124,7 +127,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			CompBytes: float64(t.CompressedBytesPerRecord), CompMicros: float64(t.CompressNanosPerRecord) / 1e3,
 			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3,
 			Schema:       t.Schema, PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, "source:"),
-			OpenLoop: t.Settings.RecordsPerSecond > 0})
+			OpenLoop: t.Settings.RecordsPerSecond > 0 && t.Search == nil})
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {
@@ -134,6 +137,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 				}
 			}
 			rows[len(rows)-1].Search = searchLine(sr.MaxSustainedRecordsPerSecond, sr.Stopped, steps, failed, reason)
+			rows[len(rows)-1].MaxSustained = sr.MaxSustainedRecordsPerSecond
 		}
 	}
 	return rows

@@ -30,8 +30,9 @@ func newHamba(t payload.Type) (*hambaCodec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("avro/hamba: parse schema for %s: %w", t.Name, err)
 	}
-	// Bounded like goavro (avro.go): list entries and string or bytes lengths.
-	api := avro.Config{TagKey: "json", MaxSliceAllocSize: maxElements, MaxByteSliceSize: maxValueBytes}.Freeze()
+	// List entries bounded like goavro's (avro.go); strings and bytes keep hamba's
+	// 1 MiB default, above any payload's string.
+	api := avro.Config{TagKey: "json", MaxSliceAllocSize: maxElements}.Freeze()
 	return &hambaCodec{t: t, schema: schema, api: api}, nil
 }
 

@@ -201,9 +201,10 @@ func (xzCompressor) Decompress(dst, src []byte) ([]byte, error) {
 
 // xzBounded checks what ulikunitz/xz would allocate before it reads a byte of data:
 // the dictionary a block declares (DictCap is only a floor; a header can ask for
-// 4 GiB), in a stream of one block, as Compress writes. It reads the block header
-// and the index (xz file format 1.0.4, sections 2.1, 3.1, 4); the library checks the
-// CRCs afterwards.
+// 4 GiB), in a stream of one block, as Compress writes. It reads the block header,
+// walks the LZMA2 chunk headers to the block's end, and reads the index (xz file
+// format 1.0.4, sections 2.1, 3, 4; LZMA2 chunk headers as in xz's lzma2_decoder.c);
+// the library checks the CRCs afterwards.
 func xzBounded(src []byte) error {
 	const hdr, footer = 12, 12 // stream header and footer
 	if len(src) < hdr+footer+8 {
@@ -262,7 +263,50 @@ func xzBounded(src []byte) error {
 	if records, n := binary.Uvarint(src[idx+1:]); n <= 0 || records != 1 {
 		return errors.New("not one block per value")
 	}
+	// The library reads block after block before it reads the index: the first block
+	// must end where the index begins, or a second block header could still ask for
+	// a large dictionary.
+	end, err := lzma2End(src, hdr+size)
+	if err != nil {
+		return err
+	}
+	end = hdr + (end-hdr+3)&^3 // block padding
+	if t := int(src[7] & 0x0f); t > 0 {
+		end += 4 << ((t - 1) / 3) // the check: CRC32, CRC64, SHA-256, ...
+	}
+	if end != idx {
+		return errors.New("not one block per value")
+	}
 	return nil
+}
+
+// lzma2End walks LZMA2 chunk headers from pos, without decoding, to the offset after
+// the end marker.
+func lzma2End(src []byte, pos int) (int, error) {
+	for pos < len(src) {
+		c := src[pos]
+		switch {
+		case c == 0x00: // end of data
+			return pos + 1, nil
+		case c == 0x01 || c == 0x02: // uncompressed chunk: 2 bytes of size-1
+			if pos+3 > len(src) {
+				return 0, errors.New("truncated LZMA2 chunk")
+			}
+			pos += 3 + (int(src[pos+1])<<8 | int(src[pos+2])) + 1
+		case c >= 0x80: // LZMA chunk: unpacked size (2), packed size-1 (2), props from 0xc0
+			head := 5
+			if c >= 0xc0 {
+				head = 6
+			}
+			if pos+head > len(src) {
+				return 0, errors.New("truncated LZMA2 chunk")
+			}
+			pos += head + (int(src[pos+3])<<8 | int(src[pos+4])) + 1
+		default:
+			return 0, fmt.Errorf("invalid LZMA2 control byte %#x", c)
+		}
+	}
+	return 0, errors.New("LZMA2 data without an end marker")
 }
 
 // lzma2Dict decodes LZMA2's dictionary-size byte.
