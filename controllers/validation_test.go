@@ -57,38 +57,47 @@ func TestAdmissionTable(t *testing.T) {
 // produce the same spec.
 func TestDefaultsAgree(t *testing.T) {
 	ns := newNamespace(t)
-	doc := []byte(`apiVersion: serdebench.io/v1alpha1
+	for name, c := range map[string]struct {
+		payload string
+		goSide  serdebenchv1.PayloadSpec
+	}{
+		"defaults": {"{schema: simple, sizesBytes: [512]}", serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}},
+		"source-defaults": {"{source: {format: avro, configMap: {name: orders}}}",
+			serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro", ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}},
+	} {
+		doc := []byte(`apiVersion: serdebench.io/v1alpha1
 kind: SerializationExperiment
-metadata: {name: defaults}
+metadata: {name: ` + name + `}
 spec:
   kafka: {bootstrapServers: "kafka:9092"}
   codecs: [json]
-  payload: {schema: simple, sizesBytes: [512]}
+  payload: ` + c.payload + `
   records: 1000
 `)
-	local, err := experimentfile.Parse(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := &serdebenchv1.SerializationExperiment{}
-	if err := yaml.Unmarshal(doc, x); err != nil {
-		t.Fatal(err)
-	}
-	x.Namespace = ns
-	if err := k8s.Create(context.Background(), x); err != nil {
-		t.Fatal(err)
-	}
-	stored := get(t, ns, "defaults")
-	if diff := cmp.Diff(local.Spec, stored.Spec); diff != "" {
-		t.Fatalf("local parse and the API server default differently (-local +server):\n%s", diff)
-	}
-	goSide := serdebenchv1.ExperimentSpec{Codecs: []serdebenchv1.Codec{"json"}, Payload: serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}, Records: ptr(int64(1000))}
-	goSide.Default()
-	if diff := cmp.Diff(goSide, stored.Spec.ExperimentSpec); diff != "" {
-		t.Fatalf("ExperimentSpec.Default and the CRD's defaults differ (-go +server):\n%s", diff)
-	}
-	if stored.Spec.Retries == nil || *stored.Spec.Retries != serdebenchv1.DefaultRetries || stored.Spec.CleanupPolicy != serdebenchv1.CleanupDelete || stored.Spec.TimeoutSeconds != 1800 {
-		t.Fatalf("cluster defaults: retries %v cleanup %q timeout %d", stored.Spec.Retries, stored.Spec.CleanupPolicy, stored.Spec.TimeoutSeconds)
+		local, err := experimentfile.Parse(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := &serdebenchv1.SerializationExperiment{}
+		if err := yaml.Unmarshal(doc, x); err != nil {
+			t.Fatal(err)
+		}
+		x.Namespace = ns
+		if err := k8s.Create(context.Background(), x); err != nil {
+			t.Fatal(err)
+		}
+		stored := get(t, ns, name)
+		if diff := cmp.Diff(local.Spec, stored.Spec); diff != "" {
+			t.Fatalf("%s: local parse and the API server default differently (-local +server):\n%s", name, diff)
+		}
+		goSide := serdebenchv1.ExperimentSpec{Codecs: []serdebenchv1.Codec{"json"}, Payload: c.goSide, Records: ptr(int64(1000))}
+		goSide.Default()
+		if diff := cmp.Diff(goSide, stored.Spec.ExperimentSpec); diff != "" {
+			t.Fatalf("%s: ExperimentSpec.Default and the CRD's defaults differ (-go +server):\n%s", name, diff)
+		}
+		if stored.Spec.Retries == nil || *stored.Spec.Retries != serdebenchv1.DefaultRetries || stored.Spec.CleanupPolicy != serdebenchv1.CleanupDelete || stored.Spec.TimeoutSeconds != 1800 {
+			t.Fatalf("cluster defaults: retries %v cleanup %q timeout %d", stored.Spec.Retries, stored.Spec.CleanupPolicy, stored.Spec.TimeoutSeconds)
+		}
 	}
 }
 

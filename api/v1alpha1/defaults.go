@@ -18,6 +18,9 @@ const (
 	DefaultClient                = ClientSarama
 	DefaultPartitioner           = PartitionerRoundRobin
 	DefaultIntervalSeconds int32 = 10
+	// Payload source ConfigMap keys (SourceConfigMap).
+	DefaultSourceSchemaKey  = "schema"
+	DefaultSourceSamplesKey = "samples.jsonl"
 	// Rate search (RateSearch).
 	DefaultSearchStepPercent  int32 = 25
 	DefaultSearchStepSeconds  int32 = 10
@@ -37,6 +40,17 @@ const (
 func (s *ExperimentSpec) Default() {
 	if s.Mode == "" {
 		s.Mode = ModeBatch
+	}
+	if s.Payload.Compression == "" {
+		s.Payload.Compression = PayloadCompressionNone
+	}
+	if src := s.Payload.Source; src != nil && src.ConfigMap != nil {
+		if src.ConfigMap.SchemaKey == "" {
+			src.ConfigMap.SchemaKey = DefaultSourceSchemaKey
+		}
+		if src.ConfigMap.SamplesKey == "" {
+			src.ConfigMap.SamplesKey = DefaultSourceSamplesKey
+		}
 	}
 	if s.Producers == 0 {
 		s.Producers = 1
