@@ -111,7 +111,7 @@ demo-local: build kafka-up ## The thesis batch experiment without Kubernetes (se
 
 .PHONY: bench
 bench: build kafka-up envtest-assets ## Codec micro-benchmarks, producer throughput and fixed-rate latency vs the Java client, the operator at 100 experiments.
-	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/
+	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/ ./workers/compress/
 	go test -run '^$$' -bench 'HotPath|PacerLateness' -benchmem ./workers/producer/
 	hack/bench/producer-vs-kafka.sh
 	hack/bench/latency-vs-java.sh
