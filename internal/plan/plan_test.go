@@ -65,7 +65,7 @@ func TestExpandDefaults(t *testing.T) {
 	}
 	tr := trials[0]
 	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5,
-		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin"}
+		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none"}
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}
