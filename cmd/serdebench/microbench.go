@@ -42,8 +42,8 @@ func microbenchCmd() *cobra.Command {
 			}
 			var e2e []report.Row
 			if e2eFile != "" {
-				if e2e, err = readE2E(e2eFile); err != nil {
-					return err
+				if e2e, err = readRows(e2eFile); err != nil {
+					return fmt.Errorf("--e2e: %w", err)
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -77,16 +77,16 @@ func microbenchCmd() *cobra.Command {
 	return c
 }
 
-// readE2E reads end-to-end rows from a local run's JSON report or a
+// readRows reads the trial rows of a local run's JSON report or a
 // SerializationResult.
-func readE2E(path string) ([]report.Row, error) {
+func readRows(path string) ([]report.Row, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--e2e: %w", err)
+		return nil, fmt.Errorf("read results: %w", err)
 	}
 	js, err := yaml.YAMLToJSON(raw)
 	if err != nil {
-		return nil, fmt.Errorf("--e2e %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var kind struct {
 		Kind string `json:"kind"`
@@ -95,7 +95,7 @@ func readE2E(path string) ([]report.Row, error) {
 	if kind.Kind == "SerializationResult" {
 		var res v1alpha1.SerializationResult
 		if err := json.Unmarshal(js, &res); err != nil {
-			return nil, fmt.Errorf("--e2e %s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return report.ResultRows(&res), nil
 	}
@@ -103,11 +103,11 @@ func readE2E(path string) ([]report.Row, error) {
 		Trials []json.RawMessage `json:"trials"`
 	}
 	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Trials) == 0 {
-		return nil, fmt.Errorf("--e2e %s: neither a serdebench run -o json report nor a SerializationResult", path)
+		return nil, fmt.Errorf("%s: neither a serdebench run -o json report nor a SerializationResult", path)
 	}
 	var r report.Report
 	if err := json.Unmarshal(js, &r); err != nil {
-		return nil, fmt.Errorf("--e2e %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return report.LocalRows(r.Trials), nil
 }
