@@ -1,0 +1,227 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/schedule"
+)
+
+// Labels and annotations on a schedule's runs.
+const (
+	// LabelSchedule names the schedule that created an experiment.
+	LabelSchedule = "serdebench.io/schedule"
+	// AnnotationScheduledAt is the due time a run was started for (RFC 3339).
+	AnnotationScheduledAt = "serdebench.io/scheduled-at"
+)
+
+// Reasons for schedule conditions.
+const (
+	ReasonScheduled       = "Scheduled"
+	ReasonInvalidSchedule = "InvalidSchedule"
+	ReasonSuspended       = "Suspended"
+)
+
+// ScheduleReconciler starts a SerializationSchedule's runs on time, applies its
+// concurrency policy and starting deadline, and prunes its history.
+type ScheduleReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder record.EventRecorder
+	// Clock is the time the schedule is read against (default the real clock; tests
+	// pass a fake one).
+	Clock clock.PassiveClock
+	// MaxWait bounds how long a reconcile waits for the next due time (default one
+	// hour; tests with a fake clock set it short, as real time does not pass).
+	MaxWait time.Duration
+}
+
+// +kubebuilder:rbac:groups=serdebench.io,resources=serializationschedules,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=serdebench.io,resources=serializationschedules/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=serdebench.io,resources=serializationexperiments,verbs=get;list;watch;create;delete
+
+// Reconcile starts what is due and prunes what is finished.
+func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	s := &serdebenchv1.SerializationSchedule{}
+	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !s.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // runs are owned: garbage collection removes them
+	}
+	now := r.now()
+	s.Status.ObservedGeneration = s.Generation
+	cron, err := schedule.Parse(s.Spec.Schedule, s.Spec.TimeZone)
+	if err != nil {
+		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: serdebenchv1.ConditionReady, Status: metav1.ConditionFalse,
+			Reason: ReasonInvalidSchedule, Message: err.Error(), ObservedGeneration: s.Generation})
+		return ctrl.Result{}, r.Status().Update(ctx, s)
+	}
+	runs := &serdebenchv1.SerializationExperimentList{}
+	if err := r.List(ctx, runs, client.InNamespace(s.Namespace), client.MatchingLabels{LabelSchedule: s.Name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("list runs of %s: %w", s.Name, err)
+	}
+	active, succeeded, failed := classify(runs.Items)
+	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.prune(ctx, failed, limit(s.Spec.FailedHistoryLimit, 3)); err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(succeeded) > 0 {
+		last := succeeded[len(succeeded)-1]
+		if last.Status.ResultRef != nil {
+			s.Status.LastSuccessfulResult = last.Status.ResultRef.Name
+		}
+	}
+
+	since := s.CreationTimestamp.Time
+	if s.Status.LastScheduleTime != nil {
+		since = s.Status.LastScheduleTime.Time
+	}
+	due, missed, next := schedule.Due(cron, since, now)
+	d := schedule.Decide(&s.Spec, due, now, len(active))
+	s.Status.MissedRuns += int64(missed)
+	switch d.Action {
+	case schedule.Skip:
+		s.Status.MissedRuns++
+		s.Status.LastScheduleTime = &metav1.Time{Time: due}
+		r.Recorder.Eventf(s, corev1.EventTypeNormal, "RunSkipped", "%s", d.Reason)
+	case schedule.Replace:
+		for i := range active {
+			if err := r.Delete(ctx, &active[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+				return ctrl.Result{}, fmt.Errorf("replace run %s: %w", active[i].Name, err)
+			}
+		}
+		active = nil
+		fallthrough
+	case schedule.Start:
+		x, err := r.start(ctx, s, due)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		active = append(active, *x)
+		s.Status.LastScheduleTime = &metav1.Time{Time: due}
+		r.Recorder.Eventf(s, corev1.EventTypeNormal, "RunStarted", "started %s (%s)", x.Name, d.Reason)
+	}
+	s.Status.Active = s.Status.Active[:0]
+	for _, x := range active {
+		s.Status.Active = append(s.Status.Active, x.Name)
+	}
+	ready := metav1.Condition{Type: serdebenchv1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonScheduled,
+		Message: "next run due " + next.UTC().Format(time.RFC3339), ObservedGeneration: s.Generation}
+	if s.Spec.Suspend {
+		ready.Reason, ready.Message = ReasonSuspended, "suspended: no new runs"
+	}
+	meta.SetStatusCondition(&s.Status.Conditions, ready)
+	if err := r.Status().Update(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	wait := next.Sub(now)
+	if max := r.maxWait(); wait > max {
+		wait = max
+	}
+	return ctrl.Result{RequeueAfter: wait}, nil
+}
+
+// start creates the run due at due. Its name derives from the due time, so a
+// restart that repeats the step finds the run it already created.
+func (r *ScheduleReconciler) start(ctx context.Context, s *serdebenchv1.SerializationSchedule, due time.Time) (*serdebenchv1.SerializationExperiment, error) {
+	x := &serdebenchv1.SerializationExperiment{ObjectMeta: metav1.ObjectMeta{
+		Name:        fmt.Sprintf("%s-%d", truncate(s.Name, 52), due.Unix()/60),
+		Namespace:   s.Namespace,
+		Labels:      map[string]string{LabelSchedule: s.Name},
+		Annotations: map[string]string{AnnotationScheduledAt: due.UTC().Format(time.RFC3339)},
+	}, Spec: *s.Spec.ExperimentTemplate.Spec.DeepCopy()}
+	for k, v := range s.Spec.ExperimentTemplate.Labels {
+		x.Labels[k] = v
+	}
+	x.Labels[LabelSchedule] = s.Name
+	if err := controllerutil.SetControllerReference(s, x, r.Scheme); err != nil {
+		return nil, err
+	}
+	if err := r.Create(ctx, x); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("start run %s: %w", x.Name, err)
+		}
+		if err := r.Get(ctx, client.ObjectKeyFromObject(x), x); err != nil {
+			return nil, fmt.Errorf("get run %s: %w", x.Name, err)
+		}
+	}
+	return x, nil
+}
+
+// classify sorts runs into active, succeeded and failed, each oldest first by the
+// time it was due.
+func classify(runs []serdebenchv1.SerializationExperiment) (active, succeeded, failed []serdebenchv1.SerializationExperiment) {
+	sort.Slice(runs, func(i, j int) bool {
+		return runs[i].Annotations[AnnotationScheduledAt] < runs[j].Annotations[AnnotationScheduledAt]
+	})
+	for _, x := range runs {
+		switch {
+		case !x.DeletionTimestamp.IsZero():
+		case x.Status.Stage == serdebenchv1.StageSucceeded:
+			succeeded = append(succeeded, x)
+		case x.Status.Stage == serdebenchv1.StageFailed:
+			failed = append(failed, x)
+		default:
+			active = append(active, x)
+		}
+	}
+	return active, succeeded, failed
+}
+
+// prune deletes the oldest finished runs beyond keep; each run's result goes with
+// it (the result is owned by its experiment).
+func (r *ScheduleReconciler) prune(ctx context.Context, finished []serdebenchv1.SerializationExperiment, keep int) error {
+	for i := 0; i < len(finished)-keep; i++ {
+		if err := r.Delete(ctx, &finished[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("prune run %s: %w", finished[i].Name, err)
+		}
+	}
+	return nil
+}
+
+func limit(p *int32, def int) int {
+	if p == nil {
+		return def
+	}
+	return int(*p)
+}
+
+func (r *ScheduleReconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}
+
+func (r *ScheduleReconciler) maxWait() time.Duration {
+	if r.MaxWait <= 0 {
+		return time.Hour
+	}
+	return r.MaxWait
+}
+
+// SetupWithManager watches schedules and the experiments they own.
+func (r *ScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&serdebenchv1.SerializationSchedule{}).
+		Owns(&serdebenchv1.SerializationExperiment{}).
+		Named("serializationschedule").
+		Complete(r)
+}

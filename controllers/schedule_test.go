@@ -1,0 +1,200 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers"
+)
+
+// startScheduler runs only the schedule controller, under the shipped RBAC, on a fake
+// clock: the runs it starts are not run (no experiment controller), so tests set
+// their outcome themselves.
+func startScheduler(t *testing.T, clk *clocktesting.FakeClock) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: pointerTo(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
+		Clock: clk, MaxWait: 100 * time.Millisecond}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func newSchedule(ns, name string, mutate func(*serdebenchv1.SerializationScheduleSpec)) *serdebenchv1.SerializationSchedule {
+	x := experiment(ns, "template", nil)
+	s := &serdebenchv1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: serdebenchv1.SerializationScheduleSpec{Schedule: "*/5 * * * *",
+			ExperimentTemplate: serdebenchv1.ExperimentTemplate{Labels: map[string]string{"team": "payments"}, Spec: x.Spec}}}
+	if mutate != nil {
+		mutate(&s.Spec)
+	}
+	return s
+}
+
+func scheduleRuns(t *testing.T, ns, name string) []serdebenchv1.SerializationExperiment {
+	t.Helper()
+	list := &serdebenchv1.SerializationExperimentList{}
+	if err := k8s.List(context.Background(), list, client.InNamespace(ns), client.MatchingLabels{controllers.LabelSchedule: name}); err != nil {
+		t.Fatal(err)
+	}
+	var live []serdebenchv1.SerializationExperiment
+	for _, x := range list.Items {
+		if x.DeletionTimestamp.IsZero() {
+			live = append(live, x)
+		}
+	}
+	return live
+}
+
+func getSchedule(t *testing.T, ns, name string) *serdebenchv1.SerializationSchedule {
+	t.Helper()
+	s := &serdebenchv1.SerializationSchedule{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// finish sets a run's outcome as the experiment controller would.
+func finish(t *testing.T, x *serdebenchv1.SerializationExperiment, stage serdebenchv1.Stage) {
+	t.Helper()
+	x.Status.Stage = stage
+	if err := k8s.Status().Update(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSchedule drives one schedule with a fake clock through a due run, Forbid while
+// it is active, missed times, the starting deadline, suspension, Replace and history
+// pruning.
+func TestSchedule(t *testing.T) {
+	ns := newNamespace(t)
+	clk := clocktesting.NewFakeClock(time.Now())
+	startScheduler(t, clk)
+	ctx := context.Background()
+	s := newSchedule(ns, "nightly", nil)
+	if err := k8s.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	created := getSchedule(t, ns, "nightly").CreationTimestamp.Time
+	advanceTo := func(minutesAfterCreation int) {
+		clk.SetTime(created.Truncate(5 * time.Minute).Add(time.Duration(minutesAfterCreation)*time.Minute + 30*time.Second))
+	}
+	runs := func(n int, what string) []serdebenchv1.SerializationExperiment {
+		t.Helper()
+		var got []serdebenchv1.SerializationExperiment
+		waitFor(t, 10*time.Second, what, func() (bool, error) {
+			got = scheduleRuns(t, ns, "nightly")
+			return len(got) == n, fmt.Errorf("%d runs", len(got))
+		})
+		return got
+	}
+
+	advanceTo(5)
+	first := runs(1, "the first due run")[0]
+	if first.Labels["team"] != "payments" || metav1.GetControllerOf(&first) == nil || first.Annotations[controllers.AnnotationScheduledAt] == "" {
+		t.Fatalf("run %s: labels %v, annotations %v", first.Name, first.Labels, first.Annotations)
+	}
+	waitFor(t, 10*time.Second, "status.active", func() (bool, error) {
+		st := getSchedule(t, ns, "nightly").Status
+		return len(st.Active) == 1 && st.Active[0] == first.Name && st.LastScheduleTime != nil, fmt.Errorf("%+v", st)
+	})
+
+	// Forbid (the default): the next due time passes while the run is active.
+	advanceTo(10)
+	waitFor(t, 10*time.Second, "a run skipped by Forbid", func() (bool, error) {
+		return getSchedule(t, ns, "nightly").Status.MissedRuns == 1, nil
+	})
+	runs(1, "still one run")
+
+	// Finished, then three due times pass at once: one run, two counted missed.
+	finish(t, &first, serdebenchv1.StageSucceeded)
+	advanceTo(25)
+	runs(2, "the latest due run after missed ones")
+	waitFor(t, 10*time.Second, "missed runs counted", func() (bool, error) {
+		return getSchedule(t, ns, "nightly").Status.MissedRuns == 3, nil
+	})
+
+	// Replace: the active run gives way to the next.
+	s = getSchedule(t, ns, "nightly")
+	s.Spec.ConcurrencyPolicy = serdebenchv1.ConcurrencyReplace
+	deadline := int64(60)
+	s.Spec.StartingDeadlineSeconds = &deadline
+	if err := k8s.Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	before := runs(2, "two runs")
+	advanceTo(30)
+	waitFor(t, 10*time.Second, "the active run replaced", func() (bool, error) {
+		now := scheduleRuns(t, ns, "nightly")
+		names := map[string]bool{}
+		for _, x := range now {
+			names[x.Name] = true
+		}
+		return len(now) == 2 && names[first.Name] && !names[before[1].Name], fmt.Errorf("runs %v", names)
+	})
+
+	// The starting deadline: the controller sees the due time two minutes late.
+	missed := getSchedule(t, ns, "nightly").Status.MissedRuns
+	clk.SetTime(created.Truncate(5 * time.Minute).Add(37 * time.Minute))
+	waitFor(t, 10*time.Second, "a run past its deadline skipped", func() (bool, error) {
+		return getSchedule(t, ns, "nightly").Status.MissedRuns == missed+1, nil
+	})
+	runs(2, "no run started late")
+
+	// Suspended: due times pass, nothing starts.
+	s = getSchedule(t, ns, "nightly")
+	s.Spec.Suspend = true
+	if err := k8s.Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "Ready says suspended", func() (bool, error) {
+		c := meta.FindStatusCondition(getSchedule(t, ns, "nightly").Status.Conditions, serdebenchv1.ConditionReady)
+		return c != nil && c.Reason == controllers.ReasonSuspended, nil
+	})
+	advanceTo(45)
+	time.Sleep(500 * time.Millisecond)
+	runs(2, "no run while suspended")
+
+	// History: with one successful run kept, finishing the rest prunes the oldest.
+	s = getSchedule(t, ns, "nightly")
+	s.Spec.Suspend = false
+	s.Spec.SuccessfulHistoryLimit = pointerTo(int32(1))
+	if err := k8s.Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range scheduleRuns(t, ns, "nightly") {
+		if x.Status.Stage == "" {
+			finish(t, &x, serdebenchv1.StageSucceeded)
+		}
+	}
+	advanceTo(46) // nothing due: only the pruning
+	waitFor(t, 10*time.Second, "history pruned to one run", func() (bool, error) {
+		now := scheduleRuns(t, ns, "nightly")
+		return len(now) == 1 && now[0].Name != first.Name, fmt.Errorf("%d runs", len(now))
+	})
+}
