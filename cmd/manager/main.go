@@ -94,6 +94,11 @@ func main() {
 		log.Error(err, "set up controller")
 		os.Exit(1)
 	}
+	sr := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench")}
+	if err := sr.SetupWithManager(mgr); err != nil {
+		log.Error(err, "set up schedule controller")
+		os.Exit(1)
+	}
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
 	log.Info("starting", "version", version.String(), "workerImage", workerImage, "prometheus", prometheusURL, "watchNamespaces", namespaces)
