@@ -76,17 +76,21 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, fmt.Errorf("list runs of %s: %w", s.Name, err)
 	}
 	active, succeeded, failed := classify(runs.Items)
-	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.prune(ctx, failed, limit(s.Spec.FailedHistoryLimit, 3)); err != nil {
-		return ctrl.Result{}, err
-	}
 	if len(succeeded) > 0 {
 		last := succeeded[len(succeeded)-1]
 		if last.Status.ResultRef != nil {
 			s.Status.LastSuccessfulResult = last.Status.ResultRef.Name
 		}
+	}
+	// Compared before pruning, so the baseline runs are still there.
+	if err := r.compareLatest(ctx, s, succeeded); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.prune(ctx, failed, limit(s.Spec.FailedHistoryLimit, 3)); err != nil {
+		return ctrl.Result{}, err
 	}
 
 	since := s.CreationTimestamp.Time

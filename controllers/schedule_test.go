@@ -3,9 +3,11 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -197,4 +199,80 @@ func TestSchedule(t *testing.T) {
 		now := scheduleRuns(t, ns, "nightly")
 		return len(now) == 1 && now[0].Name != first.Name, fmt.Errorf("%d runs", len(now))
 	})
+}
+
+// TestScheduleRegression: each finished run is compared once with the previous one; a
+// planted 20 % throughput drop of one trial sets Regressed=True naming it, with a
+// Warning event, and the next run back at the old rate clears it.
+func TestScheduleRegression(t *testing.T) {
+	ns := newNamespace(t)
+	clk := clocktesting.NewFakeClock(time.Now())
+	startScheduler(t, clk)
+	ctx := context.Background()
+	if err := k8s.Create(ctx, newSchedule(ns, "watch", nil)); err != nil {
+		t.Fatal(err)
+	}
+	created := getSchedule(t, ns, "watch").CreationTimestamp.Time
+	// run starts the run due n×5 minutes after creation and finishes it with a
+	// result whose protobuf trial reaches rate records/s.
+	run := func(n int, rate int64) string {
+		t.Helper()
+		clk.SetTime(created.Truncate(5 * time.Minute).Add(time.Duration(5*n)*time.Minute + 30*time.Second))
+		var x serdebenchv1.SerializationExperiment
+		waitFor(t, 10*time.Second, fmt.Sprintf("run %d", n), func() (bool, error) {
+			for _, r := range scheduleRuns(t, ns, "watch") {
+				if r.Status.Stage == "" {
+					x = r
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		settings := serdebenchv1.TrialSettings{Mode: "batch", Acks: "1", Compression: "none"}
+		res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
+			Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
+			Trials: []serdebenchv1.TrialResult{
+				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000, Settings: settings,
+					SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000}},
+				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate, Settings: settings,
+					SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000}},
+			}}
+		if err := k8s.Create(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+		x.Status.ResultRef = &corev1.LocalObjectReference{Name: res.Name}
+		finish(t, &x, serdebenchv1.StageSucceeded)
+		return x.Name
+	}
+	regressed := func(want metav1.ConditionStatus, runName string) *metav1.Condition {
+		t.Helper()
+		var c *metav1.Condition
+		waitFor(t, 10*time.Second, fmt.Sprintf("Regressed=%s for %s", want, runName), func() (bool, error) {
+			s := getSchedule(t, ns, "watch")
+			c = meta.FindStatusCondition(s.Status.Conditions, serdebenchv1.ConditionRegressed)
+			return c != nil && c.Status == want && strings.Contains(c.Message, runName), fmt.Errorf("%+v", c)
+		})
+		return c
+	}
+	first := run(1, 150000)
+	regressed(metav1.ConditionUnknown, first) // no baseline yet
+	second := run(2, 120000)
+	c := regressed(metav1.ConditionTrue, second)
+	if !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -20.0%") || strings.Contains(c.Message, "t000-json") {
+		t.Fatalf("condition %+v", c)
+	}
+	waitFor(t, 10*time.Second, "a Warning event", func() (bool, error) {
+		evs := &corev1.EventList{}
+		if err := k8s.List(ctx, evs, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		for _, e := range evs.Items {
+			if e.Type == corev1.EventTypeWarning && e.Reason == controllers.ReasonRegressed && strings.Contains(e.Message, "t001-protobuf") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	third := run(3, 121000) // against the second run: within noise
+	regressed(metav1.ConditionFalse, third)
 }

@@ -165,6 +165,9 @@ type SerializationScheduleStatus struct {
 	// MissedRuns counts runs skipped past their starting deadline or by Forbid.
 	// +optional
 	MissedRuns int64 `json:"missedRuns,omitempty"`
+	// LastComparedRun is the last successful run compared with its baseline.
+	// +optional
+	LastComparedRun string `json:"lastComparedRun,omitempty"`
 	// Conditions: Ready and Regressed.
 	// +listType=map
 	// +listMapKey=type
