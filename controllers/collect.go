@@ -346,13 +346,12 @@ func trialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 			P9999: p.P9999, Max: p.Max}
 	}
 	s := t.Settings
-	schema, size := t.Schema, t.SizeBytes
+	size := t.SizeBytes
 	if t.Source != nil {
-		// The user's own records: their format and mean JSON size.
-		schema, size = "source:"+t.Source.Format, int32(m.PayloadBytesPerRecord+0.5)
+		size = int32(m.PayloadBytesPerRecord + 0.5) // the user's records: their mean JSON size
 	}
 	res := serdebenchv1.TrialResult{
-		Name: t.Name, Codec: t.Codec, Schema: schema, SizeBytes: size,
+		Name: t.Name, Codec: t.Codec, Schema: t.PayloadSchema(), SizeBytes: size,
 		Settings: serdebenchv1.TrialSettings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
 			Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, RecordsPerSecond: s.RecordsPerSecond, Client: s.Client,
 			Partitioner: s.Partitioner, PayloadCompression: s.PayloadCompression},

@@ -400,21 +400,12 @@ func (k *kubelet) mountVolumes(ctx context.Context, volumes []corev1.Volume, c c
 			if v.Name != m.Name {
 				continue
 			}
-			var files map[string][]byte
-			switch {
-			case v.Secret != nil:
-				sec := &corev1.Secret{}
-				if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.Secret.SecretName}, sec); err != nil {
-					return nil, fmt.Errorf("volume %s: %w", v.Name, err)
-				}
-				files = sec.Data
-			case v.ConfigMap != nil:
-				var err error
-				if files, err = configMapFiles(ctx, k.ns, v.ConfigMap); err != nil {
-					return nil, fmt.Errorf("volume %s: %w", v.Name, err)
-				}
-			default:
-				continue
+			files, err := k.volumeFiles(ctx, v)
+			if err != nil {
+				return nil, fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			if files == nil {
+				continue // not a Secret or ConfigMap
 			}
 			dir := k.t.TempDir()
 			for name, val := range files {
@@ -462,18 +453,31 @@ func configMapFiles(ctx context.Context, ns string, src *corev1.ConfigMapVolumeS
 // mountable reports whether every Secret and ConfigMap volume can be mounted now.
 func (k *kubelet) mountable(ctx context.Context, volumes []corev1.Volume) bool {
 	for _, v := range volumes {
-		switch {
-		case v.Secret != nil:
-			if k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.Secret.SecretName}, &corev1.Secret{}) != nil {
-				return false
-			}
-		case v.ConfigMap != nil:
-			if _, err := configMapFiles(ctx, k.ns, v.ConfigMap); err != nil {
-				return false
-			}
+		if _, err := k.volumeFiles(ctx, v); err != nil {
+			return false
 		}
 	}
 	return true
+}
+
+// volumeFiles are the files a Secret or ConfigMap volume holds (nil for other
+// volumes), or why it cannot be mounted.
+func (k *kubelet) volumeFiles(ctx context.Context, v corev1.Volume) (map[string][]byte, error) {
+	switch {
+	case v.Secret != nil:
+		sec := &corev1.Secret{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: v.Secret.SecretName}, sec); err != nil {
+			return nil, err
+		}
+		files := map[string][]byte{} // non-nil, even for an empty Secret
+		for key, val := range sec.Data {
+			files[key] = val
+		}
+		return files, nil
+	case v.ConfigMap != nil:
+		return configMapFiles(ctx, k.ns, v.ConfigMap)
+	}
+	return nil, nil
 }
 
 // recordPod creates the Pod the Job controller would have created (admission,

@@ -29,6 +29,7 @@ import (
 	"github.com/serdebench/serdebench/internal/runner"
 	"github.com/serdebench/serdebench/internal/version"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/source"
 	"github.com/serdebench/serdebench/workers/trial"
 )
 
@@ -181,13 +182,9 @@ func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []expe
 		if err := experiment.ResolveSource(x, filepath.Dir(file)); err != nil {
 			return nil, nil, nil, err
 		}
-		schema, err := os.ReadFile(src.SchemaPath)
+		schema, samples, err := source.ReadFiles(source.Spec{SchemaFile: src.SchemaPath, SamplesFile: src.SamplesPath})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("payload source: %w", err)
-		}
-		samples, err := os.ReadFile(src.SamplesPath)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("payload source: %w", err)
+			return nil, nil, nil, err
 		}
 		if sizes, err = experiment.CheckSource(&x.Spec.ExperimentSpec, schema, samples); err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: %w", src.SamplesPath, err)

@@ -61,7 +61,7 @@ func Cases(trials []trial.Trial) []trial.Trial {
 	seen := map[string]bool{}
 	var out []trial.Trial
 	for _, t := range trials {
-		k := Key(string(t.Codec), t.Schema, t.SizeBytes, string(t.Settings.PayloadCompression))
+		k := Key(string(t.Codec), t.PayloadSchema(), t.SizeBytes, string(t.Settings.PayloadCompression))
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, t)
@@ -118,10 +118,7 @@ func measure(ctx context.Context, t trial.Trial) (Result, error) {
 	natives := make([]any, len(pool))
 	encoded := make([][]byte, len(pool))
 	var compressed [][]byte
-	res := Result{Codec: string(t.Codec), Schema: t.Schema, SizeBytes: t.SizeBytes, PayloadCompression: string(t.Settings.PayloadCompression), Records: len(pool)}
-	if t.Source != nil {
-		res.Schema = "source:" + t.Source.Format
-	}
+	res := Result{Codec: string(t.Codec), Schema: t.PayloadSchema(), SizeBytes: t.SizeBytes, PayloadCompression: string(t.Settings.PayloadCompression), Records: len(pool)}
 	if res.PayloadCompression == "" {
 		res.PayloadCompression = compress.None
 	}

@@ -83,10 +83,9 @@ func LocalRows(trials []runner.TrialResult) []Row {
 	rows := make([]Row, 0, len(trials))
 	for _, t := range trials {
 		r := t.Result
-		size, schema := t.Trial.SizeBytes, t.Trial.Schema
+		size := t.Trial.SizeBytes
 		if t.Trial.Source != nil {
 			size = int32(r.PayloadBytesPerRecord + 0.5) // the samples' mean JSON size
-			schema = "source:" + t.Trial.Source.Format
 		}
 		rows = append(rows, Row{Name: t.Trial.Name, Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(),
 			SizeBytes: size, SerializedBytes: r.SerializedBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
@@ -95,7 +94,7 @@ func LocalRows(trials []runner.TrialResult) []Row {
 			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,
 			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings,
 			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord,
-			Schema: schema, PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil,
+			Schema: t.Trial.PayloadSchema(), PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil,
 			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0 && r.Search == nil})
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
@@ -126,7 +125,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			Lost: t.LostRecords, Duplicated: t.DuplicatedRecords, Warnings: t.Warnings,
 			CompBytes: float64(t.CompressedBytesPerRecord), CompMicros: float64(t.CompressNanosPerRecord) / 1e3,
 			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3,
-			Schema:       t.Schema, PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, "source:"),
+			Schema:       t.Schema, PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, trial.SourceSchemaPrefix),
 			OpenLoop: t.Settings.RecordsPerSecond > 0 && t.Search == nil})
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0

@@ -81,7 +81,7 @@ func (c *dynJSON) Record(native any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: to record: %w", c.name, err)
 	}
-	return decodeJSON(b)
+	return source.DecodeJSON(b)
 }
 
 func (c *dynJSON) Marshal(_ []byte, native any) ([]byte, error) {
@@ -188,7 +188,7 @@ func (dynRaw) Native(rec any) (any, error) {
 }
 
 func (dynRaw) Record(native any) (any, error) {
-	return decodeJSON(native.([]byte))
+	return source.DecodeJSON(native.([]byte))
 }
 
 func (dynRaw) Marshal(dst []byte, native any) ([]byte, error) {
@@ -197,16 +197,6 @@ func (dynRaw) Marshal(dst []byte, native any) ([]byte, error) {
 
 func (dynRaw) Unmarshal(data []byte, into any) (any, error) {
 	return append(into.([]byte)[:0], data...), nil
-}
-
-func decodeJSON(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return source.Normalize(v), nil
 }
 
 // dynAvro uses goavro with the source's .avsc; natives are goavro's, built from the
@@ -233,7 +223,7 @@ func (c *dynAvro) Record(native any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("avro: to record: %w", err)
 	}
-	return decodeJSON(b)
+	return source.DecodeJSON(b)
 }
 
 func (c *dynAvro) Marshal(dst []byte, native any) ([]byte, error) {
@@ -276,7 +266,7 @@ func (c *dynProto) Record(native any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("protobuf: to record: %w", err)
 	}
-	return decodeJSON(b)
+	return source.DecodeJSON(b)
 }
 
 func (c *dynProto) Marshal(dst []byte, native any) ([]byte, error) {

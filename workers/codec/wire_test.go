@@ -135,11 +135,11 @@ func encode(t *testing.T, c codec.Codec, rec any) []byte {
 	t.Helper()
 	native, err := c.Native(rec)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s native: %v", c.Name(), err)
 	}
 	b, err := c.Marshal(nil, native)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s marshal: %v", c.Name(), err)
 	}
 	return b
 }

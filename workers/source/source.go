@@ -67,15 +67,23 @@ type Set struct {
 
 // Load reads and checks the files spec names.
 func Load(spec Spec) (*Set, error) {
-	schema, err := readFile(spec.SchemaFile)
-	if err != nil {
-		return nil, err
-	}
-	samples, err := readFile(spec.SamplesFile)
+	schema, samples, err := ReadFiles(spec)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(spec, schema, samples)
+}
+
+// ReadFiles reads the schema and samples files spec names, each at most
+// MaxFileBytes.
+func ReadFiles(spec Spec) (schema, samples []byte, err error) {
+	if schema, err = readFile(spec.SchemaFile); err != nil {
+		return nil, nil, err
+	}
+	if samples, err = readFile(spec.SamplesFile); err != nil {
+		return nil, nil, err
+	}
+	return schema, samples, nil
 }
 
 func readFile(path string) ([]byte, error) {
@@ -151,14 +159,9 @@ func Parse(spec Spec, schema, samples []byte) (*Set, error) {
 
 // decode parses one JSON object, keeping integers exact.
 func decode(line []byte) (any, []byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := DecodeJSON(line)
+	if err != nil {
 		return nil, nil, fmt.Errorf("not JSON: %w", err)
-	}
-	if dec.More() {
-		return nil, nil, errors.New("more than one JSON value on the line")
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, nil, fmt.Errorf("a record must be a JSON object, got %s", strings.SplitN(string(line), " ", 2)[0])
@@ -167,7 +170,22 @@ func decode(line []byte) (any, []byte, error) {
 	if err := json.Compact(&buf, line); err != nil {
 		return nil, nil, fmt.Errorf("not JSON: %w", err)
 	}
-	return Normalize(v), buf.Bytes(), nil
+	return v, buf.Bytes(), nil
+}
+
+// DecodeJSON reads one JSON value, integers exact, in the form records are compared
+// in (Normalize).
+func DecodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return Normalize(v), nil
 }
 
 // Normalize turns decoded generic values into the forms records are compared in:

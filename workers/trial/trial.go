@@ -126,6 +126,19 @@ func (s Settings) Describe() string {
 	return b.String()
 }
 
+// SourceSchemaPrefix starts the schema name results give a trial of the user's own
+// records: source:<format>.
+const SourceSchemaPrefix = "source:"
+
+// PayloadSchema is the schema results name: the built-in schema, or source:<format>
+// for the user's own records.
+func (t Trial) PayloadSchema() string {
+	if t.Source != nil {
+		return SourceSchemaPrefix + t.Source.Format
+	}
+	return t.Schema
+}
+
 // IntervalSecondsOrDefault is the length of the result's intervals, the default
 // for plans that do not say.
 func (t Trial) IntervalSecondsOrDefault() int32 {
