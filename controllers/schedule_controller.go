@@ -48,6 +48,8 @@ type ScheduleReconciler struct {
 	// MaxWait bounds how long a reconcile waits for the next due time (default one
 	// hour; tests with a fake clock set it short, as real time does not pass).
 	MaxWait time.Duration
+	// Metrics are the per-schedule and per-trial gauges (nil: none).
+	Metrics *ScheduleMetrics
 }
 
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationschedules,verbs=get;list;watch;update;patch
@@ -58,9 +60,13 @@ type ScheduleReconciler struct {
 func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	s := &serdebenchv1.SerializationSchedule{}
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Metrics.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !s.DeletionTimestamp.IsZero() {
+		r.Metrics.forget(req.NamespacedName)
 		return ctrl.Result{}, nil // runs are owned: garbage collection removes them
 	}
 	now := r.now()
@@ -84,6 +90,9 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	// Compared before pruning, so the baseline runs are still there.
 	if err := r.compareLatest(ctx, s, succeeded); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.syncMetrics(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {

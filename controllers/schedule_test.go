@@ -3,6 +3,9 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
+	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,15 +26,16 @@ import (
 // startScheduler runs only the schedule controller, under the shipped RBAC, on a fake
 // clock: the runs it starts are not run (no experiment controller), so tests set
 // their outcome themselves.
-func startScheduler(t *testing.T, clk *clocktesting.FakeClock) {
+func startScheduler(t *testing.T, clk *clocktesting.FakeClock) *prometheus.Registry {
 	t.Helper()
+	reg := prometheus.NewRegistry()
 	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: pointerTo(true)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
-		Clock: clk, MaxWait: 100 * time.Millisecond}
+		Clock: clk, MaxWait: 100 * time.Millisecond, Metrics: controllers.NewScheduleMetrics(reg)}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +48,7 @@ func startScheduler(t *testing.T, clk *clocktesting.FakeClock) {
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
+	return reg
 }
 
 func newSchedule(ns, name string, mutate func(*serdebenchv1.SerializationScheduleSpec)) *serdebenchv1.SerializationSchedule {
@@ -207,7 +212,7 @@ func TestSchedule(t *testing.T) {
 func TestScheduleRegression(t *testing.T) {
 	ns := newNamespace(t)
 	clk := clocktesting.NewFakeClock(time.Now())
-	startScheduler(t, clk)
+	reg := startScheduler(t, clk)
 	ctx := context.Background()
 	if err := k8s.Create(ctx, newSchedule(ns, "watch", nil)); err != nil {
 		t.Fatal(err)
@@ -273,6 +278,61 @@ func TestScheduleRegression(t *testing.T) {
 		}
 		return false, nil
 	})
+	// The result says what it was compared with, and the gauges show the regression.
+	res := &serdebenchv1.SerializationResult{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: second}, res); err != nil {
+		t.Fatal(err)
+	}
+	cmp := res.Comparison
+	if cmp == nil || !cmp.Regressed || cmp.Schedule != "watch" || !slices.Equal(cmp.BaselineResults, []string{first}) || len(cmp.Trials) != 2 {
+		t.Fatalf("comparison %+v", cmp)
+	}
+	for _, tc := range cmp.Trials {
+		rps := tc.Metrics[0]
+		wantRegressed := tc.Name == "t001-protobuf-1176b"
+		if tc.Regressed != wantRegressed || rps.Name != "recordsPerSecond" || rps.Regressed != wantRegressed {
+			t.Fatalf("trial comparison %+v", tc)
+		}
+		if wantRegressed && (rps.Baseline != "150000.00" || rps.Candidate != "120000.00" || rps.ChangePercent != "-20.00") {
+			t.Fatalf("records/s comparison %+v", rps)
+		}
+	}
+	gauges := func(want string) {
+		t.Helper()
+		waitFor(t, 10*time.Second, "gauges", func() (bool, error) {
+			err := promtestutil.GatherAndCompare(reg, strings.NewReader(want), "serdebench_schedule_regressed", "serdebench_schedule_trial_regressed", "serdebench_schedule_trial_records_per_second")
+			return err == nil, err
+		})
+	}
+	gauges(fmt.Sprintf(`
+# HELP serdebench_schedule_regressed 1 when the schedule's latest run regressed against its baseline, 0 otherwise.
+# TYPE serdebench_schedule_regressed gauge
+serdebench_schedule_regressed{namespace=%[1]q,schedule="watch"} 1
+# HELP serdebench_schedule_trial_records_per_second Records per second of each trial in the schedule's latest successful run (end to end, warmup excluded).
+# TYPE serdebench_schedule_trial_records_per_second gauge
+serdebench_schedule_trial_records_per_second{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 40000
+serdebench_schedule_trial_records_per_second{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 120000
+# HELP serdebench_schedule_trial_regressed 1 when the trial regressed against the schedule's baseline in the latest run, 0 when not or when it had no baseline.
+# TYPE serdebench_schedule_trial_regressed gauge
+serdebench_schedule_trial_regressed{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 0
+serdebench_schedule_trial_regressed{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 1
+`, ns))
 	third := run(3, 121000) // against the second run: within noise
 	regressed(metav1.ConditionFalse, third)
+	waitFor(t, 10*time.Second, "regression gauge back to 0", func() (bool, error) {
+		err := promtestutil.GatherAndCompare(reg, strings.NewReader(fmt.Sprintf(`
+# HELP serdebench_schedule_regressed 1 when the schedule's latest run regressed against its baseline, 0 otherwise.
+# TYPE serdebench_schedule_regressed gauge
+serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
+`, ns)), "serdebench_schedule_regressed")
+		return err == nil, err
+	})
+	// A deleted schedule's series go.
+	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "series of the deleted schedule gone", func() (bool, error) {
+		n, err := promtestutil.GatherAndCount(reg)
+		return n == 0, err
+	})
 }
