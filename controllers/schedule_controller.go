@@ -73,8 +73,14 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	s.Status.ObservedGeneration = s.Generation
 	cron, err := schedule.Parse(s.Spec.Schedule, s.Spec.TimeZone)
 	if err != nil {
-		meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: serdebenchv1.ConditionReady, Status: metav1.ConditionFalse,
-			Reason: ReasonInvalidSchedule, Message: err.Error(), ObservedGeneration: s.Generation})
+		for _, typ := range []string{serdebenchv1.ConditionReady, serdebenchv1.ConditionStalled} {
+			st := metav1.ConditionTrue
+			if typ == serdebenchv1.ConditionReady {
+				st = metav1.ConditionFalse
+			}
+			meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: typ, Status: st,
+				Reason: ReasonInvalidSchedule, Message: err.Error(), ObservedGeneration: s.Generation})
+		}
 		return ctrl.Result{}, r.Status().Update(ctx, s)
 	}
 	runs := &serdebenchv1.SerializationExperimentList{}
@@ -141,6 +147,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		ready.Reason, ready.Message = ReasonSuspended, "suspended: no new runs"
 	}
 	meta.SetStatusCondition(&s.Status.Conditions, ready)
+	meta.RemoveStatusCondition(&s.Status.Conditions, serdebenchv1.ConditionStalled)
 	if err := r.Status().Update(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -32,10 +32,17 @@ const (
 	BaselineRollingMedian BaselineKind = "rollingMedian"
 )
 
-// Schedule condition types (besides the standard Ready).
+// Schedule condition types, and the standard ones both kinds carry for kstatus
+// (sigs.k8s.io/cli-utils), which Flux, Argo CD's health checks and kubectl wait read.
 const (
-	// ConditionReady is True while the schedule is valid and runs as planned.
+	// ConditionReady is True while the schedule is valid and runs as planned, and once
+	// an experiment succeeded.
 	ConditionReady = "Ready"
+	// ConditionReconciling is True while an experiment runs (kstatus: InProgress).
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when an experiment failed or a schedule cannot run
+	// (kstatus: Failed).
+	ConditionStalled = "Stalled"
 	// ConditionRegressed is True when the last run regressed against the baseline.
 	ConditionRegressed = "Regressed"
 )
