@@ -88,3 +88,9 @@ bin/serdebench wait thesis-batch -n "$NAMESPACE" --timeout 30m >/dev/null
 k -n "$NAMESPACE" get sx,sr
 log "the SerializationResult (serdebench get result thesis-batch -n $NAMESPACE)"
 bin/serdebench get result thesis-batch -n "$NAMESPACE"
+
+# The same result as one self-contained HTML file (charts, table, environment).
+report="$repo/.state/demo-report.html"
+bin/serdebench report thesis-batch -n "$NAMESPACE" -o "$report" >/dev/null
+log "report: $report ($(( $(stat -c %s "$report") / 1024 )) KiB; opens offline in any browser)"
+echo "report: $report"

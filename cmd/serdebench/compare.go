@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
 )
@@ -41,11 +36,11 @@ func compareCmd() *cobra.Command {
 			}
 			runs := make([][]report.Row, len(args))
 			for i, a := range args {
-				rows, err := runRows(cmd.Context(), &f, a)
+				run, err := loadRun(cmd.Context(), &f, a)
 				if err != nil {
 					return err
 				}
-				runs[i] = rows
+				runs[i] = run.Rows
 			}
 			res := compare.Compare(runs[:len(runs)-1], runs[len(runs)-1], th)
 			var err error
@@ -69,24 +64,6 @@ func compareCmd() *cobra.Command {
 	c.Flags().Float64Var(&th.P99RisePercent, "p99-rise-percent", th.P99RisePercent, "end-to-end p99 higher than the baseline by more than this regresses")
 	c.Flags().Float64Var(&th.SerializeRisePercent, "serialize-rise-percent", th.SerializeRisePercent, "serialize µs higher than the baseline by more than this regresses")
 	return c
-}
-
-// runRows reads one run: a file, else a SerializationResult in the cluster.
-func runRows(ctx context.Context, f *clusterFlags, arg string) ([]report.Row, error) {
-	if _, err := os.Stat(arg); err == nil {
-		return readRows(arg)
-	}
-	cl, ns, err := f.client()
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a file, and no cluster to look it up in: %w", arg, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	res := &v1alpha1.SerializationResult{}
-	if err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: arg}, res); err != nil {
-		return nil, fmt.Errorf("%s: not a file; get serializationresult %s/%s: %w", arg, ns, arg, err)
-	}
-	return report.ResultRows(res), nil
 }
 
 func compareTable(w io.Writer, res compare.Result) error {

@@ -48,7 +48,7 @@ func main() {
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true}
-	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), getCmd(), waitCmd())
+	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), reportCmd(), getCmd(), waitCmd())
 	return root
 }
 
