@@ -166,7 +166,7 @@ generate: $(PROTOC_GEN_GO) $(PROTOC_GEN_VTPROTO) $(MSGP) $(CONTROLLER_GEN) $(CAP
 	gofmt -w workers/payload/thriftgen workers/payload/fbgen workers/payload/capnpgen
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers.
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers; copy them, the PodMonitor and the dashboard into the chart.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=serdebench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	@# The chart renders the same CRDs, RBAC rules and PodMonitor from copies.
@@ -174,6 +174,7 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC 
 	cp config/crd/bases/*.yaml $(CHART)/files/crds/
 	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 	cp config/prometheus/podmonitor.yaml $(CHART)/files/podmonitor.yaml
+	cp config/grafana/serdebench-dashboard.json $(CHART)/files/serdebench-dashboard.json
 
 .PHONY: kafka-up kafka-down kafka-status
 kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).

@@ -107,9 +107,9 @@ func TestChart(t *testing.T) {
 			"Deployment/sb-chart": 1, "ServiceAccount/sb-chart": 1, "PodMonitor": 0}},
 		{"cluster-wide with monitoring", []string{"rbac.clusterWide=true", "podMonitor.enabled=true", "serviceMonitor.enabled=true",
 			"prometheusRule.enabled=true", "prometheus.url=http://prometheus.monitoring:9090", "image.digest=" + digest,
-			"workerImage.digest=" + digest}, map[string]int{
+			"workerImage.digest=" + digest, "grafanaDashboard.enabled=true"}, map[string]int{
 			"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 0, "PodMonitor/sb-chart": 1, "ServiceMonitor/sb-chart": 1,
-			"PrometheusRule/sb-chart": 1, "Service/sb-chart": 1}},
+			"PrometheusRule/sb-chart": 1, "Service/sb-chart": 1, "ConfigMap/sb-chart": 1}},
 		{"several namespaces and Strimzi elsewhere", []string{"rbac.watchNamespaces={sb-chart-b}", "rbac.strimziNamespaces={sb-kafka}",
 			"crds.enabled=false", "podMonitor.enabled=true"}, map[string]int{
 			"CustomResourceDefinition": 0, "Role/sb-chart-b": 1, "Role/sb-chart": 1, "Role/sb-kafka": 1, "RoleBinding": 3, "PodMonitor/sb-chart": 1}},
