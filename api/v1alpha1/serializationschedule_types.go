@@ -53,12 +53,17 @@ const (
 type SerializationScheduleSpec struct {
 	// Schedule is a cron expression (robfig/cron/v3 standard parser: five fields, or
 	// a descriptor such as @daily).
+	// Field values are checked by the controller (Ready=False, InvalidSchedule).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="TZ= and CRON_TZ= are not supported in schedule: use timeZone"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every [0-9a-z.]+|[^ ]+( +[^ ]+){4})$')",message="schedule must be five cron fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily or @every 6h"
 	Schedule string `json:"schedule"`
 
-	// TimeZone is the IANA time zone the schedule is read in. Default UTC.
+	// TimeZone is the IANA time zone the schedule is read in (e.g. Europe/Stockholm).
+	// Default UTC. A name the tz database lacks sets Ready=False (InvalidSchedule).
 	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9_+/-]*$`
 	// +optional
 	TimeZone string `json:"timeZone,omitempty"`
 
