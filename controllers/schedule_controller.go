@@ -24,7 +24,7 @@ import (
 // Labels and annotations on a schedule's runs.
 const (
 	// LabelSchedule names the schedule that created an experiment.
-	LabelSchedule = "serdebench.io/schedule"
+	LabelSchedule = serdebenchv1.LabelSchedule
 	// AnnotationScheduledAt is the due time a run was started for (RFC 3339).
 	AnnotationScheduledAt = "serdebench.io/scheduled-at"
 )

@@ -33,7 +33,7 @@ k create namespace "$NAMESPACE" --dry-run=client -o yaml | k apply -f - >/dev/nu
 k label namespace "$NAMESPACE" --overwrite pod-security.kubernetes.io/enforce=restricted >/dev/null
 # CRDs another release installed (the e2e suite's, kept on its uninstall) are adopted,
 # as Helm allows for resources annotated with the adopting release.
-for crd in serializationexperiments.serdebench.io serializationresults.serdebench.io; do
+for crd in serializationexperiments.serdebench.io serializationresults.serdebench.io serializationschedules.serdebench.io; do
   if k get crd "$crd" >/dev/null 2>&1; then
     k annotate --overwrite crd "$crd" meta.helm.sh/release-name="$RELEASE" meta.helm.sh/release-namespace="$NAMESPACE" >/dev/null
     k label --overwrite crd "$crd" app.kubernetes.io/managed-by=Helm >/dev/null

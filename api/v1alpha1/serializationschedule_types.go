@@ -47,6 +47,10 @@ const (
 	ConditionRegressed = "Regressed"
 )
 
+// LabelSchedule is the label naming the SerializationSchedule that started an
+// experiment (its runs are listed by it).
+const LabelSchedule = "serdebench.io/schedule"
+
 // SerializationScheduleSpec runs an experiment on a cron schedule and compares each
 // run with a baseline.
 // +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'pinned' || has(self.baseline.resultName)",message="baseline.kind pinned needs baseline.resultName"
