@@ -84,7 +84,7 @@ func TestDashboardQueries(t *testing.T) {
 	}
 	startManager(t, func(r *controllers.ExperimentReconciler) { r.Prometheus = prom; r.WorkerMetricsGrace = 8 * time.Second }, k)
 	clk := clocktesting.NewFakeClock(time.Now())
-	reg := startScheduler(t, clk)
+	reg := startScheduler(t, clk, ns)
 	ln, err := net.Listen("tcp", promtest.FreeAddr(t))
 	if err != nil {
 		t.Fatal(err)
@@ -119,12 +119,14 @@ func TestDashboardQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	papi := promv1.NewAPI(c)
-	vars := strings.NewReplacer(`$namespace`, regexp.QuoteMeta(ns), `$experiment`, ".*", `$__rate_interval`, "10s")
+	// $__rate_interval as Grafana computes it for a 1 s scrape interval: 4 × 1 s.
+	vars := strings.NewReplacer(`$namespace`, regexp.QuoteMeta(ns), `$experiment`, ".*", `$__rate_interval`, "4s")
 	// query runs a panel's expression over the run, and retries while the operator's
 	// last gauges are not scraped yet.
-	query := func(what, expr string) {
+	query := func(what, expr string) model.Matrix {
 		t.Helper()
 		q := vars.Replace(expr)
+		var m model.Matrix
 		waitFor(t, 30*time.Second, what, func() (bool, error) {
 			qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
@@ -136,7 +138,7 @@ func TestDashboardQueries(t *testing.T) {
 				}
 				return false, err
 			}
-			m, _ := v.(model.Matrix)
+			m, _ = v.(model.Matrix)
 			for _, series := range m {
 				if len(series.Values) > 0 {
 					return true, nil
@@ -144,12 +146,35 @@ func TestDashboardQueries(t *testing.T) {
 			}
 			return false, fmt.Errorf("%s returned no data", q)
 		})
+		return m
+	}
+	peak := func(m model.Matrix) float64 {
+		top := 0.0
+		for _, series := range m {
+			for _, v := range series.Values {
+				top = max(top, float64(v.Value))
+			}
+		}
+		return top
 	}
 	n := 0
 	for _, p := range d.Panels {
 		for i, target := range p.Targets {
-			query(fmt.Sprintf("panel %q query %d", p.Title, i), target.Expr)
+			m := query(fmt.Sprintf("panel %q query %d", p.Title, i), target.Expr)
 			n++
+			// Values, not just presence: the producer sent 300 rec/s, and this Prometheus
+			// scrapes every worker twice (two jobs, as two PodMonitors would), so a query
+			// that does not count each worker once shows 600.
+			if p.Title == "Throughput per trial" && i == 0 {
+				if top := peak(m); top < 200 || top > 400 {
+					t.Errorf("produced records/s peaks at %.0f, want about 300", top)
+				}
+			}
+			if p.Title == "Consumer lag per trial" {
+				if top := peak(m); top > 3000 {
+					t.Errorf("consumer lag peaks at %.0f records, more than the trial sent", top)
+				}
+			}
 		}
 	}
 	if n < 10 {

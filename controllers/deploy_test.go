@@ -231,7 +231,7 @@ func TestPrometheusRules(t *testing.T) {
 		t.Fatal("promtool not found: run through `make test`, which installs Debian's prometheus package")
 	}
 	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13",
-		"--set", "prometheusRule.enabled=true", "-s", "templates/prometheusrule.yaml")
+		"--set", "prometheusRule.enabled=true", "--set", "prometheusRule.labels.release=kube-prometheus-stack", "-s", "templates/prometheusrule.yaml")
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)
 	}

@@ -42,12 +42,15 @@ func kstatusOf(t *testing.T, obj client.Object) *status.Result {
 	return res
 }
 
-// waitKstatus waits until kstatus reads want.
-func waitKstatus(t *testing.T, obj client.Object, want status.Status, timeout time.Duration) {
+// waitKstatus waits until the controller has observed the schedule's generation and
+// kstatus reads want. (Without a status, kstatus reads any custom resource as Current:
+// that alone would prove nothing.)
+func waitKstatus(t *testing.T, s *serdebenchv1.SerializationSchedule, want status.Status, timeout time.Duration) {
 	t.Helper()
-	waitFor(t, timeout, fmt.Sprintf("kstatus %s of %s", want, obj.GetName()), func() (bool, error) {
-		res := kstatusOf(t, obj)
-		return res.Status == want, fmt.Errorf("kstatus %s: %s", res.Status, res.Message)
+	waitFor(t, timeout, fmt.Sprintf("kstatus %s of %s", want, s.Name), func() (bool, error) {
+		res := kstatusOf(t, s)
+		observed := s.Status.ObservedGeneration == s.Generation && meta.FindStatusCondition(s.Status.Conditions, serdebenchv1.ConditionReady) != nil
+		return observed && res.Status == want, fmt.Errorf("observed generation %d of %d, kstatus %s: %s", s.Status.ObservedGeneration, s.Generation, res.Status, res.Message)
 	})
 }
 
@@ -59,7 +62,7 @@ func TestScheduleTimeZoneAndKstatus(t *testing.T) {
 	// 20:29 UTC is 01:59 in Kolkata (UTC+05:30, no daylight saving).
 	base := time.Date(2026, 11, 22, 20, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakeClock(base)
-	startScheduler(t, clk)
+	startScheduler(t, clk, ns)
 	ctx := context.Background()
 	s := newSchedule(ns, "kolkata", func(spec *serdebenchv1.SerializationScheduleSpec) {
 		spec.Schedule, spec.TimeZone = "0 2 * * *", "Asia/Kolkata"

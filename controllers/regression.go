@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,23 +22,40 @@ const (
 	ReasonRegressed   = "Regressed"
 	ReasonNoRegressed = "WithinThresholds"
 	ReasonNoBaseline  = "NoBaseline"
+	// ReasonBaselineMissing: the pinned baseline result does not exist.
+	ReasonBaselineMissing = "BaselineMissing"
+	// ReasonResultMissing: the run's own result is gone.
+	ReasonResultMissing = "ResultMissing"
 )
 
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationresults,verbs=get;list;watch;patch
 
 // compareLatest compares the latest successful run (succeeded, oldest first) with the
-// schedule's baseline once, and sets the Regressed condition.
-func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.SerializationSchedule, succeeded []serdebenchv1.SerializationExperiment) error {
+// schedule's baseline once, writes the result's comparison block and sets the
+// Regressed condition. It returns the result as patched (nil when nothing was
+// written), for the gauges: the cache may not have seen the patch yet. A result that
+// is gone leaves the condition Unknown and the schedule running.
+func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.SerializationSchedule, succeeded []serdebenchv1.SerializationExperiment) (*serdebenchv1.SerializationResult, error) {
 	if len(succeeded) == 0 {
-		return nil
+		return nil, nil
 	}
 	latest := succeeded[len(succeeded)-1]
 	if latest.Name == s.Status.LastComparedRun || latest.Status.ResultRef == nil {
-		return nil
+		return nil, nil
+	}
+	cond := metav1.Condition{Type: serdebenchv1.ConditionRegressed, ObservedGeneration: s.Generation, Status: metav1.ConditionUnknown}
+	unknown := func(reason, msg string) (*serdebenchv1.SerializationResult, error) {
+		s.Status.LastComparedRun = latest.Name
+		cond.Reason, cond.Message = reason, msg
+		meta.SetStatusCondition(&s.Status.Conditions, cond)
+		return nil, nil
 	}
 	candidate, err := r.resultRows(ctx, s.Namespace, latest.Status.ResultRef.Name)
+	if apierrors.IsNotFound(err) {
+		return unknown(ReasonResultMissing, fmt.Sprintf("run %s: its result %s is gone", latest.Name, latest.Status.ResultRef.Name))
+	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var baselines [][]report.Row
 	var baselineNames []string
@@ -45,8 +63,13 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	switch b.Kind {
 	case serdebenchv1.BaselinePinned:
 		rows, err := r.resultRows(ctx, s.Namespace, b.ResultName)
+		if apierrors.IsNotFound(err) {
+			msg := fmt.Sprintf("run %s not compared: the pinned baseline result %s does not exist", latest.Name, b.ResultName)
+			r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonBaselineMissing, "%s", msg)
+			return unknown(ReasonBaselineMissing, msg)
+		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		baselines, baselineNames = append(baselines, rows), append(baselineNames, b.ResultName)
 	default: // previous, rollingMedian
@@ -60,26 +83,26 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 				continue
 			}
 			rows, err := r.resultRows(ctx, s.Namespace, prior[i].Status.ResultRef.Name)
+			if apierrors.IsNotFound(err) {
+				continue // deleted by hand: the runs before it still count
+			}
 			if err != nil {
-				return err
+				return nil, err
 			}
 			baselines, baselineNames = append(baselines, rows), append(baselineNames, prior[i].Status.ResultRef.Name)
 		}
 	}
-	cond := metav1.Condition{Type: serdebenchv1.ConditionRegressed, ObservedGeneration: s.Generation}
 	if len(baselines) == 0 {
-		s.Status.LastComparedRun = latest.Name
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, ReasonNoBaseline, fmt.Sprintf("run %s has no baseline yet", latest.Name)
-		meta.SetStatusCondition(&s.Status.Conditions, cond)
-		return nil
+		return unknown(ReasonNoBaseline, fmt.Sprintf("run %s has no baseline yet", latest.Name))
 	}
 	th := s.Spec.Thresholds
 	res := compare.Compare(baselines, candidate, compare.Thresholds{ThroughputDropPercent: float64(th.ThroughputDropPercent),
 		P99RisePercent: float64(th.P99RisePercent), SerializeRisePercent: float64(th.SerializeRisePercent)})
 	// The result says what it was compared with before the schedule records the run as
 	// compared: a failed patch is retried on the next reconcile.
-	if err := r.writeComparison(ctx, s, latest.Status.ResultRef.Name, baselineNames, res); err != nil {
-		return err
+	patched, err := r.writeComparison(ctx, s, latest.Status.ResultRef.Name, baselineNames, res)
+	if err != nil {
+		return nil, err
 	}
 	s.Status.LastComparedRun = latest.Name
 	if res.Regressed {
@@ -91,21 +114,22 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		cond.Message = fmt.Sprintf("run %s within thresholds of %d baseline run(s)", latest.Name, len(baselines))
 	}
 	meta.SetStatusCondition(&s.Status.Conditions, cond)
-	return nil
+	return patched, nil
 }
 
-// writeComparison patches the candidate result's comparison block.
-func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result) error {
+// writeComparison patches the candidate result's comparison block and returns the
+// result as the API server stored it.
+func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result) (*serdebenchv1.SerializationResult, error) {
 	obj := &serdebenchv1.SerializationResult{}
 	if err := r.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: result}, obj); err != nil {
-		return fmt.Errorf("get result %s: %w", result, err)
+		return nil, fmt.Errorf("get result %s: %w", result, err)
 	}
 	patch := client.MergeFrom(obj.DeepCopy())
 	obj.Comparison = ComparisonOf(s, baselines, res)
 	if err := r.Patch(ctx, obj, patch); err != nil {
-		return fmt.Errorf("write comparison to result %s: %w", result, err)
+		return nil, fmt.Errorf("write comparison to result %s: %w", result, err)
 	}
-	return nil
+	return obj, nil
 }
 
 // ComparisonOf is a comparison as the SerializationResult records it.
@@ -127,7 +151,7 @@ func ComparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res
 func (r *ScheduleReconciler) resultRows(ctx context.Context, ns, name string) ([]report.Row, error) {
 	res := &serdebenchv1.SerializationResult{}
 	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, res); err != nil {
-		return nil, fmt.Errorf("get result %s: %w", name, err)
+		return nil, fmt.Errorf("get result %s: %w", name, err) // wrapped: IsNotFound still sees it
 	}
 	return report.ResultRows(res), nil
 }

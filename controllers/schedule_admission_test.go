@@ -37,6 +37,13 @@ func TestScheduleAdmission(t *testing.T) {
 		{"rolling median of one", `{schedule: "@daily", baseline: {kind: rollingMedian, runs: 1}}`, "spec.baseline.runs"},
 		{"negative threshold", `{schedule: "@daily", thresholds: {throughputDropPercent: -1}}`, "spec.thresholds.throughputDropPercent"},
 		{"history too long", `{schedule: "@daily", successfulHistoryLimit: 1000}`, "spec.successfulHistoryLimit"},
+		{"every 30 seconds", `schedule: "@every 30s"`, "whole minutes"},
+		{"every 0 minutes", `schedule: "@every 0m"`, "whole minutes"},
+		{"every 1h30m", `schedule: "@every 1h30m"`, ""},
+		{"history shorter than the rolling median", `{schedule: "@daily", successfulHistoryLimit: 3, baseline: {kind: rollingMedian, runs: 5}}`, "successfulHistoryLimit must keep the baseline runs"},
+		{"no history for previous", `{schedule: "@daily", successfulHistoryLimit: 0, baseline: {kind: previous}}`, "successfulHistoryLimit must keep the baseline runs"},
+		{"a 53-character name", `schedule: "@daily"`, "at most 52 characters"},
+		{"no history with a pinned baseline", `{schedule: "@daily", successfulHistoryLimit: 0, baseline: {kind: pinned, resultName: golden}}`, ""},
 		{"invalid template", `{schedule: "@daily", experimentTemplate: {spec: {kafka: {bootstrapServers: "kafka:9092"}, codecs: [yaml], payload: {schema: business-record, sizesBytes: [1176]}, records: 10000}}}`, "spec.experimentTemplate.spec.codecs"},
 	}
 	for i, c := range cases {
@@ -58,6 +65,9 @@ func TestScheduleAdmission(t *testing.T) {
 			}
 			obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "serdebench.io/v1alpha1", "kind": "SerializationSchedule",
 				"metadata": map[string]any{"name": fmt.Sprintf("case-%d", i), "namespace": ns}, "spec": spec}}
+			if c.name == "a 53-character name" {
+				obj.SetName(strings.Repeat("a", 53))
+			}
 			err := k8s.Create(context.Background(), obj)
 			switch {
 			case c.reject == "" && err != nil:
@@ -73,7 +83,7 @@ func TestScheduleAdmission(t *testing.T) {
 			s := getSchedule(t, ns, obj.GetName())
 			sp := s.Spec
 			if sp.ConcurrencyPolicy != serdebenchv1.ConcurrencyForbid || *sp.SuccessfulHistoryLimit != 5 || *sp.FailedHistoryLimit != 3 ||
-				sp.Baseline.Kind != serdebenchv1.BaselinePrevious || sp.Baseline.Runs != 5 || sp.Thresholds.ThroughputDropPercent != 10 ||
+				sp.Baseline.Kind != serdebenchv1.BaselineRollingMedian || sp.Baseline.Runs != 5 || sp.Thresholds.ThroughputDropPercent != 10 ||
 				sp.Thresholds.P99RisePercent != 20 || sp.Thresholds.SerializeRisePercent != 20 || sp.ExperimentTemplate.Spec.Topic.Partitions != 3 {
 				t.Fatalf("defaults not applied: %+v", sp)
 			}

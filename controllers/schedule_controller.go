@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -54,6 +55,7 @@ type ScheduleReconciler struct {
 
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationschedules,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationschedules/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=serdebench.io,resources=serializationschedules/finalizers,verbs=update
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationexperiments,verbs=get;list;watch;create;delete
 
 // Reconcile starts what is due and prunes what is finished.
@@ -87,7 +89,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.List(ctx, runs, client.InNamespace(s.Namespace), client.MatchingLabels{LabelSchedule: s.Name}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("list runs of %s: %w", s.Name, err)
 	}
-	active, succeeded, failed := classify(runs.Items)
+	active, succeeded, failed, terminating := classify(runs.Items)
 	if len(succeeded) > 0 {
 		last := succeeded[len(succeeded)-1]
 		if last.Status.ResultRef != nil {
@@ -95,13 +97,21 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 	}
 	// Compared before pruning, so the baseline runs are still there.
-	if err := r.compareLatest(ctx, s, succeeded); err != nil {
+	patched, err := r.compareLatest(ctx, s, succeeded)
+	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if patched != nil && r.Metrics != nil {
+		r.Metrics.show(req.NamespacedName, patched)
 	}
 	if err := r.syncMetrics(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
+	// A pinned baseline that is one of this schedule's own results is kept.
+	keep := func(x serdebenchv1.SerializationExperiment) bool {
+		return s.Spec.Baseline.Kind == serdebenchv1.BaselinePinned && x.Status.ResultRef != nil && x.Status.ResultRef.Name == s.Spec.Baseline.ResultName
+	}
+	if err := r.prune(ctx, slices.DeleteFunc(slices.Clone(succeeded), keep), limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.prune(ctx, failed, limit(s.Spec.FailedHistoryLimit, 3)); err != nil {
@@ -113,7 +123,19 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		since = s.Status.LastScheduleTime.Time
 	}
 	due, missed, next := schedule.Due(cron, since, now)
+	if startedFor(runs.Items, due) {
+		// The cache's schedule predates the status write that recorded this run: the
+		// run itself is the record, and its missed times were counted then.
+		s.Status.LastScheduleTime = &metav1.Time{Time: due}
+		due, missed = time.Time{}, 0
+	}
 	d := schedule.Decide(&s.Spec, due, now, len(active))
+	if terminating > 0 && s.Spec.ConcurrencyPolicy != serdebenchv1.ConcurrencyAllow && (d.Action == schedule.Start || d.Action == schedule.Replace) {
+		// A deleted or replaced run's pods may still be measuring: start once they are
+		// gone (the due time stays pending; the starting deadline still applies).
+		d = schedule.Decision{Action: schedule.Wait, Reason: "waiting for deleted runs to finish terminating"}
+		next = now.Add(2 * time.Second)
+	}
 	s.Status.MissedRuns += int64(missed)
 	switch d.Action {
 	case schedule.Skip:
@@ -121,13 +143,16 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		s.Status.LastScheduleTime = &metav1.Time{Time: due}
 		r.Recorder.Eventf(s, corev1.EventTypeNormal, "RunSkipped", "%s", d.Reason)
 	case schedule.Replace:
+		// The new run starts once these are gone (terminating, above), so their pods
+		// never measure beside it.
 		for i := range active {
 			if err := r.Delete(ctx, &active[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 				return ctrl.Result{}, fmt.Errorf("replace run %s: %w", active[i].Name, err)
 			}
+			r.Recorder.Eventf(s, corev1.EventTypeNormal, "RunReplaced", "deleted %s for the run due %s", active[i].Name, due.UTC().Format(time.RFC3339))
 		}
 		active = nil
-		fallthrough
+		next = now.Add(time.Second)
 	case schedule.Start:
 		x, err := r.start(ctx, s, due)
 		if err != nil {
@@ -185,15 +210,25 @@ func (r *ScheduleReconciler) start(ctx context.Context, s *serdebenchv1.Serializ
 	return x, nil
 }
 
+// startedFor says a run for the due time exists.
+func startedFor(runs []serdebenchv1.SerializationExperiment, due time.Time) bool {
+	if due.IsZero() {
+		return false
+	}
+	at := due.UTC().Format(time.RFC3339)
+	return slices.ContainsFunc(runs, func(x serdebenchv1.SerializationExperiment) bool { return x.Annotations[AnnotationScheduledAt] == at })
+}
+
 // classify sorts runs into active, succeeded and failed, each oldest first by the
-// time it was due.
-func classify(runs []serdebenchv1.SerializationExperiment) (active, succeeded, failed []serdebenchv1.SerializationExperiment) {
+// time it was due, and counts those being deleted.
+func classify(runs []serdebenchv1.SerializationExperiment) (active, succeeded, failed []serdebenchv1.SerializationExperiment, terminating int) {
 	sort.Slice(runs, func(i, j int) bool {
 		return runs[i].Annotations[AnnotationScheduledAt] < runs[j].Annotations[AnnotationScheduledAt]
 	})
 	for _, x := range runs {
 		switch {
 		case !x.DeletionTimestamp.IsZero():
+			terminating++
 		case x.Status.Stage == serdebenchv1.StageSucceeded:
 			succeeded = append(succeeded, x)
 		case x.Status.Stage == serdebenchv1.StageFailed:
@@ -202,7 +237,7 @@ func classify(runs []serdebenchv1.SerializationExperiment) (active, succeeded, f
 			active = append(active, x)
 		}
 	}
-	return active, succeeded, failed
+	return active, succeeded, failed, terminating
 }
 
 // prune deletes the oldest finished runs beyond keep; each run's result goes with

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -65,6 +66,9 @@ func (r *ScheduleReconciler) syncMetrics(ctx context.Context, s *serdebenchv1.Se
 	}
 	res := &serdebenchv1.SerializationResult{}
 	if err := r.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: name}, res); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // pruned (a history limit of 0): nothing to show until the next run
+		}
 		return fmt.Errorf("get result %s for metrics: %w", name, err)
 	}
 	m.show(key, res)

@@ -24,12 +24,15 @@ import (
 )
 
 // startScheduler runs only the schedule controller, under the shipped RBAC, on a fake
-// clock: the runs it starts are not run (no experiment controller), so tests set
+// clock, watching ns; its gauges go to the returned registry. The runs it starts are
+// run only when the test also starts the experiment controller; otherwise tests set
 // their outcome themselves.
-func startScheduler(t *testing.T, clk *clocktesting.FakeClock) *prometheus.Registry {
+func startScheduler(t *testing.T, clk *clocktesting.FakeClock, ns string) *prometheus.Registry {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(), Metrics: metricsserver.Options{BindAddress: "0"},
+	// Only the test's namespace: schedules of earlier tests stay in the API server and
+	// would add their series to this registry.
+	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(ns), Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: pointerTo(true)}})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +104,7 @@ func finish(t *testing.T, x *serdebenchv1.SerializationExperiment, stage serdebe
 func TestSchedule(t *testing.T) {
 	ns := newNamespace(t)
 	clk := clocktesting.NewFakeClock(time.Now())
-	startScheduler(t, clk)
+	startScheduler(t, clk, ns)
 	ctx := context.Background()
 	s := newSchedule(ns, "nightly", nil)
 	if err := k8s.Create(ctx, s); err != nil {
@@ -191,6 +194,7 @@ func TestSchedule(t *testing.T) {
 	s = getSchedule(t, ns, "nightly")
 	s.Spec.Suspend = false
 	s.Spec.SuccessfulHistoryLimit = pointerTo(int32(1))
+	s.Spec.Baseline.Kind = serdebenchv1.BaselinePrevious // the default rolling median needs 5 kept
 	if err := k8s.Update(ctx, s); err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +216,7 @@ func TestSchedule(t *testing.T) {
 func TestScheduleRegression(t *testing.T) {
 	ns := newNamespace(t)
 	clk := clocktesting.NewFakeClock(time.Now())
-	reg := startScheduler(t, clk)
+	reg := startScheduler(t, clk, ns)
 	ctx := context.Background()
 	if err := k8s.Create(ctx, newSchedule(ns, "watch", nil)); err != nil {
 		t.Fatal(err)
@@ -327,6 +331,18 @@ serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
 `, ns)), "serdebench_schedule_regressed")
 		return err == nil, err
 	})
+	// A pinned baseline that does not exist: Unknown with a reason and a Warning, and
+	// the schedule keeps running.
+	sch := getSchedule(t, ns, "watch")
+	sch.Spec.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: "no-such-result", Runs: 5}
+	if err := k8s.Update(ctx, sch); err != nil {
+		t.Fatal(err)
+	}
+	fourth := run(4, 150000)
+	if c := regressed(metav1.ConditionUnknown, fourth); c.Reason != controllers.ReasonBaselineMissing || !strings.Contains(c.Message, "no-such-result") {
+		t.Fatalf("condition %+v", c)
+	}
+	run(5, 150000) // a new run started: the missing baseline did not stop the schedule
 	// A deleted schedule's series go.
 	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {
 		t.Fatal(err)

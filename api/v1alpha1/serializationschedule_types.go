@@ -54,6 +54,7 @@ const LabelSchedule = "serdebench.io/schedule"
 // SerializationScheduleSpec runs an experiment on a cron schedule and compares each
 // run with a baseline.
 // +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'pinned' || has(self.baseline.resultName)",message="baseline.kind pinned needs baseline.resultName"
+// +kubebuilder:validation:XValidation:rule="!has(self.successfulHistoryLimit) || self.baseline.kind == 'pinned' || self.successfulHistoryLimit >= (self.baseline.kind == 'rollingMedian' ? self.baseline.runs : 1)",message="successfulHistoryLimit must keep the baseline runs: at least baseline.runs for rollingMedian, at least 1 for previous"
 type SerializationScheduleSpec struct {
 	// Schedule is a cron expression (robfig/cron/v3 standard parser: five fields, or
 	// a descriptor such as @daily).
@@ -61,7 +62,7 @@ type SerializationScheduleSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="TZ= and CRON_TZ= are not supported in schedule: use timeZone"
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every [0-9a-z.]+|[^ ]+( +[^ ]+){4})$')",message="schedule must be five cron fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily or @every 6h"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every ([1-9][0-9]*h([0-9]+m)?|[1-9][0-9]*m)|[^ ]+( +[^ ]+){4})$')",message="schedule must be five cron fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily or @every 6h (whole minutes, at least 1m)"
 	Schedule string `json:"schedule"`
 
 	// TimeZone is the IANA time zone the schedule is read in (e.g. Europe/Stockholm).
@@ -90,21 +91,24 @@ type SerializationScheduleSpec struct {
 	// ExperimentTemplate is the experiment each run creates.
 	ExperimentTemplate ExperimentTemplate `json:"experimentTemplate"`
 
-	// SuccessfulHistoryLimit and FailedHistoryLimit are how many finished runs to
-	// keep; older ones are deleted with their results. Defaults 5 and 3.
+	// SuccessfulHistoryLimit is how many successful runs to keep; older ones are
+	// deleted with their results (a pinned baseline of this schedule's is kept).
+	// Default 5; it must cover the baseline runs.
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	SuccessfulHistoryLimit *int32 `json:"successfulHistoryLimit,omitempty"`
+	// FailedHistoryLimit is how many failed runs to keep. Default 3.
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	FailedHistoryLimit *int32 `json:"failedHistoryLimit,omitempty"`
 
-	// Baseline is what each run is compared with. Default previous.
-	// +kubebuilder:default={kind: previous}
+	// Baseline is what each run is compared with. Default rollingMedian of the last
+	// 5 runs: a change must leave their spread, so one noisy run is not an alert.
+	// +kubebuilder:default={kind: rollingMedian}
 	// +optional
 	Baseline Baseline `json:"baseline,omitempty"`
 
@@ -116,7 +120,7 @@ type SerializationScheduleSpec struct {
 
 // ExperimentTemplate is the experiment a schedule creates: labels and spec.
 type ExperimentTemplate struct {
-	// Labels are added to each run's experiment (and its result).
+	// Labels are added to each run's experiment.
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
 	// Spec is the SerializationExperiment spec.
@@ -125,8 +129,8 @@ type ExperimentTemplate struct {
 
 // Baseline selects the runs a run is compared with.
 type Baseline struct {
-	// Kind is previous, pinned or rollingMedian. Default previous.
-	// +kubebuilder:default=previous
+	// Kind is previous, pinned or rollingMedian. Default rollingMedian.
+	// +kubebuilder:default=rollingMedian
 	// +optional
 	Kind BaselineKind `json:"kind,omitempty"`
 	// ResultName is the pinned SerializationResult (kind pinned).
@@ -200,6 +204,7 @@ type SerializationScheduleStatus struct {
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
 // +kubebuilder:printcolumn:name="Last",type=date,JSONPath=`.status.lastScheduleTime`
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52",message="a schedule's name is at most 52 characters: runs are named <schedule>-<minute> and labelled with it"
 type SerializationSchedule struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

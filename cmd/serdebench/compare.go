@@ -43,6 +43,10 @@ func compareCmd() *cobra.Command {
 				runs[i] = run.Rows
 			}
 			res := compare.Compare(runs[:len(runs)-1], runs[len(runs)-1], th)
+			if len(res.Trials) == 0 {
+				// A gate that compared nothing must not pass.
+				return fmt.Errorf("nothing compared: no trial of %s matches a baseline trial (codec, schema, size and settings)", args[len(args)-1])
+			}
 			var err error
 			if output == "json" {
 				err = report.JSON(cmd.OutOrStdout(), res)
@@ -83,6 +87,9 @@ func compareTable(w io.Writer, res compare.Result) error {
 	}
 	for _, u := range res.Unmatched {
 		fmt.Fprintf(w, "not in any baseline: %s\n", u)
+	}
+	for _, m := range res.Missing {
+		fmt.Fprintf(w, "in a baseline, not in the candidate: %s\n", m)
 	}
 	return nil
 }

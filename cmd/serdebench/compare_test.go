@@ -49,6 +49,19 @@ trials:
 	if out, err := run(base, base); err != nil {
 		t.Fatalf("a run against itself: %v\n%s", err, out)
 	}
+	// A candidate that matches nothing fails the gate (exit 1), not passes it.
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(other, []byte(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationResult
+metadata: {name: other}
+trials:
+  - {name: t000-json-4096b, codec: json, schema: business-record, sizeBytes: 4096, recordsPerSecond: 10000, settings: {mode: batch, acks: "1"}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(base, other); err == nil || errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "nothing compared") {
+		t.Fatalf("nothing matched: %v\n%s", err, out)
+	}
 	if _, err := run(base, filepath.Join(dir, "missing.yaml"), "--kubeconfig", filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "not a file") {
 		t.Fatalf("missing file: %v", err)
 	}

@@ -57,6 +57,8 @@ type Result struct {
 	Trials []Trial `json:"trials"`
 	// Unmatched are candidate trials no baseline run has.
 	Unmatched []string `json:"unmatched,omitempty"`
+	// Missing are baseline trials the candidate lacks.
+	Missing []string `json:"missing,omitempty"`
 	Regressed bool     `json:"regressed"`
 }
 
@@ -84,12 +86,25 @@ var metrics = []metric{
 // flags regressions.
 func Compare(baselines [][]report.Row, candidate []report.Row, th Thresholds) Result {
 	byKey := map[string][]report.Row{}
+	var keys []string
 	for _, run := range baselines {
 		for _, r := range run {
+			if byKey[Key(r)] == nil {
+				keys = append(keys, Key(r))
+			}
 			byKey[Key(r)] = append(byKey[Key(r)], r)
 		}
 	}
+	inCandidate := map[string]bool{}
+	for _, c := range candidate {
+		inCandidate[Key(c)] = true
+	}
 	var out Result
+	for _, k := range keys {
+		if !inCandidate[k] {
+			out.Missing = append(out.Missing, byKey[k][0].Name)
+		}
+	}
 	for _, c := range candidate {
 		base := byKey[Key(c)]
 		if len(base) == 0 {

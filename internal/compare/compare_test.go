@@ -53,13 +53,13 @@ func TestNoiseIsNotFlagged(t *testing.T) {
 }
 
 // TestMatching: trials match by codec, schema, size and settings; a trial no
-// baseline has is listed, not compared.
+// baseline has is listed, not compared, and so is the baseline trial it lacks.
 func TestMatching(t *testing.T) {
 	base := [][]report.Row{{row("json", 1000, 10, 1)}}
 	other := row("json", 500, 10, 1)
 	other.Settings = "batch acks=all"
 	res := Compare(base, []report.Row{other}, DefaultThresholds)
-	if res.Regressed || len(res.Trials) != 0 || len(res.Unmatched) != 1 {
+	if res.Regressed || len(res.Trials) != 0 || len(res.Unmatched) != 1 || len(res.Missing) != 1 {
 		t.Fatalf("result %+v", res)
 	}
 }

@@ -32,24 +32,33 @@ func Parse(spec, timeZone string) (cron.Schedule, error) {
 	if sp, ok := s.(*cron.SpecSchedule); ok {
 		sp.Location = loc
 	}
+	// robfig returns the zero time for a date that never comes (30 February): such a
+	// schedule would never run.
+	if s.Next(time.Unix(0, 0)).IsZero() {
+		return nil, fmt.Errorf("schedule %q: never due (no such date)", spec)
+	}
 	return s, nil
 }
 
-// maxMissed bounds the walk over missed times (a schedule every minute, down for a
-// month, is 43,200 of them; the walk stops and counts the rest as one).
+// maxMissed bounds the count of missed times (a schedule every minute, down for a
+// month, has 43,200): past it, the walk jumps to the last day before now and missed
+// stays at maxMissed, a lower bound.
 const maxMissed = 100_000
 
 // Due is the most recent time the schedule was due after since and at or before now
 // (zero: none), how many due times it passed over without a run, and the next due
-// time after now.
+// time after now (zero: none).
 func Due(s cron.Schedule, since, now time.Time) (due time.Time, missed int, next time.Time) {
-	for t := s.Next(since); !t.After(now); t = s.Next(t) {
-		if !due.IsZero() {
+	for t := s.Next(since); !t.IsZero() && !t.After(now); t = s.Next(t) {
+		if !due.IsZero() && missed < maxMissed {
 			missed++
 		}
 		due = t
 		if missed >= maxMissed {
-			break
+			if j := s.Next(now.Add(-24 * time.Hour)); j.After(t) && !j.After(now) {
+				t = j
+				due = j
+			}
 		}
 	}
 	return due, missed, s.Next(now)

@@ -66,3 +66,53 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestDaylightSaving pins what robfig/cron (and so Kubernetes CronJobs) does on
+// transition days, as docs/schedules.md says: in Europe/Stockholm "0 2 * * *" does
+// not run on 29 March 2026 (02:00 does not exist) and runs twice on 25 October 2026
+// (02:00 CEST and 02:00 CET). A library change that alters this fails here.
+func TestDaylightSaving(t *testing.T) {
+	s, err := Parse("0 2 * * *", "Europe/Stockholm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := func(from, to string) []time.Time {
+		var out []time.Time
+		for tm := s.Next(at(from)); tm.Before(at(to)); tm = s.Next(tm) {
+			out = append(out, tm.UTC())
+		}
+		return out
+	}
+	if got := walk("2026-03-28T12:00:00Z", "2026-03-30T12:00:00Z"); len(got) != 1 || !got[0].Equal(at("2026-03-30T00:00:00Z")) {
+		t.Errorf("spring forward: %v, want only 2026-03-30T00:00:00Z", got)
+	}
+	if got := walk("2026-10-24T12:00:00Z", "2026-10-25T12:00:00Z"); len(got) != 2 ||
+		!got[0].Equal(at("2026-10-25T00:00:00Z")) || !got[1].Equal(at("2026-10-25T01:00:00Z")) {
+		t.Errorf("fall back: %v, want 00:00 and 01:00 UTC", got)
+	}
+	// 04:00 is clear of both transitions.
+	s, _ = Parse("0 4 * * *", "Europe/Stockholm")
+	if got := walk("2026-03-28T12:00:00Z", "2026-03-30T12:00:00Z"); len(got) != 2 {
+		t.Errorf("04:00 in spring: %v", got)
+	}
+}
+
+// TestNeverDueAndLongDowntime: a date that never comes is refused (robfig would
+// return the zero time and a naive walk would never end), and a schedule every minute
+// after 200 days away is walked in bounded time to its latest due time.
+func TestNeverDueAndLongDowntime(t *testing.T) {
+	for _, spec := range []string{"0 0 30 2 *", "0 0 31 4 *"} {
+		if _, err := Parse(spec, ""); err == nil {
+			t.Errorf("%s: accepted", spec)
+		}
+	}
+	s, err := Parse("* * * * *", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := at("2026-11-22T12:00:30Z")
+	due, missed, next := Due(s, now.Add(-200*24*time.Hour), now)
+	if !due.Equal(at("2026-11-22T12:00:00Z")) || missed != maxMissed || !next.Equal(at("2026-11-22T12:01:00Z")) {
+		t.Fatalf("due %s missed %d next %s", due, missed, next)
+	}
+}
