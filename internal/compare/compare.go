@@ -58,7 +58,7 @@ type Result struct {
 	// Unmatched are candidate trials no baseline run has.
 	Unmatched []string `json:"unmatched,omitempty"`
 	// Missing are baseline trials the candidate lacks.
-	Missing []string `json:"missing,omitempty"`
+	Missing   []string `json:"missing,omitempty"`
 	Regressed bool     `json:"regressed"`
 }
 
