@@ -142,6 +142,10 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		}
 	}
 	if x.Status.Stage == serdebenchv1.StageSucceeded || x.Status.Stage == serdebenchv1.StageFailed {
+		// Finished under an operator without the kstatus conditions: add them once.
+		if meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionReady) == nil {
+			return r.updateStatus(ctx, x)
+		}
 		return ctrl.Result{}, nil
 	}
 	trials, err := plan.Expand(x.Spec.ExperimentSpec)

@@ -114,9 +114,6 @@ func TestScheduleTimeZoneAndKstatus(t *testing.T) {
 		t.Fatalf("Ready %+v", c)
 	}
 	// Fixed: Current again, and Stalled is gone.
-	r.Spec.TimeZone = "Europe/Stockholm"
-	if err := k8s.Update(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	updateSchedule(t, ns, "mars", func(s *serdebenchv1.SerializationScheduleSpec) { s.TimeZone = "Europe/Stockholm" })
 	waitKstatus(t, bad, status.CurrentStatus, 10*time.Second)
 }

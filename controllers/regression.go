@@ -26,6 +26,8 @@ const (
 	ReasonBaselineMissing = "BaselineMissing"
 	// ReasonResultMissing: the run's own result is gone.
 	ReasonResultMissing = "ResultMissing"
+	// ReasonNothingMatched: no trial of the run matches a baseline trial.
+	ReasonNothingMatched = "NothingMatched"
 )
 
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationresults,verbs=get;list;watch;patch
@@ -105,6 +107,12 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		return nil, err
 	}
 	s.Status.LastComparedRun = latest.Name
+	if len(res.Trials) == 0 {
+		cond.Reason = ReasonNothingMatched
+		cond.Message = fmt.Sprintf("run %s: no trial matches a trial of the %d baseline run(s) by codec, schema, size and settings (did the template change?)", latest.Name, len(baselines))
+		meta.SetStatusCondition(&s.Status.Conditions, cond)
+		return patched, nil
+	}
 	if res.Regressed {
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonRegressed
 		cond.Message = fmt.Sprintf("run %s against %d baseline run(s): %s", latest.Name, len(baselines), strings.Join(res.RegressedTrials(), "; "))
@@ -121,7 +129,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 // result as the API server stored it.
 func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result) (*serdebenchv1.SerializationResult, error) {
 	obj := &serdebenchv1.SerializationResult{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: result}, obj); err != nil {
+	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: result}, obj); err != nil {
 		return nil, fmt.Errorf("get result %s: %w", result, err)
 	}
 	patch := client.MergeFrom(obj.DeepCopy())
@@ -136,7 +144,7 @@ func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv
 func ComparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res compare.Result) *serdebenchv1.ResultComparison {
 	dec := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 	out := &serdebenchv1.ResultComparison{Schedule: s.Name, BaselineKind: s.Spec.Baseline.Kind, BaselineResults: baselines,
-		Thresholds: s.Spec.Thresholds, Regressed: res.Regressed, UnmatchedTrials: res.Unmatched}
+		Thresholds: s.Spec.Thresholds, Regressed: res.Regressed, UnmatchedTrials: res.Unmatched, MissingTrials: res.Missing}
 	for _, t := range res.Trials {
 		tc := serdebenchv1.TrialComparison{Name: t.Name, BaselineRuns: int32(t.Baselines), Regressed: t.Regressed}
 		for _, m := range t.Metrics {
@@ -150,8 +158,15 @@ func ComparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res
 
 func (r *ScheduleReconciler) resultRows(ctx context.Context, ns, name string) ([]report.Row, error) {
 	res := &serdebenchv1.SerializationResult{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, res); err != nil {
+	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, res); err != nil {
 		return nil, fmt.Errorf("get result %s: %w", name, err) // wrapped: IsNotFound still sees it
 	}
 	return report.ResultRows(res), nil
+}
+
+func (r *ScheduleReconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
 }

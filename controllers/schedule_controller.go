@@ -51,6 +51,11 @@ type ScheduleReconciler struct {
 	MaxWait time.Duration
 	// Metrics are the per-schedule and per-trial gauges (nil: none).
 	Metrics *ScheduleMetrics
+	// APIReader reads results past the cache (the manager's GetAPIReader): a result
+	// written moments ago, or its last trial, may not be in the cache yet, and a
+	// missing one must really be missing before a run goes uncompared. Nil: the
+	// client.
+	APIReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationschedules,verbs=get;list;watch;update;patch
@@ -90,6 +95,13 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, fmt.Errorf("list runs of %s: %w", s.Name, err)
 	}
 	active, succeeded, failed, terminating := classify(runs.Items)
+	// A pinned baseline that is one of this schedule's own results is kept out of
+	// the history: never pruned, never compared with itself, never "the latest run".
+	if s.Spec.Baseline.Kind == serdebenchv1.BaselinePinned {
+		succeeded = slices.DeleteFunc(succeeded, func(x serdebenchv1.SerializationExperiment) bool {
+			return x.Status.ResultRef != nil && x.Status.ResultRef.Name == s.Spec.Baseline.ResultName
+		})
+	}
 	if len(succeeded) > 0 {
 		last := succeeded[len(succeeded)-1]
 		if last.Status.ResultRef != nil {
@@ -97,6 +109,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 	}
 	// Compared before pruning, so the baseline runs are still there.
+	compared := s.Status.LastComparedRun
 	patched, err := r.compareLatest(ctx, s, succeeded)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -104,14 +117,18 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if patched != nil && r.Metrics != nil {
 		r.Metrics.show(req.NamespacedName, patched)
 	}
+	if s.Status.LastComparedRun != compared {
+		// The outcome is stored before pruning can delete the run: a status write
+		// lost to a conflict must not leave a pruned run that is never compared.
+		if err := r.Status().Update(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: time.Millisecond}, nil
+	}
 	if err := r.syncMetrics(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	// A pinned baseline that is one of this schedule's own results is kept.
-	keep := func(x serdebenchv1.SerializationExperiment) bool {
-		return s.Spec.Baseline.Kind == serdebenchv1.BaselinePinned && x.Status.ResultRef != nil && x.Status.ResultRef.Name == s.Spec.Baseline.ResultName
-	}
-	if err := r.prune(ctx, slices.DeleteFunc(slices.Clone(succeeded), keep), limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
+	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.prune(ctx, failed, limit(s.Spec.FailedHistoryLimit, 3)); err != nil {
@@ -136,15 +153,16 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		d = schedule.Decision{Action: schedule.Wait, Reason: "waiting for deleted runs to finish terminating"}
 		next = now.Add(2 * time.Second)
 	}
-	s.Status.MissedRuns += int64(missed)
 	switch d.Action {
 	case schedule.Skip:
-		s.Status.MissedRuns++
+		// Missed times are counted where lastScheduleTime moves past them (Skip,
+		// Start), not on every reconcile that waits.
+		s.Status.MissedRuns += int64(missed) + 1
 		s.Status.LastScheduleTime = &metav1.Time{Time: due}
 		r.Recorder.Eventf(s, corev1.EventTypeNormal, "RunSkipped", "%s", d.Reason)
 	case schedule.Replace:
-		// The new run starts once these are gone (terminating, above), so their pods
-		// never measure beside it.
+		// The new run starts once these are deleted (terminating, above): their
+		// cleanup has deleted their Jobs by then.
 		for i := range active {
 			if err := r.Delete(ctx, &active[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 				return ctrl.Result{}, fmt.Errorf("replace run %s: %w", active[i].Name, err)
@@ -159,6 +177,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 			return ctrl.Result{}, err
 		}
 		active = append(active, *x)
+		s.Status.MissedRuns += int64(missed)
 		s.Status.LastScheduleTime = &metav1.Time{Time: due}
 		r.Recorder.Eventf(s, corev1.EventTypeNormal, "RunStarted", "started %s (%s)", x.Name, d.Reason)
 	}
@@ -220,7 +239,7 @@ func startedFor(runs []serdebenchv1.SerializationExperiment, due time.Time) bool
 }
 
 // classify sorts runs into active, succeeded and failed, each oldest first by the
-// time it was due, and counts those being deleted.
+// time it was due, and counts the unfinished ones being deleted.
 func classify(runs []serdebenchv1.SerializationExperiment) (active, succeeded, failed []serdebenchv1.SerializationExperiment, terminating int) {
 	sort.Slice(runs, func(i, j int) bool {
 		return runs[i].Annotations[AnnotationScheduledAt] < runs[j].Annotations[AnnotationScheduledAt]
@@ -228,7 +247,10 @@ func classify(runs []serdebenchv1.SerializationExperiment) (active, succeeded, f
 	for _, x := range runs {
 		switch {
 		case !x.DeletionTimestamp.IsZero():
-			terminating++
+			// Only a deleted run that had not finished may still have workers measuring.
+			if x.Status.Stage != serdebenchv1.StageSucceeded && x.Status.Stage != serdebenchv1.StageFailed {
+				terminating++
+			}
 		case x.Status.Stage == serdebenchv1.StageSucceeded:
 			succeeded = append(succeeded, x)
 		case x.Status.Stage == serdebenchv1.StageFailed:

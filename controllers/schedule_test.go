@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,7 +39,7 @@ func startScheduler(t *testing.T, clk *clocktesting.FakeClock, ns string) *prome
 		t.Fatal(err)
 	}
 	r := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
-		Clock: clk, MaxWait: 100 * time.Millisecond, Metrics: controllers.NewScheduleMetrics(reg)}
+		Clock: clk, MaxWait: 100 * time.Millisecond, Metrics: controllers.NewScheduleMetrics(reg), APIReader: mgr.GetAPIReader()}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +88,20 @@ func getSchedule(t *testing.T, ns, name string) *serdebenchv1.SerializationSched
 		t.Fatal(err)
 	}
 	return s
+}
+
+// updateSchedule changes a schedule's spec, retrying when the controller's status
+// writes got in between.
+func updateSchedule(t *testing.T, ns, name string, mutate func(*serdebenchv1.SerializationScheduleSpec)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s := getSchedule(t, ns, name)
+		mutate(&s.Spec)
+		return k8s.Update(context.Background(), s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // finish sets a run's outcome as the experiment controller would.
@@ -150,13 +165,11 @@ func TestSchedule(t *testing.T) {
 	})
 
 	// Replace: the active run gives way to the next.
-	s = getSchedule(t, ns, "nightly")
-	s.Spec.ConcurrencyPolicy = serdebenchv1.ConcurrencyReplace
 	deadline := int64(60)
-	s.Spec.StartingDeadlineSeconds = &deadline
-	if err := k8s.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	updateSchedule(t, ns, "nightly", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.ConcurrencyPolicy = serdebenchv1.ConcurrencyReplace
+		s.StartingDeadlineSeconds = &deadline
+	})
 	before := runs(2, "two runs")
 	advanceTo(30)
 	waitFor(t, 10*time.Second, "the active run replaced", func() (bool, error) {
@@ -177,11 +190,7 @@ func TestSchedule(t *testing.T) {
 	runs(2, "no run started late")
 
 	// Suspended: due times pass, nothing starts.
-	s = getSchedule(t, ns, "nightly")
-	s.Spec.Suspend = true
-	if err := k8s.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	updateSchedule(t, ns, "nightly", func(s *serdebenchv1.SerializationScheduleSpec) { s.Suspend = true })
 	waitFor(t, 10*time.Second, "Ready says suspended", func() (bool, error) {
 		c := meta.FindStatusCondition(getSchedule(t, ns, "nightly").Status.Conditions, serdebenchv1.ConditionReady)
 		return c != nil && c.Reason == controllers.ReasonSuspended, nil
@@ -191,13 +200,11 @@ func TestSchedule(t *testing.T) {
 	runs(2, "no run while suspended")
 
 	// History: with one successful run kept, finishing the rest prunes the oldest.
-	s = getSchedule(t, ns, "nightly")
-	s.Spec.Suspend = false
-	s.Spec.SuccessfulHistoryLimit = pointerTo(int32(1))
-	s.Spec.Baseline.Kind = serdebenchv1.BaselinePrevious // the default rolling median needs 5 kept
-	if err := k8s.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	updateSchedule(t, ns, "nightly", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Suspend = false
+		s.SuccessfulHistoryLimit = pointerTo(int32(1))
+		s.Baseline.Kind = serdebenchv1.BaselinePrevious // the default rolling median needs 5 kept
+	})
 	for _, x := range scheduleRuns(t, ns, "nightly") {
 		if x.Status.Stage == "" {
 			finish(t, &x, serdebenchv1.StageSucceeded)
@@ -333,16 +340,30 @@ serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
 	})
 	// A pinned baseline that does not exist: Unknown with a reason and a Warning, and
 	// the schedule keeps running.
-	sch := getSchedule(t, ns, "watch")
-	sch.Spec.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: "no-such-result", Runs: 5}
-	if err := k8s.Update(ctx, sch); err != nil {
-		t.Fatal(err)
-	}
+	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: "no-such-result", Runs: 5}
+	})
 	fourth := run(4, 150000)
 	if c := regressed(metav1.ConditionUnknown, fourth); c.Reason != controllers.ReasonBaselineMissing || !strings.Contains(c.Message, "no-such-result") {
 		t.Fatalf("condition %+v", c)
 	}
 	run(5, 150000) // a new run started: the missing baseline did not stop the schedule
+
+	// Pinned to the schedule's own first result, with no history kept: the first run is
+	// never pruned nor compared with itself, so a regression stays reported.
+	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: first, Runs: 5}
+		s.SuccessfulHistoryLimit = pointerTo(int32(0))
+	})
+	sixth := run(6, 120000)
+	regressed(metav1.ConditionTrue, sixth)
+	time.Sleep(time.Second) // reconciles after the sixth run was pruned (MaxWait 100 ms)
+	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, sixth) {
+		t.Fatalf("after pruning: %+v", c)
+	}
+	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, first) || slices.Contains(names, sixth) {
+		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, first, sixth)
+	}
 	// A deleted schedule's series go.
 	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {
 		t.Fatal(err)
@@ -351,4 +372,12 @@ serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
 		n, err := promtestutil.GatherAndCount(reg)
 		return n == 0, err
 	})
+}
+
+func runNames(runs []serdebenchv1.SerializationExperiment) []string {
+	var out []string
+	for _, x := range runs {
+		out = append(out, x.Name)
+	}
+	return out
 }

@@ -62,7 +62,13 @@ func TestScheduleOnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = k8s.Delete(ctx, s) })
-	waitFor(t, 30*time.Second, "the schedule Current", func() bool { return kstatusOf(t, s.DeepCopy(), "SerializationSchedule") == status.CurrentStatus })
+	// Current only once the operator has observed it (without a status, kstatus reads
+	// any custom resource as Current).
+	waitFor(t, 30*time.Second, "the schedule observed and Current", func() bool {
+		got := s.DeepCopy()
+		return kstatusOf(t, got, "SerializationSchedule") == status.CurrentStatus && got.Status.ObservedGeneration == got.Generation &&
+			meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionReady)
+	})
 
 	// Two finished runs (a minute apart, or more if Forbid skipped one).
 	runs := func() []v1alpha1.SerializationExperiment {

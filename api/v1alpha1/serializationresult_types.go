@@ -61,6 +61,9 @@ type ResultComparison struct {
 	// UnmatchedTrials are trials no baseline run has (not compared).
 	// +optional
 	UnmatchedTrials []string `json:"unmatchedTrials,omitempty"`
+	// MissingTrials are baseline trials this run lacks.
+	// +optional
+	MissingTrials []string `json:"missingTrials,omitempty"`
 }
 
 // TrialComparison is one trial against the baseline runs.

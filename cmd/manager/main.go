@@ -96,7 +96,7 @@ func main() {
 		os.Exit(1)
 	}
 	sr := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
-		Metrics: controllers.NewScheduleMetrics(ctrlmetrics.Registry)}
+		Metrics: controllers.NewScheduleMetrics(ctrlmetrics.Registry), APIReader: mgr.GetAPIReader()}
 	if err := sr.SetupWithManager(mgr); err != nil {
 		log.Error(err, "set up schedule controller")
 		os.Exit(1)
