@@ -133,15 +133,15 @@ func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv
 		return nil, fmt.Errorf("get result %s: %w", result, err)
 	}
 	patch := client.MergeFrom(obj.DeepCopy())
-	obj.Comparison = ComparisonOf(s, baselines, res)
+	obj.Comparison = comparisonOf(s, baselines, res)
 	if err := r.Patch(ctx, obj, patch); err != nil {
 		return nil, fmt.Errorf("write comparison to result %s: %w", result, err)
 	}
 	return obj, nil
 }
 
-// ComparisonOf is a comparison as the SerializationResult records it.
-func ComparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res compare.Result) *serdebenchv1.ResultComparison {
+// comparisonOf is a comparison as the SerializationResult records it.
+func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res compare.Result) *serdebenchv1.ResultComparison {
 	dec := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 	out := &serdebenchv1.ResultComparison{Schedule: s.Name, BaselineKind: s.Spec.Baseline.Kind, BaselineResults: baselines,
 		Thresholds: s.Spec.Thresholds, Regressed: res.Regressed, UnmatchedTrials: res.Unmatched, MissingTrials: res.Missing}

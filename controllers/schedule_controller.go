@@ -147,11 +147,12 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		due, missed = time.Time{}, 0
 	}
 	d := schedule.Decide(&s.Spec, due, now, len(active))
+	requeue := next.Sub(now)
 	if terminating > 0 && s.Spec.ConcurrencyPolicy != serdebenchv1.ConcurrencyAllow && (d.Action == schedule.Start || d.Action == schedule.Replace) {
 		// A deleted or replaced run's pods may still be measuring: start once they are
 		// gone (the due time stays pending; the starting deadline still applies).
 		d = schedule.Decision{Action: schedule.Wait, Reason: "waiting for deleted runs to finish terminating"}
-		next = now.Add(2 * time.Second)
+		requeue = 2 * time.Second
 	}
 	switch d.Action {
 	case schedule.Skip:
@@ -170,7 +171,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 			r.Recorder.Eventf(s, corev1.EventTypeNormal, "RunReplaced", "deleted %s for the run due %s", active[i].Name, due.UTC().Format(time.RFC3339))
 		}
 		active = nil
-		next = now.Add(time.Second)
+		requeue = time.Second
 	case schedule.Start:
 		x, err := r.start(ctx, s, due)
 		if err != nil {
@@ -195,7 +196,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.Status().Update(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	wait := next.Sub(now)
+	wait := requeue
 	if max := r.maxWait(); wait > max {
 		wait = max
 	}
