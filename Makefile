@@ -22,6 +22,7 @@ CAPNP_VERSION          := 0.9.2-2
 # The capnpc-go plugin is built from the capnp module go.mod requires: keep them equal.
 CAPNP_GO_VERSION       := v3.0.0-alpha.30
 PROMETHEUS_VERSION     := 2.42.0+ds-5+deb12u1
+CHROMIUM_VERSION       := 156.0.8078.79-1~deb12u1
 OPENSSL_VERSION        := 3.0.19-1~deb12u2
 PROTOC_GEN_GO_VERSION  := v1.36.12
 VTPROTO_VERSION        := v0.6.0
@@ -54,6 +55,9 @@ build: ## Build serdebench, the worker and the operator's manager into bin/.
 # A count, not a duration: Go 1.26's fuzz coordinator can report "context deadline
 # exceeded" when a wall-clock -fuzztime ends mid-run (golang/go#75804, fixed in 1.27).
 FUZZ_TIME ?= 10000x
+
+# Test artifacts (the report's screenshots) are kept here.
+export SERDEBENCH_ARTIFACTS ?= $(CURDIR)/.state/artifacts
 
 .PHONY: test
 test: test-deps ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, then the e2e suite on a real cluster.
@@ -90,7 +94,7 @@ docker-build: ## The same images with Docker, for users who have it.
 	docker build --target worker --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD) -t $(IMAGE_REPO)/worker:v$(VERSION) .
 
 .PHONY: test-deps
-test-deps: kafka-up prometheus envtest-assets $(HELM) ## Everything the tests need, installed, built and started.
+test-deps: kafka-up prometheus chromium envtest-assets $(HELM) ## Everything the tests need, installed, built and started.
 
 .PHONY: envtest-assets
 envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached), and third-party CRDs.
@@ -98,8 +102,12 @@ envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached), 
 	hack/crds/fetch.sh >/dev/null
 
 .PHONY: prometheus
-prometheus: ## Debian's Prometheus server (pinned) for the Prometheus query tests.
+prometheus: ## Debian's Prometheus server and promtool (pinned) for the Prometheus query and rule tests.
 	hack/apt-install.sh prometheus=$(PROMETHEUS_VERSION)
+
+.PHONY: chromium
+chromium: ## Debian's Chromium (pinned), headless, for the HTML report test.
+	hack/apt-install.sh chromium=$(CHROMIUM_VERSION)
 
 .PHONY: demo
 demo: build $(HELM) ## The thesis batch experiment through the operator on a real cluster; prints the SerializationResult's table.
@@ -158,7 +166,7 @@ generate: $(PROTOC_GEN_GO) $(PROTOC_GEN_VTPROTO) $(MSGP) $(CONTROLLER_GEN) $(CAP
 	gofmt -w workers/payload/thriftgen workers/payload/fbgen workers/payload/capnpgen
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers.
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers; copy them, the PodMonitor and the dashboard into the chart.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=serdebench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	@# The chart renders the same CRDs, RBAC rules and PodMonitor from copies.
@@ -166,6 +174,7 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC 
 	cp config/crd/bases/*.yaml $(CHART)/files/crds/
 	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 	cp config/prometheus/podmonitor.yaml $(CHART)/files/podmonitor.yaml
+	cp config/grafana/serdebench-dashboard.json $(CHART)/files/serdebench-dashboard.json
 
 .PHONY: kafka-up kafka-down kafka-status
 kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).

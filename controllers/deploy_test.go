@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 )
 
 const chartDir = "../charts/serdebench-operator"
@@ -101,13 +103,13 @@ func TestChart(t *testing.T) {
 		want map[string]int
 	}{
 		{"defaults", nil, map[string]int{
-			"CustomResourceDefinition": 2, "Role/sb-chart": 1, "RoleBinding/sb-chart": 1, "ClusterRole": 0,
+			"CustomResourceDefinition": 3, "Role/sb-chart": 1, "RoleBinding/sb-chart": 1, "ClusterRole": 0,
 			"Deployment/sb-chart": 1, "ServiceAccount/sb-chart": 1, "PodMonitor": 0}},
 		{"cluster-wide with monitoring", []string{"rbac.clusterWide=true", "podMonitor.enabled=true", "serviceMonitor.enabled=true",
 			"prometheusRule.enabled=true", "prometheus.url=http://prometheus.monitoring:9090", "image.digest=" + digest,
-			"workerImage.digest=" + digest}, map[string]int{
+			"workerImage.digest=" + digest, "grafanaDashboard.enabled=true"}, map[string]int{
 			"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 0, "PodMonitor/sb-chart": 1, "ServiceMonitor/sb-chart": 1,
-			"PrometheusRule/sb-chart": 1, "Service/sb-chart": 1}},
+			"PrometheusRule/sb-chart": 1, "Service/sb-chart": 1, "ConfigMap/sb-chart": 1}},
 		{"several namespaces and Strimzi elsewhere", []string{"rbac.watchNamespaces={sb-chart-b}", "rbac.strimziNamespaces={sb-kafka}",
 			"crds.enabled=false", "podMonitor.enabled=true"}, map[string]int{
 			"CustomResourceDefinition": 0, "Role/sb-chart-b": 1, "Role/sb-chart": 1, "Role/sb-kafka": 1, "RoleBinding": 3, "PodMonitor/sb-chart": 1}},
@@ -218,4 +220,46 @@ func kubectlPath(t *testing.T) string {
 		t.Fatalf("kubectl (built by hack/k8s/build.sh): %v", err)
 	}
 	return k
+}
+
+// TestPrometheusRules renders the chart's PrometheusRule and runs promtool (Prometheus'
+// own rule checker and unit-test runner) on its rules: SerdebenchRegression fires for a
+// regressed schedule, names its regressed trials, and resolves when a run recovers.
+func TestPrometheusRules(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatal("promtool not found: run through `make test`, which installs Debian's prometheus package")
+	}
+	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13",
+		"--set", "prometheusRule.enabled=true", "--set", "prometheusRule.labels.release=kube-prometheus-stack", "-s", "templates/prometheusrule.yaml")
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	var rule unstructured.Unstructured
+	if err := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096).Decode(&rule.Object); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, _ := unstructured.NestedMap(rule.Object, "spec")
+	rules, err := yaml.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), rules, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests, err := os.ReadFile("testdata/rules-test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules-test.yaml"), tests, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", "rules", "rules.yaml"}, {"test", "rules", "rules-test.yaml"}} {
+		cmd := exec.Command(promtool, args...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("promtool %s: %v\n%s\nrules:\n%s", strings.Join(args, " "), err, b, rules)
+		}
+	}
 }

@@ -142,6 +142,10 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		}
 	}
 	if x.Status.Stage == serdebenchv1.StageSucceeded || x.Status.Stage == serdebenchv1.StageFailed {
+		// Finished under an operator without the kstatus conditions: add them once.
+		if meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionReady) == nil {
+			return r.updateStatus(ctx, x)
+		}
 		return ctrl.Result{}, nil
 	}
 	trials, err := plan.Expand(x.Spec.ExperimentSpec)
@@ -422,6 +426,7 @@ func (r *ExperimentReconciler) fail(ctx context.Context, x *serdebenchv1.Seriali
 // updateStatus writes the status. The write is watched, so the next step follows
 // from the watch event; a conflict (someone else wrote first) re-reads shortly.
 func (r *ExperimentReconciler) updateStatus(ctx context.Context, x *serdebenchv1.SerializationExperiment) (ctrl.Result, error) {
+	r.setKstatus(x)
 	if err := r.Status().Update(ctx, x); err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictBackoff}, nil
@@ -447,6 +452,35 @@ func (r *ExperimentReconciler) setStage(x *serdebenchv1.SerializationExperiment,
 	}
 	r.event(x, corev1.EventTypeNormal, "Stage", "stage %s → %s", x.Status.Stage, s)
 	x.Status.Stage = s
+}
+
+// setKstatus derives the standard conditions kstatus reads from the stage: InProgress
+// (Reconciling) until the experiment ends, Current (Ready) once it succeeded, Failed
+// (Stalled) once it failed. GitOps tools then wait for an experiment to finish.
+func (r *ExperimentReconciler) setKstatus(x *serdebenchv1.SerializationExperiment) {
+	switch x.Status.Stage {
+	case serdebenchv1.StageSucceeded:
+		r.setCondition(x, serdebenchv1.ConditionReady, metav1.ConditionTrue, ReasonAllTrialsMeasured, "result "+resultName(x))
+		r.setCondition(x, serdebenchv1.ConditionReconciling, metav1.ConditionFalse, ReasonAllTrialsMeasured, "finished")
+		meta.RemoveStatusCondition(&x.Status.Conditions, serdebenchv1.ConditionStalled)
+	case serdebenchv1.StageFailed:
+		reason, msg := "Failed", "failed"
+		if f := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed); f != nil {
+			reason, msg = f.Reason, f.Message
+		}
+		r.setCondition(x, serdebenchv1.ConditionReady, metav1.ConditionFalse, reason, msg)
+		r.setCondition(x, serdebenchv1.ConditionReconciling, metav1.ConditionFalse, reason, "finished")
+		r.setCondition(x, serdebenchv1.ConditionStalled, metav1.ConditionTrue, reason, msg)
+	default:
+		stage := string(x.Status.Stage)
+		if stage == "" {
+			stage = "Pending"
+		}
+		msg := fmt.Sprintf("%d of %d trials measured", x.Status.CompletedTrials, x.Status.TrialCount)
+		r.setCondition(x, serdebenchv1.ConditionReady, metav1.ConditionFalse, stage, msg)
+		r.setCondition(x, serdebenchv1.ConditionReconciling, metav1.ConditionTrue, stage, msg)
+		meta.RemoveStatusCondition(&x.Status.Conditions, serdebenchv1.ConditionStalled)
+	}
 }
 
 func (r *ExperimentReconciler) setCondition(x *serdebenchv1.SerializationExperiment, typ string, status metav1.ConditionStatus, reason, msg string) {

@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,10 @@ func happyPathStrimzi(t *testing.T) {
 	startManager(t, nil, k)
 	create(t, experiment(ns, "happy", nil))
 	x := waitStage(t, ns, "happy", serdebenchv1.StageSucceeded, 90*time.Second)
+	// GitOps tools wait on kstatus: Current once succeeded.
+	if res := kstatusOf(t, x.DeepCopy()); res.Status != status.CurrentStatus {
+		t.Errorf("kstatus of a succeeded experiment: %s (%s)", res.Status, res.Message)
+	}
 
 	for _, c := range []string{serdebenchv1.ConditionAccepted, serdebenchv1.ConditionTopicsReady, serdebenchv1.ConditionSucceeded} {
 		cond := meta.FindStatusCondition(x.Status.Conditions, c)
@@ -294,7 +299,16 @@ func trialTimeout(t *testing.T) {
 	k.set(func(k *kubelet) { k.topicsReady = false })
 	startManager(t, nil, k)
 	create(t, experiment(ns, "slow", func(x *serdebenchv1.SerializationExperiment) { x.Spec.TimeoutSeconds = 10 }))
+	// kstatus: InProgress while the trial waits for its topic, Failed once it timed out.
+	waitFor(t, 10*time.Second, "the experiment in progress", func() (bool, error) {
+		x := get(t, ns, "slow")
+		res := kstatusOf(t, x)
+		return x.Status.Stage != "" && res.Status == status.InProgressStatus, fmt.Errorf("stage %q, kstatus %s", x.Status.Stage, res.Status)
+	})
 	x := waitStage(t, ns, "slow", serdebenchv1.StageFailed, 40*time.Second)
+	if res := kstatusOf(t, x.DeepCopy()); res.Status != status.FailedStatus || !strings.Contains(res.Message, "within 10s") {
+		t.Errorf("kstatus of a failed experiment: %s (%s)", res.Status, res.Message)
+	}
 	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
 	if c == nil || c.Reason != controllers.ReasonTrialTimeout || !strings.Contains(c.Message, "within 10s") {
 		t.Fatalf("failed condition %+v", c)

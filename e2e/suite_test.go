@@ -121,7 +121,7 @@ func install() error {
 	}
 	// CRDs kept from another release (the demo's) are adopted, as Helm allows for
 	// resources annotated with the adopting release.
-	for _, crd := range []string{"serializationexperiments.serdebench.io", "serializationresults.serdebench.io"} {
+	for _, crd := range []string{"serializationexperiments.serdebench.io", "serializationresults.serdebench.io", "serializationschedules.serdebench.io"} {
 		if _, err := kubectlIn("", "get", "crd", crd); err != nil {
 			continue
 		}

@@ -33,7 +33,7 @@ k create namespace "$NAMESPACE" --dry-run=client -o yaml | k apply -f - >/dev/nu
 k label namespace "$NAMESPACE" --overwrite pod-security.kubernetes.io/enforce=restricted >/dev/null
 # CRDs another release installed (the e2e suite's, kept on its uninstall) are adopted,
 # as Helm allows for resources annotated with the adopting release.
-for crd in serializationexperiments.serdebench.io serializationresults.serdebench.io; do
+for crd in serializationexperiments.serdebench.io serializationresults.serdebench.io serializationschedules.serdebench.io; do
   if k get crd "$crd" >/dev/null 2>&1; then
     k annotate --overwrite crd "$crd" meta.helm.sh/release-name="$RELEASE" meta.helm.sh/release-namespace="$NAMESPACE" >/dev/null
     k label --overwrite crd "$crd" app.kubernetes.io/managed-by=Helm >/dev/null
@@ -88,3 +88,9 @@ bin/serdebench wait thesis-batch -n "$NAMESPACE" --timeout 30m >/dev/null
 k -n "$NAMESPACE" get sx,sr
 log "the SerializationResult (serdebench get result thesis-batch -n $NAMESPACE)"
 bin/serdebench get result thesis-batch -n "$NAMESPACE"
+
+# The same result as one self-contained HTML file (charts, table, environment).
+report="$repo/.state/demo-report.html"
+bin/serdebench report thesis-batch -n "$NAMESPACE" -o "$report" >/dev/null
+log "report: $report ($(( $(stat -c %s "$report") / 1024 )) KiB; opens offline in any browser)"
+echo "report: $report"

@@ -33,5 +33,6 @@ var (
 
 func init() {
 	SchemeBuilder.Register(&SerializationExperiment{}, &SerializationExperimentList{},
-		&SerializationResult{}, &SerializationResultList{})
+		&SerializationResult{}, &SerializationResultList{},
+		&SerializationSchedule{}, &SerializationScheduleList{})
 }

@@ -274,7 +274,7 @@ type SerializationExperimentStatus struct {
 // +kubebuilder:printcolumn:name="Trials",type=integer,JSONPath=`.status.trialCount`,description="Trials planned"
 // +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.resultRef.name`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || self.spec == oldSelf.spec",message="spec is immutable once the run has started"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || (!has(oldSelf.status.startTime) && !(has(oldSelf.status.stage) && oldSelf.status.stage in ['Succeeded', 'Failed'])) || self.spec == oldSelf.spec",message="spec is immutable once the run has started or finished: delete and re-create the experiment"
 type SerializationExperiment struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -15,6 +15,7 @@ import (
 // +kubebuilder:printcolumn:name="Fastest",type=string,JSONPath=`.summary.fastestCodec`,description="Codec of the trial with the highest throughput"
 // +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`
 // +kubebuilder:printcolumn:name="Lost",type=integer,JSONPath=`.summary.lostRecords`
+// +kubebuilder:printcolumn:name="Regressed",type=boolean,JSONPath=`.comparison.regressed`,description="Against its schedule's baseline"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type SerializationResult struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -34,6 +35,69 @@ type SerializationResult struct {
 	// Trials are the measured trials, in plan order.
 	// +optional
 	Trials []TrialResult `json:"trials,omitempty"`
+
+	// Comparison is this run against its schedule's baseline; only results of
+	// scheduled runs that had a baseline have one.
+	// +optional
+	Comparison *ResultComparison `json:"comparison,omitempty"`
+}
+
+// ResultComparison is a scheduled run's trials against the same trials (codec, schema,
+// size and effective settings) of its baseline runs.
+type ResultComparison struct {
+	// Schedule that ran the experiment.
+	Schedule string `json:"schedule"`
+	// BaselineKind is how the baseline was chosen.
+	BaselineKind BaselineKind `json:"baselineKind"`
+	// BaselineResults are the SerializationResults compared against, newest first.
+	BaselineResults []string `json:"baselineResults"`
+	// Thresholds that were applied.
+	Thresholds RegressionThresholds `json:"thresholds"`
+	// Regressed says at least one trial regressed.
+	Regressed bool `json:"regressed"`
+	// Trials are the trials that matched a baseline trial, in plan order.
+	// +optional
+	Trials []TrialComparison `json:"trials,omitempty"`
+	// UnmatchedTrials are trials no baseline run has (not compared).
+	// +optional
+	UnmatchedTrials []string `json:"unmatchedTrials,omitempty"`
+	// MissingTrials are baseline trials this run lacks.
+	// +optional
+	MissingTrials []string `json:"missingTrials,omitempty"`
+}
+
+// TrialComparison is one trial against the baseline runs.
+type TrialComparison struct {
+	// Name of the trial.
+	Name string `json:"name"`
+	// BaselineRuns is how many baseline runs had this trial.
+	BaselineRuns int32 `json:"baselineRuns"`
+	// Regressed says one of its metrics regressed.
+	Regressed bool `json:"regressed"`
+	// Metrics compared: recordsPerSecond, endToEndP99 and serialize.
+	Metrics []MetricComparison `json:"metrics"`
+}
+
+// MetricComparison is one metric of a trial against the baseline runs. Values are
+// decimal strings in Unit.
+type MetricComparison struct {
+	// Name of the metric.
+	Name string `json:"name"`
+	// Unit of the values: records/s, µs or µs/record.
+	Unit string `json:"unit"`
+	// Baseline is the median of the baseline runs.
+	Baseline string `json:"baseline"`
+	// BaselineMin is the lowest baseline run's value.
+	BaselineMin string `json:"baselineMin"`
+	// BaselineMax is the highest baseline run's value.
+	BaselineMax string `json:"baselineMax"`
+	// Candidate is this run's value.
+	Candidate string `json:"candidate"`
+	// ChangePercent is the candidate's change from the baseline.
+	ChangePercent string `json:"changePercent"`
+	// Regressed says the change is worse than the threshold and beyond every baseline
+	// run.
+	Regressed bool `json:"regressed"`
 }
 
 // ExperimentSnapshot identifies the experiment a result belongs to.

@@ -5,6 +5,7 @@ package main
 import (
 	"flag"
 	"os"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"strings"
 	"time"
 
@@ -92,6 +93,12 @@ func main() {
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		log.Error(err, "set up controller")
+		os.Exit(1)
+	}
+	sr := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
+		Metrics: controllers.NewScheduleMetrics(ctrlmetrics.Registry), APIReader: mgr.GetAPIReader()}
+	if err := sr.SetupWithManager(mgr); err != nil {
+		log.Error(err, "set up schedule controller")
 		os.Exit(1)
 	}
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))

@@ -39,13 +39,16 @@ func main() {
 		if errors.As(err, &te) && te.Reason == protocol.ReasonWorkerInterrupted {
 			os.Exit(exitInterrupted)
 		}
+		if errors.Is(err, errRegressed) {
+			os.Exit(exitRegressed)
+		}
 		os.Exit(1)
 	}
 }
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true}
-	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), getCmd(), waitCmd())
+	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), reportCmd(), getCmd(), waitCmd())
 	return root
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,9 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/microbench"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/trial"
@@ -42,8 +39,8 @@ func microbenchCmd() *cobra.Command {
 			}
 			var e2e []report.Row
 			if e2eFile != "" {
-				if e2e, err = readE2E(e2eFile); err != nil {
-					return err
+				if e2e, err = readRows(e2eFile); err != nil {
+					return fmt.Errorf("--e2e: %w", err)
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -75,39 +72,4 @@ func microbenchCmd() *cobra.Command {
 	c.Flags().DurationVar(&benchTime, "benchtime", 500*time.Millisecond, "time per measured operation and case")
 	_ = c.MarkFlagRequired("file")
 	return c
-}
-
-// readE2E reads end-to-end rows from a local run's JSON report or a
-// SerializationResult.
-func readE2E(path string) ([]report.Row, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--e2e: %w", err)
-	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("--e2e %s: %w", path, err)
-	}
-	var kind struct {
-		Kind string `json:"kind"`
-	}
-	_ = json.Unmarshal(js, &kind)
-	if kind.Kind == "SerializationResult" {
-		var res v1alpha1.SerializationResult
-		if err := json.Unmarshal(js, &res); err != nil {
-			return nil, fmt.Errorf("--e2e %s: %w", path, err)
-		}
-		return report.ResultRows(&res), nil
-	}
-	var rep struct {
-		Trials []json.RawMessage `json:"trials"`
-	}
-	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Trials) == 0 {
-		return nil, fmt.Errorf("--e2e %s: neither a serdebench run -o json report nor a SerializationResult", path)
-	}
-	var r report.Report
-	if err := json.Unmarshal(js, &r); err != nil {
-		return nil, fmt.Errorf("--e2e %s: %w", path, err)
-	}
-	return report.LocalRows(r.Trials), nil
 }

@@ -105,7 +105,7 @@ trials:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := readE2E(res)
+	rows, err := readRows(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ trials:
 	if err := os.WriteFile(other, []byte(`{"items": []}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readE2E(other); err == nil || !strings.Contains(err.Error(), "neither") {
+	if _, err := readRows(other); err == nil || !strings.Contains(err.Error(), "neither") {
 		t.Fatalf("got %v", err)
 	}
 }

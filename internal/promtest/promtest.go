@@ -33,10 +33,25 @@ func Start(t testing.TB, namespace string, targets ...string) string {
 // targets within about 5 s).
 func StartDiscovering(t testing.TB) (url string, add func(target, namespace string)) {
 	t.Helper()
+	url, add, _ = StartWithOperator(t)
+	return url, add
+}
+
+// StartWithOperator is StartDiscovering plus addOperator, which registers an
+// operator's /metrics in a job that honors the scraped labels, as the chart's
+// ServiceMonitor does (honorLabels: true): the schedule gauges keep their own
+// namespace label.
+func StartWithOperator(t testing.TB) (url string, addWorker func(target, namespace string), addOperator func(target, namespace string)) {
+	t.Helper()
 	url, sdFile := start(t, "", nil)
+	return url, sdWriter(sdFile), sdWriter(operatorSD(sdFile))
+}
+
+// sdWriter adds targets to a file-discovery file.
+func sdWriter(sdFile string) func(target, namespace string) {
 	var mu sync.Mutex
 	var groups []string
-	add = func(target, namespace string) {
+	return func(target, namespace string) {
 		mu.Lock()
 		defer mu.Unlock()
 		groups = append(groups, fmt.Sprintf(`{"targets": [%q], "labels": {"namespace": %q}}`, target, namespace))
@@ -46,8 +61,9 @@ func StartDiscovering(t testing.TB) (url string, add func(target, namespace stri
 			_ = os.Rename(tmp, sdFile) // atomic, so Prometheus never reads half a file
 		}
 	}
-	return url, add
 }
+
+func operatorSD(sdFile string) string { return strings.TrimSuffix(sdFile, ".json") + "-operator.json" }
 
 func start(t testing.TB, namespace string, targets []string) (string, string) {
 	t.Helper()
@@ -60,8 +76,10 @@ func start(t testing.TB, namespace string, targets []string) (string, string) {
 		quoted[i] = fmt.Sprintf("%q", tg)
 	}
 	sdFile := filepath.Join(dir, "targets.json")
-	if err := os.WriteFile(sdFile, []byte("[]"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{sdFile, operatorSD(sdFile)} {
+		if err := os.WriteFile(f, []byte("[]"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cfg := "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
 	// The same targets twice, as when two PodMonitors select one worker: queries must
@@ -76,6 +94,12 @@ func start(t testing.TB, namespace string, targets []string) (string, string) {
         refresh_interval: 1s
 `, job, strings.Join(quoted, ", "), namespace, sdFile)
 	}
+	cfg += fmt.Sprintf(`  - job_name: serdebench-operator
+    honor_labels: true
+    file_sd_configs:
+      - files: [%q]
+        refresh_interval: 1s
+`, operatorSD(sdFile))
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

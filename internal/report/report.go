@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -142,7 +143,11 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 	return rows
 }
 
-func (r Row) cells() []string {
+// Columns are the table's column names, units in the names (CSV header and HTML).
+func Columns() []string { return slices.Clone(columns) }
+
+// Cells are the row's values in Columns' order.
+func (r Row) Cells() []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	return []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), r.Settings,
@@ -166,7 +171,7 @@ func Table(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
-		cells := r.cells()
+		cells := r.Cells()
 		if !compressed {
 			cells = cells[:len(cells)-3]
 		}
@@ -201,7 +206,7 @@ func Table(w io.Writer, rows []Row) error {
 func CSV(w io.Writer, rows []Row) error {
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = r.cells()
+		cells[i] = r.Cells()
 	}
 	return WriteCSV(w, columns, cells)
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/htmlreport"
+	"github.com/serdebench/serdebench/internal/report"
+)
+
+// readRun reads one run from a file: a `serdebench run -o json` report, or a
+// SerializationResult (YAML or JSON, as `kubectl get -o yaml` writes it).
+func readRun(path string) (htmlreport.Run, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return htmlreport.Run{}, fmt.Errorf("read results: %w", err)
+	}
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+	}
+	var kind struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(js, &kind)
+	if kind.Kind == "SerializationResult" {
+		var res v1alpha1.SerializationResult
+		if err := json.Unmarshal(js, &res); err != nil {
+			return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+		}
+		return htmlreport.FromResult(&res), nil
+	}
+	var rep struct {
+		Trials []json.RawMessage `json:"trials"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Trials) == 0 {
+		return htmlreport.Run{}, fmt.Errorf("%s: neither a serdebench run -o json report nor a SerializationResult", path)
+	}
+	var r report.Report
+	if err := json.Unmarshal(js, &r); err != nil {
+		return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return htmlreport.FromLocal(r), nil
+}
+
+// readRows reads the trial rows of a run file.
+func readRows(path string) ([]report.Row, error) {
+	run, err := readRun(path)
+	return run.Rows, err
+}
+
+// loadRun reads one run: a file, else a SerializationResult in the cluster.
+func loadRun(ctx context.Context, f *clusterFlags, arg string) (htmlreport.Run, error) {
+	if _, err := os.Stat(arg); err == nil {
+		return readRun(arg)
+	}
+	cl, ns, err := f.client()
+	if err != nil {
+		return htmlreport.Run{}, fmt.Errorf("%s: not a file, and no cluster to look it up in: %w", arg, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	res := &v1alpha1.SerializationResult{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: ns, Name: arg}, res); err != nil {
+		return htmlreport.Run{}, fmt.Errorf("%s: not a file; get serializationresult %s/%s: %w", arg, ns, arg, err)
+	}
+	return htmlreport.FromResult(res), nil
+}

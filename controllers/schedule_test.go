@@ -1,0 +1,383 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers"
+)
+
+// startScheduler runs only the schedule controller, under the shipped RBAC, on a fake
+// clock, watching ns; its gauges go to the returned registry. The runs it starts are
+// run only when the test also starts the experiment controller; otherwise tests set
+// their outcome themselves.
+func startScheduler(t *testing.T, clk *clocktesting.FakeClock, ns string) *prometheus.Registry {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	// Only the test's namespace: schedules of earlier tests stay in the API server and
+	// would add their series to this registry.
+	mgr, err := ctrl.NewManager(managerCfg, ctrl.Options{Scheme: scheme, Cache: controllers.CacheOptions(ns), Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: pointerTo(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
+		Clock: clk, MaxWait: 100 * time.Millisecond, Metrics: controllers.NewScheduleMetrics(reg), APIReader: mgr.GetAPIReader()}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return reg
+}
+
+func newSchedule(ns, name string, mutate func(*serdebenchv1.SerializationScheduleSpec)) *serdebenchv1.SerializationSchedule {
+	x := experiment(ns, "template", nil)
+	s := &serdebenchv1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: serdebenchv1.SerializationScheduleSpec{Schedule: "*/5 * * * *",
+			ExperimentTemplate: serdebenchv1.ExperimentTemplate{Labels: map[string]string{"team": "payments"}, Spec: x.Spec}}}
+	if mutate != nil {
+		mutate(&s.Spec)
+	}
+	return s
+}
+
+func scheduleRuns(t *testing.T, ns, name string) []serdebenchv1.SerializationExperiment {
+	t.Helper()
+	list := &serdebenchv1.SerializationExperimentList{}
+	if err := k8s.List(context.Background(), list, client.InNamespace(ns), client.MatchingLabels{controllers.LabelSchedule: name}); err != nil {
+		t.Fatal(err)
+	}
+	var live []serdebenchv1.SerializationExperiment
+	for _, x := range list.Items {
+		if x.DeletionTimestamp.IsZero() {
+			live = append(live, x)
+		}
+	}
+	return live
+}
+
+func getSchedule(t *testing.T, ns, name string) *serdebenchv1.SerializationSchedule {
+	t.Helper()
+	s := &serdebenchv1.SerializationSchedule{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// updateSchedule changes a schedule's spec, retrying when the controller's status
+// writes got in between.
+func updateSchedule(t *testing.T, ns, name string, mutate func(*serdebenchv1.SerializationScheduleSpec)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s := getSchedule(t, ns, name)
+		mutate(&s.Spec)
+		return k8s.Update(context.Background(), s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// finish sets a run's outcome as the experiment controller would.
+func finish(t *testing.T, x *serdebenchv1.SerializationExperiment, stage serdebenchv1.Stage) {
+	t.Helper()
+	x.Status.Stage = stage
+	if err := k8s.Status().Update(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSchedule drives one schedule with a fake clock through a due run, Forbid while
+// it is active, missed times, the starting deadline, suspension, Replace and history
+// pruning.
+func TestSchedule(t *testing.T) {
+	ns := newNamespace(t)
+	clk := clocktesting.NewFakeClock(time.Now())
+	startScheduler(t, clk, ns)
+	ctx := context.Background()
+	s := newSchedule(ns, "nightly", nil)
+	if err := k8s.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	created := getSchedule(t, ns, "nightly").CreationTimestamp.Time
+	advanceTo := func(minutesAfterCreation int) {
+		clk.SetTime(created.Truncate(5 * time.Minute).Add(time.Duration(minutesAfterCreation)*time.Minute + 30*time.Second))
+	}
+	runs := func(n int, what string) []serdebenchv1.SerializationExperiment {
+		t.Helper()
+		var got []serdebenchv1.SerializationExperiment
+		waitFor(t, 10*time.Second, what, func() (bool, error) {
+			got = scheduleRuns(t, ns, "nightly")
+			return len(got) == n, fmt.Errorf("%d runs", len(got))
+		})
+		return got
+	}
+
+	advanceTo(5)
+	first := runs(1, "the first due run")[0]
+	if first.Labels["team"] != "payments" || metav1.GetControllerOf(&first) == nil || first.Annotations[controllers.AnnotationScheduledAt] == "" {
+		t.Fatalf("run %s: labels %v, annotations %v", first.Name, first.Labels, first.Annotations)
+	}
+	waitFor(t, 10*time.Second, "status.active", func() (bool, error) {
+		st := getSchedule(t, ns, "nightly").Status
+		return len(st.Active) == 1 && st.Active[0] == first.Name && st.LastScheduleTime != nil, fmt.Errorf("%+v", st)
+	})
+
+	// Forbid (the default): the next due time passes while the run is active.
+	advanceTo(10)
+	waitFor(t, 10*time.Second, "a run skipped by Forbid", func() (bool, error) {
+		return getSchedule(t, ns, "nightly").Status.MissedRuns == 1, nil
+	})
+	runs(1, "still one run")
+
+	// Finished, then three due times pass at once: one run, two counted missed.
+	finish(t, &first, serdebenchv1.StageSucceeded)
+	advanceTo(25)
+	runs(2, "the latest due run after missed ones")
+	waitFor(t, 10*time.Second, "missed runs counted", func() (bool, error) {
+		return getSchedule(t, ns, "nightly").Status.MissedRuns == 3, nil
+	})
+
+	// Replace: the active run gives way to the next.
+	deadline := int64(60)
+	updateSchedule(t, ns, "nightly", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.ConcurrencyPolicy = serdebenchv1.ConcurrencyReplace
+		s.StartingDeadlineSeconds = &deadline
+	})
+	before := runs(2, "two runs")
+	advanceTo(30)
+	waitFor(t, 10*time.Second, "the active run replaced", func() (bool, error) {
+		now := scheduleRuns(t, ns, "nightly")
+		names := map[string]bool{}
+		for _, x := range now {
+			names[x.Name] = true
+		}
+		return len(now) == 2 && names[first.Name] && !names[before[1].Name], fmt.Errorf("runs %v", names)
+	})
+
+	// The starting deadline: the controller sees the due time two minutes late.
+	missed := getSchedule(t, ns, "nightly").Status.MissedRuns
+	clk.SetTime(created.Truncate(5 * time.Minute).Add(37 * time.Minute))
+	waitFor(t, 10*time.Second, "a run past its deadline skipped", func() (bool, error) {
+		return getSchedule(t, ns, "nightly").Status.MissedRuns == missed+1, nil
+	})
+	runs(2, "no run started late")
+
+	// Suspended: due times pass, nothing starts.
+	updateSchedule(t, ns, "nightly", func(s *serdebenchv1.SerializationScheduleSpec) { s.Suspend = true })
+	waitFor(t, 10*time.Second, "Ready says suspended", func() (bool, error) {
+		c := meta.FindStatusCondition(getSchedule(t, ns, "nightly").Status.Conditions, serdebenchv1.ConditionReady)
+		return c != nil && c.Reason == controllers.ReasonSuspended, nil
+	})
+	advanceTo(45)
+	time.Sleep(500 * time.Millisecond)
+	runs(2, "no run while suspended")
+
+	// History: with one successful run kept, finishing the rest prunes the oldest.
+	updateSchedule(t, ns, "nightly", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Suspend = false
+		s.SuccessfulHistoryLimit = pointerTo(int32(1))
+		s.Baseline.Kind = serdebenchv1.BaselinePrevious // the default rolling median needs 5 kept
+	})
+	for _, x := range scheduleRuns(t, ns, "nightly") {
+		if x.Status.Stage == "" {
+			finish(t, &x, serdebenchv1.StageSucceeded)
+		}
+	}
+	advanceTo(46) // nothing due: only the pruning
+	waitFor(t, 10*time.Second, "history pruned to one run", func() (bool, error) {
+		now := scheduleRuns(t, ns, "nightly")
+		return len(now) == 1 && now[0].Name != first.Name, fmt.Errorf("%d runs", len(now))
+	})
+}
+
+// TestScheduleRegression: each finished run is compared once with the previous one; a
+// planted 20 % throughput drop of one trial sets Regressed=True naming it, with a
+// Warning event, and the next run back at the old rate clears it.
+func TestScheduleRegression(t *testing.T) {
+	ns := newNamespace(t)
+	clk := clocktesting.NewFakeClock(time.Now())
+	reg := startScheduler(t, clk, ns)
+	ctx := context.Background()
+	if err := k8s.Create(ctx, newSchedule(ns, "watch", nil)); err != nil {
+		t.Fatal(err)
+	}
+	created := getSchedule(t, ns, "watch").CreationTimestamp.Time
+	// run starts the run due n×5 minutes after creation and finishes it with a
+	// result whose protobuf trial reaches rate records/s.
+	run := func(n int, rate int64) string {
+		t.Helper()
+		clk.SetTime(created.Truncate(5 * time.Minute).Add(time.Duration(5*n)*time.Minute + 30*time.Second))
+		var x serdebenchv1.SerializationExperiment
+		waitFor(t, 10*time.Second, fmt.Sprintf("run %d", n), func() (bool, error) {
+			for _, r := range scheduleRuns(t, ns, "watch") {
+				if r.Status.Stage == "" {
+					x = r
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		settings := serdebenchv1.TrialSettings{Mode: "batch", Acks: "1", Compression: "none"}
+		res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
+			Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
+			Trials: []serdebenchv1.TrialResult{
+				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000, Settings: settings,
+					SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000}},
+				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate, Settings: settings,
+					SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000}},
+			}}
+		if err := k8s.Create(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+		x.Status.ResultRef = &corev1.LocalObjectReference{Name: res.Name}
+		finish(t, &x, serdebenchv1.StageSucceeded)
+		return x.Name
+	}
+	regressed := func(want metav1.ConditionStatus, runName string) *metav1.Condition {
+		t.Helper()
+		var c *metav1.Condition
+		waitFor(t, 10*time.Second, fmt.Sprintf("Regressed=%s for %s", want, runName), func() (bool, error) {
+			s := getSchedule(t, ns, "watch")
+			c = meta.FindStatusCondition(s.Status.Conditions, serdebenchv1.ConditionRegressed)
+			return c != nil && c.Status == want && strings.Contains(c.Message, runName), fmt.Errorf("%+v", c)
+		})
+		return c
+	}
+	first := run(1, 150000)
+	regressed(metav1.ConditionUnknown, first) // no baseline yet
+	second := run(2, 120000)
+	c := regressed(metav1.ConditionTrue, second)
+	if !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -20.0%") || strings.Contains(c.Message, "t000-json") {
+		t.Fatalf("condition %+v", c)
+	}
+	waitFor(t, 10*time.Second, "a Warning event", func() (bool, error) {
+		evs := &corev1.EventList{}
+		if err := k8s.List(ctx, evs, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		for _, e := range evs.Items {
+			if e.Type == corev1.EventTypeWarning && e.Reason == controllers.ReasonRegressed && strings.Contains(e.Message, "t001-protobuf") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	// The result says what it was compared with, and the gauges show the regression.
+	res := &serdebenchv1.SerializationResult{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: second}, res); err != nil {
+		t.Fatal(err)
+	}
+	cmp := res.Comparison
+	if cmp == nil || !cmp.Regressed || cmp.Schedule != "watch" || !slices.Equal(cmp.BaselineResults, []string{first}) || len(cmp.Trials) != 2 {
+		t.Fatalf("comparison %+v", cmp)
+	}
+	for _, tc := range cmp.Trials {
+		rps := tc.Metrics[0]
+		wantRegressed := tc.Name == "t001-protobuf-1176b"
+		if tc.Regressed != wantRegressed || rps.Name != "recordsPerSecond" || rps.Regressed != wantRegressed {
+			t.Fatalf("trial comparison %+v", tc)
+		}
+		if wantRegressed && (rps.Baseline != "150000.00" || rps.Candidate != "120000.00" || rps.ChangePercent != "-20.00") {
+			t.Fatalf("records/s comparison %+v", rps)
+		}
+	}
+	gauges := func(want string) {
+		t.Helper()
+		waitFor(t, 10*time.Second, "gauges", func() (bool, error) {
+			err := promtestutil.GatherAndCompare(reg, strings.NewReader(want), "serdebench_schedule_regressed", "serdebench_schedule_trial_regressed", "serdebench_schedule_trial_records_per_second")
+			return err == nil, err
+		})
+	}
+	gauges(fmt.Sprintf(`
+# HELP serdebench_schedule_regressed 1 when the schedule's latest run regressed against its baseline, 0 otherwise.
+# TYPE serdebench_schedule_regressed gauge
+serdebench_schedule_regressed{namespace=%[1]q,schedule="watch"} 1
+# HELP serdebench_schedule_trial_records_per_second Records per second of each trial in the schedule's latest successful run (end to end, warmup excluded).
+# TYPE serdebench_schedule_trial_records_per_second gauge
+serdebench_schedule_trial_records_per_second{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 40000
+serdebench_schedule_trial_records_per_second{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 120000
+# HELP serdebench_schedule_trial_regressed 1 when the trial regressed against the schedule's baseline in the latest run, 0 when not or when it had no baseline.
+# TYPE serdebench_schedule_trial_regressed gauge
+serdebench_schedule_trial_regressed{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 0
+serdebench_schedule_trial_regressed{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 1
+`, ns))
+	third := run(3, 121000) // against the second run: within noise
+	regressed(metav1.ConditionFalse, third)
+	waitFor(t, 10*time.Second, "regression gauge back to 0", func() (bool, error) {
+		err := promtestutil.GatherAndCompare(reg, strings.NewReader(fmt.Sprintf(`
+# HELP serdebench_schedule_regressed 1 when the schedule's latest run regressed against its baseline, 0 otherwise.
+# TYPE serdebench_schedule_regressed gauge
+serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
+`, ns)), "serdebench_schedule_regressed")
+		return err == nil, err
+	})
+	// A pinned baseline that does not exist: Unknown with a reason and a Warning, and
+	// the schedule keeps running.
+	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: "no-such-result", Runs: 5}
+	})
+	fourth := run(4, 150000)
+	if c := regressed(metav1.ConditionUnknown, fourth); c.Reason != controllers.ReasonBaselineMissing || !strings.Contains(c.Message, "no-such-result") {
+		t.Fatalf("condition %+v", c)
+	}
+	run(5, 150000) // a new run started: the missing baseline did not stop the schedule
+
+	// Pinned to the schedule's own first result, with no history kept: the first run is
+	// never pruned nor compared with itself, so a regression stays reported.
+	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: first, Runs: 5}
+		s.SuccessfulHistoryLimit = pointerTo(int32(0))
+	})
+	sixth := run(6, 120000)
+	regressed(metav1.ConditionTrue, sixth)
+	time.Sleep(time.Second) // reconciles after the sixth run was pruned (MaxWait 100 ms)
+	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, sixth) {
+		t.Fatalf("after pruning: %+v", c)
+	}
+	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, first) || slices.Contains(names, sixth) {
+		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, first, sixth)
+	}
+	// A deleted schedule's series go.
+	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "series of the deleted schedule gone", func() (bool, error) {
+		n, err := promtestutil.GatherAndCount(reg)
+		return n == 0, err
+	})
+}
+
+func runNames(runs []serdebenchv1.SerializationExperiment) []string {
+	var out []string
+	for _, x := range runs {
+		out = append(out, x.Name)
+	}
+	return out
+}

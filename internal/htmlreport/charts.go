@@ -1,0 +1,243 @@
+package htmlreport
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/serdebench/serdebench/internal/report"
+)
+
+// Chart is one ECharts chart: its element id, heading, what it shows, and its option
+// (ECharts' configuration object, marshalled to JSON into the page).
+type Chart struct {
+	ID, Title, Caption string
+	Option             map[string]any
+	// Points is how many data points the chart draws (the browser test compares it
+	// with what ECharts holds).
+	Points int
+}
+
+// labeler names trials in legends and axes: the codec, plus whatever else varies
+// between the trials (schema, payload compression, settings); variant leaves out
+// the size.
+type labeler struct{ schema, compression, settings bool }
+
+func newLabeler(runs []Run) labeler {
+	seen := map[string]map[string]bool{"schema": {}, "compression": {}, "settings": {}}
+	for _, r := range runs {
+		for _, row := range r.Rows {
+			seen["schema"][row.Schema] = true
+			seen["compression"][row.PayloadCompression] = true
+			seen["settings"][row.Settings] = true
+		}
+	}
+	return labeler{len(seen["schema"]) > 1, len(seen["compression"]) > 1, len(seen["settings"]) > 1}
+}
+
+func (l labeler) variant(r report.Row) string {
+	parts := []string{r.Codec}
+	if l.schema {
+		parts = append(parts, r.Schema)
+	}
+	if l.compression && r.PayloadCompression != "" && r.PayloadCompression != "none" {
+		parts = append(parts, "+"+r.PayloadCompression)
+	}
+	if l.settings {
+		parts = append(parts, "("+r.Settings+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+func (l labeler) trial(r report.Row) string { return fmt.Sprintf("%s %d B", l.variant(r), r.SizeBytes) }
+
+// seriesName adds the run's label when several runs are compared.
+func seriesName(runs []Run, i int, name string) string {
+	if len(runs) == 1 {
+		return name
+	}
+	return fmt.Sprintf("%s [%s]", name, runs[i].Label)
+}
+
+// Charts builds the report's charts.
+func Charts(runs []Run) []Chart {
+	l := newLabeler(runs)
+	return []Chart{
+		perVariant(runs, l, "throughput", "Throughput per codec and size", "records/s",
+			"Records per second end to end (producers' measured window, warmup excluded); one bar per payload size.",
+			func(r report.Row) float64 { return r.RecordsPerSecond }),
+		perVariant(runs, l, "size", "Serialized size per codec", "bytes/record",
+			"Mean serialized value size, before any payload compression; one bar per payload size.",
+			func(r report.Row) float64 { return r.SerializedBytes }),
+		serdeTime(runs, l),
+		serdeShare(runs, l),
+		latency(runs, l),
+		overTime(runs, l),
+	}
+}
+
+func barOption(unit string, cats []string, series []map[string]any) map[string]any {
+	return map[string]any{
+		"tooltip": map[string]any{"trigger": "axis"},
+		"legend":  map[string]any{"top": 0, "type": "scroll"},
+		"grid":    map[string]any{"top": 60, "bottom": 110, "left": 80, "right": 30},
+		"xAxis":   map[string]any{"type": "category", "data": cats, "axisLabel": map[string]any{"rotate": 30, "interval": 0}},
+		"yAxis":   map[string]any{"type": "value", "name": unit},
+		"series":  series,
+	}
+}
+
+// perVariant is a bar chart of one metric: codec variants on the axis, a bar per
+// payload size (and run).
+func perVariant(runs []Run, l labeler, id, title, unit, caption string, value func(report.Row) float64) Chart {
+	var cats []string
+	type key struct {
+		run  int
+		size int32
+	}
+	var keys []key
+	vals := map[key]map[string]float64{}
+	for i, r := range runs {
+		for _, row := range r.Rows {
+			v := l.variant(row)
+			if !slices.Contains(cats, v) {
+				cats = append(cats, v)
+			}
+			k := key{i, row.SizeBytes}
+			if vals[k] == nil {
+				keys = append(keys, k)
+				vals[k] = map[string]float64{}
+			}
+			vals[k][v] = value(row)
+		}
+	}
+	points := 0
+	var series []map[string]any
+	for _, k := range keys {
+		data := make([]any, len(cats))
+		for j, c := range cats {
+			if v, ok := vals[k][c]; ok {
+				data[j] = round(v)
+				points++
+			}
+		}
+		series = append(series, map[string]any{"type": "bar", "name": seriesName(runs, k.run, fmt.Sprintf("%d B", k.size)), "data": data})
+	}
+	return Chart{ID: id, Title: title, Caption: caption, Option: barOption(unit, cats, series), Points: points}
+}
+
+// trialCats are every trial's label, in run and plan order, without repeats.
+func trialCats(runs []Run, l labeler) []string {
+	var cats []string
+	for _, r := range runs {
+		for _, row := range r.Rows {
+			if c := l.trial(row); !slices.Contains(cats, c) {
+				cats = append(cats, c)
+			}
+		}
+	}
+	return cats
+}
+
+// perTrial is one series per run and metric over every trial.
+func perTrial(runs []Run, l labeler, cats []string, names []string, values func(report.Row) []float64, stack bool) ([]map[string]any, int) {
+	points := 0
+	var series []map[string]any
+	for i, r := range runs {
+		for m, name := range names {
+			data := make([]any, len(cats))
+			for _, row := range r.Rows {
+				data[slices.Index(cats, l.trial(row))] = round(values(row)[m])
+				points++
+			}
+			s := map[string]any{"type": "bar", "name": seriesName(runs, i, name), "data": data}
+			if stack {
+				s["stack"] = fmt.Sprint("run", i)
+			}
+			series = append(series, s)
+		}
+	}
+	return series, points
+}
+
+func serdeTime(runs []Run, l labeler) Chart {
+	cats := trialCats(runs, l)
+	series, n := perTrial(runs, l, cats, []string{"serialize", "deserialize"},
+		func(r report.Row) []float64 { return []float64{r.SerMicros, r.DeserMicros} }, false)
+	title := "(De)serialization time per record"
+	return Chart{ID: "serde-time", Title: title, Points: n, Option: barOption("µs/record", cats, series),
+		Caption: "Mean time to serialize (producers) and deserialize (consumers) one record, in microseconds, from the merged histograms."}
+}
+
+func serdeShare(runs []Run, l labeler) Chart {
+	cats := trialCats(runs, l)
+	series, n := perTrial(runs, l, cats, []string{"serialize share", "deserialize share"},
+		func(r report.Row) []float64 { return []float64{r.SerPct, r.DeserPct} }, true)
+	title := "Share of time spent in (de)serialization"
+	opt := barOption("% of worker time", cats, series)
+	opt["yAxis"].(map[string]any)["max"] = 100
+	return Chart{ID: "serde-share", Title: title, Points: n, Option: opt,
+		Caption: "Serialization's share of the producers' send time and deserialization's share of the consumers' receive time, in percent (stacked per run)."}
+}
+
+// latency draws each trial's percentile curve; the latency axis is logarithmic.
+func latency(runs []Run, l labeler) Chart {
+	points := 0
+	var series []map[string]any
+	for i, r := range runs {
+		for j, row := range r.Rows {
+			var data [][2]any
+			for _, p := range r.Trials[j].Latency {
+				data = append(data, [2]any{p.Label, p.Micros})
+				points++
+			}
+			if len(data) > 0 {
+				series = append(series, map[string]any{"type": "line", "name": seriesName(runs, i, l.trial(row)), "data": data, "symbolSize": 6})
+			}
+		}
+	}
+	title := "End-to-end latency percentiles"
+	return Chart{ID: "latency", Title: title, Points: points,
+		Caption: "Latency from each record's intended send time to its receipt (no coordinated omission), in microseconds on a log axis, from the merged HdrHistograms.",
+		Option: map[string]any{
+			"tooltip": map[string]any{"trigger": "axis"},
+			"legend":  map[string]any{"top": 0, "type": "scroll"},
+			"grid":    map[string]any{"top": 60, "bottom": 50, "left": 80, "right": 30},
+			"xAxis":   map[string]any{"type": "category", "name": "percentile", "data": PercentileLabels, "boundaryGap": false},
+			"yAxis":   map[string]any{"type": "log", "name": "µs", "logBase": 10},
+			"series":  series,
+		}}
+}
+
+func overTime(runs []Run, l labeler) Chart {
+	points := 0
+	var series []map[string]any
+	for i, r := range runs {
+		for j, row := range r.Rows {
+			var data [][2]float64
+			for _, s := range r.Trials[j].Throughput {
+				data = append(data, [2]float64{round(s.Seconds), round(s.RecordsPerSecond)})
+				points++
+			}
+			if len(data) > 0 {
+				series = append(series, map[string]any{"type": "line", "name": seriesName(runs, i, l.trial(row)), "data": data, "showSymbol": len(data) < 30})
+			}
+		}
+	}
+	title := "Throughput over time"
+	return Chart{ID: "over-time", Title: title, Points: points,
+		Caption: "Records per second acknowledged in each interval of the measured window (the first and last intervals are partial).",
+		Option: map[string]any{
+			"tooltip": map[string]any{"trigger": "axis"},
+			"legend":  map[string]any{"top": 0, "type": "scroll"},
+			"grid":    map[string]any{"top": 60, "bottom": 50, "left": 80, "right": 30},
+			"xAxis":   map[string]any{"type": "value", "name": "s"},
+			"yAxis":   map[string]any{"type": "value", "name": "records/s"},
+			"series":  series,
+		}}
+}
+
+// round keeps two decimals: the page stays small and the numbers readable.
+func round(v float64) float64 {
+	return float64(int64(v*100+0.5)) / 100
+}

@@ -1,0 +1,131 @@
+// Package htmlreport writes serdebench's HTML report: one self-contained file (the
+// pinned ECharts bundle inline) with the charts the studies draw — throughput per
+// codec and size, serialized size, (de)serialization time and its share, latency
+// percentiles from the merged histograms, throughput over time — the table and the
+// environment, for one run or several side by side.
+package htmlreport
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// Run is one run as the report shows it: a local run's JSON or a SerializationResult.
+type Run struct {
+	// Label names the run in legends and headings.
+	Label string
+	// Environment is what the run records about where it ran, as name/value pairs.
+	Environment [][2]string
+	// Rows are the table's rows, one per trial.
+	Rows []report.Row
+	// Trials hold each row's distributions and series, in the same order.
+	Trials []Trial
+}
+
+// Trial is what the report draws for one trial beyond its table row.
+type Trial struct {
+	// Latency is the end-to-end latency percentile curve from the merged histogram.
+	Latency []Percentile
+	// Throughput is records per second over the measured window.
+	Throughput []Sample
+}
+
+// Percentile is one point of a latency curve.
+type Percentile struct {
+	// Label is the percentile ("p99.9", "max").
+	Label string
+	// Micros is its latency in microseconds.
+	Micros int64
+}
+
+// Sample is one point of a series over time.
+type Sample struct {
+	// Seconds since the measured window started.
+	Seconds float64
+	// RecordsPerSecond achieved in the interval.
+	RecordsPerSecond float64
+}
+
+// PercentileLabels are the latency curve's points, in order.
+var PercentileLabels = []string{"p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99", "max"}
+
+// curve keeps the percentiles a histogram has (optional ones may be 0: absent).
+func curve(vals ...int64) []Percentile {
+	var out []Percentile
+	for i, v := range vals {
+		if v > 0 {
+			out = append(out, Percentile{Label: PercentileLabels[i], Micros: v})
+		}
+	}
+	return out
+}
+
+// FromResult is a SerializationResult as a run.
+func FromResult(res *v1alpha1.SerializationResult) Run {
+	run := Run{Label: res.Name, Rows: report.ResultRows(res)}
+	env := res.Environment
+	run.Environment = nonEmpty([][2]string{
+		{"result", res.Name}, {"experiment", res.Experiment.Name}, {"created", res.CreationTimestamp.UTC().Format(time.RFC3339)},
+		{"Kafka", env.KafkaVersion}, {"operator", env.OperatorVersion}, {"worker image", env.WorkerImage},
+		{"worker image IDs", fmt.Sprint(env.WorkerImageIDs)}, {"nodes", fmt.Sprint(env.NodeNames)},
+	})
+	for _, t := range res.Trials {
+		e := t.EndToEndMicros
+		tr := Trial{Latency: curve(e.P50, e.P75, e.P90, e.P95, e.P99, e.P999, e.P9999, e.Max)}
+		if len(t.Intervals) > 0 {
+			start := t.Intervals[0].StartTime.Time
+			for _, iv := range t.Intervals {
+				tr.Throughput = append(tr.Throughput, Sample{Seconds: iv.StartTime.Sub(start).Seconds(), RecordsPerSecond: float64(iv.RecordsPerSecond)})
+			}
+		}
+		run.Trials = append(run.Trials, tr)
+	}
+	return run
+}
+
+// FromLocal is a `serdebench run -o json` report as a run.
+func FromLocal(rep report.Report) Run {
+	run := Run{Label: rep.Experiment, Rows: report.LocalRows(rep.Trials)}
+	if rep.Environment.StartedAt != "" {
+		run.Label = rep.Experiment + " " + rep.Environment.StartedAt
+	}
+	e := rep.Environment
+	run.Environment = nonEmpty([][2]string{
+		{"experiment", rep.Experiment}, {"started", e.StartedAt}, {"finished", e.FinishedAt}, {"Kafka", e.BrokerVersion},
+		{"brokers", fmt.Sprint(e.Brokers)}, {"serdebench", e.WorkerVersion}, {"Go", e.GoVersion},
+		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch},
+	})
+	for _, t := range rep.Trials {
+		run.Trials = append(run.Trials, localTrial(t.Result))
+	}
+	return run
+}
+
+func localTrial(r *summary.Result) Trial {
+	if r == nil {
+		return Trial{}
+	}
+	e := r.EndToEnd
+	tr := Trial{Latency: curve(e.P50, e.P75, e.P90, e.P95, e.P99, e.P999, e.P9999, e.Max)}
+	if len(r.Intervals) > 0 {
+		start := r.Intervals[0].Start
+		for _, iv := range r.Intervals {
+			tr.Throughput = append(tr.Throughput, Sample{Seconds: iv.Start.Sub(start).Seconds(), RecordsPerSecond: iv.RecordsPerSecond})
+		}
+	}
+	return tr
+}
+
+func nonEmpty(kv [][2]string) [][2]string {
+	out := kv[:0]
+	for _, p := range kv {
+		if p[1] != "" && p[1] != "[]" && p[1] != "/" && p[1] != "0" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

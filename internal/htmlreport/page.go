@@ -1,0 +1,70 @@
+package htmlreport
+
+import (
+	_ "embed" // the page template
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/serdebench/serdebench/internal/compare"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/third_party/echarts"
+)
+
+//go:embed page.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"num": func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) },
+}).Parse(pageTemplate))
+
+// Write writes the report on runs (the last one is compared with the ones before it
+// when there are several) as one HTML file.
+func Write(w io.Writer, runs []Run, generated time.Time) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("no runs to report")
+	}
+	for _, r := range runs {
+		if len(r.Trials) != len(r.Rows) {
+			return fmt.Errorf("run %s: %d trials for %d rows", r.Label, len(r.Trials), len(r.Rows))
+		}
+	}
+	charts := Charts(runs)
+	type chartData struct {
+		Chart
+		JSON template.JS
+	}
+	data := struct {
+		Runs       []Run
+		Columns    []string
+		Charts     []chartData
+		Comparison *compare.Result
+		Generated  string
+		ECharts    template.JS
+		Version    string
+	}{Runs: runs, Columns: report.Columns(), Generated: generated.UTC().Format(time.RFC3339),
+		ECharts: template.JS(echarts.JS), Version: echarts.Version}
+	for _, c := range charts {
+		// encoding/json escapes <, > and & in strings, so no value can end the script.
+		js, err := json.Marshal(c.Option)
+		if err != nil {
+			return fmt.Errorf("chart %s: %w", c.ID, err)
+		}
+		data.Charts = append(data.Charts, chartData{Chart: c, JSON: template.JS(js)})
+	}
+	if len(runs) > 1 {
+		baselines := make([][]report.Row, 0, len(runs)-1)
+		for _, r := range runs[:len(runs)-1] {
+			baselines = append(baselines, r.Rows)
+		}
+		res := compare.Compare(baselines, runs[len(runs)-1].Rows, compare.DefaultThresholds)
+		data.Comparison = &res
+	}
+	if err := page.Execute(w, data); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
