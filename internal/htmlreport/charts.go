@@ -140,7 +140,7 @@ func trialCats(runs []Run, l labeler) []string {
 }
 
 // perTrial is one series per run and metric over every trial.
-func perTrial(runs []Run, l labeler, cats []string, names []string, values func(report.Row) []float64, stack bool) ([]map[string]any, int) {
+func perTrial(runs []Run, l labeler, cats []string, names []string, values func(report.Row) []float64) ([]map[string]any, int) {
 	points := 0
 	var series []map[string]any
 	for i, r := range runs {
@@ -150,11 +150,7 @@ func perTrial(runs []Run, l labeler, cats []string, names []string, values func(
 				data[slices.Index(cats, l.trial(row))] = round(values(row)[m])
 				points++
 			}
-			s := map[string]any{"type": "bar", "name": seriesName(runs, i, name), "data": data}
-			if stack {
-				s["stack"] = fmt.Sprint("run", i)
-			}
-			series = append(series, s)
+			series = append(series, map[string]any{"type": "bar", "name": seriesName(runs, i, name), "data": data})
 		}
 	}
 	return series, points
@@ -163,7 +159,7 @@ func perTrial(runs []Run, l labeler, cats []string, names []string, values func(
 func serdeTime(runs []Run, l labeler) Chart {
 	cats := trialCats(runs, l)
 	series, n := perTrial(runs, l, cats, []string{"serialize", "deserialize"},
-		func(r report.Row) []float64 { return []float64{r.SerMicros, r.DeserMicros} }, false)
+		func(r report.Row) []float64 { return []float64{r.SerMicros, r.DeserMicros} })
 	title := "(De)serialization time per record"
 	return Chart{ID: "serde-time", Title: title, Points: n, Option: barOption("µs/record", cats, series),
 		Caption: "Mean time to serialize (producers) and deserialize (consumers) one record, in microseconds, from the merged histograms."}
@@ -172,12 +168,12 @@ func serdeTime(runs []Run, l labeler) Chart {
 func serdeShare(runs []Run, l labeler) Chart {
 	cats := trialCats(runs, l)
 	series, n := perTrial(runs, l, cats, []string{"serialize share", "deserialize share"},
-		func(r report.Row) []float64 { return []float64{r.SerPct, r.DeserPct} }, true)
+		func(r report.Row) []float64 { return []float64{r.SerPct, r.DeserPct} })
 	title := "Share of time spent in (de)serialization"
 	opt := barOption("% of worker time", cats, series)
 	opt["yAxis"].(map[string]any)["max"] = 100
 	return Chart{ID: "serde-share", Title: title, Points: n, Option: opt,
-		Caption: "Serialization's share of the producers' send time and deserialization's share of the consumers' receive time, in percent (stacked per run)."}
+		Caption: "Serialization's share of the producers' send time and deserialization's share of the consumers' receive time, in percent: two different workers' time, so side by side, not stacked."}
 }
 
 // latency draws each trial's percentile curve; the latency axis is logarithmic.
