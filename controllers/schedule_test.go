@@ -43,15 +43,7 @@ func startScheduler(t *testing.T, clk *clocktesting.FakeClock, ns string) *prome
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	runManager(t, mgr)
 	return reg
 }
 

@@ -178,6 +178,12 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
+	return runManager(t, mgr)
+}
+
+// runManager starts mgr until the test ends; stop ends it sooner (it is idempotent).
+func runManager(t *testing.T, mgr ctrl.Manager) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

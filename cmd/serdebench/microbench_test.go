@@ -25,6 +25,21 @@ spec:
   poolSize: 32
 `
 
+// serdebench runs the command in process with args and returns its output; an error
+// fails the test with the command's stderr.
+func serdebench(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := rootCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, errOut.String())
+	}
+	return out.String()
+}
+
 // TestMicrobenchBesideEndToEnd runs an experiment against the broker, then the
 // microbenchmark of the same file with the run's JSON: every trial gets its
 // in-process figures, and each group of codecs is ranked both ways.
@@ -35,22 +50,11 @@ func TestMicrobenchBesideEndToEnd(t *testing.T) {
 	if err := os.WriteFile(file, []byte(micro), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	exec := func(args ...string) string {
-		cmd := rootCmd()
-		var out, errOut bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&errOut)
-		cmd.SetArgs(args)
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, errOut.String())
-		}
-		return out.String()
-	}
-	if err := os.WriteFile(results, []byte(exec("run", "-f", file, "--bootstrap", brokers[0], "-o", "json", "-q")), 0o644); err != nil {
+	if err := os.WriteFile(results, []byte(serdebench(t, "run", "-f", file, "--bootstrap", brokers[0], "-o", "json", "-q")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var rows []microbench.Row
-	if err := json.Unmarshal([]byte(exec("microbench", "-f", file, "--e2e", results, "--benchtime", "20ms", "-o", "json")), &rows); err != nil {
+	if err := json.Unmarshal([]byte(serdebench(t, "microbench", "-f", file, "--e2e", results, "--benchtime", "20ms", "-o", "json")), &rows); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 6 {
@@ -83,7 +87,7 @@ func TestMicrobenchBesideEndToEnd(t *testing.T) {
 			t.Fatalf("%s ranks %v, want 1, 2 and 3", group, rs)
 		}
 	}
-	table := exec("microbench", "-f", file, "--e2e", results, "--benchtime", "5ms")
+	table := serdebench(t, "microbench", "-f", file, "--e2e", results, "--benchtime", "5ms")
 	for _, want := range []string{"capnproto", "E2E REC/S", "MICRO RANK", "lz4"} {
 		if !strings.Contains(table, want) {
 			t.Fatalf("table lacks %q:\n%s", want, table)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -49,21 +48,10 @@ func TestReportInChromium(t *testing.T) {
 	if err := os.WriteFile(file, []byte(reportExperiment), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	exec := func(args ...string) string {
-		cmd := rootCmd()
-		var out, errOut bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&errOut)
-		cmd.SetArgs(args)
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, errOut.String())
-		}
-		return out.String()
-	}
 	var runs []string
 	for i := range 2 {
 		path := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
-		if err := os.WriteFile(path, []byte(exec("run", "-f", file, "--bootstrap", brokers[0], "-o", "json", "-q")), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(serdebench(t, "run", "-f", file, "--bootstrap", brokers[0], "-o", "json", "-q")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, path)
@@ -86,7 +74,7 @@ func TestReportInChromium(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			html := filepath.Join(dir, c.name+".html")
-			out := exec(append(append([]string{"report"}, c.runs...), "-o", html)...)
+			out := serdebench(t, append(append([]string{"report"}, c.runs...), "-o", html)...)
 			if !strings.Contains(out, html) {
 				t.Fatalf("report output %q does not name %s", out, html)
 			}

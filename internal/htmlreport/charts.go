@@ -176,61 +176,61 @@ func serdeShare(runs []Run, l labeler) Chart {
 		Caption: "Serialization's share of the producers' send time and deserialization's share of the consumers' receive time, in percent: two different workers' time, so side by side, not stacked."}
 }
 
-// latency draws each trial's percentile curve; the latency axis is logarithmic.
-func latency(runs []Run, l labeler) Chart {
-	points := 0
+// lines is one line per trial and run, through the points each trial has, and the
+// number of points.
+func lines(runs []Run, l labeler, points func(Trial) [][2]any) ([]map[string]any, int) {
+	n := 0
 	var series []map[string]any
 	for i, r := range runs {
 		for j, row := range r.Rows {
-			var data [][2]any
-			for _, p := range r.Trials[j].Latency {
-				data = append(data, [2]any{p.Label, p.Micros})
-				points++
-			}
+			data := points(r.Trials[j])
+			n += len(data)
 			if len(data) > 0 {
-				series = append(series, map[string]any{"type": "line", "name": seriesName(runs, i, l.trial(row)), "data": data, "symbolSize": 6})
+				series = append(series, map[string]any{"type": "line", "name": seriesName(runs, i, l.trial(row)), "data": data,
+					"symbolSize": 6, "showSymbol": len(data) < 30})
 			}
 		}
 	}
-	title := "End-to-end latency percentiles"
-	return Chart{ID: "latency", Title: title, Points: points,
+	return series, n
+}
+
+func lineOption(xAxis, yAxis map[string]any, series []map[string]any) map[string]any {
+	return map[string]any{
+		"tooltip": map[string]any{"trigger": "axis"},
+		"legend":  map[string]any{"top": 0, "type": "scroll"},
+		"grid":    map[string]any{"top": 60, "bottom": 50, "left": 80, "right": 30},
+		"xAxis":   xAxis,
+		"yAxis":   yAxis,
+		"series":  series,
+	}
+}
+
+// latency draws each trial's percentile curve; the latency axis is logarithmic.
+func latency(runs []Run, l labeler) Chart {
+	series, n := lines(runs, l, func(t Trial) [][2]any {
+		var data [][2]any
+		for _, p := range t.Latency {
+			data = append(data, [2]any{p.Label, p.Micros})
+		}
+		return data
+	})
+	return Chart{ID: "latency", Title: "End-to-end latency percentiles", Points: n,
 		Caption: "Latency from each record's intended send time to its receipt (no coordinated omission), in microseconds on a log axis, from the merged HdrHistograms.",
-		Option: map[string]any{
-			"tooltip": map[string]any{"trigger": "axis"},
-			"legend":  map[string]any{"top": 0, "type": "scroll"},
-			"grid":    map[string]any{"top": 60, "bottom": 50, "left": 80, "right": 30},
-			"xAxis":   map[string]any{"type": "category", "name": "percentile", "data": PercentileLabels, "boundaryGap": false},
-			"yAxis":   map[string]any{"type": "log", "name": "µs", "logBase": 10},
-			"series":  series,
-		}}
+		Option: lineOption(map[string]any{"type": "category", "name": "percentile", "data": PercentileLabels, "boundaryGap": false},
+			map[string]any{"type": "log", "name": "µs", "logBase": 10}, series)}
 }
 
 func overTime(runs []Run, l labeler) Chart {
-	points := 0
-	var series []map[string]any
-	for i, r := range runs {
-		for j, row := range r.Rows {
-			var data [][2]float64
-			for _, s := range r.Trials[j].Throughput {
-				data = append(data, [2]float64{round(s.Seconds), round(s.RecordsPerSecond)})
-				points++
-			}
-			if len(data) > 0 {
-				series = append(series, map[string]any{"type": "line", "name": seriesName(runs, i, l.trial(row)), "data": data, "showSymbol": len(data) < 30})
-			}
+	series, n := lines(runs, l, func(t Trial) [][2]any {
+		var data [][2]any
+		for _, s := range t.Throughput {
+			data = append(data, [2]any{round(s.Seconds), round(s.RecordsPerSecond)})
 		}
-	}
-	title := "Throughput over time"
-	return Chart{ID: "over-time", Title: title, Points: points,
+		return data
+	})
+	return Chart{ID: "over-time", Title: "Throughput over time", Points: n,
 		Caption: "Records per second acknowledged in each interval of the measured window (the first and last intervals are partial).",
-		Option: map[string]any{
-			"tooltip": map[string]any{"trigger": "axis"},
-			"legend":  map[string]any{"top": 0, "type": "scroll"},
-			"grid":    map[string]any{"top": 60, "bottom": 50, "left": 80, "right": 30},
-			"xAxis":   map[string]any{"type": "value", "name": "s"},
-			"yAxis":   map[string]any{"type": "value", "name": "records/s"},
-			"series":  series,
-		}}
+		Option:  lineOption(map[string]any{"type": "value", "name": "s"}, map[string]any{"type": "value", "name": "records/s"}, series)}
 }
 
 // round keeps two decimals: the page stays small and the numbers readable.
