@@ -349,12 +349,15 @@ serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
 	})
 	sixth := run(6, 120000)
 	regressed(metav1.ConditionTrue, sixth)
-	time.Sleep(time.Second) // reconciles after the sixth run was pruned (MaxWait 100 ms)
+	waitFor(t, 10*time.Second, "the sixth run pruned", func() (bool, error) {
+		names := runNames(scheduleRuns(t, ns, "watch"))
+		if !slices.Contains(names, first) {
+			return false, fmt.Errorf("the pinned %s was pruned: runs kept %v", first, names)
+		}
+		return !slices.Contains(names, sixth), nil
+	})
 	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, sixth) {
 		t.Fatalf("after pruning: %+v", c)
-	}
-	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, first) || slices.Contains(names, sixth) {
-		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, first, sixth)
 	}
 	// A deleted schedule's series go.
 	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {

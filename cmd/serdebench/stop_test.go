@@ -98,13 +98,15 @@ func TestSIGTERMStopsRunWithinSeconds(t *testing.T) {
 	if err := os.WriteFile(file, []byte(long), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	before := kafkatest.Topics(t, brokers)
 	cmd := exec.Command(bin, "run", "-f", file, "--bootstrap", brokers[0], "-q")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Second) // well into the trial
+	// Well into the trial: its measured records are on the broker.
+	kafkatest.WaitForRecords(t, brokers, before, "sx.it-cli.", 1000, time.Minute)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,4 +123,52 @@ func Groups(t testing.TB, brokers []string) map[string]bool {
 		out[g] = true
 	}
 	return out
+}
+
+// WaitForRecords waits (up to timeout) until a topic whose name starts with prefix
+// and that is not in before holds more than min records, and returns its name: a
+// test that disturbs a run (a signal, a broker restart) does it once the run is
+// sending, however slowly the machine got it there.
+func WaitForRecords(t testing.TB, brokers []string, before map[string]bool, prefix string, min int64, timeout time.Duration) string {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	deadline := time.Now().Add(timeout)
+	for {
+		_ = c.RefreshMetadata()
+		names, err := c.Topics()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if before[n] || !strings.HasPrefix(n, prefix) {
+				continue
+			}
+			if held := records(c, n); held > min {
+				return n
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no new topic %s* held more than %d records within %s", prefix, min, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// records sums a topic's end offsets (0 while they cannot be read).
+func records(c sarama.Client, topic string) int64 {
+	parts, err := c.Partitions(topic)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, p := range parts {
+		if off, err := c.GetOffset(topic, p, sarama.OffsetNewest); err == nil {
+			n += off
+		}
+	}
+	return n
 }

@@ -43,12 +43,14 @@ func TestBrokerRestartAccounting(t *testing.T) {
 				err error
 			}
 			done := make(chan outcome, 1)
+			before := kafkatest.Topics(t, broker.Bootstrap)
 			go func() {
 				res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: broker.Bootstrap, Experiment: "it-restart",
 					KeepTopics: true, TrialTimeout: 3 * time.Minute})
 				done <- outcome{res, err}
 			}()
-			time.Sleep(6 * time.Second) // group settled, sending for a few seconds
+			// Group settled and sending for a few seconds (of the trial's 12).
+			kafkatest.WaitForRecords(t, broker.Bootstrap, before, "sx.it-restart.", 6000, time.Minute)
 			if out, err := broker.Script("restart"); err != nil {
 				t.Fatalf("restart: %v\n%s", err, out)
 			}
