@@ -141,8 +141,12 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	due, missed, next := schedule.Due(cron, since, now)
 	if startedFor(runs.Items, due) {
-		// The cache's schedule predates the status write that recorded this run: the
-		// run itself is the record, and its missed times were counted then.
+		// The run exists but this status does not record it: either the cache's
+		// schedule is stale (then the write below conflicts and is retried on the
+		// current object) or the write after starting it failed. Either way, this is
+		// where its missed times are counted: a write based on a stale status never
+		// lands, so they cannot count twice.
+		s.Status.MissedRuns += int64(missed)
 		s.Status.LastScheduleTime = &metav1.Time{Time: due}
 		due, missed = time.Time{}, 0
 	}

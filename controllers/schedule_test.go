@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
@@ -207,6 +208,46 @@ func TestSchedule(t *testing.T) {
 		now := scheduleRuns(t, ns, "nightly")
 		return len(now) == 1 && now[0].Name != first.Name, fmt.Errorf("%d runs", len(now))
 	})
+}
+
+// TestScheduleStartStatusLost: a run exists for the due time but the schedule's
+// status does not record it, as when the status write after starting it failed (a
+// conflict). The schedule adopts the run, starts no second one, and still counts the
+// due times missed before it.
+func TestScheduleStartStatusLost(t *testing.T) {
+	ns := newNamespace(t)
+	clk := clocktesting.NewFakeClock(time.Now())
+	ctx := context.Background()
+	if err := k8s.Create(ctx, newSchedule(ns, "lost", nil)); err != nil {
+		t.Fatal(err)
+	}
+	s := getSchedule(t, ns, "lost")
+	// Due times at 5, 10, 15, 20 and 25 minutes past the five-minute mark before
+	// creation: 25 is the run, the four before it were missed.
+	due := s.CreationTimestamp.Time.Truncate(5 * time.Minute).Add(25 * time.Minute)
+	x := experiment(ns, fmt.Sprintf("lost-%d", due.Unix()/60), nil)
+	x.Spec = s.Spec.ExperimentTemplate.Spec
+	x.Labels = map[string]string{controllers.LabelSchedule: "lost"}
+	x.Annotations = map[string]string{controllers.AnnotationScheduledAt: due.UTC().Format(time.RFC3339)}
+	if err := controllerutil.SetControllerReference(s, x, scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Create(ctx, x); err != nil {
+		t.Fatal(err)
+	}
+	clk.SetTime(due.Add(30 * time.Second))
+	startScheduler(t, clk, ns)
+	waitFor(t, 10*time.Second, "the run adopted", func() (bool, error) {
+		st := getSchedule(t, ns, "lost").Status
+		return st.LastScheduleTime != nil && st.LastScheduleTime.Equal(&metav1.Time{Time: due}) && slices.Equal(st.Active, []string{x.Name}),
+			fmt.Errorf("%+v", st)
+	})
+	if st := getSchedule(t, ns, "lost").Status; st.MissedRuns != 4 {
+		t.Fatalf("missed runs %d, want the 4 due times before the run", st.MissedRuns)
+	}
+	if names := runNames(scheduleRuns(t, ns, "lost")); !slices.Equal(names, []string{x.Name}) {
+		t.Fatalf("runs %v, want only %s", names, x.Name)
+	}
 }
 
 // TestScheduleRegression: each finished run is compared once with the previous one; a
