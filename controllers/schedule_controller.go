@@ -140,6 +140,9 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		since = s.Status.LastScheduleTime.Time
 	}
 	due, missed, next := schedule.Due(cron, since, now)
+	// A due time before this one whose run exists was not missed: the status write
+	// after starting it failed, and a reconcile only came after the next due time.
+	missed = max(missed-startedBetween(runs.Items, since, due), 0)
 	if startedFor(runs.Items, due) {
 		// The run exists but this status does not record it: either the cache's
 		// schedule is stale (then the write below conflicts and is retried on the
@@ -241,6 +244,17 @@ func startedFor(runs []serdebenchv1.SerializationExperiment, due time.Time) bool
 	}
 	at := due.UTC().Format(time.RFC3339)
 	return slices.ContainsFunc(runs, func(x serdebenchv1.SerializationExperiment) bool { return x.Annotations[AnnotationScheduledAt] == at })
+}
+
+// startedBetween counts the runs due strictly between since and due.
+func startedBetween(runs []serdebenchv1.SerializationExperiment, since, due time.Time) int {
+	n := 0
+	for _, x := range runs {
+		if at, err := time.Parse(time.RFC3339, x.Annotations[AnnotationScheduledAt]); err == nil && at.After(since) && at.Before(due) {
+			n++
+		}
+	}
+	return n
 }
 
 // classify sorts runs into active, succeeded and failed, each oldest first by the

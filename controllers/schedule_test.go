@@ -210,43 +210,52 @@ func TestSchedule(t *testing.T) {
 	})
 }
 
-// TestScheduleStartStatusLost: a run exists for the due time but the schedule's
+// TestScheduleStartStatusLost: a run exists for a due time but the schedule's
 // status does not record it, as when the status write after starting it failed (a
-// conflict). The schedule adopts the run, starts no second one, and still counts the
-// due times missed before it.
+// conflict). The schedule adopts the run, starts no second one, and counts as missed
+// only the due times that have no run: when the run is the latest due time, the four
+// before it; when a later due time has passed too (the next reconcile came late),
+// the three before the run, and the later one, skipped while the run is active.
 func TestScheduleStartStatusLost(t *testing.T) {
-	ns := newNamespace(t)
-	clk := clocktesting.NewFakeClock(time.Now())
-	ctx := context.Background()
-	if err := k8s.Create(ctx, newSchedule(ns, "lost", nil)); err != nil {
-		t.Fatal(err)
-	}
-	s := getSchedule(t, ns, "lost")
-	// Due times at 5, 10, 15, 20 and 25 minutes past the five-minute mark before
-	// creation: 25 is the run, the four before it were missed.
-	due := s.CreationTimestamp.Time.Truncate(5 * time.Minute).Add(25 * time.Minute)
-	x := experiment(ns, fmt.Sprintf("lost-%d", due.Unix()/60), nil)
-	x.Spec = s.Spec.ExperimentTemplate.Spec
-	x.Labels = map[string]string{controllers.LabelSchedule: "lost"}
-	x.Annotations = map[string]string{controllers.AnnotationScheduledAt: due.UTC().Format(time.RFC3339)}
-	if err := controllerutil.SetControllerReference(s, x, scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.Create(ctx, x); err != nil {
-		t.Fatal(err)
-	}
-	clk.SetTime(due.Add(30 * time.Second))
-	startScheduler(t, clk, ns)
-	waitFor(t, 10*time.Second, "the run adopted", func() (bool, error) {
-		st := getSchedule(t, ns, "lost").Status
-		return st.LastScheduleTime != nil && st.LastScheduleTime.Equal(&metav1.Time{Time: due}) && slices.Equal(st.Active, []string{x.Name}),
-			fmt.Errorf("%+v", st)
-	})
-	if st := getSchedule(t, ns, "lost").Status; st.MissedRuns != 4 {
-		t.Fatalf("missed runs %d, want the 4 due times before the run", st.MissedRuns)
-	}
-	if names := runNames(scheduleRuns(t, ns, "lost")); !slices.Equal(names, []string{x.Name}) {
-		t.Fatalf("runs %v, want only %s", names, x.Name)
+	for _, c := range []struct {
+		name            string
+		runAt, clockAt  int // minutes past the five-minute mark before creation
+		lastScheduledAt int
+	}{{"latest", 25, 25, 25}, {"then-later-one-skipped", 20, 25, 25}} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			ctx := context.Background()
+			if err := k8s.Create(ctx, newSchedule(ns, "lost", nil)); err != nil {
+				t.Fatal(err)
+			}
+			s := getSchedule(t, ns, "lost")
+			mark := s.CreationTimestamp.Time.Truncate(5 * time.Minute)
+			at := mark.Add(time.Duration(c.runAt) * time.Minute)
+			x := experiment(ns, fmt.Sprintf("lost-%d", at.Unix()/60), nil)
+			x.Spec = s.Spec.ExperimentTemplate.Spec
+			x.Labels = map[string]string{controllers.LabelSchedule: "lost"}
+			x.Annotations = map[string]string{controllers.AnnotationScheduledAt: at.UTC().Format(time.RFC3339)}
+			if err := controllerutil.SetControllerReference(s, x, scheme); err != nil {
+				t.Fatal(err)
+			}
+			if err := k8s.Create(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+			startScheduler(t, clocktesting.NewFakeClock(mark.Add(time.Duration(c.clockAt)*time.Minute+30*time.Second)), ns)
+			last := metav1.NewTime(mark.Add(time.Duration(c.lastScheduledAt) * time.Minute))
+			waitFor(t, 10*time.Second, "the run adopted", func() (bool, error) {
+				st := getSchedule(t, ns, "lost").Status
+				return st.LastScheduleTime != nil && st.LastScheduleTime.Equal(&last) && slices.Equal(st.Active, []string{x.Name}), fmt.Errorf("%+v", st)
+			})
+			// Later reconciles (MaxWait 100 ms) count nothing more.
+			time.Sleep(time.Second)
+			if st := getSchedule(t, ns, "lost").Status; st.MissedRuns != 4 {
+				t.Fatalf("missed runs %d, want 4", st.MissedRuns)
+			}
+			if names := runNames(scheduleRuns(t, ns, "lost")); !slices.Equal(names, []string{x.Name}) {
+				t.Fatalf("runs %v, want only %s", names, x.Name)
+			}
+		})
 	}
 }
 
@@ -397,8 +406,14 @@ serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
 		}
 		return !slices.Contains(names, sixth), nil
 	})
+	// Reconciles after the pruning (MaxWait 100 ms) neither compare again nor prune
+	// the pinned run.
+	time.Sleep(time.Second)
 	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, sixth) {
 		t.Fatalf("after pruning: %+v", c)
+	}
+	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, first) || slices.Contains(names, sixth) {
+		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, first, sixth)
 	}
 	// A deleted schedule's series go.
 	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {

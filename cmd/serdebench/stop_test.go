@@ -105,6 +105,9 @@ func TestSIGTERMStopsRunWithinSeconds(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails before its signal must not leave the run writing to the
+	// shared broker.
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // ErrProcessDone once waited for
 	// Well into the trial: its measured records are on the broker.
 	kafkatest.WaitForRecords(t, brokers, before, "sx.it-cli.", 1000, time.Minute)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -131,7 +131,11 @@ func Groups(t testing.TB, brokers []string) map[string]bool {
 // sending, however slowly the machine got it there.
 func WaitForRecords(t testing.TB, brokers []string, before map[string]bool, prefix string, min int64, timeout time.Duration) string {
 	t.Helper()
-	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	// Short network timeouts: one pass must not outlast the wait.
+	cfg := sarama.NewConfig()
+	cfg.Net.DialTimeout, cfg.Net.ReadTimeout, cfg.Net.WriteTimeout = 5*time.Second, 5*time.Second, 5*time.Second
+	cfg.Metadata.Retry.Max = 0
+	c, err := sarama.NewClient(brokers, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,22 +58,46 @@ func TestIntervals(t *testing.T) {
 			due := func(d float64) float64 { return total*d + producers }
 			ackMax := float64(r.Ack.Max)*1.01/1e6 + 0.001
 			e2eMax := float64(r.EndToEnd.Max)*1.01/1e6 + 0.001
+			if r.Failed != 0 || r.Lost != 0 {
+				t.Fatalf("%d sends failed, %d records lost: the bounds below assume every record acknowledged and delivered", r.Failed, r.Lost)
+			}
 			if want := int64(total * seconds); math.Abs(float64(r.Records-want)) > producers {
 				t.Errorf("%d records measured, want %d (%d/s for %d s)", r.Records, want, total, seconds)
 			}
 			// The pacer's schedule: each producer's measured record k is due k/rate
 			// after its own window start (the producers start apart).
+			const perProducer = rate * seconds
+			starts := producerStarts(res)
 			offer := map[int64]int64{}
-			for _, p := range producerStarts(res) {
-				for k := range int64(rate * seconds) {
+			for _, p := range starts {
+				for k := range int64(perProducer) {
 					offer[p.Add(time.Duration(k)*time.Second/rate).Unix()/width*width]++
 				}
 			}
+			// dueBefore counts the measured records due before at, all producers.
+			dueBefore := func(at time.Time) int64 {
+				var n int64
+				for _, p := range starts {
+					if d := at.Sub(p); d > 0 {
+						n += min(int64((d*rate+time.Second-1)/time.Second), perProducer)
+					}
+				}
+				return n
+			}
+			// Warmup records are in the backlog but not in e2eMax: until a second
+			// after the last producer's window started, any of them may still wait.
+			warmupUntil := slices.MaxFunc(starts, time.Time.Compare).Add(time.Duration((e2eMax + 1) * float64(time.Second)))
 
 			var records, offered, acks, e2es int64
 			var covered float64
 			for i, iv := range r.Intervals {
 				records += iv.Records
+				// Cumulatively, nothing is acknowledged before it is due, and
+				// everything due a slowest ack before the interval's end is.
+				end := iv.Start.Add(width * time.Second)
+				if hi, lo := dueBefore(end), dueBefore(end.Add(-time.Duration(ackMax*float64(time.Second)))); records > hi+producers || records < lo-producers {
+					t.Errorf("interval %d: %d acknowledged by its end; the schedule has %d due by then, %d a slowest ack before", i, records, hi, lo)
+				}
 				offered += iv.OfferedRecords
 				acks += iv.Ack.Count
 				e2es += iv.EndToEnd.Count
@@ -90,14 +114,22 @@ func TestIntervals(t *testing.T) {
 				}
 				// Acknowledged and not yet received at the interval's end: due within
 				// one slowest delivery before it.
-				if float64(iv.BacklogRecords) > due(e2eMax) {
+				bound := due(e2eMax)
+				if end.Before(warmupUntil) {
+					bound += float64(producers) * rate * float64(s.Warmup.DurationSeconds)
+				}
+				if float64(iv.BacklogRecords) > bound {
 					t.Errorf("interval %d: backlog %d records, more than the %.0f due within the slowest delivery (%.3f s)",
-						i, iv.BacklogRecords, due(e2eMax), e2eMax)
+						i, iv.BacklogRecords, bound, e2eMax)
 				}
 				if iv.OfferedRecords > 0 && (iv.Ack.P50 <= 0 || iv.EndToEnd.P50 <= 0 ||
 					iv.Ack.Max > r.Ack.Max*101/100 || iv.EndToEnd.Max > r.EndToEnd.Max*101/100) {
 					t.Errorf("interval %d: latencies inconsistent with the trial's: ack %+v, e2e %+v", i, iv.Ack, iv.EndToEnd)
 				}
+			}
+			// Everything acknowledged was delivered: nothing is left at the end.
+			if n := len(r.Intervals); n == 0 || r.Intervals[n-1].BacklogRecords != 0 {
+				t.Errorf("backlog left at the end of the trial, with nothing lost")
 			}
 			if records != r.Records || offered != r.Records || acks != r.Ack.Count || e2es != r.EndToEnd.Count {
 				t.Fatalf("intervals hold %d records acknowledged, %d offered, %d ack and %d e2e latencies; the trial %d, %d, %d",

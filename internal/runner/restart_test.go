@@ -44,8 +44,11 @@ func TestBrokerRestartAccounting(t *testing.T) {
 			}
 			done := make(chan outcome, 1)
 			before := kafkatest.Topics(t, broker.Bootstrap)
+			// A test that fails while it waits must not leave the trial running.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
 			go func() {
-				res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: broker.Bootstrap, Experiment: "it-restart",
+				res, err := runner.RunTrial(ctx, tr, runner.Options{Brokers: broker.Bootstrap, Experiment: "it-restart",
 					KeepTopics: true, TrialTimeout: 3 * time.Minute})
 				done <- outcome{res, err}
 			}()

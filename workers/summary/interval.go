@@ -71,10 +71,12 @@ func intervals(p, c *Series, start, end, consumerEnd time.Time) []Interval {
 	}
 	union := maps.Clone(p.Buckets)
 	maps.Copy(union, c.Buckets)
+	keys := slices.Sorted(maps.Keys(union))
+	until := later(end, consumerEnd)
+	width := time.Duration(w) * time.Second
 	var out []Interval
 	var backlog int64
-	width := time.Duration(w) * time.Second
-	for _, k := range slices.Sorted(maps.Keys(union)) {
+	add := func(k int64) {
 		pb, cb := p.Buckets[k], c.Buckets[k]
 		if pb != nil {
 			backlog += pb.Done
@@ -83,16 +85,16 @@ func intervals(p, c *Series, start, end, consumerEnd time.Time) []Interval {
 			backlog -= cb.Done
 		}
 		from := time.Unix(k, 0)
-		// seconds of the bucket in [start, until)
-		in := func(until time.Time) float64 {
-			if lo, hi := later(from, start), earlier(from.Add(width), until); hi.After(lo) {
+		// seconds of the bucket in [start, to)
+		in := func(to time.Time) float64 {
+			if lo, hi := later(from, start), earlier(from.Add(width), to); hi.After(lo) {
 				return hi.Sub(lo).Seconds()
 			}
 			return 0
 		}
-		secs, pSecs, cSecs := in(later(end, consumerEnd)), in(end), in(consumerEnd)
+		secs, pSecs, cSecs := in(until), in(end), in(consumerEnd)
 		if secs == 0 {
-			continue
+			return
 		}
 		iv := Interval{Start: from.UTC(), Seconds: secs, BacklogRecords: max(backlog, 0)}
 		if pb != nil {
@@ -110,6 +112,17 @@ func intervals(p, c *Series, start, end, consumerEnd time.Time) []Interval {
 			}
 		}
 		out = append(out, iv)
+	}
+	first := start.Unix() - start.Unix()%w // the window's first bucket
+	for i, k := range keys {
+		add(k)
+		// A bucket in the window where nothing was acknowledged or received (a
+		// stall) is an interval too: the intervals cover the window without gaps.
+		if i+1 < len(keys) {
+			for g := max(k+w, first); g < keys[i+1] && time.Unix(g, 0).Before(until); g += w {
+				add(g)
+			}
+		}
 	}
 	return out
 }

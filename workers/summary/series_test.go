@@ -144,3 +144,33 @@ func TestIntervalsRunUntilTheConsumersDrain(t *testing.T) {
 		t.Errorf("consumers: %+v, %+v", got[1], got[2])
 	}
 }
+
+// TestIntervalsCoverAStall: the consumers receive nothing for a whole interval (a
+// stall) and then drain; that interval is still reported, with no receipts and the
+// backlog where it stood, so the intervals cover the window without a gap.
+func TestIntervalsCoverAStall(t *testing.T) {
+	p, c := NewSeries(10), NewSeries(10)
+	for i := range 1000 {
+		at := t0.Add(time.Duration(i) * 10 * time.Millisecond) // 0-10 s
+		p.Measured(at, 1000)
+		p.Done(at, true)
+		recv := t0.Add(20*time.Second + time.Duration(i)*5*time.Millisecond) // 20-25 s
+		c.Measured(at, recv.Sub(at).Microseconds())
+		c.Done(recv, true)
+	}
+	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0, windowEnd: t0.Add(10 * time.Second), consumerEnd: t0.Add(25 * time.Second)}
+	got, _ := r.IntervalsAtMost(MaxIntervals)
+	var covered float64
+	for _, iv := range got {
+		covered += iv.Seconds
+	}
+	if len(got) != 3 || covered != 25 {
+		t.Fatalf("%d intervals covering %.1f s, want 3 covering the 25 s window: %+v", len(got), covered, got)
+	}
+	if s := got[1]; !s.Start.Equal(t0.Add(10*time.Second)) || s.Seconds != 10 || s.Records != 0 || s.ConsumedRecordsPerSecond != 0 || s.BacklogRecords != 1000 {
+		t.Errorf("the stalled interval: %+v; want 10 s, nothing acknowledged or received, backlog 1000", s)
+	}
+	if got[2].BacklogRecords != 0 || got[2].ConsumedRecordsPerSecond != 200 {
+		t.Errorf("the draining interval: %+v", got[2])
+	}
+}
