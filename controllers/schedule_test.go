@@ -229,7 +229,7 @@ func TestScheduleStartStatusLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := getSchedule(t, ns, "lost")
-			mark := s.CreationTimestamp.Time.Truncate(5 * time.Minute)
+			mark := s.CreationTimestamp.Truncate(5 * time.Minute)
 			at := mark.Add(time.Duration(c.runAt) * time.Minute)
 			x := experiment(ns, fmt.Sprintf("lost-%d", at.Unix()/60), nil)
 			x.Spec = s.Spec.ExperimentTemplate.Spec
