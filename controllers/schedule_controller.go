@@ -140,18 +140,20 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		since = s.Status.LastScheduleTime.Time
 	}
 	due, missed, next := schedule.Due(cron, since, now)
-	// A due time before this one whose run exists was not missed: the status write
-	// after starting it failed, and a reconcile only came after the next due time.
-	missed = max(missed-startedBetween(runs.Items, since, due), 0)
-	if startedFor(runs.Items, due) {
-		// The run exists but this status does not record it: either the cache's
-		// schedule is stale (then the write below conflicts and is retried on the
-		// current object) or the write after starting it failed. Either way, this is
-		// where its missed times are counted: a write based on a stale status never
-		// lands, so they cannot count twice.
-		s.Status.MissedRuns += int64(missed)
-		s.Status.LastScheduleTime = &metav1.Time{Time: due}
-		due, missed = time.Time{}, 0
+	if at, ok := latestStarted(runs.Items, since, due); ok {
+		// A run exists that this status does not record: either the cache's schedule
+		// is stale (then the write below conflicts and is retried on the current
+		// object) or the write after starting it failed. The run is adopted here: the
+		// due times before it were missed, it was not, and the status write that ends
+		// this reconcile, whatever it decides, records both. A write based on a stale
+		// status never lands, so nothing counts twice.
+		last, before, _ := schedule.Due(cron, since, at)
+		if !last.IsZero() && !last.Equal(at) {
+			before++ // the run was due under an earlier schedule: its last due time went without one
+		}
+		s.Status.MissedRuns += int64(before)
+		s.Status.LastScheduleTime = &metav1.Time{Time: at}
+		due, missed, next = schedule.Due(cron, at, now)
 	}
 	d := schedule.Decide(&s.Spec, due, now, len(active))
 	requeue := next.Sub(now)
@@ -237,24 +239,16 @@ func (r *ScheduleReconciler) start(ctx context.Context, s *serdebenchv1.Serializ
 	return x, nil
 }
 
-// startedFor says a run for the due time exists.
-func startedFor(runs []serdebenchv1.SerializationExperiment, due time.Time) bool {
-	if due.IsZero() {
-		return false
-	}
-	at := due.UTC().Format(time.RFC3339)
-	return slices.ContainsFunc(runs, func(x serdebenchv1.SerializationExperiment) bool { return x.Annotations[AnnotationScheduledAt] == at })
-}
-
-// startedBetween counts the runs due strictly between since and due.
-func startedBetween(runs []serdebenchv1.SerializationExperiment, since, due time.Time) int {
-	n := 0
+// latestStarted is the latest time in (since, due] that a run was started for.
+func latestStarted(runs []serdebenchv1.SerializationExperiment, since, due time.Time) (time.Time, bool) {
+	var latest time.Time
 	for _, x := range runs {
-		if at, err := time.Parse(time.RFC3339, x.Annotations[AnnotationScheduledAt]); err == nil && at.After(since) && at.Before(due) {
-			n++
+		at, err := time.Parse(time.RFC3339, x.Annotations[AnnotationScheduledAt])
+		if err == nil && at.After(since) && !at.After(due) && at.After(latest) {
+			latest = at
 		}
 	}
-	return n
+	return latest, !latest.IsZero()
 }
 
 // classify sorts runs into active, succeeded and failed, each oldest first by the

@@ -212,48 +212,58 @@ func TestSchedule(t *testing.T) {
 
 // TestScheduleStartStatusLost: a run exists for a due time but the schedule's
 // status does not record it, as when the status write after starting it failed (a
-// conflict). The schedule adopts the run, starts no second one, and counts as missed
-// only the due times that have no run: when the run is the latest due time, the four
-// before it; when a later due time has passed too (the next reconcile came late),
-// the three before the run, and the later one, skipped while the run is active.
+// conflict). The schedule adopts the run and counts as missed only the due times
+// that went without one:
+//   - the run is the latest due time: the four before it;
+//   - a later due time passed too (the next reconcile came late): the three before
+//     the run, and the later one, skipped while the run is active (Forbid);
+//   - the same with Replace: the run gives way to the later one, which starts.
 func TestScheduleStartStatusLost(t *testing.T) {
 	for _, c := range []struct {
-		name            string
-		runAt, clockAt  int // minutes past the five-minute mark before creation
-		lastScheduledAt int
-	}{{"latest", 25, 25, 25}, {"then-later-one-skipped", 20, 25, 25}} {
+		name           string
+		runAt, clockAt int // minutes past the five-minute mark before creation
+		policy         serdebenchv1.ConcurrencyPolicy
+		wantRunAt      int
+		wantMissed     int64
+	}{
+		{"latest", 25, 25, serdebenchv1.ConcurrencyForbid, 25, 4},
+		{"then-later-one-skipped", 20, 25, serdebenchv1.ConcurrencyForbid, 20, 4},
+		{"then-replaced", 20, 25, serdebenchv1.ConcurrencyReplace, 25, 3},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			ns := newNamespace(t)
 			ctx := context.Background()
-			if err := k8s.Create(ctx, newSchedule(ns, "lost", nil)); err != nil {
+			if err := k8s.Create(ctx, newSchedule(ns, "lost", func(s *serdebenchv1.SerializationScheduleSpec) { s.ConcurrencyPolicy = c.policy })); err != nil {
 				t.Fatal(err)
 			}
 			s := getSchedule(t, ns, "lost")
 			mark := s.CreationTimestamp.Truncate(5 * time.Minute)
-			at := mark.Add(time.Duration(c.runAt) * time.Minute)
-			x := experiment(ns, fmt.Sprintf("lost-%d", at.Unix()/60), nil)
+			minute := func(m int) time.Time { return mark.Add(time.Duration(m) * time.Minute) }
+			runName := func(m int) string { return fmt.Sprintf("lost-%d", minute(m).Unix()/60) }
+			x := experiment(ns, runName(c.runAt), nil)
 			x.Spec = s.Spec.ExperimentTemplate.Spec
 			x.Labels = map[string]string{controllers.LabelSchedule: "lost"}
-			x.Annotations = map[string]string{controllers.AnnotationScheduledAt: at.UTC().Format(time.RFC3339)}
+			x.Annotations = map[string]string{controllers.AnnotationScheduledAt: minute(c.runAt).UTC().Format(time.RFC3339)}
 			if err := controllerutil.SetControllerReference(s, x, scheme); err != nil {
 				t.Fatal(err)
 			}
 			if err := k8s.Create(ctx, x); err != nil {
 				t.Fatal(err)
 			}
-			startScheduler(t, clocktesting.NewFakeClock(mark.Add(time.Duration(c.clockAt)*time.Minute+30*time.Second)), ns)
-			last := metav1.NewTime(mark.Add(time.Duration(c.lastScheduledAt) * time.Minute))
+			startScheduler(t, clocktesting.NewFakeClock(minute(c.clockAt).Add(30*time.Second)), ns)
+			last := metav1.NewTime(minute(c.clockAt))
+			want := runName(c.wantRunAt)
 			waitFor(t, 10*time.Second, "the run adopted", func() (bool, error) {
 				st := getSchedule(t, ns, "lost").Status
-				return st.LastScheduleTime != nil && st.LastScheduleTime.Equal(&last) && slices.Equal(st.Active, []string{x.Name}), fmt.Errorf("%+v", st)
+				return st.LastScheduleTime != nil && st.LastScheduleTime.Equal(&last) && slices.Equal(st.Active, []string{want}), fmt.Errorf("%+v", st)
 			})
 			// Later reconciles (MaxWait 100 ms) count nothing more.
 			time.Sleep(time.Second)
-			if st := getSchedule(t, ns, "lost").Status; st.MissedRuns != 4 {
-				t.Fatalf("missed runs %d, want 4", st.MissedRuns)
+			if st := getSchedule(t, ns, "lost").Status; st.MissedRuns != c.wantMissed {
+				t.Fatalf("missed runs %d, want %d", st.MissedRuns, c.wantMissed)
 			}
-			if names := runNames(scheduleRuns(t, ns, "lost")); !slices.Equal(names, []string{x.Name}) {
-				t.Fatalf("runs %v, want only %s", names, x.Name)
+			if names := runNames(scheduleRuns(t, ns, "lost")); !slices.Equal(names, []string{want}) {
+				t.Fatalf("runs %v, want only %s", names, want)
 			}
 		})
 	}

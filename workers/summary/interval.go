@@ -113,7 +113,7 @@ func intervals(p, c *Series, start, end, consumerEnd time.Time) []Interval {
 		}
 		out = append(out, iv)
 	}
-	first := start.Unix() - start.Unix()%w // the window's first bucket
+	first := floorDiv(start.Unix(), w) * w // the window's first bucket
 	for i, k := range keys {
 		add(k)
 		// A bucket in the window where nothing was acknowledged or received (a
