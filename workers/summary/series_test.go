@@ -118,21 +118,28 @@ func TestIntervalsWindowAndBacklog(t *testing.T) {
 	}
 }
 
-// TestIntervalsRunUntilTheConsumersDrain: records acknowledged by 20 s and received
-// until 25 s: the intervals go on to 25 s, where only the consumers' rate and the
-// backlog move; each rate is over its own side's seconds.
-func TestIntervalsRunUntilTheConsumersDrain(t *testing.T) {
+// drainedIntervals are the 10 s intervals of 1,000 records intended and
+// acknowledged over 0-10 s and received from t0+from, one every step, until 25 s.
+func drainedIntervals(from, step time.Duration) []Interval {
 	p, c := NewSeries(10), NewSeries(10)
 	for i := range 1000 {
-		at := t0.Add(time.Duration(i) * 10 * time.Millisecond) // 0-10 s
+		at := t0.Add(time.Duration(i) * 10 * time.Millisecond)
 		p.Measured(at, 1000)
 		p.Done(at, true)
-		recv := t0.Add(10*time.Second + time.Duration(i)*15*time.Millisecond) // 10-25 s
+		recv := t0.Add(from + time.Duration(i)*step)
 		c.Measured(at, recv.Sub(at).Microseconds())
 		c.Done(recv, true)
 	}
 	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0, windowEnd: t0.Add(10 * time.Second), consumerEnd: t0.Add(25 * time.Second)}
 	got, _ := r.IntervalsAtMost(MaxIntervals)
+	return got
+}
+
+// TestIntervalsRunUntilTheConsumersDrain: records acknowledged by 20 s and received
+// until 25 s: the intervals go on to 25 s, where only the consumers' rate and the
+// backlog move; each rate is over its own side's seconds.
+func TestIntervalsRunUntilTheConsumersDrain(t *testing.T) {
+	got := drainedIntervals(10*time.Second, 15*time.Millisecond) // received 10-25 s
 	if len(got) != 3 || got[2].Seconds != 5 {
 		t.Fatalf("intervals %+v; want 3, the last 5 s long", got)
 	}
@@ -149,17 +156,7 @@ func TestIntervalsRunUntilTheConsumersDrain(t *testing.T) {
 // stall) and then drain; that interval is still reported, with no receipts and the
 // backlog where it stood, so the intervals cover the window without a gap.
 func TestIntervalsCoverAStall(t *testing.T) {
-	p, c := NewSeries(10), NewSeries(10)
-	for i := range 1000 {
-		at := t0.Add(time.Duration(i) * 10 * time.Millisecond) // 0-10 s
-		p.Measured(at, 1000)
-		p.Done(at, true)
-		recv := t0.Add(20*time.Second + time.Duration(i)*5*time.Millisecond) // 20-25 s
-		c.Measured(at, recv.Sub(at).Microseconds())
-		c.Done(recv, true)
-	}
-	r := &Result{producerSeries: p, consumerSeries: c, windowStart: t0, windowEnd: t0.Add(10 * time.Second), consumerEnd: t0.Add(25 * time.Second)}
-	got, _ := r.IntervalsAtMost(MaxIntervals)
+	got := drainedIntervals(20*time.Second, 5*time.Millisecond) // received 20-25 s
 	var covered float64
 	for _, iv := range got {
 		covered += iv.Seconds
