@@ -17,11 +17,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // finalizeGiveUp is how long a deleted experiment waits for an unreachable Kafka

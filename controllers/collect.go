@@ -17,11 +17,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/promquery"
 	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // collect reads the workers' summaries, cross-checks them with Prometheus, writes
@@ -345,16 +345,13 @@ func trialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
 			P9999: p.P9999, Max: p.Max}
 	}
-	s := t.Settings
 	size := t.SizeBytes
 	if t.Source != nil {
 		size = int32(m.PayloadBytesPerRecord + 0.5) // the user's records: their mean JSON size
 	}
 	res := serdebenchv1.TrialResult{
 		Name: t.Name, Codec: t.Codec, Schema: t.PayloadSchema(), SizeBytes: size,
-		Settings: serdebenchv1.TrialSettings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
-			Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, RecordsPerSecond: s.RecordsPerSecond, Client: s.Client,
-			Partitioner: s.Partitioner, PayloadCompression: s.PayloadCompression},
+		Settings:       t.Settings,
 		ClientSettings: m.ClientSettings,
 		Producers:      int32(m.Producers), Consumers: int32(m.Consumers),
 		WindowMillis:                   int64(m.WindowSeconds * 1000),

@@ -20,6 +20,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/yaml"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/kafkatest"
@@ -100,7 +101,7 @@ func TestDashboardQueries(t *testing.T) {
 	s := newSchedule(ns, "live", func(spec *serdebenchv1.SerializationScheduleSpec) {
 		x := &spec.ExperimentTemplate.Spec
 		x.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
-		x.Codecs = []serdebenchv1.Codec{"avro"}
+		x.Codecs = []trial.Codec{"avro"}
 		x.Records = ptr(int64(3000))
 		x.Rate.RecordsPerSecond = 300
 	})

@@ -3,10 +3,11 @@ package controllers_test
 import (
 	"context"
 	"fmt"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/kafkatest"
@@ -35,10 +37,10 @@ func experiment(ns, name string, mutate func(*serdebenchv1.SerializationExperime
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: serdebenchv1.SerializationExperimentSpec{
 			ExperimentSpec: serdebenchv1.ExperimentSpec{
-				Codecs:    []serdebenchv1.Codec{"protobuf", "avro"},
+				Codecs:    []trial.Codec{"protobuf", "avro"},
 				Payload:   serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{256}},
 				Records:   &records,
-				Warmup:    serdebenchv1.Warmup{Records: 20},
+				Warmup:    trial.Warmup{Records: 20},
 				Consumers: 2,
 				PoolSize:  16,
 				Producer:  serdebenchv1.ProducerSettings{Acks: "1", LingerMs: ptr(int32(1))},
@@ -238,7 +240,7 @@ func happyPathStrimzi(t *testing.T) {
 		t.Fatalf("%d jobs ran, want 4 (consumers and producers of 2 trials)", len(runs))
 	}
 	// Spec is immutable once started.
-	x.Spec.Codecs = []serdebenchv1.Codec{"json"}
+	x.Spec.Codecs = []trial.Codec{"json"}
 	if err := k8s.Update(context.Background(), x); err == nil || !strings.Contains(err.Error(), "immutable") {
 		t.Fatalf("spec update after start: %v", err)
 	}
@@ -399,7 +401,7 @@ func TestRestartMidRun(t *testing.T) {
 	k := newKubelet(t, ns, brokers)
 	stop := startManager(t, nil, k)
 	create(t, experiment(ns, "restart", func(x *serdebenchv1.SerializationExperiment) {
-		x.Spec.Codecs = []serdebenchv1.Codec{"protobuf", "avro", "json"}
+		x.Spec.Codecs = []trial.Codec{"protobuf", "avro", "json"}
 	}))
 	// Let the first trial finish, then hold the second one's Jobs and stop.
 	waitFor(t, 60*time.Second, "first trial measured", func() (bool, error) {
@@ -440,7 +442,7 @@ func TestColocated(t *testing.T) {
 	create(t, experiment(ns, "together", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
 		x.Spec.Workers.Colocate = true
-		x.Spec.Codecs = []serdebenchv1.Codec{"msgpack"}
+		x.Spec.Codecs = []trial.Codec{"msgpack"}
 	}))
 	waitStage(t, ns, "together", serdebenchv1.StageSucceeded, 90*time.Second)
 	checkResult(t, result(t, ns, "together"), 1)
@@ -466,7 +468,7 @@ func TestPrometheusCrossCheck(t *testing.T) {
 	// 10 s at 300 rec/s: long enough for Prometheus to discover and sample it.
 	create(t, experiment(ns, "scraped", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
-		x.Spec.Codecs = []serdebenchv1.Codec{"avro"}
+		x.Spec.Codecs = []trial.Codec{"avro"}
 		x.Spec.Records = ptr(int64(3000))
 		x.Spec.Rate.RecordsPerSecond = 300
 	}))
@@ -559,7 +561,7 @@ func TestSASLAdminAPI(t *testing.T) {
 	create(t, experiment(ns, "sasl", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: sasl[0],
 			SASL: &serdebenchv1.KafkaSASL{Mechanism: "PLAIN", SecretRef: corev1.LocalObjectReference{Name: "kafka-user"}}}
-		x.Spec.Codecs = []serdebenchv1.Codec{"json"}
+		x.Spec.Codecs = []trial.Codec{"json"}
 	}))
 	waitStage(t, ns, "sasl", serdebenchv1.StageSucceeded, 90*time.Second)
 	checkResult(t, result(t, ns, "sasl"), 1)
@@ -581,7 +583,7 @@ func TestTLSAdminAPI(t *testing.T) {
 	create(t, experiment(ns, "tls", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: tlsBrokers[0], TLS: &serdebenchv1.KafkaTLS{
 			CASecretRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "kafka-ca"}, Key: "ca.crt"}}}
-		x.Spec.Codecs = []serdebenchv1.Codec{"raw"}
+		x.Spec.Codecs = []trial.Codec{"raw"}
 	}))
 	waitStage(t, ns, "tls", serdebenchv1.StageSucceeded, 90*time.Second)
 	checkResult(t, result(t, ns, "tls"), 1)

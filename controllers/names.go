@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/protocol"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Labels on everything the operator creates for an experiment.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/kafkatest"
@@ -27,7 +28,7 @@ func TestDisruptedTrialIsRetried(t *testing.T) {
 	startManager(t, nil, k)
 	create(t, experiment(ns, "evicted", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
-		x.Spec.Codecs = []serdebenchv1.Codec{"json"}
+		x.Spec.Codecs = []trial.Codec{"json"}
 		x.Spec.Rate.RecordsPerSecond = 100 // 3 s: still running when the eviction comes
 	}))
 	x := waitStage(t, ns, "evicted", serdebenchv1.StageSucceeded, 90*time.Second)

@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -19,16 +20,16 @@ import (
 func TestResultSizeAtMatrixCap(t *testing.T) {
 	records := int64(1 << 40)
 	spec := serdebenchv1.ExperimentSpec{
-		Codecs:  []serdebenchv1.Codec{"json", "avro", "protobuf", "msgpack"},
+		Codecs:  []trial.Codec{"json", "avro", "protobuf", "msgpack"},
 		Payload: serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
 		Records: &records,
-		Matrix:  &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5, 10, 20, 50, 100}, Acks: []serdebenchv1.Acks{"1", "all"}},
+		Matrix:  &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5, 10, 20, 50, 100}, Acks: []trial.Acks{"1", "all"}},
 	}
 	trials, err := plan.Expand(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trials) != serdebenchv1.MaxTrials {
+	if len(trials) != trial.MaxTrials {
 		t.Fatalf("%d trials", len(trials))
 	}
 	wide := summary.Percentiles{Count: 1 << 40, P50: 3_600_000_000, P75: 3_600_000_000, P90: 3_600_000_000, P95: 3_600_000_000,

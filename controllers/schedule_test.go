@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 )
@@ -296,7 +297,7 @@ func TestScheduleRegression(t *testing.T) {
 			}
 			return false, nil
 		})
-		settings := serdebenchv1.TrialSettings{Mode: "batch", Acks: "1", Compression: "none"}
+		settings := trial.Settings{Mode: "batch", Acks: "1", Compression: "none"}
 		res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
 			Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
 			Trials: []serdebenchv1.TrialResult{

@@ -11,9 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/experiment"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // sourceMountPath is where a payload source's ConfigMap is mounted in worker pods.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/kafkatest"
@@ -29,7 +30,7 @@ func ownSchemaFile(t *testing.T, name string) string {
 func sourceExperiment(ns, name, configMap string) *serdebenchv1.SerializationExperiment {
 	return experiment(ns, name, func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: x.Spec.Kafka.Strimzi.BootstrapServers}
-		x.Spec.Codecs = []serdebenchv1.Codec{"avro", "json"}
+		x.Spec.Codecs = []trial.Codec{"avro", "json"}
 		x.Spec.Payload = serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro",
 			ConfigMap: &serdebenchv1.SourceConfigMap{Name: configMap, SchemaKey: "schema", SamplesKey: "samples.jsonl"}}}
 	})

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	experimentfile "github.com/serdebench/serdebench/internal/experiment"
 )
@@ -90,7 +91,7 @@ spec:
 		if diff := cmp.Diff(local.Spec, stored.Spec); diff != "" {
 			t.Fatalf("%s: local parse and the API server default differently (-local +server):\n%s", name, diff)
 		}
-		goSide := serdebenchv1.ExperimentSpec{Codecs: []serdebenchv1.Codec{"json"}, Payload: c.goSide, Records: ptr(int64(1000))}
+		goSide := serdebenchv1.ExperimentSpec{Codecs: []trial.Codec{"json"}, Payload: c.goSide, Records: ptr(int64(1000))}
 		goSide.Default()
 		if diff := cmp.Diff(goSide, stored.Spec.ExperimentSpec); diff != "" {
 			t.Fatalf("%s: ExperimentSpec.Default and the CRD's defaults differ (-go +server):\n%s", name, diff)

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 )
@@ -42,7 +43,7 @@ func sample(t *testing.T, file, name string) *v1alpha1.SerializationExperiment {
 }
 
 // small is a quick experiment of the given codecs, simple records of 512 B.
-func small(name string, records int64, codecs ...v1alpha1.Codec) *v1alpha1.SerializationExperiment {
+func small(name string, records int64, codecs ...trial.Codec) *v1alpha1.SerializationExperiment {
 	return &v1alpha1.SerializationExperiment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: v1alpha1.SerializationExperimentSpec{
@@ -232,7 +233,7 @@ func TestThesisBatch(t *testing.T) {
 	start := time.Now()
 	x := sample(t, "thesis-batch.yaml", "thesis-batch")
 	x.Spec.Records = ptr(int64(2000))
-	x.Spec.Warmup = v1alpha1.Warmup{Records: 200}
+	x.Spec.Warmup = trial.Warmup{Records: 200}
 	create(t, x)
 	x, res := succeeded(t, x.Name, 10*time.Minute)
 	checkTrials(t, res, 12)
@@ -405,7 +406,7 @@ func TestOwnSchema(t *testing.T) {
 	t.Cleanup(func() { _ = k8s.Delete(context.Background(), cm) })
 	x := sample(t, "own-schema/orders.yaml", "own-schema")
 	x.Spec.Records = ptr(int64(2000))
-	x.Spec.Warmup = v1alpha1.Warmup{Records: 200}
+	x.Spec.Warmup = trial.Warmup{Records: 200}
 	create(t, x)
 	x, res := succeeded(t, x.Name, 5*time.Minute)
 	checkTrials(t, res, 3)

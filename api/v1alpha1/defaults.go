@@ -1,37 +1,27 @@
 package v1alpha1
 
+import "github.com/serdebench/serdebench/api/trial"
+
 // Defaults applied when a field is unset. The CRD carries the same values as
 // +kubebuilder:default markers, so the API server applies them at admission and
 // `kubectl get -o yaml` shows what will run; Default applies them to specs built in
 // Go (internal/admission tests that the two agree).
 const (
-	DefaultBatchSizeBytes  int32 = 16384
-	DefaultLingerMs        int32 = 5
-	DefaultAcks                  = AcksAll
-	DefaultCompression           = CompressionNone
-	DefaultMaxInFlight     int32 = 5
-	DefaultPartitions      int32 = 3
-	DefaultReplicas        int32 = 1
-	DefaultSeed            int64 = 1
-	DefaultPoolSize        int32 = 1024
-	DefaultRetries         int32 = 1
-	DefaultClient                = ClientSarama
-	DefaultPartitioner           = PartitionerRoundRobin
-	DefaultIntervalSeconds int32 = 10
+	DefaultPartitions int32 = 3
+	DefaultReplicas   int32 = 1
+	DefaultSeed       int64 = 1
+	DefaultPoolSize   int32 = 1024
+	DefaultRetries    int32 = 1
 	// Payload source ConfigMap keys (SourceConfigMap).
 	DefaultSourceSchemaKey  = "schema"
 	DefaultSourceSamplesKey = "samples.jsonl"
 	// Rate search (RateSearch).
-	DefaultSearchStepPercent  int32 = 25
-	DefaultSearchStepSeconds  int32 = 10
-	DefaultSearchMaxP99Millis int32 = 100
-	// DefaultSocketBufferBytes (-1) leaves a socket buffer to the operating system.
-	DefaultSocketBufferBytes      int32 = -1
+	DefaultSearchStepPercent      int32 = 25
+	DefaultSearchStepSeconds      int32 = 10
+	DefaultSearchMaxP99Millis     int32 = 100
 	DefaultFetchMinBytes          int32 = 1
 	DefaultFetchMaxWaitMs         int32 = 500
 	DefaultMaxPartitionFetchBytes int32 = 1048576
-	// MaxTrials caps the size of the expanded matrix.
-	MaxTrials = 256
 )
 
 // Default fills unset fields of the spec with their documented defaults. A zero
@@ -39,10 +29,10 @@ const (
 // zero before this ever runs.
 func (s *ExperimentSpec) Default() {
 	if s.Mode == "" {
-		s.Mode = ModeBatch
+		s.Mode = trial.DefaultMode
 	}
 	if s.Payload.Compression == "" {
-		s.Payload.Compression = PayloadCompressionNone
+		s.Payload.Compression = trial.PayloadCompressionNone
 	}
 	if src := s.Payload.Source; src != nil && src.ConfigMap != nil {
 		if src.ConfigMap.SchemaKey == "" {
@@ -71,10 +61,10 @@ func (s *ExperimentSpec) Default() {
 		s.PoolSize = DefaultPoolSize
 	}
 	if s.Client == "" {
-		s.Client = DefaultClient
+		s.Client = trial.DefaultClient
 	}
 	if s.IntervalSeconds == 0 {
-		s.IntervalSeconds = DefaultIntervalSeconds
+		s.IntervalSeconds = trial.DefaultIntervalSeconds
 	}
 	if r := s.Rate.Search; r != nil {
 		if r.StepPercent == 0 {
@@ -103,41 +93,10 @@ func (c *ConsumerSettings) Default() {
 		c.MaxPartitionFetchBytes = ptr(DefaultMaxPartitionFetchBytes)
 	}
 	if c.ReceiveBufferBytes == nil {
-		c.ReceiveBufferBytes = ptr(DefaultSocketBufferBytes)
+		c.ReceiveBufferBytes = ptr(trial.DefaultSocketBufferBytes)
 	}
 	if c.SendBufferBytes == nil {
-		c.SendBufferBytes = ptr(DefaultSocketBufferBytes)
-	}
-}
-
-// Default fills unset producer settings.
-func (p *ProducerSettings) Default() {
-	if p.BatchSizeBytes == nil {
-		p.BatchSizeBytes = ptr(DefaultBatchSizeBytes)
-	}
-	if p.LingerMs == nil {
-		p.LingerMs = ptr(DefaultLingerMs)
-	}
-	if p.Acks == "" {
-		p.Acks = DefaultAcks
-	}
-	if p.Compression == "" {
-		p.Compression = DefaultCompression
-	}
-	if p.MaxInFlight == nil {
-		p.MaxInFlight = ptr(DefaultMaxInFlight)
-	}
-	if p.Idempotent == nil {
-		p.Idempotent = ptr(false)
-	}
-	if p.SendBufferBytes == nil {
-		p.SendBufferBytes = ptr(DefaultSocketBufferBytes)
-	}
-	if p.ReceiveBufferBytes == nil {
-		p.ReceiveBufferBytes = ptr(DefaultSocketBufferBytes)
-	}
-	if p.Partitioner == "" {
-		p.Partitioner = DefaultPartitioner
+		c.SendBufferBytes = ptr(trial.DefaultSocketBufferBytes)
 	}
 }
 

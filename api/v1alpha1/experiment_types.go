@@ -1,111 +1,6 @@
 package v1alpha1
 
-// Codec names a serialization format implementation (docs/formats.md): a format
-// with its mandated library, or a library variant named <format>/<library>.
-// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor;avro/hamba;msgpack/msgp;protobuf/vtproto;json/goccy
-type Codec string
-
-// Codecs known to the workers.
-const (
-	CodecJSON     Codec = "json"
-	CodecAvro     Codec = "avro"
-	CodecProtobuf Codec = "protobuf"
-	CodecMsgpack  Codec = "msgpack"
-	// CodecRaw sends the payload's JSON bytes as they are: the transport-only baseline.
-	CodecRaw Codec = "raw"
-	// CodecThriftBinary and CodecThriftCompact are Apache Thrift's two protocols.
-	CodecThriftBinary  Codec = "thrift-binary"
-	CodecThriftCompact Codec = "thrift-compact"
-	// CodecCapnp and CodecCapnpPacked are Cap'n Proto messages, unpacked or packed.
-	CodecCapnp       Codec = "capnproto"
-	CodecCapnpPacked Codec = "capnproto-packed"
-	CodecFlatbuffers Codec = "flatbuffers"
-	// CodecGob is Go's language-native serialization (encoding/gob).
-	CodecGob  Codec = "gob"
-	CodecCBOR Codec = "cbor"
-	// Library variants beside the mandated defaults.
-	CodecAvroHamba       Codec = "avro/hamba"
-	CodecMsgpackMsgp     Codec = "msgpack/msgp"
-	CodecProtobufVtproto Codec = "protobuf/vtproto"
-	CodecJSONGoccy       Codec = "json/goccy"
-)
-
-// Mode is how the producer sends.
-// +kubebuilder:validation:Enum=batch;single
-type Mode string
-
-// Producer modes (the thesis' Test 1 and Test 2).
-const (
-	// ModeBatch sends asynchronously and lets the client batch.
-	ModeBatch Mode = "batch"
-	// ModeSingle sends one record, waits for its acknowledgement, then sends the next.
-	ModeSingle Mode = "single"
-)
-
-// Acks is the producer's acknowledgement level.
-// +kubebuilder:validation:Enum="0";"1";all
-type Acks string
-
-// Acknowledgement levels.
-const (
-	AcksNone   Acks = "0"
-	AcksLeader Acks = "1"
-	AcksAll    Acks = "all"
-)
-
-// Compression is the producer's batch compression codec.
-// +kubebuilder:validation:Enum=none;gzip;snappy;lz4;zstd
-type Compression string
-
-// Compression codecs.
-const (
-	CompressionNone   Compression = "none"
-	CompressionGzip   Compression = "gzip"
-	CompressionSnappy Compression = "snappy"
-	CompressionLZ4    Compression = "lz4"
-	CompressionZstd   Compression = "zstd"
-)
-
-// PayloadCompression compresses each record value on its own before it is sent
-// (docs/formats.md), apart from the producer's batch compression.
-// +kubebuilder:validation:Enum=none;deflate;zstd;lz4;snappy;xz
-type PayloadCompression string
-
-// Payload compressors.
-const (
-	PayloadCompressionNone    PayloadCompression = "none"
-	PayloadCompressionDeflate PayloadCompression = "deflate"
-	PayloadCompressionZstd    PayloadCompression = "zstd"
-	PayloadCompressionLZ4     PayloadCompression = "lz4"
-	PayloadCompressionSnappy  PayloadCompression = "snappy"
-	PayloadCompressionXZ      PayloadCompression = "xz"
-)
-
-// Client names the Kafka client library the workers use.
-// +kubebuilder:validation:Enum=sarama;franz-go
-type Client string
-
-// Kafka clients (docs/producer-settings.md compares how each maps the settings).
-const (
-	// ClientSarama is github.com/IBM/sarama.
-	ClientSarama Client = "sarama"
-	// ClientFranz is github.com/twmb/franz-go.
-	ClientFranz Client = "franz-go"
-)
-
-// Partitioner is how producers spread records over a topic's partitions.
-// +kubebuilder:validation:Enum=round-robin;sticky
-type Partitioner string
-
-// Partitioning strategies (docs/producer-settings.md). The worker assigns partitions
-// itself in both, so loss accounting stays exact.
-const (
-	// PartitionerRoundRobin sends each record to the next partition.
-	PartitionerRoundRobin Partitioner = "round-robin"
-	// PartitionerSticky sends records to one partition until batchSizeBytes went
-	// there, then moves on: the Java client's default for unkeyed records (KIP-794).
-	PartitionerSticky Partitioner = "sticky"
-)
+import "github.com/serdebench/serdebench/api/trial"
 
 // ExperimentSpec is what to measure: which codecs and payloads, with which producer
 // settings, how much traffic and how it is shaped. Lists and the matrix multiply into
@@ -126,7 +21,7 @@ type ExperimentSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=24
 	// +listType=set
-	Codecs []Codec `json:"codecs"`
+	Codecs []trial.Codec `json:"codecs"`
 
 	// Payload is the record schema and its sizes.
 	Payload PayloadSpec `json:"payload"`
@@ -141,7 +36,7 @@ type ExperimentSpec struct {
 	// docs/producer-settings.md and in each trial result's effectiveSettings.
 	// +kubebuilder:default=sarama
 	// +optional
-	Client Client `json:"client,omitempty"`
+	Client trial.Client `json:"client,omitempty"`
 
 	// Consumer holds the consumers' fetch and socket settings.
 	// +kubebuilder:default={}
@@ -156,7 +51,7 @@ type ExperimentSpec struct {
 	// Mode is batch (asynchronous) or single (one record in flight). Default batch.
 	// +kubebuilder:default=batch
 	// +optional
-	Mode Mode `json:"mode,omitempty"`
+	Mode trial.Mode `json:"mode,omitempty"`
 
 	// Records is the number of measured records each producer sends per trial
 	// (warmup records come on top). Exactly one of records and durationSeconds is set.
@@ -174,7 +69,7 @@ type ExperimentSpec struct {
 	// Warmup is sent before the measured window and excluded from every metric except
 	// delivery completeness.
 	// +optional
-	Warmup Warmup `json:"warmup,omitempty"`
+	Warmup trial.Warmup `json:"warmup,omitempty"`
 
 	// Rate is the target send rate per producer; unset means as fast as possible.
 	// +optional
@@ -256,7 +151,7 @@ type PayloadSpec struct {
 	// swept (matrix.payloadCompression). Default none.
 	// +kubebuilder:default=none
 	// +optional
-	Compression PayloadCompression `json:"compression,omitempty"`
+	Compression trial.PayloadCompression `json:"compression,omitempty"`
 }
 
 // PayloadSource is a schema plus a JSON-lines file of sample records (one JSON object
@@ -305,78 +200,6 @@ type SourceConfigMap struct {
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
 	// +optional
 	SamplesKey string `json:"samplesKey,omitempty"`
-}
-
-// ProducerSettings are the producer knobs the papers vary. Unset fields take the
-// defaults documented on each field (docs/producer-settings.md maps them onto sarama).
-// +kubebuilder:validation:XValidation:rule="!has(self.idempotent) || !self.idempotent || (has(self.acks) && self.acks == 'all' && has(self.maxInFlight) && self.maxInFlight == 1)",message="idempotent producers need acks: all and maxInFlight: 1"
-type ProducerSettings struct {
-	// BatchSizeBytes flushes a batch once it holds this many bytes (Java batch.size).
-	// Default 16384. Ignored in single mode.
-	// +kubebuilder:default=16384
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=67108864
-	// +optional
-	BatchSizeBytes *int32 `json:"batchSizeBytes,omitempty"`
-
-	// LingerMs is how long a batch may wait to fill (Java linger.ms). Default 5.
-	// Ignored in single mode.
-	// +kubebuilder:default=5
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=60000
-	// +optional
-	LingerMs *int32 `json:"lingerMs,omitempty"`
-
-	// Acks is the acknowledgement level: "0", "1" or "all". Default "all".
-	// +kubebuilder:default=all
-	// +optional
-	Acks Acks `json:"acks,omitempty"`
-
-	// Compression is none, gzip, snappy, lz4 or zstd. Default none.
-	// +kubebuilder:default=none
-	// +optional
-	Compression Compression `json:"compression,omitempty"`
-
-	// MaxInFlight is the number of unacknowledged requests per broker connection
-	// (Java max.in.flight.requests.per.connection). Default 5.
-	// +kubebuilder:default=5
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=64
-	// +optional
-	MaxInFlight *int32 `json:"maxInFlight,omitempty"`
-
-	// Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in
-	// sarama). Default false.
-	// +kubebuilder:default=false
-	// +optional
-	Idempotent *bool `json:"idempotent,omitempty"`
-
-	// SendBufferBytes is the producer sockets' send buffer (Java send.buffer.bytes,
-	// whose default is 131072); -1 leaves it to the operating system, which autotunes
-	// it. Default -1.
-	// +kubebuilder:default=-1
-	// +kubebuilder:validation:Minimum=-1
-	// +kubebuilder:validation:Maximum=67108864
-	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
-	// +optional
-	SendBufferBytes *int32 `json:"sendBufferBytes,omitempty"`
-
-	// ReceiveBufferBytes is the producer sockets' receive buffer (Java
-	// receive.buffer.bytes, default 32768); -1 leaves it to the operating system.
-	// Default -1.
-	// +kubebuilder:default=-1
-	// +kubebuilder:validation:Minimum=-1
-	// +kubebuilder:validation:Maximum=67108864
-	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
-	// +optional
-	ReceiveBufferBytes *int32 `json:"receiveBufferBytes,omitempty"`
-
-	// Partitioner is round-robin (each record to the next partition) or sticky
-	// (batchSizeBytes to one partition, then the next: the Java client's default,
-	// which fills batches sooner at low rates per partition). Default round-robin.
-	// +kubebuilder:default=round-robin
-	// +optional
-	Partitioner Partitioner `json:"partitioner,omitempty"`
 }
 
 // ConsumerSettings are the consumers' fetch and socket settings, with the Java
@@ -429,77 +252,6 @@ type ConsumerSettings struct {
 	SendBufferBytes *int32 `json:"sendBufferBytes,omitempty"`
 }
 
-// Matrix lists values to sweep; each non-empty list multiplies the trial count.
-type Matrix struct {
-	// BatchSizeBytes values to sweep.
-	// +kubebuilder:validation:MaxItems=16
-	// +kubebuilder:validation:items:Minimum=0
-	// +kubebuilder:validation:items:Maximum=67108864
-	// +listType=set
-	// +optional
-	BatchSizeBytes []int32 `json:"batchSizeBytes,omitempty"`
-	// LingerMs values to sweep.
-	// +kubebuilder:validation:MaxItems=16
-	// +kubebuilder:validation:items:Minimum=0
-	// +kubebuilder:validation:items:Maximum=60000
-	// +listType=set
-	// +optional
-	LingerMs []int32 `json:"lingerMs,omitempty"`
-	// Acks values to sweep.
-	// +kubebuilder:validation:MaxItems=16
-	// +listType=set
-	// +optional
-	Acks []Acks `json:"acks,omitempty"`
-	// Compression values to sweep.
-	// +kubebuilder:validation:MaxItems=16
-	// +listType=set
-	// +optional
-	Compression []Compression `json:"compression,omitempty"`
-	// MaxInFlight values to sweep.
-	// +kubebuilder:validation:MaxItems=16
-	// +kubebuilder:validation:items:Minimum=1
-	// +kubebuilder:validation:items:Maximum=64
-	// +listType=set
-	// +optional
-	MaxInFlight []int32 `json:"maxInFlight,omitempty"`
-	// Mode values to sweep.
-	// +kubebuilder:validation:MaxItems=16
-	// +listType=set
-	// +optional
-	Mode []Mode `json:"mode,omitempty"`
-	// RecordsPerSecond values to sweep (0 means as fast as possible).
-	// +kubebuilder:validation:MaxItems=16
-	// +kubebuilder:validation:items:Minimum=0
-	// +kubebuilder:validation:items:Maximum=10000000
-	// +listType=set
-	// +optional
-	RecordsPerSecond []int64 `json:"recordsPerSecond,omitempty"`
-	// Client values to sweep: the same trials with each Kafka client.
-	// +kubebuilder:validation:MaxItems=2
-	// +listType=set
-	// +optional
-	Client []Client `json:"client,omitempty"`
-	// PayloadCompression values to sweep (payload.compression).
-	// +kubebuilder:validation:MaxItems=6
-	// +listType=set
-	// +optional
-	PayloadCompression []PayloadCompression `json:"payloadCompression,omitempty"`
-}
-
-// Warmup is excluded from the measured window: by record count or by time.
-type Warmup struct {
-	// Records sent per producer before measuring starts.
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=1099511627776
-	// +optional
-	Records int64 `json:"records,omitempty"`
-	// DurationSeconds of sending before measuring starts.
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=3600
-	// +optional
-	DurationSeconds int32 `json:"durationSeconds,omitempty"`
-}
-
 // Rate shapes the send schedule.
 type Rate struct {
 	// RecordsPerSecond per producer. Unset or 0 is a closed loop (as fast as possible);
@@ -514,45 +266,7 @@ type Rate struct {
 	// recordsPerSecond and raises its rate step by step while latency stays
 	// bounded; the result names the highest step every producer sustained.
 	// +optional
-	Search *RateSearch `json:"search,omitempty"`
-}
-
-// RateSearch raises the rate in steps within one trial (docs/measurement.md,
-// "Finding the maximum sustainable rate"). Latency is measured from the intended
-// send time, so a producer, broker or consumer that cannot keep up shows as growing
-// latency (and growing consumer backlog, which by Little's law is rate × latency).
-// A step is sustained when every producer sent all of it, none of its sends
-// failed, every acknowledged record arrived, and its acknowledgement and
-// end-to-end p99 stay within maxP99Millis. A producer ends the search when a send
-// fails, when more than 1% of a step's acknowledgements exceed the bound, or when it
-// falls a whole step behind its schedule; otherwise the search runs until
-// maxRecordsPerSecond or durationSeconds (the consumers' side cannot stop it).
-type RateSearch struct {
-	// StepPercent is how much each step raises the rate. Default 25.
-	// +kubebuilder:default=25
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=1000
-	// +optional
-	StepPercent int32 `json:"stepPercent,omitempty"`
-	// StepSeconds is each step's length. Default 10.
-	// +kubebuilder:default=10
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=3600
-	// +optional
-	StepSeconds int32 `json:"stepSeconds,omitempty"`
-	// MaxRecordsPerSecond per producer ends the search there. Default: no cap but
-	// the trial's duration.
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=10000000
-	// +optional
-	MaxRecordsPerSecond int64 `json:"maxRecordsPerSecond,omitempty"`
-	// MaxP99Millis bounds a sustained step's acknowledgement and end-to-end p99.
-	// Default 100.
-	// +kubebuilder:default=100
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=600000
-	// +optional
-	MaxP99Millis int32 `json:"maxP99Millis,omitempty"`
+	Search *trial.RateSearch `json:"search,omitempty"`
 }
 
 // TopicSpec shapes each trial's topic.

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"github.com/serdebench/serdebench/api/trial"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -152,35 +153,6 @@ type ResultSummary struct {
 	DuplicatedRecords int64 `json:"duplicatedRecords"`
 }
 
-// TrialSettings are a trial's effective settings, defaults applied.
-type TrialSettings struct {
-	// Mode is batch or single.
-	Mode Mode `json:"mode"`
-	// BatchSizeBytes as sent to the client (ignored in single mode).
-	BatchSizeBytes int32 `json:"batchSizeBytes"`
-	// LingerMs as sent to the client (ignored in single mode).
-	LingerMs int32 `json:"lingerMs"`
-	// Acks is 0, 1 or all.
-	Acks Acks `json:"acks"`
-	// Compression codec.
-	Compression Compression `json:"compression"`
-	// MaxInFlight requests per connection.
-	MaxInFlight int32 `json:"maxInFlight"`
-	// Idempotent producer.
-	Idempotent bool `json:"idempotent"`
-	// RecordsPerSecond target per producer; 0 is a closed loop.
-	RecordsPerSecond int64 `json:"recordsPerSecond"`
-	// Client is the Kafka client library (sarama or franz-go).
-	// +optional
-	Client Client `json:"client,omitempty"`
-	// Partitioner is round-robin or sticky.
-	// +optional
-	Partitioner Partitioner `json:"partitioner,omitempty"`
-	// PayloadCompression compressed each value before it was sent (none: unset).
-	// +optional
-	PayloadCompression PayloadCompression `json:"payloadCompression,omitempty"`
-}
-
 // LatencyMicros are percentiles of a merged latency histogram, in microseconds.
 type LatencyMicros struct {
 	// Count of recorded values.
@@ -211,14 +183,14 @@ type TrialResult struct {
 	// Name of the trial.
 	Name string `json:"name"`
 	// Codec of the trial.
-	Codec Codec `json:"codec"`
+	Codec trial.Codec `json:"codec"`
 	// Schema of the payload.
 	Schema string `json:"schema"`
 	// SizeBytes is the payload's target JSON-encoded size; for a payload source, the
 	// samples' mean JSON size.
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
-	Settings TrialSettings `json:"settings"`
+	Settings trial.Settings `json:"settings"`
 	// ClientSettings are the producer client's own settings the trial ran with, by
 	// the client's names, for the settings whose meaning differs between clients
 	// (in-flight requests, batch cap, linger, partitioner; docs/producer-settings.md).

@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "github.com/serdebench/serdebench/api/trial"
+
 // Limits on payload sizes: below the smallest record of any schema, above Kafka's
 // default max.message.bytes. (The CRD markers on PayloadSpec.SizesBytes say the same.)
 const (
@@ -9,13 +11,5 @@ const (
 
 // TrialCount is the number of trials the spec expands into.
 func (s *ExperimentSpec) TrialCount() int {
-	n := len(s.Codecs) * max(1, len(s.Payload.SizesBytes))
-	if m := s.Matrix; m != nil {
-		for _, l := range []int{len(m.BatchSizeBytes), len(m.LingerMs), len(m.Acks), len(m.Compression), len(m.MaxInFlight), len(m.Mode), len(m.RecordsPerSecond), len(m.Client), len(m.PayloadCompression)} {
-			if l > 0 {
-				n *= l
-			}
-		}
-	}
-	return n
+	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps())
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/experiment"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -30,7 +31,6 @@ import (
 	"github.com/serdebench/serdebench/internal/version"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/source"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func main() {
@@ -182,7 +182,7 @@ func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []expe
 		if err := experiment.ResolveSource(x, filepath.Dir(file)); err != nil {
 			return nil, nil, nil, err
 		}
-		schema, samples, err := source.ReadFiles(source.Spec{SchemaFile: src.SchemaPath, SamplesFile: src.SamplesPath})
+		schema, samples, err := source.ReadFiles(trial.Source{SchemaFile: src.SchemaPath, SamplesFile: src.SamplesPath})
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/microbench"
 	"github.com/serdebench/serdebench/internal/report"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func microbenchCmd() *cobra.Command {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -21,7 +22,6 @@ import (
 	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/runner"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func buildWorker(t *testing.T) string {
@@ -35,7 +35,7 @@ func buildWorker(t *testing.T) string {
 
 func trialJSON(t *testing.T, records int64) (trial.Trial, string) {
 	t.Helper()
-	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{"json"},
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{"json"},
 		Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}, Records: &records, PoolSize: 16})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,8 @@
 # delay is an NFQUEUE program (hack/calibrate/nfqdelay) unless tc netem works.
 #
 # Runs COMMAND on the host against a fresh single-node KRaft broker that lives in
-# network namespace $NS behind a veth pair whose two directions each carry DELAY_MS
+# its own network namespace (held by a process, never named: `ip netns add` would
+# mount /run/netns on the host and `ip netns del` leaves that mount) behind a veth pair whose two directions each carry DELAY_MS
 # of added one-way delay (added RTT = 2*DELAY_MS; 0 = no delay). COMMAND gets
 # BOOTSTRAP, TOPIC, DELAY_MS, RTT_ADDED_MS, DELAY_MODE; its stdout+stderr go to $OUT.
 # Everything is torn down on exit, error or signal. See README.md.
@@ -25,9 +26,10 @@ REPO=$(cd "$HERE/../.." && pwd)
 : "${NFQ_RT_PRIO:=20}"             # SCHED_FIFO priority of the nfqueue delayers (0 = normal)
 : "${NETEM_LIMIT:=100000}"         # netem queue limit in packets (default 1000 drops at high rates)
 : "${TCP_CC:=}"                    # e.g. cubic: congestion control for host and namespace (host value restored)
-NS=sdbk VETH_H=sdbk-h VETH_N=sdbk-n IP_H=10.213.0.1 IP_N=10.213.0.2
+VETH_H=sdbk-h VETH_N=sdbk-n IP_H=10.213.0.1 IP_N=10.213.0.2
 BOOTSTRAP="$IP_N:9092"
 PIDS="$STATE_DIR/pids"
+TEARDOWN_OK=0
 
 log() { echo "[calibrate $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -52,6 +54,9 @@ stop_pid() { # name timeout_s [group]: SIGTERM (to the process group if "group")
   fi
   rm -f "$PIDS/$1.pid"
 }
+# nsx COMMAND...: run COMMAND in the broker's network namespace (the holder's).
+nsx() { local h; h=$(ours ns) || die "the namespace holder is gone"; nsenter --net="/proc/$h/ns/net" "$@"; }
+mounts() { awk '{print $5}' /proc/self/mountinfo | sort; }
 host_rule() { iptables -w -t mangle "$1" PREROUTING -i "$VETH_H" -j NFQUEUE --queue-num "$NFQ_NUM"; }
 
 teardown() {
@@ -60,9 +65,9 @@ teardown() {
   stop_pid cmd 5 group   # the command runs in its own session: end its whole group
   # delay first, so that the broker's shutdown traffic is not held
   tc qdisc del dev "$VETH_H" root 2>/dev/null
-  ip netns exec "$NS" tc qdisc del dev "$VETH_N" root 2>/dev/null
+  ours ns >/dev/null && nsx tc qdisc del dev "$VETH_N" root 2>/dev/null
   while host_rule -C 2>/dev/null; do host_rule -D; done
-  ip netns exec "$NS" iptables -w -t mangle -F PREROUTING 2>/dev/null
+  ours ns >/dev/null && nsx iptables -w -t mangle -F PREROUTING 2>/dev/null
   stop_pid nfq-host 3
   stop_pid nfq-ns 3
   for f in "$STATE_DIR"/nfq-host.log "$STATE_DIR"/nfq-ns.log; do
@@ -79,17 +84,23 @@ teardown() {
     sysctl -qw net.ipv4.tcp_congestion_control="$(cat "$STATE_DIR/host_cc.orig")" && rm -f "$STATE_DIR/host_cc.orig"
   fi
   ip link del "$VETH_H" 2>/dev/null   # removes the peer too
-  ip netns del "$NS" 2>/dev/null
+  stop_pid ns 3                       # the namespace ends with its last process
   [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$STATE_DIR/broker/data"
-  if ip netns list | grep -qw "$NS" || ip link show "$VETH_H" >/dev/null 2>&1 || host_rule -C 2>/dev/null; then
-    log "WARNING: teardown incomplete (netns/veth/rule still present)"
-  else
-    log "teardown complete"
+  TEARDOWN_OK=1
+  if ours ns >/dev/null || ip link show "$VETH_H" >/dev/null 2>&1 || host_rule -C 2>/dev/null; then
+    log "ERROR: teardown incomplete (namespace holder, veth or rule still present)"; TEARDOWN_OK=0
   fi
+  # Nothing here mounts anything: a mount that appeared is someone's leftover that
+  # `make down` would later blame on the cluster.
+  if [ -f "$STATE_DIR/mounts.before" ] && ! diff <(cat "$STATE_DIR/mounts.before") <(mounts) >"$STATE_DIR/mounts.diff"; then
+    log "ERROR: the host's mounts changed during the run: $(tr '\n' ' ' <"$STATE_DIR/mounts.diff")"; TEARDOWN_OK=0
+  fi
+  rm -f "$STATE_DIR/mounts.before"
+  [ "$TEARDOWN_OK" = 1 ] && log "teardown complete"
 }
 
 # shellcheck disable=SC2317  # invoked by trap
-on_exit() { local rc=$?; trap - EXIT INT TERM; teardown; exit "$rc"; }
+on_exit() { local rc=$?; trap - EXIT INT TERM; teardown; [ "$rc" != 0 ] || [ "$TEARDOWN_OK" = 1 ] || rc=1; exit "$rc"; }
 
 # ---------------------------------------------------------------- helpers
 kjava() { timeout 120 java -Xmx256m -Dlog4j2.configurationFile="$REPO/hack/kafka/log4j2-cli.properties" -cp "$KAFKA_LIBS/*" "$@"; }
@@ -132,8 +143,8 @@ apply_delay() {
   if [ "$DELAY_MODE" != nfqueue ]; then
     local err
     if err=$(tc qdisc add dev "$VETH_H" root netem delay "${D}ms" limit "$NETEM_LIMIT" 2>&1); then
-      ip netns exec "$NS" tc qdisc add dev "$VETH_N" root netem delay "${D}ms" limit "$NETEM_LIMIT" \
-        || die "netem on $VETH_N (inside $NS) failed"
+      nsx tc qdisc add dev "$VETH_N" root netem delay "${D}ms" limit "$NETEM_LIMIT" \
+        || die "netem on $VETH_N (inside the broker's namespace) failed"
       MODE=netem; return 0
     fi
     [ "$DELAY_MODE" = netem ] && die "tc netem failed: $err"
@@ -149,13 +160,13 @@ apply_delay() {
   if [ "$NFQ_RT_PRIO" -gt 0 ]; then
     if chrt -f "$NFQ_RT_PRIO" true 2>/dev/null; then rt=(chrt -f "$NFQ_RT_PRIO"); else log "WARNING: cannot use SCHED_FIFO; releases may run late under load"; fi
   fi
-  ip netns exec "$NS" setsid "${rt[@]}" "$NFQ_BIN" -queue "$NFQ_NUM" -delay "${D}ms" >"$STATE_DIR/nfq-ns.log" 2>&1 </dev/null 9>&- &
+  nsx setsid "${rt[@]}" "$NFQ_BIN" -queue "$NFQ_NUM" -delay "${D}ms" >"$STATE_DIR/nfq-ns.log" 2>&1 </dev/null 9>&- &
   save_pid nfq-ns $!
   setsid "${rt[@]}" "$NFQ_BIN" -queue "$NFQ_NUM" -delay "${D}ms" >"$STATE_DIR/nfq-host.log" 2>&1 </dev/null 9>&- &
   save_pid nfq-host $!
-  wait_ready_line "$STATE_DIR/nfq-ns.log" "$(ours nfq-ns)" 10 || die "nfqdelay in $NS did not start"
+  wait_ready_line "$STATE_DIR/nfq-ns.log" "$(ours nfq-ns)" 10 || die "nfqdelay in the broker's namespace did not start"
   wait_ready_line "$STATE_DIR/nfq-host.log" "$(ours nfq-host)" 10 || die "nfqdelay on host did not start (queue $NFQ_NUM busy? set NFQ_NUM)"
-  ip netns exec "$NS" iptables -w -t mangle -A PREROUTING -i "$VETH_N" -j NFQUEUE --queue-num "$NFQ_NUM"
+  nsx iptables -w -t mangle -A PREROUTING -i "$VETH_N" -j NFQUEUE --queue-num "$NFQ_NUM"
   host_rule -A
   MODE=nfqueue
 }
@@ -167,7 +178,7 @@ mkdir -p "$STATE_DIR" "$PIDS"
 exec 9>"$STATE_DIR/.lock"   # fd 9 is closed for every child, so only this script holds the lock
 flock -n 9 || die "another netns.sh holds $STATE_DIR/.lock"
 
-if [ "${1:-}" = --cleanup ]; then OUT=; teardown; exit 0; fi
+if [ "${1:-}" = --cleanup ]; then OUT=; teardown; [ "$TEARDOWN_OK" = 1 ]; exit; fi
 
 D=25
 if [ "${1:-}" != -- ] && [ $# -gt 0 ]; then D=$1; shift; fi
@@ -180,9 +191,9 @@ KAFKA_LIBS=$(cd "$KAFKA_LIBS" && pwd)
 compgen -G "$KAFKA_LIBS/kafka_2.13-*.jar" >/dev/null || die "no kafka_2.13-*.jar in $KAFKA_LIBS"
 compgen -G "$KAFKA_LIBS/kafka-tools-[0-9]*.jar" >/dev/null || die "no kafka-tools-*.jar in $KAFKA_LIBS"
 KVER=$(basename "$(compgen -G "$KAFKA_LIBS/kafka-clients-*.jar" | head -1)" .jar); KVER=${KVER#kafka-clients-}
-for c in ip tc java setsid flock; do command -v "$c" >/dev/null || die "missing $c"; done
-if ip netns list | grep -qw "$NS" || ip link show "$VETH_H" >/dev/null 2>&1; then
-  die "netns $NS or link $VETH_H already exists (leftover?): run $0 --cleanup"
+for c in ip tc java setsid flock nsenter unshare; do command -v "$c" >/dev/null || die "missing $c"; done
+if ours ns >/dev/null || ip link show "$VETH_H" >/dev/null 2>&1; then
+  die "a namespace holder or link $VETH_H already exists (leftover?): run $0 --cleanup"
 fi
 ip -4 -o addr | grep -q " ${IP_H%.*}\." && die "some interface already uses ${IP_H%.*}.0/30"
 OUT=${OUT:-$STATE_DIR/out/calib-$(date +%Y%m%d-%H%M%S)-d$D.txt}
@@ -198,17 +209,26 @@ if [ -n "$TCP_CC" ]; then
   sysctl -qw net.ipv4.tcp_congestion_control="$TCP_CC" || die "cannot set tcp_congestion_control=$TCP_CC"
 fi
 
-# 1. namespace + veth
-log "netns $NS: $VETH_H $IP_H/30 <-> $VETH_N $IP_N/30"
-ip netns add "$NS"
+# 1. namespace + veth. A process holds the namespace (unshare execs sleep, so $! is
+#    it); the namespace is ready once the holder's differs from ours.
+mounts >"$STATE_DIR/mounts.before"
+setsid unshare --net sleep infinity </dev/null >/dev/null 2>&1 9>&- &
+save_pid ns $!
+for _ in $(seq 100); do
+  h=$(ours ns) || die "the namespace holder exited"
+  [ "$(readlink "/proc/$h/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
+  sleep 0.05
+done
+[ "$(readlink "/proc/$h/ns/net")" != "$(readlink /proc/self/ns/net)" ] || die "the namespace holder did not enter a new namespace"
+log "namespace of pid $h: $VETH_H $IP_H/30 <-> $VETH_N $IP_N/30"
 ip link add "$VETH_H" type veth peer name "$VETH_N"
-ip link set "$VETH_N" netns "$NS"
+ip link set "$VETH_N" netns "$h"
 ip addr add "$IP_H/30" dev "$VETH_H"
 ip link set "$VETH_H" up
-ip -n "$NS" addr add "$IP_N/30" dev "$VETH_N"
-ip -n "$NS" link set "$VETH_N" up
-ip -n "$NS" link set lo up
-[ -z "$TCP_CC" ] || ip netns exec "$NS" sysctl -qw net.ipv4.tcp_congestion_control="$TCP_CC"
+nsx ip addr add "$IP_N/30" dev "$VETH_N"
+nsx ip link set "$VETH_N" up
+nsx ip link set lo up
+[ -z "$TCP_CC" ] || nsx sysctl -qw net.ipv4.tcp_congestion_control="$TCP_CC"
 
 # 2. broker (combined broker+controller; the controller listener stays on the
 #    namespace's loopback, so no delay touches the Raft traffic)
@@ -263,9 +283,9 @@ while [[ "$CID" == -* ]]; do CID=$(head -c16 /dev/urandom | base64 | tr '+/' '-_
 log "formatting storage (cluster id $CID), Kafka $KVER"
 kjava kafka.tools.StorageTool format -t "$CID" -c "$B/server.properties" >"$B/format.log" 2>&1 \
   || { cat "$B/format.log" >&2; die "StorageTool format failed"; }
-log "starting broker in $NS (heap $BROKER_HEAP)"
-# ip netns exec and setsid both exec (no fork), so $! is the JVM's PID
-ip netns exec "$NS" setsid java -Xms"$BROKER_HEAP" -Xmx"$BROKER_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+log "starting broker in the namespace (heap $BROKER_HEAP)"
+# nsenter (no PID namespace) and setsid both exec (no fork), so $! is the JVM's PID
+nsx setsid java -Xms"$BROKER_HEAP" -Xmx"$BROKER_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
   -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
   -Dlog4j2.configurationFile="$B/log4j2.properties" -Dkafka.logs.dir="$B/logs" \
   -cp "$KAFKA_LIBS/*" kafka.Kafka "$B/server.properties" >"$B/broker.log" 2>&1 </dev/null 9>&- &
@@ -301,7 +321,7 @@ fi
 {
   echo "# netns.sh: kafka=$KVER bootstrap=$BOOTSTRAP topic=$TOPIC partitions=$PARTITIONS broker_props=${BROKER_PROPS:-none}"
   echo "# delay: mode=$MODE D=${D}ms each direction, added RTT=$((2 * D))ms; tcp-connect RTT ms before: $before| after: $after"
-  echo "# tcp_congestion_control host=$(sysctl -n net.ipv4.tcp_congestion_control) ns=$(ip netns exec "$NS" sysctl -n net.ipv4.tcp_congestion_control)"
+  echo "# tcp_congestion_control host=$(sysctl -n net.ipv4.tcp_congestion_control) ns=$(nsx sysctl -n net.ipv4.tcp_congestion_control)"
   echo "# command: $*"
   echo "# started $(date -Is)"
 } >"$OUT"

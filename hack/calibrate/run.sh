@@ -60,7 +60,7 @@ fi
 # netns.sh needs ip, tc, iptables (NFQUEUE), sysctl, chrt, setsid, flock and a JDK.
 "$REPO/hack/apt-install.sh" iproute2=6.1.0-3 iptables=1.8.9-2 procps=2:4.0.2-3
 # Leftovers of a run that was SIGKILLed (namespace, veth, rules, processes by PID).
-if ip netns list | grep -qw sdbk || ip link show sdbk-h >/dev/null 2>&1; then
+if [ -f "$REPO/.state/calibrate/pids/ns.pid" ] || ip link show sdbk-h >/dev/null 2>&1; then
   log "removing a killed run's leftovers"
   "$HERE/netns.sh" --cleanup
 fi

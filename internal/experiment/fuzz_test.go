@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/plan"
 )
 
@@ -17,13 +17,13 @@ func FuzzAdmitAndPlan(f *testing.F) {
 	f.Add(uint8(5), uint8(8), []byte{16, 2, 0, 0, 0, 0, 0}, false, uint8(1), int64(1), false)
 	f.Add(uint8(2), uint8(3), []byte{0, 0, 2, 0, 2, 0, 0}, true, uint8(1), int64(10), true)
 	f.Fuzz(func(t *testing.T, codecs, sizes uint8, dims []byte, idempotent bool, inflight uint8, records int64, duration bool) {
-		all := []v1alpha1.Codec{"json", "avro", "protobuf", "msgpack", "raw"}
+		all := []trial.Codec{"json", "avro", "protobuf", "msgpack", "raw"}
 		spec := map[string]any{
 			"kafka":    map[string]any{"bootstrapServers": "kafka:9092"},
 			"payload":  map[string]any{"schema": "simple", "sizesBytes": series(int(sizes)%10, 64, 100)},
 			"producer": map[string]any{"idempotent": idempotent, "acks": "all", "maxInFlight": int(inflight) % 70},
 		}
-		var cs []v1alpha1.Codec
+		var cs []trial.Codec
 		for i := range int(codecs) % 7 {
 			cs = append(cs, all[i%len(all)]) // past 5, duplicates: must be rejected
 		}
@@ -71,7 +71,7 @@ func FuzzAdmitAndPlan(f *testing.F) {
 		if err != nil {
 			t.Fatalf("admitted but the planner refuses it: %v\n%s", err, doc)
 		}
-		if len(trials) == 0 || len(trials) > v1alpha1.MaxTrials {
+		if len(trials) == 0 || len(trials) > trial.MaxTrials {
 			t.Fatalf("admitted spec plans into %d trials\n%s", len(trials), doc)
 		}
 	})

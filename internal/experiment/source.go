@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/source"
@@ -31,7 +32,7 @@ func ResolveSource(x *v1alpha1.SerializationExperiment, dir string) error {
 
 // CodecSize is one codec's mean encoded size of a source's records.
 type CodecSize struct {
-	Codec     v1alpha1.Codec
+	Codec     trial.Codec
 	MeanBytes float64
 }
 
@@ -43,7 +44,7 @@ func CheckSource(spec *v1alpha1.ExperimentSpec, schema, samples []byte) ([]Codec
 	if src == nil {
 		return nil, nil
 	}
-	set, err := source.Parse(source.Spec{Format: src.Format, Message: src.Message}, schema, samples)
+	set, err := source.Parse(trial.Source{Format: src.Format, Message: src.Message}, schema, samples)
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/compress"
 	"github.com/serdebench/serdebench/workers/payload"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Op is one operation's cost per record.

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/workers/source"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Expand defaults a copy of spec and returns its trials in a stable order: codecs
@@ -23,23 +22,8 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		return nil, fmt.Errorf("at least one codec, and payload sizes or a payload source, are needed")
 	case (spec.Records == nil) == (spec.DurationSeconds == nil):
 		return nil, fmt.Errorf("exactly one of records and durationSeconds must be set")
-	case spec.TrialCount() > v1alpha1.MaxTrials:
-		return nil, fmt.Errorf("the matrix expands to %d trials, more than %d", spec.TrialCount(), v1alpha1.MaxTrials)
-	}
-	base := trial.Settings{
-		Mode:               spec.Mode,
-		BatchSizeBytes:     *spec.Producer.BatchSizeBytes,
-		LingerMs:           *spec.Producer.LingerMs,
-		Acks:               spec.Producer.Acks,
-		Compression:        spec.Producer.Compression,
-		MaxInFlight:        *spec.Producer.MaxInFlight,
-		Idempotent:         *spec.Producer.Idempotent,
-		RecordsPerSecond:   spec.Rate.RecordsPerSecond,
-		Client:             spec.Client,
-		SendBufferBytes:    *spec.Producer.SendBufferBytes,
-		ReceiveBufferBytes: *spec.Producer.ReceiveBufferBytes,
-		Partitioner:        spec.Producer.Partitioner,
-		PayloadCompression: spec.Payload.Compression,
+	case spec.TrialCount() > trial.MaxTrials:
+		return nil, fmt.Errorf("the matrix expands to %d trials, more than %d", spec.TrialCount(), trial.MaxTrials)
 	}
 	consumer := trial.ConsumerSettings{
 		FetchMinBytes:          *spec.Consumer.FetchMinBytes,
@@ -48,23 +32,12 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		ReceiveBufferBytes:     *spec.Consumer.ReceiveBufferBytes,
 		SendBufferBytes:        *spec.Consumer.SendBufferBytes,
 	}
-	variants := []trial.Settings{base}
-	if m := spec.Matrix; m != nil {
-		variants = sweep(variants, m.BatchSizeBytes, func(s *trial.Settings, v int32) { s.BatchSizeBytes = v })
-		variants = sweep(variants, m.LingerMs, func(s *trial.Settings, v int32) { s.LingerMs = v })
-		variants = sweep(variants, m.Acks, func(s *trial.Settings, v v1alpha1.Acks) { s.Acks = v })
-		variants = sweep(variants, m.Compression, func(s *trial.Settings, v v1alpha1.Compression) { s.Compression = v })
-		variants = sweep(variants, m.MaxInFlight, func(s *trial.Settings, v int32) { s.MaxInFlight = v })
-		variants = sweep(variants, m.Mode, func(s *trial.Settings, v v1alpha1.Mode) { s.Mode = v })
-		variants = sweep(variants, m.RecordsPerSecond, func(s *trial.Settings, v int64) { s.RecordsPerSecond = v })
-		variants = sweep(variants, m.Client, func(s *trial.Settings, v v1alpha1.Client) { s.Client = v })
-		variants = sweep(variants, m.PayloadCompression, func(s *trial.Settings, v v1alpha1.PayloadCompression) { s.PayloadCompression = v })
-	}
+	variants := trial.Expand(spec.BaseSettings(), spec.Matrix.Sweeps())
 	sizes := spec.Payload.SizesBytes
-	var src *source.Spec
+	var src *trial.Source
 	if s := spec.Payload.Source; s != nil {
 		sizes = []int32{0} // the samples' own
-		src = &source.Spec{Format: s.Format, Message: s.Message, SchemaFile: s.SchemaPath, SamplesFile: s.SamplesPath}
+		src = &trial.Source{Format: s.Format, Message: s.Message, SchemaFile: s.SchemaPath, SamplesFile: s.SamplesPath}
 	}
 	var trials []trial.Trial
 	for _, codec := range spec.Codecs {
@@ -95,7 +68,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 				} else {
 					t.DurationSeconds = *spec.DurationSeconds
 				}
-				if st.Idempotent && (st.Acks != v1alpha1.AcksAll || st.MaxInFlight != 1) {
+				if st.Idempotent && (st.Acks != trial.AcksAll || st.MaxInFlight != 1) {
 					return nil, fmt.Errorf("trial %d: idempotent producer needs acks=all and maxInFlight=1, got acks=%s maxInFlight=%d", t.Index, st.Acks, st.MaxInFlight)
 				}
 				// Names become topic, job and pod names: a variant's slash is a dash.
@@ -109,19 +82,4 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		}
 	}
 	return trials, nil
-}
-
-func sweep[T any](in []trial.Settings, values []T, set func(*trial.Settings, T)) []trial.Settings {
-	if len(values) == 0 {
-		return in
-	}
-	out := make([]trial.Settings, 0, len(in)*len(values))
-	for _, s := range in {
-		for _, v := range values {
-			c := s
-			set(&c, v)
-			out = append(out, c)
-		}
-	}
-	return out
 }

@@ -6,15 +6,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 func base() v1alpha1.ExperimentSpec {
 	n := int64(100)
 	return v1alpha1.ExperimentSpec{
-		Codecs:  []v1alpha1.Codec{"json", "avro"},
+		Codecs:  []trial.Codec{"json", "avro"},
 		Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696}},
 		Records: &n,
 	}
@@ -22,7 +22,7 @@ func base() v1alpha1.ExperimentSpec {
 
 func TestExpandMatrix(t *testing.T) {
 	s := base()
-	s.Matrix = &v1alpha1.Matrix{LingerMs: []int32{0, 10, 100}, Acks: []v1alpha1.Acks{"1", "all"}}
+	s.Matrix = &v1alpha1.Matrix{LingerMs: []int32{0, 10, 100}, Acks: []trial.Acks{"1", "all"}}
 	trials, err := plan.Expand(s)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestExpandGuards(t *testing.T) {
 // becomes topic, KafkaTopic, job and pod names.
 func TestVariantTrialNames(t *testing.T) {
 	s := base()
-	s.Codecs = []v1alpha1.Codec{"avro", "avro/hamba"}
+	s.Codecs = []trial.Codec{"avro", "avro/hamba"}
 	trials, err := plan.Expand(s)
 	if err != nil {
 		t.Fatal(err)

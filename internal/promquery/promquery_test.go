@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -30,9 +31,9 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	}
 	// 15 s at 2000 rec/s: Prometheus 2.42 applies new targets ~5 s after it starts.
 	records := int64(30000)
-	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{"msgpack"},
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{"msgpack"},
 		Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{300}}, Records: &records,
-		Rate: v1alpha1.Rate{RecordsPerSecond: 2000}, Warmup: v1alpha1.Warmup{Records: 100}, PoolSize: 32})
+		Rate: v1alpha1.Rate{RecordsPerSecond: 2000}, Warmup: trial.Warmup{Records: 100}, PoolSize: 32})
 	if err != nil {
 		t.Fatal(err)
 	}

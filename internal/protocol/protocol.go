@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Worker exit codes. The operator reads them from terminated containers.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/serdebench/serdebench/workers/trial"
+	"github.com/serdebench/serdebench/api/trial"
 )
 
 // Worker is one worker's assignment: what the operator puts in a container's

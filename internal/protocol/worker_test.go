@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/serdebench/serdebench/workers/trial"
+	"github.com/serdebench/serdebench/api/trial"
 )
 
 // TestWorkerArgsRoundTrip: the operator renders a Worker into a container's

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/runner"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Environment records what is needed to reproduce a run.
@@ -117,7 +117,7 @@ func LocalRows(trials []runner.TrialResult) []Row {
 func ResultRows(res *v1alpha1.SerializationResult) []Row {
 	rows := make([]Row, 0, len(res.Trials))
 	for _, t := range res.Trials {
-		rows = append(rows, Row{Name: t.Name, Codec: string(t.Codec), Settings: resultSettings(t.Settings).Describe(),
+		rows = append(rows, Row{Name: t.Name, Codec: string(t.Codec), Settings: t.Settings.Describe(),
 			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), RecordsPerSecond: float64(t.RecordsPerSecond),
 			MBPerSec: float64(t.SerializedBytesPerSecond) / 1e6, SerMicros: float64(t.SerializeNanosPerRecord) / 1e3,
 			DeserMicros: float64(t.DeserializeNanosPerRecord) / 1e3, SerPct: float64(t.SerializeSharePermille) / 10,
@@ -228,11 +228,4 @@ func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// resultSettings are the settings a result row describes.
-func resultSettings(s v1alpha1.TrialSettings) trial.Settings {
-	return trial.Settings{Mode: s.Mode, BatchSizeBytes: s.BatchSizeBytes, LingerMs: s.LingerMs, Acks: s.Acks,
-		Compression: s.Compression, MaxInFlight: s.MaxInFlight, Idempotent: s.Idempotent, Partitioner: s.Partitioner,
-		RecordsPerSecond: s.RecordsPerSecond, Client: s.Client, PayloadCompression: s.PayloadCompression}
 }

@@ -10,11 +10,11 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // TestExistingTopic runs two experiments, one after the other, on one existing
@@ -62,7 +62,7 @@ func TestExistingTopic(t *testing.T) {
 	s.Producer.BatchSizeBytes = ptr(int32(1 << 20)) // above the topic's limit
 	s.Producer.LingerMs = ptr(int32(50))
 	// Once with each client: the second run's topic holds the first run's records.
-	for run, client := range []v1alpha1.Client{v1alpha1.ClientSarama, v1alpha1.ClientFranz} {
+	for run, client := range []trial.Client{trial.ClientSarama, trial.ClientFranz} {
 		s.Client = client
 		trials, err := plan.Expand(s)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -23,10 +24,10 @@ import (
 func TestFranzGoClient(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	s := spec("protobuf")
-	s.Client = v1alpha1.ClientFranz
+	s.Client = trial.ClientFranz
 	s.Producer.SendBufferBytes, s.Consumer.ReceiveBufferBytes = ptr(int32(262144)), ptr(int32(262144))
-	s.Matrix = &v1alpha1.Matrix{Acks: []v1alpha1.Acks{v1alpha1.AcksNone, v1alpha1.AcksLeader, v1alpha1.AcksAll},
-		Mode: []v1alpha1.Mode{v1alpha1.ModeBatch, v1alpha1.ModeSingle}}
+	s.Matrix = &v1alpha1.Matrix{Acks: []trial.Acks{trial.AcksNone, trial.AcksLeader, trial.AcksAll},
+		Mode: []trial.Mode{trial.ModeBatch, trial.ModeSingle}}
 	records := int64(1001)
 	s.Records = &records
 	trials, err := plan.Expand(s)
@@ -66,7 +67,7 @@ func TestFranzGoClient(t *testing.T) {
 // fails clearly.
 func TestFranzGoSecurity(t *testing.T) {
 	s := spec("msgpack")
-	s.Client = v1alpha1.ClientFranz
+	s.Client = trial.ClientFranz
 	trials, err := plan.Expand(s)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
@@ -27,14 +27,14 @@ import (
 // when follows each one's own window start.
 func TestIntervals(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
-	for _, client := range []v1alpha1.Client{v1alpha1.ClientSarama, v1alpha1.ClientFranz} {
+	for _, client := range []trial.Client{trial.ClientSarama, trial.ClientFranz} {
 		t.Run(string(client), func(t *testing.T) {
 			const rate, producers, seconds, width = 1000, 2, 12, 2
 			s := spec("protobuf")
 			s.Client, s.Producers, s.IntervalSeconds = client, producers, width
 			s.Rate.RecordsPerSecond = rate
 			s.Records, s.DurationSeconds = nil, ptr(int32(seconds))
-			s.Warmup = v1alpha1.Warmup{DurationSeconds: 2}
+			s.Warmup = trial.Warmup{DurationSeconds: 2}
 			trials, err := plan.Expand(s)
 			if err != nil {
 				t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
@@ -23,8 +23,8 @@ func TestPartitioners(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	const rate = 4000
 	step := int64(time.Second / rate)
-	for _, client := range []v1alpha1.Client{v1alpha1.ClientSarama, v1alpha1.ClientFranz} {
-		for _, part := range []v1alpha1.Partitioner{v1alpha1.PartitionerRoundRobin, v1alpha1.PartitionerSticky} {
+	for _, client := range []trial.Client{trial.ClientSarama, trial.ClientFranz} {
+		for _, part := range []trial.Partitioner{trial.PartitionerRoundRobin, trial.PartitionerSticky} {
 			t.Run(fmt.Sprintf("%s/%s", client, part), func(t *testing.T) {
 				s := spec("raw")
 				s.Client, s.Producer.Partitioner, s.Consumers = client, part, 1
@@ -66,10 +66,10 @@ func TestPartitioners(t *testing.T) {
 				}
 				runs = append(runs, run)
 				t.Logf("partition 0: %d records in %d runs; partitioner %q", len(gaps)+1, len(runs), res.Result.ClientSettings["partitioner"])
-				if part == v1alpha1.PartitionerRoundRobin && threes != len(gaps) {
+				if part == trial.PartitionerRoundRobin && threes != len(gaps) {
 					t.Errorf("round-robin: %d of %d gaps are 3/rate", threes, len(gaps))
 				}
-				if part == v1alpha1.PartitionerSticky {
+				if part == trial.PartitionerSticky {
 					// Java's rule keeps about 2 × batch.size on a partition: 27 records of
 					// 1,176 B plus headers at 16 KiB (26 with the warmup mark). The first
 					// and last runs may be cut by the trial's start and end.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -24,13 +25,13 @@ import (
 func TestBrokerRestartAccounting(t *testing.T) {
 	broker := kafkatest.StartBroker(t, 19292)
 	for _, c := range []struct {
-		client v1alpha1.Client
-		acks   v1alpha1.Acks
-	}{{v1alpha1.ClientSarama, v1alpha1.AcksLeader}, {v1alpha1.ClientSarama, v1alpha1.AcksNone}, {v1alpha1.ClientFranz, v1alpha1.AcksLeader}} {
+		client trial.Client
+		acks   trial.Acks
+	}{{trial.ClientSarama, trial.AcksLeader}, {trial.ClientSarama, trial.AcksNone}, {trial.ClientFranz, trial.AcksLeader}} {
 		acks := c.acks
 		t.Run(string(c.client)+"/acks="+string(acks), func(t *testing.T) {
 			records := int64(24000) // 12 s at 2000 rec/s
-			trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{v1alpha1.CodecProtobuf},
+			trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{trial.CodecProtobuf},
 				Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{256}}, Records: &records,
 				Rate: v1alpha1.Rate{RecordsPerSecond: 2000}, Consumers: 2, PoolSize: 32, Client: c.client,
 				Producer: v1alpha1.ProducerSettings{Acks: acks, LingerMs: ptr(int32(5))}})
@@ -87,10 +88,10 @@ func TestBrokerRestartAccounting(t *testing.T) {
 			}
 			// sarama gives up on sends while the broker is away; franz-go retries
 			// them through the restart, and its consumers re-read after rejoining.
-			if r.Failed == 0 && r.Lost == 0 && (c.client == v1alpha1.ClientSarama || r.Duplicated == 0) {
+			if r.Failed == 0 && r.Lost == 0 && (c.client == trial.ClientSarama || r.Duplicated == 0) {
 				t.Fatalf("the restart did not disturb the trial (nothing failed, lost or re-read): the test proves nothing")
 			}
-			if acks == v1alpha1.AcksLeader && r.Lost != 0 {
+			if acks == trial.AcksLeader && r.Lost != 0 {
 				t.Fatalf("acks=1 on a cleanly restarted broker lost %d acknowledged records", r.Lost)
 			}
 			// Every record the producer sent is accounted for: acknowledged or failed.

@@ -15,12 +15,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/internal/workercmd"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // Options configure a local run.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -16,15 +17,15 @@ import (
 	"github.com/serdebench/serdebench/workers/compress"
 )
 
-func spec(codecs ...v1alpha1.Codec) v1alpha1.ExperimentSpec {
+func spec(codecs ...trial.Codec) v1alpha1.ExperimentSpec {
 	records := int64(3000)
 	return v1alpha1.ExperimentSpec{
 		Codecs:    codecs,
 		Payload:   v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}},
 		Records:   &records,
-		Warmup:    v1alpha1.Warmup{Records: 200},
+		Warmup:    trial.Warmup{Records: 200},
 		Consumers: 2,
-		Producer:  v1alpha1.ProducerSettings{Compression: v1alpha1.CompressionSnappy, Acks: v1alpha1.AcksLeader},
+		Producer:  v1alpha1.ProducerSettings{Compression: trial.CompressionSnappy, Acks: trial.AcksLeader},
 		PoolSize:  64,
 	}
 }
@@ -34,9 +35,9 @@ func spec(codecs ...v1alpha1.Codec) v1alpha1.ExperimentSpec {
 // record counted.
 func TestEveryCodecEndToEnd(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
-	var all []v1alpha1.Codec
+	var all []trial.Codec
 	for _, n := range codec.Names() {
-		all = append(all, v1alpha1.Codec(n))
+		all = append(all, trial.Codec(n))
 	}
 	trials, err := plan.Expand(spec(all...))
 	if err != nil {
@@ -157,8 +158,8 @@ func TestSingleModeDurationWindow(t *testing.T) {
 	s := spec("msgpack")
 	s.Records = nil
 	s.DurationSeconds = ptr(int32(2))
-	s.Warmup = v1alpha1.Warmup{DurationSeconds: 1}
-	s.Mode = v1alpha1.ModeSingle
+	s.Warmup = trial.Warmup{DurationSeconds: 1}
+	s.Mode = trial.ModeSingle
 	trials, err := plan.Expand(s)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func TestEveryPayloadCompressionEndToEnd(t *testing.T) {
 	s := spec("json")
 	s.Matrix = &v1alpha1.Matrix{}
 	for _, n := range compress.Names()[1:] {
-		s.Matrix.PayloadCompression = append(s.Matrix.PayloadCompression, v1alpha1.PayloadCompression(n))
+		s.Matrix.PayloadCompression = append(s.Matrix.PayloadCompression, trial.PayloadCompression(n))
 	}
 	trials, err := plan.Expand(s)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
@@ -18,15 +19,15 @@ import (
 // what linger alone costs, not even the first step is.
 func TestRateSearch(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
-	for _, client := range []v1alpha1.Client{v1alpha1.ClientSarama, v1alpha1.ClientFranz} {
+	for _, client := range []trial.Client{trial.ClientSarama, trial.ClientFranz} {
 		run := func(t *testing.T, maxP99Millis, lingerMs int32) *runner.TrialResult {
 			s := spec("raw")
 			s.Client, s.Producers, s.Consumers = client, 2, 1
 			s.Producer.LingerMs = ptr(lingerMs)
-			s.Rate = v1alpha1.Rate{RecordsPerSecond: 400, Search: &v1alpha1.RateSearch{StepPercent: 50, StepSeconds: 1,
+			s.Rate = v1alpha1.Rate{RecordsPerSecond: 400, Search: &trial.RateSearch{StepPercent: 50, StepSeconds: 1,
 				MaxRecordsPerSecond: 1000, MaxP99Millis: maxP99Millis}}
 			s.Records, s.DurationSeconds = nil, ptr(int32(30))
-			s.Warmup = v1alpha1.Warmup{DurationSeconds: 1}
+			s.Warmup = trial.Warmup{DurationSeconds: 1}
 			trials, err := plan.Expand(s)
 			if err != nil {
 				t.Fatal(err)

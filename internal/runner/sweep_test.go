@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/kafkatest"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // TestProducerSettingsSweep runs every combination of linger {0, 1, 100} ms, batch
@@ -25,17 +25,17 @@ func TestProducerSettingsSweep(t *testing.T) {
 	// Odd counts leave a partial last batch on every partition.
 	records := int64(2001)
 	s := v1alpha1.ExperimentSpec{
-		Codecs:    []v1alpha1.Codec{v1alpha1.CodecProtobuf},
+		Codecs:    []trial.Codec{trial.CodecProtobuf},
 		Payload:   v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}},
 		Records:   &records,
-		Warmup:    v1alpha1.Warmup{Records: 101},
+		Warmup:    trial.Warmup{Records: 101},
 		Consumers: 2,
 		PoolSize:  64,
 		Matrix: &v1alpha1.Matrix{
 			LingerMs:       []int32{0, 1, 100},
 			BatchSizeBytes: []int32{0, 16384, 1 << 20},
-			Acks:           []v1alpha1.Acks{v1alpha1.AcksNone, v1alpha1.AcksLeader, v1alpha1.AcksAll},
-			Mode:           []v1alpha1.Mode{v1alpha1.ModeBatch, v1alpha1.ModeSingle},
+			Acks:           []trial.Acks{trial.AcksNone, trial.AcksLeader, trial.AcksAll},
+			Mode:           []trial.Mode{trial.ModeBatch, trial.ModeSingle},
 		},
 	}
 	trials, err := plan.Expand(s)
@@ -68,7 +68,7 @@ func TestProducerSettingsSweep(t *testing.T) {
 		if r.Records != records || r.Failed != 0 || r.Duplicated != 0 {
 			t.Errorf("%s: measured %d of %d, failed %d, duplicated %d", label, r.Records, records, r.Failed, r.Duplicated)
 		}
-		if tr.Settings.Acks == v1alpha1.AcksNone {
+		if tr.Settings.Acks == trial.AcksNone {
 			if r.Delivered+r.Lost != r.Sent || r.Sent != want {
 				t.Errorf("%s: sent %d delivered %d lost %d", label, r.Sent, r.Delivered, r.Lost)
 			}
@@ -90,7 +90,7 @@ func TestProducerSettingsSweep(t *testing.T) {
 func TestLingerZeroFinishes(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	records := int64(20001)
-	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []v1alpha1.Codec{v1alpha1.CodecProtobuf},
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{trial.CodecProtobuf},
 		Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}}, Records: &records,
 		Producer: v1alpha1.ProducerSettings{BatchSizeBytes: ptr(int32(65536)), LingerMs: ptr(int32(0))}})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/source"
 )
@@ -14,7 +15,7 @@ const ownSchema = "../../config/samples/own-schema/"
 func loadSource(t *testing.T, format string) *source.Set {
 	t.Helper()
 	files := map[string]string{source.Avro: "order.avsc", source.Protobuf: "order.proto", source.JSONSchema: "order.schema.json"}
-	s, err := source.Load(source.Spec{Format: format, Message: "Order", SchemaFile: ownSchema + files[format], SamplesFile: ownSchema + "orders.jsonl"})
+	s, err := source.Load(trial.Source{Format: format, Message: "Order", SchemaFile: ownSchema + files[format], SamplesFile: ownSchema + "orders.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,14 +15,13 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/compress"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/trial"
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
@@ -149,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		}
 	}
 	var m member
-	if t.Settings.Client == v1alpha1.ClientFranz {
+	if t.Settings.Client == trial.ClientFranz {
 		m, err = newFranzMember(ctx, c, clientID)
 	} else {
 		m, err = newSaramaMember(ctx, c, clientID)

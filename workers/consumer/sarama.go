@@ -8,8 +8,8 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // saramaMember is the consumer as a member of a sarama ConsumerGroup.

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/source"
 )
 
@@ -61,7 +62,7 @@ func Lookup(name string) (Schema, error) {
 
 // Open returns the built-in schema named, or, with src, the user's own records,
 // loaded and checked against their schema.
-func Open(name string, src *source.Spec) (Schema, error) {
+func Open(name string, src *trial.Source) (Schema, error) {
 	if src == nil {
 		return Lookup(name)
 	}

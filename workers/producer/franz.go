@@ -2,16 +2,14 @@ package producer
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
-	"github.com/serdebench/serdebench/workers/trial"
 )
 
 // javaBufferMemory is the Java client's buffer.memory default, franz-go's bound on
@@ -21,52 +19,26 @@ const javaBufferMemory = 32 << 20
 // javaDeliveryTimeout is the Java client's delivery.timeout.ms default.
 const javaDeliveryTimeout = 2 * time.Minute
 
-// FranzOptions maps a trial's producer settings onto franz-go, with the same sizing
-// rules as SaramaConfig (docs/producer-settings.md). It also returns the settings by
-// franz-go's names, for the result.
+// FranzOptions applies a trial's producer plan (NewPlan) to franz-go. It also
+// returns the settings by franz-go's names, for the result.
 func FranzOptions(s trial.Settings, maxValueBytes, topicMaxBytes int) ([]kgo.Opt, map[string]string, error) {
-	if topicMaxBytes <= 0 {
-		topicMaxBytes = DefaultMaxMessageBytes
+	p, err := NewPlan(s, maxValueBytes, topicMaxBytes)
+	if err != nil {
+		return nil, nil, err
 	}
 	eff := map[string]string{"client": "franz-go"}
 	// The worker chooses partitions itself (partitioner.go), as with sarama.
 	opts := []kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MaxBufferedBytes(javaBufferMemory),
-		kgo.MaxBufferedRecords(freeListSize)}
-
-	switch s.Acks {
-	case v1alpha1.AcksNone:
-		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
-	case v1alpha1.AcksLeader:
-		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
-	case v1alpha1.AcksAll:
-		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
-	default:
-		return nil, nil, fmt.Errorf("acks %q: want 0, 1 or all", s.Acks)
-	}
-
-	switch s.Compression {
-	case v1alpha1.CompressionNone:
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.NoCompression()))
-	case v1alpha1.CompressionGzip:
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.GzipCompression()))
-	case v1alpha1.CompressionSnappy:
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.SnappyCompression()))
-	case v1alpha1.CompressionLZ4:
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.Lz4Compression()))
-	case v1alpha1.CompressionZstd:
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.ZstdCompression()))
-	default:
-		return nil, nil, fmt.Errorf("compression %q: want none, gzip, snappy, lz4 or zstd", s.Compression)
-	}
-
-	if s.Idempotent {
+		kgo.MaxBufferedRecords(freeListSize),
+		kgo.RequiredAcks(franzAcks[p.Acks]()), kgo.ProducerBatchCompression(franzCompression[p.Compression]())}
+	if p.Idempotent {
 		// franz-go's default: idempotent writes, at most 5 requests in flight per
 		// broker (the protocol's limit), acks=all.
 		eff["idempotent"] = "true"
 		eff["MaxProduceRequestsInflightPerBroker"] = "5 (idempotent)"
 	} else {
-		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(int(s.MaxInFlight)))
-		eff["MaxProduceRequestsInflightPerBroker"] = strconv.Itoa(int(s.MaxInFlight))
+		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(p.MaxInFlight))
+		eff["MaxProduceRequestsInflightPerBroker"] = strconv.Itoa(p.MaxInFlight)
 	}
 	// Bounded like sarama's 3 retries, so a broker that stays away fails records
 	// instead of holding them; idempotent writes ignore the retry count for sent
@@ -74,31 +46,24 @@ func FranzOptions(s trial.Settings, maxValueBytes, topicMaxBytes int) ([]kgo.Opt
 	opts = append(opts, kgo.RecordRetries(3), kgo.RecordDeliveryTimeout(javaDeliveryTimeout))
 	eff["RecordRetries"] = "3"
 	eff["RecordDeliveryTimeout"] = javaDeliveryTimeout.String()
-
-	// A record larger than the batch cap fails in franz-go, so the cap is never
-	// below the largest record (Java sends such a record in a batch of its own).
-	floor := maxValueBytes + recordOverheadBytes
-	var batchMax int
-	var linger time.Duration
-	switch s.Mode {
-	case v1alpha1.ModeSingle:
-		batchMax = floor
-	case v1alpha1.ModeBatch:
-		if s.BatchSizeBytes == 0 {
-			// Java's batch.size=0: a batch holds one record; sent at once.
-			batchMax = floor
-		} else {
-			batchMax = max(min(int(s.BatchSizeBytes), topicMaxBytes-batchOverheadBytes), floor)
-			linger = time.Duration(s.LingerMs) * time.Millisecond
-		}
-	default:
-		return nil, nil, fmt.Errorf("mode %q: want batch or single", s.Mode)
-	}
-	opts = append(opts, kgo.ProducerBatchMaxBytes(int32(batchMax)), kgo.ProducerLinger(linger))
-	eff["ProducerBatchMaxBytes"] = strconv.Itoa(batchMax)
-	eff["ProducerLinger"] = linger.String()
+	// One record per batch is a batch capped at the largest record, sent at once.
+	opts = append(opts, kgo.ProducerBatchMaxBytes(int32(p.BatchMaxBytes)), kgo.ProducerLinger(p.Linger))
+	eff["ProducerBatchMaxBytes"] = strconv.Itoa(p.BatchMaxBytes)
+	eff["ProducerLinger"] = p.Linger.String()
 	return opts, eff, nil
 }
+
+// franzAcks and franzCompression are franz-go's values of the settings' enums.
+var (
+	franzAcks = map[trial.Acks]func() kgo.Acks{
+		trial.AcksNone: kgo.NoAck, trial.AcksLeader: kgo.LeaderAck, trial.AcksAll: kgo.AllISRAcks,
+	}
+	franzCompression = map[trial.Compression]func() kgo.CompressionCodec{
+		trial.CompressionNone: kgo.NoCompression, trial.CompressionGzip: kgo.GzipCompression,
+		trial.CompressionSnappy: kgo.SnappyCompression, trial.CompressionLZ4: kgo.Lz4Compression,
+		trial.CompressionZstd: kgo.ZstdCompression,
+	}
+)
 
 // franzClient is twmb/franz-go's producer. Its promises run serially on one
 // goroutine of the client's, which therefore owns the summary while the run lasts;

@@ -3,14 +3,13 @@ package producer
 import (
 	"testing"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/workers/trial"
+	"github.com/serdebench/serdebench/api/trial"
 )
 
 // TestFranzOptionsMapping checks the settings franz-go reports it got; the options
 // themselves are opaque, so a real run (internal/runner) checks their effect.
 func TestFranzOptionsMapping(t *testing.T) {
-	s := trial.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3, Client: v1alpha1.ClientFranz}
+	s := trial.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3, Client: trial.ClientFranz}
 	_, eff, err := FranzOptions(s, 1000, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -37,11 +36,11 @@ func TestFranzOptionsMapping(t *testing.T) {
 	if _, eff, _ := FranzOptions(s, 1000, 0); eff["ProducerLinger"] != "0s" {
 		t.Errorf("batch.size 0 must not linger: %s", eff["ProducerLinger"])
 	}
-	s.Mode = v1alpha1.ModeSingle
+	s.Mode = trial.ModeSingle
 	if _, eff, _ := FranzOptions(s, 1000, 0); eff["ProducerLinger"] != "0s" || eff["ProducerBatchMaxBytes"] != "1256" {
 		t.Errorf("single mode: %v", eff)
 	}
-	s.Mode, s.Idempotent, s.Acks, s.MaxInFlight = v1alpha1.ModeBatch, true, v1alpha1.AcksAll, 1
+	s.Mode, s.Idempotent, s.Acks, s.MaxInFlight = trial.ModeBatch, true, trial.AcksAll, 1
 	if _, eff, _ := FranzOptions(s, 1000, 0); eff["idempotent"] != "true" {
 		t.Errorf("idempotent: %v", eff)
 	}

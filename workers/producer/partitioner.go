@@ -1,7 +1,7 @@
 package producer
 
 import (
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
@@ -34,9 +34,9 @@ var dataHeaderBytes = len(wire.Producer) + 4 + len(wire.Seq) + 8 + len(wire.Inte
 // and each header's two lengths.
 const recordFramingBytes = 20
 
-func newPartitioner(s v1alpha1.Partitioner, parts int32, batchSizeBytes int32) *partitioner {
+func newPartitioner(s trial.Partitioner, parts int32, batchSizeBytes int32) *partitioner {
 	p := &partitioner{parts: parts}
-	if s == v1alpha1.PartitionerSticky {
+	if s == trial.PartitionerSticky {
 		// batch.size 0 (no batching): every record is a full batch, so each moves on.
 		p.stickyBytes = max(int(batchSizeBytes), 1)
 	}

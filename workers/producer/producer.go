@@ -13,14 +13,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/compress"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/trial"
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
@@ -180,7 +179,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	drain, stopDrain := kafkaconn.AfterDone(ctx, cfg.DrainTimeout)
 	defer stopDrain()
 	clientID := fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID)
-	if t.Settings.Client == v1alpha1.ClientFranz {
+	if t.Settings.Client == trial.ClientFranz {
 		r.client, err = newFranz(ctx, drain, r, clientID, maxValue, topicMax)
 	} else {
 		r.client, err = newSarama(ctx, r, clientID, maxValue, topicMax)
@@ -293,7 +292,7 @@ func (r *run) send(ctx context.Context) error {
 	t := r.cfg.Trial
 	seqs := r.seqs
 	rate := t.Settings.RecordsPerSecond
-	single := t.Settings.Mode == v1alpha1.ModeSingle
+	single := t.Settings.Mode == trial.ModeSingle
 	warmupDur := time.Duration(t.Warmup.DurationSeconds) * time.Second
 	measureDur := time.Duration(t.DurationSeconds) * time.Second
 	start := time.Now()
@@ -504,7 +503,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 	if !m.marker && err == nil {
 		r.put(m)
 	}
-	if r.cfg.Trial.Settings.Mode == v1alpha1.ModeSingle {
+	if r.cfg.Trial.Settings.Mode == trial.ModeSingle {
 		select {
 		case r.acked <- struct{}{}:
 		default:

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 )
 
 // schedule gives each record of an open loop its intended send time: start +
@@ -14,7 +14,7 @@ type schedule struct {
 	rate   float64
 	origin time.Time // the current segment's start: record first is due then
 	first  int64
-	search *v1alpha1.RateSearch
+	search *trial.RateSearch
 	// step is the current step (-1: not measuring yet, or no search); steps are
 	// the rates each step ran at and whether it was sent in full.
 	step      int
@@ -31,7 +31,7 @@ type stepPlan struct {
 	complete, cut bool
 }
 
-func newSchedule(rate int64, search *v1alpha1.RateSearch, start time.Time) *schedule {
+func newSchedule(rate int64, search *trial.RateSearch, start time.Time) *schedule {
 	return &schedule{rate: float64(rate), origin: start, search: search, step: -1}
 }
 

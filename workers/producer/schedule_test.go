@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/api/trial"
 )
 
 func TestScheduleFixedRate(t *testing.T) {
@@ -22,7 +22,7 @@ func TestScheduleFixedRate(t *testing.T) {
 // 10, 15 (+50%), 23 (22.5 rounded) and the cap 30, which ends the search after its step.
 func TestScheduleSearchSteps(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	s := newSchedule(10, &v1alpha1.RateSearch{StepPercent: 50, StepSeconds: 1, MaxRecordsPerSecond: 30}, t0)
+	s := newSchedule(10, &trial.RateSearch{StepPercent: 50, StepSeconds: 1, MaxRecordsPerSecond: 30}, t0)
 	var i int64
 	for ; i < 20; i++ { // warmup: 2 s at 10/s
 		due, _ := s.at(i)
@@ -65,7 +65,7 @@ func TestScheduleSearchSteps(t *testing.T) {
 
 func TestScheduleBehind(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	s := newSchedule(10, &v1alpha1.RateSearch{StepPercent: 25, StepSeconds: 2}, t0)
+	s := newSchedule(10, &trial.RateSearch{StepPercent: 25, StepSeconds: 2}, t0)
 	if s.behind(t0, t0.Add(time.Hour)) {
 		t.Error("behind before the search began")
 	}
@@ -87,7 +87,7 @@ func TestScheduleWindowEnds(t *testing.T) {
 		{2 * time.Second, []stepPlan{{10, true, false}, {20, true, false}}},
 	} {
 		t0 := time.Unix(1000, 0)
-		s := newSchedule(10, &v1alpha1.RateSearch{StepPercent: 100, StepSeconds: 1}, t0)
+		s := newSchedule(10, &trial.RateSearch{StepPercent: 100, StepSeconds: 1}, t0)
 		s.begin(0, t0, c.window)
 		var i int64
 		for ; ; i++ {

@@ -6,8 +6,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/workers/trial"
+	"github.com/serdebench/serdebench/api/trial"
 )
 
 func TestSaramaConfigMapping(t *testing.T) {
@@ -37,7 +36,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 	}
 
 	for acks, want := range map[string]sarama.RequiredAcks{"0": sarama.NoResponse, "1": sarama.WaitForLocal, "all": sarama.WaitForAll} {
-		s.Acks = v1alpha1.Acks(acks)
+		s.Acks = trial.Acks(acks)
 		c, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil || c.Producer.RequiredAcks != want {
 			t.Errorf("acks %s: %v %v", acks, c.Producer.RequiredAcks, err)
@@ -45,7 +44,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 	}
 	for name, want := range map[string]sarama.CompressionCodec{"none": sarama.CompressionNone, "gzip": sarama.CompressionGZIP,
 		"snappy": sarama.CompressionSnappy, "lz4": sarama.CompressionLZ4, "zstd": sarama.CompressionZSTD} {
-		s.Compression = v1alpha1.Compression(name)
+		s.Compression = trial.Compression(name)
 		c, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil || c.Producer.Compression != want {
 			t.Errorf("compression %s: %v %v", name, c.Producer.Compression, err)

@@ -18,6 +18,8 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/serdebench/serdebench/api/trial"
 )
 
 // Schema formats.
@@ -33,18 +35,6 @@ const (
 	MaxSampleBytes = 1 << 20
 	MaxFileBytes   = 64 << 20
 )
-
-// Spec says where a source's files are and how to read them.
-type Spec struct {
-	// Format is avro, protobuf or json-schema.
-	Format string `json:"format"`
-	// Message is the protobuf message of each record (needed when the .proto
-	// defines more than one top-level message).
-	Message string `json:"message,omitempty"`
-	// SchemaFile and SamplesFile are paths the worker reads.
-	SchemaFile  string `json:"schemaFile"`
-	SamplesFile string `json:"samplesFile"`
-}
 
 // Set is a loaded source: the compiled schema and the sample records.
 type Set struct {
@@ -66,7 +56,7 @@ type Set struct {
 }
 
 // Load reads and checks the files spec names.
-func Load(spec Spec) (*Set, error) {
+func Load(spec trial.Source) (*Set, error) {
 	schema, samples, err := ReadFiles(spec)
 	if err != nil {
 		return nil, err
@@ -76,7 +66,7 @@ func Load(spec Spec) (*Set, error) {
 
 // ReadFiles reads the schema and samples files spec names, each at most
 // MaxFileBytes.
-func ReadFiles(spec Spec) (schema, samples []byte, err error) {
+func ReadFiles(spec trial.Source) (schema, samples []byte, err error) {
 	if schema, err = readFile(spec.SchemaFile); err != nil {
 		return nil, nil, err
 	}
@@ -104,7 +94,7 @@ func readFile(path string) ([]byte, error) {
 
 // Parse compiles the schema and checks every sample against it. Errors name the
 // samples file's line.
-func Parse(spec Spec, schema, samples []byte) (*Set, error) {
+func Parse(spec trial.Source, schema, samples []byte) (*Set, error) {
 	var (
 		s        *Set
 		validate func(line []byte, v any) error

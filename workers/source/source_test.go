@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/source"
 )
 
 const dir = "../../config/samples/own-schema/"
 
-func specs() map[string]source.Spec {
-	return map[string]source.Spec{
+func specs() map[string]trial.Source {
+	return map[string]trial.Source{
 		source.Avro:       {Format: source.Avro, SchemaFile: dir + "order.avsc", SamplesFile: dir + "orders.jsonl"},
 		source.Protobuf:   {Format: source.Protobuf, Message: "Order", SchemaFile: dir + "order.proto", SamplesFile: dir + "orders.jsonl"},
 		source.JSONSchema: {Format: source.JSONSchema, SchemaFile: dir + "order.schema.json", SamplesFile: dir + "orders.jsonl"},
@@ -75,7 +76,7 @@ func TestBadLineNamed(t *testing.T) {
 // TestLongLineNamed: a line over the limit is named by its number, blank lines
 // counted.
 func TestLongLineNamed(t *testing.T) {
-	spec := source.Spec{Format: source.JSONSchema}
+	spec := trial.Source{Format: source.JSONSchema}
 	samples := "{\"a\": 1}\n\n\n{\"a\": \"" + strings.Repeat("x", source.MaxSampleBytes) + "\"}\n"
 	if _, err := source.Parse(spec, []byte(`{}`), []byte(samples)); err == nil || !strings.Contains(err.Error(), "samples line 4: longer than") {
 		t.Fatalf("got %v", err)
@@ -85,16 +86,16 @@ func TestLongLineNamed(t *testing.T) {
 func TestSchemaErrors(t *testing.T) {
 	samples := []byte(`{"a": 1}` + "\n")
 	for name, c := range map[string]struct {
-		spec   source.Spec
+		spec   trial.Source
 		schema string
 		want   string
 	}{
-		"avro syntax":        {source.Spec{Format: source.Avro}, `{"type": "record", "name": "X", "fields": [{"name": "a"}]}`, "schema:"},
-		"proto syntax":       {source.Spec{Format: source.Protobuf}, `message X { int64 a = 1 }`, "schema:"},
-		"proto two messages": {source.Spec{Format: source.Protobuf}, `syntax = "proto3"; message X { int64 a = 1; } message Y {}`, "set payload.source.message"},
-		"proto no message":   {source.Spec{Format: source.Protobuf, Message: "Z"}, `syntax = "proto3"; message X { int64 a = 1; }`, `no message "Z"`},
-		"json schema ref":    {source.Spec{Format: source.JSONSchema}, `{"$ref": "https://example.com/x.json"}`, "self-contained"},
-		"unknown format":     {source.Spec{Format: "xsd"}, `x`, `unknown schema format "xsd"`},
+		"avro syntax":        {trial.Source{Format: source.Avro}, `{"type": "record", "name": "X", "fields": [{"name": "a"}]}`, "schema:"},
+		"proto syntax":       {trial.Source{Format: source.Protobuf}, `message X { int64 a = 1 }`, "schema:"},
+		"proto two messages": {trial.Source{Format: source.Protobuf}, `syntax = "proto3"; message X { int64 a = 1; } message Y {}`, "set payload.source.message"},
+		"proto no message":   {trial.Source{Format: source.Protobuf, Message: "Z"}, `syntax = "proto3"; message X { int64 a = 1; }`, `no message "Z"`},
+		"json schema ref":    {trial.Source{Format: source.JSONSchema}, `{"$ref": "https://example.com/x.json"}`, "self-contained"},
+		"unknown format":     {trial.Source{Format: "xsd"}, `x`, `unknown schema format "xsd"`},
 	} {
 		if _, err := source.Parse(c.spec, []byte(c.schema), samples); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", name, err, c.want)
@@ -103,7 +104,7 @@ func TestSchemaErrors(t *testing.T) {
 	if _, err := source.Parse(specs()[source.JSONSchema], []byte(`{}`), []byte("\n\n")); err == nil || !strings.Contains(err.Error(), "no records") {
 		t.Errorf("empty samples: got %v", err)
 	}
-	if _, err := source.Load(source.Spec{Format: source.Avro, SchemaFile: "testdata/missing.avsc"}); err == nil || !strings.Contains(err.Error(), "missing.avsc") {
+	if _, err := source.Load(trial.Source{Format: source.Avro, SchemaFile: "testdata/missing.avsc"}); err == nil || !strings.Contains(err.Error(), "missing.avsc") {
 		t.Errorf("missing file: got %v", err)
 	}
 }

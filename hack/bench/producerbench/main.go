@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/runner"
@@ -71,11 +72,11 @@ func benchMain() error {
 func run(bootstrap, codecName, schema string, size int, records, warmup int64, batch, linger int, acks, compression string) error {
 	b, l := int32(batch), int32(linger)
 	trials, err := plan.Expand(v1alpha1.ExperimentSpec{
-		Codecs:   []v1alpha1.Codec{v1alpha1.Codec(codecName)},
+		Codecs:   []trial.Codec{trial.Codec(codecName)},
 		Payload:  v1alpha1.PayloadSpec{Schema: schema, SizesBytes: []int32{int32(size)}},
-		Producer: v1alpha1.ProducerSettings{BatchSizeBytes: &b, LingerMs: &l, Acks: v1alpha1.Acks(acks), Compression: v1alpha1.Compression(compression)},
+		Producer: v1alpha1.ProducerSettings{BatchSizeBytes: &b, LingerMs: &l, Acks: trial.Acks(acks), Compression: trial.Compression(compression)},
 		Records:  &records,
-		Warmup:   v1alpha1.Warmup{Records: warmup},
+		Warmup:   trial.Warmup{Records: warmup},
 	})
 	if err != nil {
 		return err

@@ -6,44 +6,22 @@ package trial
 import (
 	"fmt"
 	"strings"
-
-	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/workers/source"
 )
 
-// Settings are a trial's effective producer settings: nothing left unset.
-// Field meanings are those of v1alpha1.ProducerSettings and ExperimentSpec.
-type Settings struct {
-	// Mode is batch or single.
-	Mode v1alpha1.Mode `json:"mode"`
-	// BatchSizeBytes maps to sarama's Flush.Bytes.
-	BatchSizeBytes int32 `json:"batchSizeBytes"`
-	// LingerMs maps to sarama's Flush.Frequency.
-	LingerMs int32 `json:"lingerMs"`
-	// Acks is 0, 1 or all.
-	Acks v1alpha1.Acks `json:"acks"`
-	// Compression is the batch compression codec.
-	Compression v1alpha1.Compression `json:"compression"`
-	// MaxInFlight is the number of open requests per connection.
-	MaxInFlight int32 `json:"maxInFlight"`
-	// Idempotent enables the idempotent producer.
-	Idempotent bool `json:"idempotent"`
-	// RecordsPerSecond is the open-loop target per producer; 0 is a closed loop.
-	RecordsPerSecond int64 `json:"recordsPerSecond"`
-	// Client is the Kafka client library (empty in summaries of older versions:
-	// sarama).
-	Client v1alpha1.Client `json:"client,omitempty"`
-	// SendBufferBytes and ReceiveBufferBytes size the producer's sockets (-1: the
-	// operating system's).
-	SendBufferBytes    int32 `json:"sendBufferBytes"`
-	ReceiveBufferBytes int32 `json:"receiveBufferBytes"`
-	// Partitioner is round-robin or sticky (empty in older summaries: round-robin).
-	Partitioner v1alpha1.Partitioner `json:"partitioner,omitempty"`
-	// PayloadCompression compresses each value before it is sent (empty: none).
-	PayloadCompression v1alpha1.PayloadCompression `json:"payloadCompression,omitempty"`
+// Source is the user's own schema and sample records, as files the worker reads
+// (workers/source loads and checks them).
+type Source struct {
+	// Format is avro, protobuf or json-schema.
+	Format string `json:"format"`
+	// Message is the protobuf message of each record (needed when the .proto
+	// defines more than one top-level message).
+	Message string `json:"message,omitempty"`
+	// SchemaFile and SamplesFile are paths the worker reads.
+	SchemaFile  string `json:"schemaFile"`
+	SamplesFile string `json:"samplesFile"`
 }
 
-// ConsumerSettings are a trial's effective consumer settings (v1alpha1.ConsumerSettings).
+// ConsumerSettings are a trial's effective consumer settings (api/v1alpha1's ConsumerSettings).
 type ConsumerSettings struct {
 	FetchMinBytes          int32 `json:"fetchMinBytes"`
 	FetchMaxWaitMs         int32 `json:"fetchMaxWaitMs"`
@@ -60,11 +38,11 @@ type Trial struct {
 	// Kubernetes object names.
 	Name string `json:"name"`
 	// Codec encodes the records.
-	Codec v1alpha1.Codec `json:"codec"`
+	Codec Codec `json:"codec"`
 	// Schema is the built-in payload schema (empty with Source).
 	Schema string `json:"schema"`
 	// Source is the user's own schema and samples, as files the worker reads.
-	Source *source.Spec `json:"source,omitempty"`
+	Source *Source `json:"source,omitempty"`
 	// SizeBytes is the payload's target JSON-encoded size.
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
@@ -76,13 +54,13 @@ type Trial struct {
 	// DurationSeconds is the measured window's length (0 when Records is set).
 	DurationSeconds int32 `json:"durationSeconds,omitempty"`
 	// Warmup precedes the measured window.
-	Warmup v1alpha1.Warmup `json:"warmup"`
+	Warmup Warmup `json:"warmup"`
 	// IntervalSeconds is the length of the result's intervals (0 in older plans:
 	// the default).
 	IntervalSeconds int32 `json:"intervalSeconds,omitempty"`
 	// Search, if set, raises the rate in steps from Settings.RecordsPerSecond
 	// (defaults applied).
-	Search *v1alpha1.RateSearch `json:"search,omitempty"`
+	Search *RateSearch `json:"search,omitempty"`
 	// Producers and Consumers are the worker counts.
 	Producers int32 `json:"producers"`
 	Consumers int32 `json:"consumers"`
@@ -102,22 +80,22 @@ type Trial struct {
 func (s Settings) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s acks=%s %s", s.Mode, s.Acks, s.Compression)
-	if s.Mode == v1alpha1.ModeBatch {
+	if s.Mode == ModeBatch {
 		fmt.Fprintf(&b, " batch=%d linger=%dms", s.BatchSizeBytes, s.LingerMs)
 	}
-	if s.MaxInFlight != v1alpha1.DefaultMaxInFlight {
+	if s.MaxInFlight != DefaultOf("MaxInFlight").(int32) {
 		fmt.Fprintf(&b, " inflight=%d", s.MaxInFlight)
 	}
 	if s.Idempotent {
 		b.WriteString(" idempotent")
 	}
-	if s.Client != "" && s.Client != v1alpha1.DefaultClient {
+	if s.Client != "" && s.Client != DefaultClient {
 		fmt.Fprintf(&b, " client=%s", s.Client)
 	}
-	if s.Partitioner != "" && s.Partitioner != v1alpha1.DefaultPartitioner {
+	if s.Partitioner != "" && s.Partitioner != DefaultOf("Partitioner").(Partitioner) {
 		fmt.Fprintf(&b, " partitioner=%s", s.Partitioner)
 	}
-	if s.PayloadCompression != "" && s.PayloadCompression != v1alpha1.PayloadCompressionNone {
+	if s.PayloadCompression != "" && s.PayloadCompression != PayloadCompressionNone {
 		fmt.Fprintf(&b, " payload=%s", s.PayloadCompression)
 	}
 	if s.RecordsPerSecond > 0 {
@@ -143,7 +121,59 @@ func (t Trial) PayloadSchema() string {
 // for plans that do not say.
 func (t Trial) IntervalSecondsOrDefault() int32 {
 	if t.IntervalSeconds <= 0 {
-		return v1alpha1.DefaultIntervalSeconds
+		return DefaultIntervalSeconds
 	}
 	return t.IntervalSeconds
+}
+
+// Warmup is excluded from the measured window: by record count or by time.
+type Warmup struct {
+	// Records sent per producer before measuring starts.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1099511627776
+	// +optional
+	Records int64 `json:"records,omitempty"`
+	// DurationSeconds of sending before measuring starts.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	DurationSeconds int32 `json:"durationSeconds,omitempty"`
+}
+
+// RateSearch raises the rate in steps within one trial (docs/measurement.md,
+// "Finding the maximum sustainable rate"). Latency is measured from the intended
+// send time, so a producer, broker or consumer that cannot keep up shows as growing
+// latency (and growing consumer backlog, which by Little's law is rate × latency).
+// A step is sustained when every producer sent all of it, none of its sends
+// failed, every acknowledged record arrived, and its acknowledgement and
+// end-to-end p99 stay within maxP99Millis. A producer ends the search when a send
+// fails, when more than 1% of a step's acknowledgements exceed the bound, or when it
+// falls a whole step behind its schedule; otherwise the search runs until
+// maxRecordsPerSecond or durationSeconds (the consumers' side cannot stop it).
+type RateSearch struct {
+	// StepPercent is how much each step raises the rate. Default 25.
+	// +kubebuilder:default=25
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	StepPercent int32 `json:"stepPercent,omitempty"`
+	// StepSeconds is each step's length. Default 10.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	StepSeconds int32 `json:"stepSeconds,omitempty"`
+	// MaxRecordsPerSecond per producer ends the search there. Default: no cap but
+	// the trial's duration.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	// +optional
+	MaxRecordsPerSecond int64 `json:"maxRecordsPerSecond,omitempty"`
+	// MaxP99Millis bounds a sustained step's acknowledgement and end-to-end p99.
+	// Default 100.
+	// +kubebuilder:default=100
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=600000
+	// +optional
+	MaxP99Millis int32 `json:"maxP99Millis,omitempty"`
 }

@@ -1,0 +1,184 @@
+package trial
+
+// Settings are a trial's effective producer settings: nothing left unset. Each
+// field is a row of Table, which says where the experiment spec sets it, its
+// default and whether the matrix sweeps it; the producer maps them onto a client
+// in one place (workers/producer, plan.go).
+type Settings struct {
+	// Mode is batch or single.
+	Mode Mode `json:"mode"`
+	// BatchSizeBytes is Java's batch.size (ignored in single mode).
+	BatchSizeBytes int32 `json:"batchSizeBytes"`
+	// LingerMs is Java's linger.ms (ignored in single mode).
+	LingerMs int32 `json:"lingerMs"`
+	// Acks is 0, 1 or all.
+	Acks Acks `json:"acks"`
+	// Compression is the batch compression codec.
+	Compression Compression `json:"compression"`
+	// MaxInFlight is the number of open requests per connection.
+	MaxInFlight int32 `json:"maxInFlight"`
+	// Idempotent enables the idempotent producer.
+	Idempotent bool `json:"idempotent"`
+	// RecordsPerSecond is the open-loop target per producer; 0 is a closed loop.
+	RecordsPerSecond int64 `json:"recordsPerSecond"`
+	// Client is the Kafka client library (empty in summaries of older versions:
+	// sarama).
+	// +optional
+	Client Client `json:"client,omitempty"`
+	// SendBufferBytes is the producer sockets' send buffer (-1: the operating
+	// system's; 0 in results of older versions).
+	// +optional
+	SendBufferBytes int32 `json:"sendBufferBytes,omitempty"`
+	// ReceiveBufferBytes is their receive buffer (-1: the operating system's).
+	// +optional
+	ReceiveBufferBytes int32 `json:"receiveBufferBytes,omitempty"`
+	// Partitioner is round-robin or sticky (empty in older summaries: round-robin).
+	// +optional
+	Partitioner Partitioner `json:"partitioner,omitempty"`
+	// PayloadCompression compresses each value before it is sent (empty: none).
+	// +optional
+	PayloadCompression PayloadCompression `json:"payloadCompression,omitempty"`
+}
+
+// Row is one producer setting: a field of Settings, how the experiment spec sets it
+// and whether the matrix sweeps it. `make generate` (hack/gensettings) writes from
+// the rows spec.producer's fields and defaults, the matrix and its sweeps, the
+// spec's base Settings and the CEL rule that bounds the trial count; so a new knob
+// is a row here, its Settings field, and its mapping in each client's adapter.
+type Row struct {
+	// Field is the Go name of the Settings field, spec.producer's field and the
+	// matrix's field; JSON is their JSON name.
+	Field, JSON string
+	// Type is the Go type of one value as written in api/v1alpha1.
+	Type string
+	// Spec is the Go path of the hand-written spec field that sets it, from
+	// ExperimentSpec (e.g. Rate.RecordsPerSecond): settings older than the table,
+	// kept where users set them. Empty: a field of spec.producer, generated.
+	Spec string
+	// Default is the value an unset spec.producer field takes.
+	Default any
+	// Doc is spec.producer's field comment.
+	Doc string
+	// Markers are the kubebuilder markers of one value (for spec.producer's field,
+	// and with "items:" for the matrix's).
+	Markers []string
+	// MaxItems is how many values the matrix may sweep (0: not swept).
+	MaxItems int
+	// SweepDoc is the matrix field's comment.
+	SweepDoc string
+}
+
+// Table is every producer setting, in the order the matrix sweeps them (the first
+// row varies slowest).
+var Table = []Row{
+	{Field: "BatchSizeBytes", JSON: "batchSizeBytes", Type: "int32", Default: int32(16384),
+		Doc:      "BatchSizeBytes flushes a batch once it holds this many bytes (Java batch.size).\nDefault 16384. Ignored in single mode.",
+		Markers:  []string{"Minimum=0", "Maximum=67108864"},
+		MaxItems: 16, SweepDoc: "BatchSizeBytes values to sweep."},
+	{Field: "LingerMs", JSON: "lingerMs", Type: "int32", Default: int32(5),
+		Doc:      "LingerMs is how long a batch may wait to fill (Java linger.ms). Default 5.\nIgnored in single mode.",
+		Markers:  []string{"Minimum=0", "Maximum=60000"},
+		MaxItems: 16, SweepDoc: "LingerMs values to sweep."},
+	{Field: "Acks", JSON: "acks", Type: "trial.Acks", Default: AcksAll,
+		Doc:      `Acks is the acknowledgement level: "0", "1" or "all". Default "all".`,
+		MaxItems: 16, SweepDoc: "Acks values to sweep."},
+	{Field: "Compression", JSON: "compression", Type: "trial.Compression", Default: CompressionNone,
+		Doc:      "Compression is none, gzip, snappy, lz4 or zstd. Default none.",
+		MaxItems: 16, SweepDoc: "Compression values to sweep."},
+	{Field: "MaxInFlight", JSON: "maxInFlight", Type: "int32", Default: int32(5),
+		Doc:      "MaxInFlight is the number of unacknowledged requests per broker connection\n(Java max.in.flight.requests.per.connection). Default 5.",
+		Markers:  []string{"Minimum=1", "Maximum=64"},
+		MaxItems: 16, SweepDoc: "MaxInFlight values to sweep."},
+	{Field: "Mode", JSON: "mode", Type: "trial.Mode", Spec: "Mode",
+		MaxItems: 16, SweepDoc: "Mode values to sweep."},
+	{Field: "RecordsPerSecond", JSON: "recordsPerSecond", Type: "int64", Spec: "Rate.RecordsPerSecond",
+		Markers:  []string{"Minimum=0", "Maximum=10000000"},
+		MaxItems: 16, SweepDoc: "RecordsPerSecond values to sweep (0 means as fast as possible)."},
+	{Field: "Client", JSON: "client", Type: "trial.Client", Spec: "Client",
+		MaxItems: 2, SweepDoc: "Client values to sweep: the same trials with each Kafka client."},
+	{Field: "PayloadCompression", JSON: "payloadCompression", Type: "trial.PayloadCompression", Spec: "Payload.Compression",
+		MaxItems: 6, SweepDoc: "PayloadCompression values to sweep (payload.compression)."},
+	{Field: "Idempotent", JSON: "idempotent", Type: "bool", Default: false,
+		Doc: "Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in\nsarama). Default false."},
+	{Field: "SendBufferBytes", JSON: "sendBufferBytes", Type: "int32", Default: DefaultSocketBufferBytes,
+		Doc: "SendBufferBytes is the producer sockets' send buffer (Java send.buffer.bytes,\nwhose default is 131072); -1 leaves it to the operating system, which autotunes\nit. Default -1.",
+		Markers: []string{"Minimum=-1", "Maximum=67108864",
+			`XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"`}},
+	{Field: "ReceiveBufferBytes", JSON: "receiveBufferBytes", Type: "int32", Default: DefaultSocketBufferBytes,
+		Doc: "ReceiveBufferBytes is the producer sockets' receive buffer (Java\nreceive.buffer.bytes, default 32768); -1 leaves it to the operating system.\nDefault -1.",
+		Markers: []string{"Minimum=-1", "Maximum=67108864",
+			`XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"`}},
+	{Field: "Partitioner", JSON: "partitioner", Type: "trial.Partitioner", Default: PartitionerRoundRobin,
+		Doc: "Partitioner is round-robin (each record to the next partition) or sticky\n(batchSizeBytes to one partition, then the next: the Java client's default,\nwhich fills batches sooner at low rates per partition). Default round-robin."},
+}
+
+// Defaults of the settings the spec sets outside spec.producer, of the socket
+// buffers (consumers' too) and of a trial's intervals.
+const (
+	DefaultMode   = ModeBatch
+	DefaultClient = ClientSarama
+	// DefaultSocketBufferBytes (-1) leaves a socket buffer to the operating system.
+	DefaultSocketBufferBytes int32 = -1
+	DefaultIntervalSeconds   int32 = 10
+)
+
+// ProducerRules are spec.producer's CEL rules across its fields, as
+// "rule",message="..." (written into the generated type's markers).
+var ProducerRules = []string{
+	`"!has(self.idempotent) || !self.idempotent || (has(self.acks) && self.acks == 'all' && has(self.maxInFlight) && self.maxInFlight == 1)",message="idempotent producers need acks: all and maxInFlight: 1"`,
+}
+
+// DefaultOf is the default of a spec.producer setting (Table's), nil for others.
+func DefaultOf(field string) any {
+	for _, r := range Table {
+		if r.Field == field {
+			return r.Default
+		}
+	}
+	return nil
+}
+
+// MaxTrials caps the number of trials one experiment expands into.
+const MaxTrials = 256
+
+// Sweep is one matrix dimension: how many values it lists and how value i is set.
+type Sweep struct {
+	// Field names the swept setting (Row.Field).
+	Field string
+	// Len is the number of values; 0 leaves the setting as the spec's base.
+	Len int
+	// Set applies value i to s.
+	Set func(s *Settings, i int)
+}
+
+// Expand applies every combination of the sweeps' values to base, the first sweep
+// varying slowest.
+func Expand(base Settings, sweeps []Sweep) []Settings {
+	out := []Settings{base}
+	for _, sw := range sweeps {
+		if sw.Len == 0 {
+			continue
+		}
+		next := make([]Settings, 0, len(out)*sw.Len)
+		for _, s := range out {
+			for i := range sw.Len {
+				c := s
+				sw.Set(&c, i)
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// Count is the number of settings Expand returns.
+func Count(sweeps []Sweep) int {
+	n := 1
+	for _, sw := range sweeps {
+		if sw.Len > 0 {
+			n *= sw.Len
+		}
+	}
+	return n
+}
