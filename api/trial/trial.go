@@ -177,3 +177,13 @@ type RateSearch struct {
 	// +optional
 	MaxP99Millis int32 `json:"maxP99Millis,omitempty"`
 }
+
+// MinSizeBytes is the smallest payload size each built-in schema can fill: below
+// it the record's fields alone are larger (workers/payload tests that every seed's
+// pool fills at it). The planner rejects smaller sizes.
+var MinSizeBytes = map[string]int32{
+	"business-record": 960,
+	"simple":          84,
+	"nested":          144,
+	"complex":         64,
+}

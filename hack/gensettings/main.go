@@ -1,7 +1,8 @@
 // Command gensettings writes, from the settings table (api/trial.Table), the API's
 // spec.producer and matrix types with their markers and defaults, the spec's base
 // settings and the matrix's sweeps (api/v1alpha1/zz_generated.settings.go), and the
-// CEL rule that bounds the trial count (in api/v1alpha1/experiment_types.go). Run by
+// CEL rules that bound the trial count and the payload sizes (in
+// api/v1alpha1/experiment_types.go, from api/trial.MaxTrials and MinSizeBytes). Run by
 // `make generate`; `make verify-generated` fails when its output is stale.
 //
 //	go run ./hack/gensettings api/v1alpha1
@@ -11,9 +12,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -38,7 +41,22 @@ func run(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "zz_generated.settings.go"), src, 0o644); err != nil {
 		return err
 	}
-	return rewriteRule(filepath.Join(dir, "experiment_types.go"), trialCountRule(trial.Table))
+	path := filepath.Join(dir, "experiment_types.go")
+	if err := rewriteRule(path, trialCountLine, trialCountRule(trial.Table)); err != nil {
+		return err
+	}
+	return rewriteRule(path, minSizeLine, minSizeRule(trial.MinSizeBytes))
+}
+
+// minSizeRule is PayloadSpec's CEL rule: every size at least its schema's minimum.
+func minSizeRule(mins map[string]int32) string {
+	names := slices.Sorted(maps.Keys(mins))
+	var entries []string
+	for _, n := range names {
+		entries = append(entries, fmt.Sprintf("'%s': %d", n, mins[n]))
+	}
+	m := "{" + strings.Join(entries, ", ") + "}"
+	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in %s) || self.sizesBytes.all(s, s >= %s[self.schema])",messageExpression="'payload.sizesBytes: the ' + self.schema + ' schema needs at least ' + string(%s[self.schema]) + ' B per record (its fields alone take about that much)'"`, m, m, m)
 }
 
 // trialCountRule is ExperimentSpec's CEL rule: codecs × sizes × every sweep's length.
@@ -55,16 +73,20 @@ func trialCountRule(rows []trial.Row) string {
 		strings.Join(dims, " * "), trial.MaxTrials, trial.MaxTrials)
 }
 
-var ruleLine = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="size\(self\.codecs\) \*.*$`)
+// The generated rules' lines, found by how they start.
+var (
+	trialCountLine = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="size\(self\.codecs\) \*.*$`)
+	minSizeLine    = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!has\(self\.schema\) \|\| !has\(self\.sizesBytes\)( \|\||").*$`)
+)
 
-// rewriteRule replaces the trial-count rule's line in path.
-func rewriteRule(path, rule string) error {
+// rewriteRule replaces the rule's one line in path.
+func rewriteRule(path string, ruleLine *regexp.Regexp, rule string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	if n := len(ruleLine.FindAllIndex(b, -1)); n != 1 {
-		return fmt.Errorf("%s: want one trial-count rule line, found %d", path, n)
+		return fmt.Errorf("%s: want one line matching %s, found %d", path, ruleLine, n)
 	}
 	out := ruleLine.ReplaceAllLiteral(b, []byte(rule))
 	if bytes.Equal(out, b) {

@@ -34,6 +34,11 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	}
 	variants := trial.Expand(spec.BaseSettings(), spec.Matrix.Sweeps())
 	sizes := spec.Payload.SizesBytes
+	for _, size := range sizes {
+		if low := trial.MinSizeBytes[spec.Payload.Schema]; size < low {
+			return nil, fmt.Errorf("payload.sizesBytes: %d B is below the %s schema's minimum of %d B (its fields alone take about that much)", size, spec.Payload.Schema, low)
+		}
+	}
 	var src *trial.Source
 	if s := spec.Payload.Source; s != nil {
 		sizes = []int32{0} // the samples' own
