@@ -21,6 +21,7 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/promquery"
 	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -262,8 +263,9 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	}
 	res.Experiment = serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec}
 	res.Environment.WorkerImage = r.workerImage(x)
-	if res.Environment.KafkaVersion == "" {
-		res.Environment.KafkaVersion = r.kafkaVersion(ctx, x)
+	if res.Environment.KafkaRelease == "" {
+		b := r.broker(ctx, x)
+		res.Environment.KafkaRelease, res.Environment.KafkaAPIVersions = b.Release, b.APIVersions
 	}
 	res.Environment.OperatorVersion = r.OperatorVersion
 	res.Environment.NodeNames = mergeSorted(res.Environment.NodeNames, ran.nodes)
@@ -289,17 +291,17 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	return nil
 }
 
-// kafkaVersion is best effort: a result without it is still a result.
-func (r *ExperimentReconciler) kafkaVersion(ctx context.Context, x *serdebenchv1.SerializationExperiment) string {
+// broker is best effort: a result without it is still a result.
+func (r *ExperimentReconciler) broker(ctx context.Context, x *serdebenchv1.SerializationExperiment) topics.Broker {
 	prov, err := r.provisioner(ctx, x)
 	if err != nil {
-		return "unknown: " + err.Error()
+		return topics.Broker{Release: "unknown: " + err.Error()}
 	}
-	v, err := prov.Version(ctx)
+	b, err := prov.Broker(ctx)
 	if err != nil {
-		return "unknown: " + err.Error()
+		return topics.Broker{Release: "unknown: " + err.Error()}
 	}
-	return v
+	return b
 }
 
 func mergeSorted(a, b []string) []string {

@@ -78,6 +78,9 @@ const (
 	ReasonPlanned           = "Planned"
 	ReasonInvalidSpec       = "InvalidSpec"
 	ReasonWaitingForTopic   = "WaitingForTopic"
+	// ReasonWaitingForKafka is the Ready reason while a trial's topic cannot be
+	// made (the TopicsReady message says why).
+	ReasonWaitingForKafka = "WaitingForKafka"
 	ReasonTopicReady        = "TopicReady"
 	ReasonTopicFailed       = protocol.ReasonTopicFailed
 	ReasonTrialRunning      = "TrialRunning"
@@ -477,6 +480,13 @@ func (r *ExperimentReconciler) setKstatus(x *serdebenchv1.SerializationExperimen
 			stage = "Pending"
 		}
 		msg := fmt.Sprintf("%d of %d trials measured", x.Status.CompletedTrials, x.Status.TrialCount)
+		// A trial whose topic cannot be made yet is waiting for Kafka (unreachable,
+		// Strimzi absent, credentials missing): said where `kubectl get sx` shows it.
+		for _, ts := range x.Status.Trials {
+			if ts.Phase == serdebenchv1.TrialCreatingTopic && ts.Message != "" {
+				stage, msg = ReasonWaitingForKafka, fmt.Sprintf("trial %s: %s", ts.Name, ts.Message)
+			}
+		}
 		r.setCondition(x, serdebenchv1.ConditionReady, metav1.ConditionFalse, stage, msg)
 		r.setCondition(x, serdebenchv1.ConditionReconciling, metav1.ConditionTrue, stage, msg)
 		meta.RemoveStatusCondition(&x.Status.Conditions, serdebenchv1.ConditionStalled)

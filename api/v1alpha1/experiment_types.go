@@ -122,7 +122,7 @@ type ExperimentSpec struct {
 // +kubebuilder:validation:XValidation:rule="has(self.schema) != has(self.source)",message="exactly one of payload.schema and payload.source must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.schema) || has(self.sizesBytes)",message="payload.schema needs sizesBytes"
 // +kubebuilder:validation:XValidation:rule="!has(self.source) || !has(self.sizesBytes)",message="payload.source records have their own sizes: leave sizesBytes unset"
-// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in {'business-record': 960, 'complex': 64, 'nested': 144, 'simple': 84}) || self.sizesBytes.all(s, s >= {'business-record': 960, 'complex': 64, 'nested': 144, 'simple': 84}[self.schema])",messageExpression="'payload.sizesBytes: the ' + self.schema + ' schema needs at least ' + string({'business-record': 960, 'complex': 64, 'nested': 144, 'simple': 84}[self.schema]) + ' B per record (its fields alone take about that much)'"
+// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in {'business-record': 960, 'complex': 64, 'nested': 144, 'simple': 84}) || self.sizesBytes.all(s, s >= {'business-record': 960, 'complex': 64, 'nested': 144, 'simple': 84}[self.schema])",message="payload.sizesBytes: a size is below its schema's minimum (business-record 960 B, complex 64 B, nested 144 B, simple 84 B): the record's fields alone take about that much"
 type PayloadSpec struct {
 	// Schema is a built-in payload schema: business-record, simple, complex or nested.
 	// +kubebuilder:validation:Enum=business-record;simple;complex;nested

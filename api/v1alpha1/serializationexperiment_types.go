@@ -270,10 +270,12 @@ type SerializationExperimentStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=sx,categories=serdebench
 // +kubebuilder:printcolumn:name="Stage",type=string,JSONPath=`.status.stage`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,description="Ready's reason: the stage, WaitingForKafka, or how it ended"
 // +kubebuilder:printcolumn:name="Done",type=integer,JSONPath=`.status.completedTrials`,description="Trials measured"
 // +kubebuilder:printcolumn:name="Trials",type=integer,JSONPath=`.status.trialCount`,description="Trials planned"
 // +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.resultRef.name`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || (!has(oldSelf.status.startTime) && !(has(oldSelf.status.stage) && oldSelf.status.stage in ['Succeeded', 'Failed'])) || self.spec == oldSelf.spec",message="spec is immutable once the run has started or finished: delete and re-create the experiment"
 type SerializationExperiment struct {
 	metav1.TypeMeta   `json:",inline"`

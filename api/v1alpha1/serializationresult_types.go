@@ -115,9 +115,15 @@ type ExperimentSnapshot struct {
 
 // Environment records what is needed to reproduce a run.
 type Environment struct {
-	// KafkaVersion as reported by the cluster (API versions) or declared by Strimzi.
+	// KafkaRelease is the Kafka release: as Strimzi's Kafka resource declares it,
+	// or (with bootstrapServers) franz-go's guess from the brokers' API versions,
+	// e.g. "v4.1" or "at least v4.1" (Kafka does not send its release).
 	// +optional
-	KafkaVersion string `json:"kafkaVersion,omitempty"`
+	KafkaRelease string `json:"kafkaRelease,omitempty"`
+	// KafkaAPIVersions are the brokers' count and their Produce and Fetch API
+	// versions (with bootstrapServers).
+	// +optional
+	KafkaAPIVersions string `json:"kafkaAPIVersions,omitempty"`
 	// WorkerImage that ran the trials, as configured (a tag may move).
 	// +optional
 	WorkerImage string `json:"workerImage,omitempty"`

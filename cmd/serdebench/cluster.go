@@ -100,7 +100,11 @@ func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) 
 	}
 	e := res.Environment
 	fmt.Fprintf(w, "SerializationResult %s/%s: experiment %s, %d trials\n", res.Namespace, res.Name, res.Experiment.Name, len(res.Trials))
-	fmt.Fprintf(w, "Kafka: %s\nWorker image: %s\n", e.KafkaVersion, e.WorkerImage)
+	fmt.Fprintf(w, "Kafka: %s\n", e.KafkaRelease)
+	if e.KafkaAPIVersions != "" {
+		fmt.Fprintf(w, "Kafka APIs: %s\n", e.KafkaAPIVersions)
+	}
+	fmt.Fprintf(w, "Worker image: %s\n", e.WorkerImage)
 	if len(e.WorkerImageIDs) > 0 {
 		fmt.Fprintf(w, "Worker image ran: %s\n", strings.Join(e.WorkerImageIDs, ", "))
 	}

@@ -108,11 +108,14 @@ func runCmd() *cobra.Command {
 					return fmt.Errorf("--tls-ca-file: %w", err)
 				}
 			}
-			apis, err := runner.BrokerVersion(ctx, brokers, sec)
+			broker, err := runner.Broker(ctx, brokers, sec)
 			if err != nil {
 				return err
 			}
-			env := report.Environment{BrokerVersion: describeBroker(brokerVersion, apis), Brokers: brokers, WorkerVersion: version.String(),
+			if brokerVersion != "" {
+				broker.Release = brokerVersion
+			}
+			env := report.Environment{BrokerRelease: broker.Release, BrokerAPIVersions: broker.APIVersions, Brokers: brokers, WorkerVersion: version.String(),
 				GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 				StartedAt: time.Now().UTC().Format(time.RFC3339)}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -206,13 +209,6 @@ const stopDeadline = 15 * time.Second
 const exitInterrupted = protocol.ExitInterrupted
 
 // describeBroker is the broker's release (when known) with its protocol levels.
-func describeBroker(release, apis string) string {
-	if release == "" {
-		return "unknown release (" + apis + ")"
-	}
-	return release + " (" + apis + ")"
-}
-
 // bootstrapFor picks the flag, then the file's bootstrapServers, then the local broker.
 func bootstrapFor(flag, fromSpec string) string {
 	switch {

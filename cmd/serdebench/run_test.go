@@ -46,7 +46,7 @@ func TestRunOutputs(t *testing.T) {
 
 	var rep struct {
 		Environment struct {
-			BrokerVersion, GoVersion string
+			BrokerRelease, BrokerAPIVersions, GoVersion string
 			CPUs                     int
 		}
 		Trials []struct {
@@ -60,7 +60,7 @@ func TestRunOutputs(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("json")), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Trials) != 2 || rep.Environment.GoVersion == "" || rep.Environment.CPUs == 0 || !strings.Contains(rep.Environment.BrokerVersion, "broker") {
+	if len(rep.Trials) != 2 || rep.Environment.GoVersion == "" || rep.Environment.CPUs == 0 || !strings.Contains(rep.Environment.BrokerAPIVersions, "broker") || rep.Environment.BrokerRelease == "" {
 		t.Fatalf("report: %+v", rep)
 	}
 	for _, tr := range rep.Trials {

@@ -33,7 +33,7 @@ func runJSON(t *testing.T, doc string, args ...string) (topics []string, broker 
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	var rep struct {
-		Environment struct{ BrokerVersion string }
+		Environment struct{ BrokerAPIVersions string }
 		Trials      []struct{ Topic string }
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -42,7 +42,7 @@ func runJSON(t *testing.T, doc string, args ...string) (topics []string, broker 
 	for _, tr := range rep.Trials {
 		topics = append(topics, tr.Topic)
 	}
-	return topics, rep.Environment.BrokerVersion
+	return topics, rep.Environment.BrokerAPIVersions
 }
 
 // TestCleanupPolicyLocally: topics go after each trial by default; cleanupPolicy

@@ -56,7 +56,13 @@ func minSizeRule(mins map[string]int32) string {
 		entries = append(entries, fmt.Sprintf("'%s': %d", n, mins[n]))
 	}
 	m := "{" + strings.Join(entries, ", ") + "}"
-	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in %s) || self.sizesBytes.all(s, s >= %s[self.schema])",messageExpression="'payload.sizesBytes: the ' + self.schema + ' schema needs at least ' + string(%s[self.schema]) + ' B per record (its fields alone take about that much)'"`, m, m, m)
+	var human []string
+	for _, n := range names {
+		human = append(human, fmt.Sprintf("%s %d B", n, mins[n]))
+	}
+	// A static message: a messageExpression naming the schema costs more than the
+	// API server's CEL budget allows.
+	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in %s) || self.sizesBytes.all(s, s >= %s[self.schema])",message="payload.sizesBytes: a size is below its schema's minimum (%s): the record's fields alone take about that much"`, m, m, strings.Join(human, ", "))
 }
 
 // trialCountRule is ExperimentSpec's CEL rule: codecs × sizes × every sweep's length.

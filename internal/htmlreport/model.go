@@ -70,7 +70,7 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 	env := res.Environment
 	run.Environment = nonEmpty([][2]string{
 		{"result", res.Name}, {"experiment", res.Experiment.Name}, {"created", res.CreationTimestamp.UTC().Format(time.RFC3339)},
-		{"Kafka", env.KafkaVersion}, {"operator", env.OperatorVersion}, {"worker image", env.WorkerImage},
+		{"Kafka", env.KafkaRelease}, {"Kafka APIs", env.KafkaAPIVersions}, {"operator", env.OperatorVersion}, {"worker image", env.WorkerImage},
 		{"worker image IDs", fmt.Sprint(env.WorkerImageIDs)}, {"nodes", fmt.Sprint(env.NodeNames)},
 	})
 	for _, t := range res.Trials {
@@ -95,7 +95,7 @@ func FromLocal(rep report.Report) Run {
 	}
 	e := rep.Environment
 	run.Environment = nonEmpty([][2]string{
-		{"experiment", rep.Experiment}, {"started", e.StartedAt}, {"finished", e.FinishedAt}, {"Kafka", e.BrokerVersion},
+		{"experiment", rep.Experiment}, {"started", e.StartedAt}, {"finished", e.FinishedAt}, {"Kafka", e.BrokerRelease}, {"Kafka APIs", e.BrokerAPIVersions},
 		{"brokers", fmt.Sprint(e.Brokers)}, {"serdebench", e.WorkerVersion}, {"Go", e.GoVersion},
 		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch},
 	})

@@ -17,7 +17,7 @@ import (
 func TestFromResult(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	res := &v1alpha1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: "nightly-1"},
-		Environment: v1alpha1.Environment{KafkaVersion: "4.3.1", NodeNames: []string{"node-a"}},
+		Environment: v1alpha1.Environment{KafkaRelease: "4.3.1", NodeNames: []string{"node-a"}},
 		Trials: []v1alpha1.TrialResult{
 			{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000,
 				EndToEndMicros: v1alpha1.LatencyMicros{Count: 100, P50: 900, P90: 1500, P99: 4000, P999: 9000, Max: 12000},

@@ -18,8 +18,12 @@ import (
 
 // Environment records what is needed to reproduce a run.
 type Environment struct {
-	BrokerVersion string   `json:"brokerVersion"`
-	Brokers       []string `json:"brokers"`
+	// BrokerRelease is the Kafka release: --broker-version, else franz-go's guess
+	// from the API versions; BrokerAPIVersions the brokers' Produce and Fetch API
+	// versions.
+	BrokerRelease     string   `json:"brokerRelease"`
+	BrokerAPIVersions string   `json:"brokerAPIVersions"`
+	Brokers           []string `json:"brokers"`
 	WorkerVersion string   `json:"workerVersion"`
 	GoVersion     string   `json:"goVersion"`
 	CPUs          int      `json:"cpus"`

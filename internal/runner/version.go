@@ -7,7 +7,7 @@ import (
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 )
 
-// BrokerVersion describes the cluster's protocol level (see topics.Admin.Version).
-func BrokerVersion(ctx context.Context, brokers []string, sec kafkaconn.Security) (string, error) {
-	return (&topics.Admin{Brokers: brokers, Security: sec}).Version(ctx)
+// Broker describes the cluster: its release and API versions (topics.Admin.Broker).
+func Broker(ctx context.Context, brokers []string, sec kafkaconn.Security) (topics.Broker, error) {
+	return (&topics.Admin{Brokers: brokers, Security: sec}).Broker(ctx)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,8 +38,8 @@ type Provisioner interface {
 	Ensure(ctx context.Context, s Spec) (ready bool, err error)
 	// Delete removes the topic; a missing topic is not an error.
 	Delete(ctx context.Context, name string) error
-	// Version describes the Kafka version, for the result's environment.
-	Version(ctx context.Context) (string, error)
+	// Broker describes the Kafka cluster, for the result's environment.
+	Broker(ctx context.Context) (Broker, error)
 }
 
 // Strimzi's API group and the kinds serdebench uses.
@@ -83,52 +85,63 @@ func (s *Strimzi) object(kind string) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
-// Version reads the Kafka resource's reported (status) or requested (spec) version.
-func (s *Strimzi) Version(ctx context.Context) (string, error) {
+// Broker is what a run records of the Kafka cluster.
+type Broker struct {
+	// Release is the Kafka release: as Strimzi's Kafka resource reports (status)
+	// or requests (spec) it, else franz-go's guess from the API versions (Kafka
+	// does not send its release over the protocol), e.g. "v4.1" or "at least v4.1".
+	Release string
+	// APIVersions are the brokers' count and their Produce and Fetch API versions
+	// (empty for Strimzi, which is not asked).
+	APIVersions string
+}
+
+// Broker reads the Kafka resource's reported (status) or requested (spec) version.
+func (s *Strimzi) Broker(ctx context.Context) (Broker, error) {
 	k, err := s.object(KindKafka)
 	if err != nil {
-		return "", err
+		return Broker{}, err
 	}
 	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Cluster}, k); err != nil {
-		return "", fmt.Errorf("get Kafka %s/%s: %w", s.Namespace, s.Cluster, err)
+		return Broker{}, fmt.Errorf("get Kafka %s/%s: %w", s.Namespace, s.Cluster, err)
 	}
 	for _, path := range [][]string{{"status", "kafkaVersion"}, {"spec", "kafka", "version"}} {
 		if v, ok, _ := unstructured.NestedString(k.Object, path...); ok && v != "" {
-			return "Kafka " + v + " (Strimzi " + s.Namespace + "/" + s.Cluster + ")", nil
+			return Broker{Release: v}, nil
 		}
 	}
-	return "", fmt.Errorf("kafka %s/%s declares no version", s.Namespace, s.Cluster)
+	return Broker{}, fmt.Errorf("kafka %s/%s declares no version", s.Namespace, s.Cluster)
 }
 
-// Version reports the broker's Produce and Fetch API versions (Kafka does not send
-// its release string over the protocol) and the number of brokers.
-func (a *Admin) Version(ctx context.Context) (string, error) {
-	return kafkaconn.Bounded(ctx, a.version)
+// Broker asks a broker for its API versions and guesses the release from them.
+func (a *Admin) Broker(ctx context.Context) (Broker, error) {
+	return kafkaconn.Bounded(ctx, a.broker)
 }
 
-func (a *Admin) version() (string, error) {
+func (a *Admin) broker() (Broker, error) {
 	c := kafkaconn.Base("serdebench")
 	if err := a.Security.Apply(c); err != nil {
-		return "", err
+		return Broker{}, err
 	}
 	cl, err := sarama.NewClient(a.Brokers, c)
 	if err != nil {
-		return "", fmt.Errorf("connect to Kafka at %v: %w", a.Brokers, err)
+		return Broker{}, fmt.Errorf("connect to Kafka at %v: %w", a.Brokers, err)
 	}
 	defer func() { _ = cl.Close() }()
 	brokers := cl.Brokers()
 	if len(brokers) == 0 {
-		return "", errors.New("no brokers in metadata")
+		return Broker{}, errors.New("no brokers in metadata")
 	}
 	b := brokers[0]
 	if err := b.Open(c); err != nil && !errors.Is(err, sarama.ErrAlreadyConnected) {
-		return "", err
+		return Broker{}, err
 	}
 	resp, err := b.ApiVersions(&sarama.ApiVersionsRequest{Version: 3, ClientSoftwareName: "serdebench", ClientSoftwareVersion: "v1alpha1"})
 	if err != nil {
-		return "", fmt.Errorf("api versions: %w", err)
+		return Broker{}, fmt.Errorf("api versions: %w", err)
 	}
 	var produce, fetch int16
+	keys := &kmsg.ApiVersionsResponse{}
 	for _, k := range resp.ApiKeys {
 		switch k.ApiKey {
 		case 0:
@@ -136,8 +149,10 @@ func (a *Admin) version() (string, error) {
 		case 1:
 			fetch = k.MaxVersion
 		}
+		keys.ApiKeys = append(keys.ApiKeys, kmsg.ApiVersionsResponseApiKey{ApiKey: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 	}
-	return fmt.Sprintf("%d broker(s), produce v%d, fetch v%d", len(brokers), produce, fetch), nil
+	return Broker{Release: kversion.FromApiVersionsResponse(keys).VersionGuess(),
+		APIVersions: fmt.Sprintf("%d broker(s), produce v%d, fetch v%d", len(brokers), produce, fetch)}, nil
 }
 
 // Strimzi provisions topics as KafkaTopic resources for a Strimzi cluster; the
