@@ -75,12 +75,12 @@ type ExperimentReconciler struct {
 
 // Reasons for conditions and events.
 const (
-	ReasonPlanned           = "Planned"
-	ReasonInvalidSpec       = "InvalidSpec"
-	ReasonWaitingForTopic   = "WaitingForTopic"
+	ReasonPlanned         = "Planned"
+	ReasonInvalidSpec     = "InvalidSpec"
+	ReasonWaitingForTopic = "WaitingForTopic"
 	// ReasonWaitingForKafka is the Ready reason while a trial's topic cannot be
 	// made (the TopicsReady message says why).
-	ReasonWaitingForKafka = "WaitingForKafka"
+	ReasonWaitingForKafka   = "WaitingForKafka"
 	ReasonTopicReady        = "TopicReady"
 	ReasonTopicFailed       = protocol.ReasonTopicFailed
 	ReasonTrialRunning      = "TrialRunning"

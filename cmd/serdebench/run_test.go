@@ -47,7 +47,7 @@ func TestRunOutputs(t *testing.T) {
 	var rep struct {
 		Environment struct {
 			BrokerRelease, BrokerAPIVersions, GoVersion string
-			CPUs                     int
+			CPUs                                        int
 		}
 		Trials []struct {
 			Trial  struct{ Codec string }

@@ -24,13 +24,13 @@ type Environment struct {
 	BrokerRelease     string   `json:"brokerRelease"`
 	BrokerAPIVersions string   `json:"brokerAPIVersions"`
 	Brokers           []string `json:"brokers"`
-	WorkerVersion string   `json:"workerVersion"`
-	GoVersion     string   `json:"goVersion"`
-	CPUs          int      `json:"cpus"`
-	OS            string   `json:"os"`
-	Arch          string   `json:"arch"`
-	StartedAt     string   `json:"startedAt"`
-	FinishedAt    string   `json:"finishedAt"`
+	WorkerVersion     string   `json:"workerVersion"`
+	GoVersion         string   `json:"goVersion"`
+	CPUs              int      `json:"cpus"`
+	OS                string   `json:"os"`
+	Arch              string   `json:"arch"`
+	StartedAt         string   `json:"startedAt"`
+	FinishedAt        string   `json:"finishedAt"`
 }
 
 // Report is the JSON document of a local run.
