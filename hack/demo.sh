@@ -3,8 +3,8 @@
 # operator in a real cluster. Brings up the stack (hack/stack/stack.sh: the local
 # cluster or KUBECONFIG's, images, a broker pods reach, prometheus-operator), installs
 # the Helm chart, applies the sample pointed at that broker, follows it, and prints
-# `kubectl get sx,sr` and the result's table. DEMO_RECORDS (default the sample's)
-# shortens it. Leaves everything running; `make down` stops it.
+# `kubectl get sx,sr` and the result's table. DEMO_RECORDS (a record count per trial
+# instead of the sample's 10 s windows) shortens it. Leaves everything running; `make down` stops it.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -78,7 +78,7 @@ log "applying config/samples/thesis-batch.yaml with kafka.bootstrapServers=$SERD
 k -n "$NAMESPACE" delete sx thesis-batch --ignore-not-found --wait=true --timeout=2m >/dev/null
 # The sample names a Strimzi cluster; here the broker is reached directly.
 patch="{\"spec\":{\"kafka\":{\"strimzi\":null,\"bootstrapServers\":\"$SERDEBENCH_STACK_KAFKA\"}"
-[[ -n "${DEMO_RECORDS:-}" ]] && patch+=",\"records\":$DEMO_RECORDS,\"warmup\":{\"records\":$((DEMO_RECORDS / 10))}"
+[[ -n "${DEMO_RECORDS:-}" ]] && patch+=",\"durationSeconds\":null,\"records\":$DEMO_RECORDS,\"warmup\":{\"durationSeconds\":null,\"records\":$((DEMO_RECORDS / 10))}"
 patch+="}}"
 k -n "$NAMESPACE" patch --local -f config/samples/thesis-batch.yaml --type merge -p "$patch" -o json |
   k -n "$NAMESPACE" apply -f -

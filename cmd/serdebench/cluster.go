@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -170,6 +171,7 @@ func waitCmd() *cobra.Command {
 // when ctx ends first or the experiment cannot be read.
 func follow(ctx context.Context, cl client.Client, ns, name string, interval time.Duration, log io.Writer) (*v1alpha1.SerializationExperiment, error) {
 	seen := map[string]string{}
+	shown := map[string]string{} // warning -> the trial it was first shown for
 	start := time.Now()
 	say := func(key, val, line string) {
 		if seen[key] != val {
@@ -191,7 +193,7 @@ func follow(ctx context.Context, cl client.Client, ns, name string, interval tim
 					line += fmt.Sprintf(" (attempt %d)", t.Attempt)
 				}
 				if t.Message != "" {
-					line += ": " + t.Message
+					line += ": " + sayOnce(shown, t.Name, t.Message)
 				}
 				say("trial/"+t.Name, fmt.Sprint(t.Phase, t.Attempt, t.Message), line)
 			}
@@ -213,4 +215,23 @@ func follow(ctx context.Context, cl client.Client, ns, name string, interval tim
 		case <-time.After(interval):
 		}
 	}
+}
+
+// sayOnce shortens a trial's message (warnings joined by "; ") to the warnings not
+// yet shown for another trial: a warning every trial has is said once.
+func sayOnce(shown map[string]string, trial, msg string) string {
+	var out []string
+	for _, warn := range strings.Split(msg, "; ") {
+		first, ok := shown[warn]
+		switch {
+		case !ok:
+			shown[warn] = trial
+			out = append(out, warn)
+		case first == trial:
+			out = append(out, warn)
+		default:
+			out = append(out, "(warning as for "+first+")")
+		}
+	}
+	return strings.Join(slices.Compact(out), "; ")
 }

@@ -198,12 +198,37 @@ func Table(w io.Writer, rows []Row) error {
 			fmt.Fprintf(w, "rate search: %s: %s\n", r.Name, r.Search)
 		}
 	}
+	common := CommonWarnings(rows)
+	for _, warn := range common {
+		fmt.Fprintf(w, "warning (all %d trials): %s\n", len(rows), warn)
+	}
 	for _, r := range rows {
 		for _, warn := range r.Warnings {
-			fmt.Fprintf(w, "warning: %s: %s\n", r.Name, warn)
+			if !slices.Contains(common, warn) {
+				fmt.Fprintf(w, "warning: %s: %s\n", r.Name, warn)
+			}
 		}
 	}
 	return nil
+}
+
+// CommonWarnings are the warnings every one of several rows has, in the first
+// row's order: said once for the experiment instead of once per trial.
+func CommonWarnings(rows []Row) []string {
+	if len(rows) < 2 {
+		return nil
+	}
+	var common []string
+	for _, warn := range rows[0].Warnings {
+		all := true
+		for _, r := range rows[1:] {
+			all = all && slices.Contains(r.Warnings, warn)
+		}
+		if all && !slices.Contains(common, warn) {
+			common = append(common, warn)
+		}
+	}
+	return common
 }
 
 // CSV writes the table's columns as CSV.

@@ -31,3 +31,30 @@ func TestSearchLine(t *testing.T) {
 		t.Fatalf("a trial without a search printed one (err %v):\n%s", err, out.String())
 	}
 }
+
+// TestWarningsOnce: a warning every trial has is said once for the experiment; a
+// trial's own warning is said for that trial.
+func TestWarningsOnce(t *testing.T) {
+	const every, own = "sarama keeps one request in flight per partition", "prometheus counted 9 records, the summaries 10"
+	res := &v1alpha1.SerializationResult{Trials: []v1alpha1.TrialResult{
+		{Name: "t000-json-1176b", Codec: "json", Warnings: []string{every}},
+		{Name: "t001-avro-1176b", Codec: "avro", Warnings: []string{own, every}},
+		{Name: "t002-protobuf-1176b", Codec: "protobuf", Warnings: []string{every}},
+	}}
+	var out bytes.Buffer
+	if err := Table(&out, ResultRows(res)); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), every); n != 1 {
+		t.Fatalf("the common warning said %d times:\n%s", n, out.String())
+	}
+	for _, want := range []string{"warning (all 3 trials): " + every, "warning: t001-avro-1176b: " + own} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("table:\n%s\nwant %q", out.String(), want)
+		}
+	}
+	// One trial's warnings are its own.
+	if got := CommonWarnings(ResultRows(&v1alpha1.SerializationResult{Trials: res.Trials[:1]})); got != nil {
+		t.Fatalf("one trial: common %v", got)
+	}
+}
