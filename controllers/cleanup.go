@@ -19,9 +19,10 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/internal/names"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/protocol"
 )
 
 // finalizeGiveUp is how long a deleted experiment waits for an unreachable Kafka
@@ -93,7 +94,7 @@ func (r *ExperimentReconciler) deleteGroup(ctx context.Context, x *serdebenchv1.
 	if err != nil {
 		return err
 	}
-	return admin.DeleteGroup(ctx, protocol.GroupName(x.Name, uidPrefix(x, 8), trial.Trial{Name: trialName}, attempt))
+	return admin.DeleteGroup(ctx, names.Group(x.Name, uidPrefix(x, 8), trial.Trial{Name: trialName}, attempt))
 }
 
 func (r *ExperimentReconciler) deleteTopic(ctx context.Context, x *serdebenchv1.SerializationExperiment, topic string) error {
@@ -262,7 +263,7 @@ func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebe
 	failed := r.failedContainers(ctx, x, job)
 	for _, cs := range failed {
 		term := cs.State.Terminated
-		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, truncate(strings.TrimSpace(term.Message), 500))
+		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, names.Truncate(strings.TrimSpace(term.Message), 500))
 	}
 	if len(failed) == 0 && job.Status.Failed > 0 {
 		pods, err := r.podsOf(ctx, x, job.Labels[LabelTrial], *job)
@@ -275,7 +276,7 @@ func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebe
 		default:
 			for _, p := range pods {
 				if p.Status.Phase == corev1.PodFailed {
-					fmt.Fprintf(&b, "; pod %s failed: %s %s", p.Name, p.Status.Reason, truncate(p.Status.Message, 300))
+					fmt.Fprintf(&b, "; pod %s failed: %s %s", p.Name, p.Status.Reason, names.Truncate(p.Status.Message, 300))
 				}
 			}
 		}

@@ -19,9 +19,10 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/promquery"
-	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/controllers/promquery"
+	"github.com/serdebench/serdebench/internal/names"
 	"github.com/serdebench/serdebench/internal/topics"
+	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -207,7 +208,7 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	// serving for their grace period.
 	// The attempt's group tells this attempt's workers from a disrupted earlier one's
 	// (which may still serve its last totals).
-	group := protocol.GroupName(x.Name, uidPrefix(x, 8), t, int(x.Status.Trials[t.Index].Attempt))
+	group := names.Group(x.Name, uidPrefix(x, 8), t, int(x.Status.Trials[t.Index].Attempt))
 	sel := promquery.Selector{Namespace: x.Namespace, ExperimentUID: string(x.UID), Group: group, Trial: t.Name, Role: summary.RoleProducer}
 	got, err := r.Prometheus.RecordsTotal(qctx, sel, start, time.Now())
 	if err != nil {
@@ -251,7 +252,7 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	}
 	if create {
 		res = &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: resultName(x), Namespace: x.Namespace,
-			Labels: map[string]string{LabelExperiment: truncate(x.Name, 63), LabelManagedBy: managedBy}}}
+			Labels: map[string]string{LabelExperiment: names.Truncate(x.Name, 63), LabelManagedBy: managedBy}}}
 		if err := controllerutil.SetControllerReference(x, res, r.Scheme); err != nil {
 			return err
 		}

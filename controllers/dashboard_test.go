@@ -23,9 +23,9 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
-	"github.com/serdebench/serdebench/internal/kafkatest"
-	"github.com/serdebench/serdebench/internal/promquery"
-	"github.com/serdebench/serdebench/internal/promtest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/controllers/promquery"
+	"github.com/serdebench/serdebench/internal/testing/promtest"
 )
 
 // dashboard is the part of a Grafana dashboard the test reads.

@@ -27,10 +27,11 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers/promquery"
+	"github.com/serdebench/serdebench/internal/names"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/promquery"
-	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/topics"
+	"github.com/serdebench/serdebench/workers/protocol"
 )
 
 // ExperimentReconciler runs SerializationExperiments.
@@ -495,7 +496,7 @@ func (r *ExperimentReconciler) setKstatus(x *serdebenchv1.SerializationExperimen
 
 func (r *ExperimentReconciler) setCondition(x *serdebenchv1.SerializationExperiment, typ string, status metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(&x.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
-		Message: truncate(msg, 32000), ObservedGeneration: x.Generation})
+		Message: names.Truncate(msg, 32000), ObservedGeneration: x.Generation})
 }
 
 func (r *ExperimentReconciler) event(x *serdebenchv1.SerializationExperiment, typ, reason, format string, args ...any) {

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/serdebench/serdebench/internal/topics"
-	"github.com/serdebench/serdebench/internal/workercmd"
+	"github.com/serdebench/serdebench/workers/run"
 )
 
 // kubelet stands in for the kubelet and the Job controller, which envtest does not
@@ -352,7 +352,7 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 		return containerResult{name: c.Name, exitCode: 1, message: err.Error()}
 	}
 	var stdout, stderr bytes.Buffer
-	code := workercmd.Main(ctx, args, func(key string) string { return env[key] }, &stdout, &stderr)
+	code := run.Main(ctx, args, func(key string) string { return env[key] }, &stdout, &stderr)
 	msg, _ := os.ReadFile(term)
 	if code != 0 && len(msg) == 0 { // TerminationMessagePolicy FallbackToLogsOnError
 		msg = stderr.Bytes()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/promtest"
+	"github.com/serdebench/serdebench/internal/testing/promtest"
 )
 
 // TestManagerBinary runs the real cmd/manager against the test apiserver: it

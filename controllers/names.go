@@ -1,12 +1,9 @@
 package controllers
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/internal/names"
 )
 
 // Labels on everything the operator creates for an experiment.
@@ -24,33 +21,21 @@ const (
 // uidPrefix makes names unique per experiment object, so a re-created experiment of
 // the same name never reuses an old topic.
 func uidPrefix(x *serdebenchv1.SerializationExperiment, n int) string {
-	return strings.ReplaceAll(string(x.UID), "-", "")[:n]
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.TrimRight(s[:n], "-.")
+	return names.UIDPrefix(string(x.UID), n)
 }
 
 // topicName is the trial attempt's Kafka topic, also the KafkaTopic resource's name.
 func topicName(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) string {
-	return protocol.TopicName(x.Name, uidPrefix(x, 8), t, attempt)
+	return names.Topic(x.Name, uidPrefix(x, 8), t, attempt)
 }
 
 // jobName is a trial attempt's Job for one role (consumers, producers or workers).
-// It stays under 63 characters: it becomes a label value on the Job's pods.
 func jobName(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, attempt int) string {
-	name := fmt.Sprintf("%s-%s-t%03d-%s", truncate(x.Name, 30), uidPrefix(x, 5), t.Index, role)
-	if attempt > 1 {
-		name += fmt.Sprintf("-a%d", attempt)
-	}
-	return name
+	return names.Job(x.Name, string(x.UID), t.Index, role, attempt)
 }
 
 func trialLabels(x *serdebenchv1.SerializationExperiment, t trial.Trial) map[string]string {
-	return map[string]string{LabelExperiment: truncate(x.Name, 63), LabelTrial: t.Name, LabelManagedBy: managedBy}
+	return map[string]string{LabelExperiment: names.Truncate(x.Name, 63), LabelTrial: t.Name, LabelManagedBy: managedBy}
 }
 
 // resultName is the experiment's SerializationResult.

@@ -18,7 +18,7 @@ import (
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // TestPodMonitorSelectsWorkers: the shipped PodMonitor decodes into

@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkatest"
-	"github.com/serdebench/serdebench/internal/promtest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/promtest"
 )
 
 // BenchmarkOperatorScale creates 100 experiments at once for the real manager

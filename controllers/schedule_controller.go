@@ -19,7 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/schedule"
+	"github.com/serdebench/serdebench/controllers/schedule"
+	"github.com/serdebench/serdebench/internal/names"
 )
 
 // Labels and annotations on a schedule's runs.
@@ -216,7 +217,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 // restart that repeats the step finds the run it already created.
 func (r *ScheduleReconciler) start(ctx context.Context, s *serdebenchv1.SerializationSchedule, due time.Time) (*serdebenchv1.SerializationExperiment, error) {
 	x := &serdebenchv1.SerializationExperiment{ObjectMeta: metav1.ObjectMeta{
-		Name:        fmt.Sprintf("%s-%d", truncate(s.Name, 52), due.Unix()/60),
+		Name:        fmt.Sprintf("%s-%d", names.Truncate(s.Name, 52), due.Unix()/60),
 		Namespace:   s.Namespace,
 		Labels:      map[string]string{LabelSchedule: s.Name},
 		Annotations: map[string]string{AnnotationScheduledAt: due.UTC().Format(time.RFC3339)},

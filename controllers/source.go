@@ -13,7 +13,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/experiment"
+	"github.com/serdebench/serdebench/workers/codec"
 )
 
 // sourceMountPath is where a payload source's ConfigMap is mounted in worker pods.
@@ -64,7 +64,8 @@ func (r *ExperimentReconciler) checkSource(ctx context.Context, x *serdebenchv1.
 	if !ok {
 		return fmt.Sprintf("ConfigMap %s has no key %q (payload.source.configMap.samplesKey)", ref.Name, ref.SamplesKey), nil, nil
 	}
-	if _, err := experiment.CheckSource(&x.Spec.ExperimentSpec, schema, samples); err != nil {
+	// The worker's own check, linked here until it runs in the worker image.
+	if _, err := codec.CheckSamples(trial.Source{Format: src.Format, Message: src.Message}, x.Spec.Codecs, schema, samples); err != nil {
 		return "", fmt.Errorf("ConfigMap %s key %s: %w", ref.Name, ref.SamplesKey, err), nil
 	}
 	return "", nil, nil

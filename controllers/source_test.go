@@ -15,7 +15,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 func ownSchemaFile(t *testing.T, name string) string {

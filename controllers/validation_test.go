@@ -16,16 +16,16 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	experimentfile "github.com/serdebench/serdebench/internal/experiment"
+	experimentfile "github.com/serdebench/serdebench/internal/cli/experiment"
 )
 
 // TestAdmissionTable: the API server (the CRD's schema and CEL rules) accepts and
 // rejects exactly the cases `serdebench validate` does
-// (internal/experiment/cases_test.go runs the same table locally), naming the same
+// (internal/cli/experiment/cases_test.go runs the same table locally), naming the same
 // problem.
 func TestAdmissionTable(t *testing.T) {
 	ns := newNamespace(t)
-	cases, err := experimentfile.Cases("../internal/experiment/testdata/cases.yaml")
+	cases, err := experimentfile.Cases("../internal/cli/experiment/testdata/cases.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

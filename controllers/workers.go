@@ -12,7 +12,8 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/internal/names"
+	"github.com/serdebench/serdebench/workers/protocol"
 )
 
 // Roles of worker Jobs.
@@ -45,7 +46,7 @@ func (r *ExperimentReconciler) trialJobs(x *serdebenchv1.SerializationExperiment
 		Trial:          withSourceFiles(x, t),
 		Bootstrap:      brokersOf(bootstrap),
 		Topic:          topic,
-		Group:          protocol.GroupName(x.Name, uidPrefix(x, 8), t, attempt),
+		Group:          names.Group(x.Name, uidPrefix(x, 8), t, attempt),
 		Experiment:     x.Name,
 		ExperimentUID:  string(x.UID),
 		MetricsAddr:    fmt.Sprintf(":%d", metricsPort),

@@ -22,7 +22,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // sample reads a sample experiment from config/samples and points it at the stack's

@@ -5,7 +5,7 @@ import "github.com/serdebench/serdebench/api/trial"
 // Defaults applied when a field is unset. The CRD carries the same values as
 // +kubebuilder:default markers, so the API server applies them at admission and
 // `kubectl get -o yaml` shows what will run; Default applies them to specs built in
-// Go (internal/admission tests that the two agree).
+// Go (internal/cli/admission tests that the two agree).
 const (
 	DefaultPartitions int32 = 3
 	DefaultReplicas   int32 = 1

@@ -21,7 +21,7 @@ import (
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
-	"github.com/serdebench/serdebench/internal/promquery"
+	"github.com/serdebench/serdebench/controllers/promquery"
 	"github.com/serdebench/serdebench/internal/version"
 )
 

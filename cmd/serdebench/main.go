@@ -23,13 +23,14 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/experiment"
+	"github.com/serdebench/serdebench/internal/cli/experiment"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/internal/report"
-	"github.com/serdebench/serdebench/internal/runner"
 	"github.com/serdebench/serdebench/internal/version"
+	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/source"
 )
 
@@ -175,12 +176,12 @@ func runCmd() *cobra.Command {
 
 // load reads an experiment file, checks a payload source against its schema and
 // codecs, and plans the trials.
-func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []experiment.CodecSize, error) {
+func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []codec.CodecSize, error) {
 	x, err := experiment.Load(file)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var sizes []experiment.CodecSize
+	var sizes []codec.CodecSize
 	if src := x.Spec.Payload.Source; src != nil {
 		if err := experiment.ResolveSource(x, filepath.Dir(file)); err != nil {
 			return nil, nil, nil, err

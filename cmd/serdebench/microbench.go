@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/serdebench/serdebench/api/trial"
-	"github.com/serdebench/serdebench/internal/microbench"
+	"github.com/serdebench/serdebench/internal/cli/microbench"
 	"github.com/serdebench/serdebench/internal/report"
 )
 

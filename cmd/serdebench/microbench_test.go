@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serdebench/serdebench/internal/kafkatest"
-	"github.com/serdebench/serdebench/internal/microbench"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/internal/cli/microbench"
 )
 
 const micro = `apiVersion: serdebench.io/v1alpha1

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/htmlreport"
+	"github.com/serdebench/serdebench/internal/cli/htmlreport"
 )
 
 func reportCmd() *cobra.Command {

@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 const reportExperiment = `apiVersion: serdebench.io/v1alpha1

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 const tiny = `apiVersion: serdebench.io/v1alpha1

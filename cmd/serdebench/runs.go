@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/htmlreport"
+	"github.com/serdebench/serdebench/internal/cli/htmlreport"
 	"github.com/serdebench/serdebench/internal/report"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // runJSON runs `serdebench run -o json` in-process and returns the report's topics

@@ -1,5 +1,5 @@
 // Command worker is serdebench's producer or consumer worker, as the operator runs it
-// in a pod (internal/protocol.Worker lists its arguments):
+// in a pod (workers/protocol.Worker lists its arguments):
 //
 //	worker --role producer|consumer --trial '<trial JSON>' --bootstrap host:port --topic T --group G [...]
 //
@@ -17,12 +17,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/serdebench/serdebench/internal/workercmd"
+	"github.com/serdebench/serdebench/workers/run"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	code := workercmd.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	code := run.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -15,7 +15,7 @@ import (
 func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	spec = *spec.DeepCopy()
 	spec.Default()
-	// Admission (the CRD schema and its CEL rules, internal/admission locally) has
+	// Admission (the CRD schema and its CEL rules, internal/cli/admission locally) has
 	// rejected anything worse; these guard the planner's own assumptions.
 	switch {
 	case len(spec.Codecs) == 0 || (len(spec.Payload.SizesBytes) == 0) == (spec.Payload.Source == nil):

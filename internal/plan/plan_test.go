@@ -78,7 +78,7 @@ func TestExpandDefaults(t *testing.T) {
 }
 
 // TestExpandGuards: the planner refuses what it cannot plan even if a spec skipped
-// admission (field checks are admission's: internal/experiment's table).
+// admission (field checks are admission's: internal/cli/experiment's table).
 func TestExpandGuards(t *testing.T) {
 	for name, mutate := range map[string]func(*v1alpha1.ExperimentSpec){
 		"no codecs":                    func(s *v1alpha1.ExperimentSpec) { s.Codecs = nil },

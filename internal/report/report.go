@@ -13,7 +13,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // Environment records what is needed to reproduce a run.
@@ -35,10 +35,10 @@ type Environment struct {
 
 // Report is the JSON document of a local run.
 type Report struct {
-	Experiment  string               `json:"experiment"`
-	Environment Environment          `json:"environment"`
-	Spec        any                  `json:"spec"`
-	Trials      []runner.TrialResult `json:"trials"`
+	Experiment  string        `json:"experiment"`
+	Environment Environment   `json:"environment"`
+	Spec        any           `json:"spec"`
+	Trials      []TrialResult `json:"trials"`
 }
 
 var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s", "MB_per_s", "ser_us", "deser_us",
@@ -84,7 +84,7 @@ func searchLine(max int64, stopped string, steps int, firstFailed int, reason st
 }
 
 // LocalRows are the rows of a local run's results.
-func LocalRows(trials []runner.TrialResult) []Row {
+func LocalRows(trials []TrialResult) []Row {
 	rows := make([]Row, 0, len(trials))
 	for _, t := range trials {
 		r := t.Result
@@ -257,4 +257,12 @@ func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// TrialResult is one trial's outcome in a local run (internal/cli/runner).
+type TrialResult struct {
+	Trial     trial.Trial        `json:"trial"`
+	Topic     string             `json:"topic"`
+	Result    *summary.Result    `json:"result"`
+	Summaries []*summary.Summary `json:"summaries,omitempty"`
 }

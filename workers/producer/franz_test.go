@@ -7,7 +7,7 @@ import (
 )
 
 // TestFranzOptionsMapping checks the settings franz-go reports it got; the options
-// themselves are opaque, so a real run (internal/runner) checks their effect.
+// themselves are opaque, so a real run (internal/cli/runner) checks their effect.
 func TestFranzOptionsMapping(t *testing.T) {
 	s := trial.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3, Client: trial.ClientFranz}
 	_, eff, err := FranzOptions(s, 1000, 0)

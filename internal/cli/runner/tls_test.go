@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 )
 
@@ -22,7 +23,7 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(sec kafkaconn.Security) (*runner.TrialResult, error) {
+	run := func(sec kafkaconn.Security) (*report.TrialResult, error) {
 		return runner.RunTrial(context.Background(), trials[0], runner.Options{Brokers: tlsBrokers, Security: sec, Experiment: "it-tls", TrialTimeout: time.Minute})
 	}
 	res, err := run(kafkaconn.Security{TLS: true, CAPEM: ca})

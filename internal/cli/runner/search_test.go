@@ -8,9 +8,10 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // TestRateSearch runs rate searches through the real broker with each client. With
@@ -20,7 +21,7 @@ import (
 func TestRateSearch(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	for _, client := range []trial.Client{trial.ClientSarama, trial.ClientFranz} {
-		run := func(t *testing.T, maxP99Millis, lingerMs int32) *runner.TrialResult {
+		run := func(t *testing.T, maxP99Millis, lingerMs int32) *report.TrialResult {
 			s := spec("raw")
 			s.Client, s.Producers, s.Consumers = client, 2, 1
 			s.Producer.LingerMs = ptr(lingerMs)

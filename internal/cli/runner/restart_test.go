@@ -9,9 +9,10 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/workers/wire"
 )
@@ -40,7 +41,7 @@ func TestBrokerRestartAccounting(t *testing.T) {
 			}
 			tr := trials[0]
 			type outcome struct {
-				res *runner.TrialResult
+				res *report.TrialResult
 				err error
 			}
 			done := make(chan outcome, 1)

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // TestIntervals runs 2 producers at a fixed rate for 12 s in 2 s intervals, with
@@ -152,7 +153,7 @@ func TestIntervals(t *testing.T) {
 }
 
 // producerStarts are the producers' measured window starts.
-func producerStarts(res *runner.TrialResult) []time.Time {
+func producerStarts(res *report.TrialResult) []time.Time {
 	var out []time.Time
 	for _, s := range res.Summaries {
 		if s.Role == "producer" {
@@ -164,7 +165,7 @@ func producerStarts(res *runner.TrialResult) []time.Time {
 
 // producerSkew is how far apart the producers' measured windows start, in seconds:
 // the combined window is that much longer than each one's.
-func producerSkew(res *runner.TrialResult) float64 {
+func producerSkew(res *report.TrialResult) float64 {
 	starts := producerStarts(res)
 	if len(starts) == 0 {
 		return 0

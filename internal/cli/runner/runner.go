@@ -1,7 +1,7 @@
 // Package runner runs an experiment's trials one at a time against a Kafka cluster
 // without Kubernetes: for each trial it creates a fresh topic through the Admin API,
-// runs the same workers the operator runs in pods (internal/protocol,
-// internal/workercmd) in-process — consumers first, producers once the group is
+// runs the same workers the operator runs in pods (workers/protocol,
+// workers/run) in-process — consumers first, producers once the group is
 // stable — merges every worker's summary and deletes the topic.
 package runner
 
@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
-	"github.com/serdebench/serdebench/internal/protocol"
+	"github.com/serdebench/serdebench/internal/names"
+	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/topics"
-	"github.com/serdebench/serdebench/internal/workercmd"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/protocol"
+	"github.com/serdebench/serdebench/workers/run"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -46,14 +48,6 @@ type Options struct {
 	Log          *slog.Logger
 }
 
-// TrialResult is one trial's outcome.
-type TrialResult struct {
-	Trial     trial.Trial        `json:"trial"`
-	Topic     string             `json:"topic"`
-	Result    *summary.Result    `json:"result"`
-	Summaries []*summary.Summary `json:"summaries,omitempty"`
-}
-
 // TrialError is a failed trial and why (a protocol.Reason*).
 type TrialError struct {
 	Trial  string
@@ -67,8 +61,8 @@ func (e *TrialError) Unwrap() error { return e.Err }
 // Run runs the trials in order and returns their results. It stops at the first
 // trial that fails (or is interrupted) and returns the results so far with the
 // error.
-func Run(ctx context.Context, trials []trial.Trial, o Options) ([]TrialResult, error) {
-	var out []TrialResult
+func Run(ctx context.Context, trials []trial.Trial, o Options) ([]report.TrialResult, error) {
+	var out []report.TrialResult
 	for _, t := range trials {
 		if o.OnTrial != nil {
 			o.OnTrial(t)
@@ -85,7 +79,7 @@ func Run(ctx context.Context, trials []trial.Trial, o Options) ([]TrialResult, e
 // RunTrial runs one trial end to end: topic, consumers, producers (after the group
 // is stable), summaries, cleanup. A trial whose workers were interrupted (timeout,
 // SIGTERM) fails with ReasonWorkerInterrupted: partial numbers are never a result.
-func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, error) {
+func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResult, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
@@ -101,8 +95,8 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("trial timed out after %s", timeout))
 	defer cancel()
-	topic := protocol.TopicName(o.Experiment, o.RunID, t, 1)
-	group := protocol.GroupName(o.Experiment, o.RunID, t, 1)
+	topic := names.Topic(o.Experiment, o.RunID, t, 1)
+	group := names.Group(o.Experiment, o.RunID, t, 1)
 	admin := &topics.Admin{Brokers: o.Brokers, Security: o.Security}
 	if t.ExistingTopic != "" {
 		if err := admin.Check(ctx, topic, t.Partitions); err != nil {
@@ -145,7 +139,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 	}
 	base := protocol.Worker{Trial: t, Bootstrap: o.Brokers, Topic: topic, Group: group, Experiment: o.Experiment,
 		ExperimentUID: o.RunID, WaitTimeout: time.Minute, DrainTimeout: o.DrainTimeout}
-	env := workercmd.Env{Log: o.Log, Progress: o.Progress, Security: &o.Security}
+	env := run.Env{Log: o.Log, Progress: o.Progress, Security: &o.Security}
 	consumerCtx, stopConsumers := context.WithCancelCause(ctx)
 	defer stopConsumers(nil)
 	var wg, pwg sync.WaitGroup
@@ -153,7 +147,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, protocol.ConsumerName(i)
 		wg.Go(func() {
-			s, err := workercmd.Execute(consumerCtx, w, workercmd.Env{Log: o.Log, Security: &o.Security})
+			s, err := run.Execute(consumerCtx, w, run.Env{Log: o.Log, Security: &o.Security})
 			if err != nil {
 				err = fmt.Errorf("consumer %s: %w", w.ID, err)
 			}
@@ -164,7 +158,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 		w := base
 		w.Role, w.ID, w.WaitForGroup = protocol.RoleProducer, protocol.ProducerID(i), true
 		pwg.Go(func() {
-			s, err := workercmd.Execute(ctx, w, env)
+			s, err := run.Execute(ctx, w, env)
 			if err != nil {
 				err = fmt.Errorf("producer %s: %w", w.ID, err)
 				// Without a producer the consumers would wait for its end records.
@@ -177,7 +171,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		reason := protocol.ReasonWorkerFailed
-		if errors.Is(err, workercmd.ErrInterrupted) && !failedOtherwise(errs) {
+		if errors.Is(err, run.ErrInterrupted) && !failedOtherwise(errs) {
 			reason = protocol.ReasonWorkerInterrupted
 		}
 		return nil, &TrialError{Trial: t.Name, Reason: reason, Err: err}
@@ -190,13 +184,13 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*TrialResult, erro
 	if len(res.Interrupted) > 0 {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerInterrupted, Err: fmt.Errorf("partial summaries from %v", res.Interrupted)}
 	}
-	return &TrialResult{Trial: t, Topic: topic, Result: res, Summaries: sums}, nil
+	return &report.TrialResult{Trial: t, Topic: topic, Result: res, Summaries: sums}, nil
 }
 
 // failedOtherwise reports whether any error is a failure rather than an interrupt.
 func failedOtherwise(errs []error) bool {
 	for _, err := range errs {
-		if !errors.Is(err, workercmd.ErrInterrupted) {
+		if !errors.Is(err, run.ErrInterrupted) {
 			return true
 		}
 	}

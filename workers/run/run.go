@@ -1,7 +1,7 @@
 // Package workercmd runs one worker: cmd/worker's main (arguments in, summary and
 // exit code out) and Execute, which the local runner calls in-process with the same
 // protocol.Worker the operator renders into a pod's arguments.
-package workercmd
+package run
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/serdebench/serdebench/internal/protocol"
 	"github.com/serdebench/serdebench/workers/consumer"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/producer"
+	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/workers/wire"
 )

@@ -12,9 +12,9 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // TestExistingTopic runs two experiments, one after the other, on one existing

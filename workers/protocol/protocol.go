@@ -1,13 +1,12 @@
-// Package protocol is the trial protocol shared by the local runner and the
-// operator: how a trial's topic and consumer group are named, how a worker is told
-// what to run (Worker and its command-line arguments), how it says how it ended (exit
-// codes) and how its summary travels back (stdout, the termination message, or the
-// log when the message is too small).
+// Package protocol is the worker's side of the trial protocol, which the local
+// runner and the operator speak to it: how a worker is told what to run (Worker and
+// its command-line arguments), how it says how it ended (exit codes) and how its
+// summary travels back (stdout, the termination message, or the log when the
+// message is too small). Names of topics, groups and Jobs are internal/names'.
 package protocol
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -44,44 +43,11 @@ const (
 	RoleConsumer = summary.RoleConsumer
 )
 
-// RunName names one attempt of one trial of one experiment object (runID): a
-// valid Kafka topic name and Kubernetes object name, unique so that a re-created
-// experiment or a retried trial never reads old records.
-func RunName(experiment, runID string, t trial.Trial, attempt int) string {
-	name := fmt.Sprintf("sx.%s.%s.%s", truncate(experiment, 60), truncate(runID, 8), t.Name)
-	if attempt > 1 {
-		name += fmt.Sprintf(".a%d", attempt)
-	}
-	return name
-}
-
-// TopicName is the attempt's topic: the existing topic the spec names, else a fresh
-// one named RunName (also the KafkaTopic's name).
-func TopicName(experiment, runID string, t trial.Trial, attempt int) string {
-	if t.ExistingTopic != "" {
-		return t.ExistingTopic
-	}
-	return RunName(experiment, runID, t, attempt)
-}
-
-// GroupName is the attempt's consumer group, unique per attempt even on a shared
-// topic; workers derive the run identifier in their records' headers from it.
-func GroupName(experiment, runID string, t trial.Trial, attempt int) string {
-	return RunName(experiment, runID, t, attempt) + ".consumers"
-}
-
 // ProducerID is producer i's --id.
 func ProducerID(i int) string { return fmt.Sprint(i) }
 
 // ConsumerName is consumer i's --name.
 func ConsumerName(i int) string { return fmt.Sprintf("c%d", i) }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.TrimRight(s[:n], "-.")
-}
 
 // Annotate adds what depends on a trial's settings to its merged result (the merge
 // sees only the summaries): the rate search's verdicts and settings' warnings.

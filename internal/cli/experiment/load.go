@@ -1,6 +1,6 @@
 // Package experiment reads SerializationExperiment files as the API server would
 // admit them: unknown fields, duplicate keys and wrong types are errors, the CRD's
-// defaults are applied, and its schema and CEL rules are checked (internal/admission),
+// defaults are applied, and its schema and CEL rules are checked (internal/cli/admission),
 // so a file is valid here exactly when `kubectl apply` would accept it.
 package experiment
 
@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/admission"
+	"github.com/serdebench/serdebench/internal/cli/admission"
 )
 
 // LocalBootstrap stands in for spec.kafka when a file has none: locally the

@@ -10,9 +10,10 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/kafkatest"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
-	"github.com/serdebench/serdebench/internal/runner"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -72,7 +73,7 @@ func TestFranzGoSecurity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(brokers []string, sec kafkaconn.Security) (*runner.TrialResult, error) {
+	run := func(brokers []string, sec kafkaconn.Security) (*report.TrialResult, error) {
 		return runner.RunTrial(context.Background(), trials[0], runner.Options{Brokers: brokers, Security: sec, Experiment: "it-franz-sec", TrialTimeout: time.Minute})
 	}
 	kafkatest.Brokers(t)
