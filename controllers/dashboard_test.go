@@ -23,8 +23,8 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
-	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/controllers/promquery"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/internal/testing/promtest"
 )
 

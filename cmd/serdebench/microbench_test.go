@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/internal/cli/microbench"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 const micro = `apiVersion: serdebench.io/v1alpha1

@@ -12,11 +12,11 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/testing/kafkatest"
-	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/controllers/promquery"
-	"github.com/serdebench/serdebench/internal/testing/promtest"
 	"github.com/serdebench/serdebench/internal/cli/runner"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/promtest"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 

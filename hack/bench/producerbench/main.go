@@ -15,8 +15,8 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/cli/runner"
+	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/workers/producer"
 	"github.com/serdebench/serdebench/workers/summary"
 )
