@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/serdebench/serdebench/controllers/build"
 )
 
 // CacheOptions restrict the manager's informers to the watched namespaces (all when
@@ -15,7 +17,7 @@ import (
 // cached: the reconciler reads them through the API reader, so no Secret informer
 // starts (its RBAC grants get only).
 func CacheOptions(namespaces ...string) cache.Options {
-	managed := labels.SelectorFromSet(labels.Set{LabelManagedBy: managedBy})
+	managed := labels.SelectorFromSet(labels.Set{build.LabelManagedBy: build.ManagedBy})
 	o := cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Pod{}:  {Label: managed},
 		&batchv1.Job{}: {Label: managed},

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/serdebench/serdebench/controllers/build"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -38,7 +40,7 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 	retain := x.Spec.CleanupPolicy == serdebenchv1.CleanupRetain
 	failed := ts.Phase == serdebenchv1.TrialFailed
 	if !retain || failed {
-		if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{LabelTrial: ts.Name})); err != nil {
+		if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{build.LabelTrial: ts.Name})); err != nil {
 			return ctrl.Result{}, err
 		}
 		r.sideEffect(x, "jobs deleted")
@@ -70,8 +72,8 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 
 // cleanupAttempts removes the Jobs and topics of a trial's attempts before attempt.
 func (r *ExperimentReconciler) cleanupAttempts(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) error {
-	earlier, _ := labels.NewRequirement(LabelAttempt, selection.NotEquals, []string{fmt.Sprint(attempt)})
-	if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{LabelTrial: t.Name}).Add(*earlier)); err != nil {
+	earlier, _ := labels.NewRequirement(build.LabelAttempt, selection.NotEquals, []string{fmt.Sprint(attempt)})
+	if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{build.LabelTrial: t.Name}).Add(*earlier)); err != nil {
 		return err
 	}
 	for a := 1; a < attempt; a++ {
@@ -81,7 +83,7 @@ func (r *ExperimentReconciler) cleanupAttempts(ctx context.Context, x *serdebenc
 			}
 			continue
 		}
-		if err := r.deleteTopic(ctx, x, topicName(x, t, a)); err != nil {
+		if err := r.deleteTopic(ctx, x, build.TopicName(x, t, a)); err != nil {
 			return err
 		}
 	}
@@ -94,7 +96,7 @@ func (r *ExperimentReconciler) deleteGroup(ctx context.Context, x *serdebenchv1.
 	if err != nil {
 		return err
 	}
-	return admin.DeleteGroup(ctx, names.Group(x.Name, uidPrefix(x, 8), trial.Trial{Name: trialName}, attempt))
+	return admin.DeleteGroup(ctx, names.Group(x.Name, build.UIDPrefix(x, 8), trial.Trial{Name: trialName}, attempt))
 }
 
 func (r *ExperimentReconciler) deleteTopic(ctx context.Context, x *serdebenchv1.SerializationExperiment, topic string) error {
@@ -129,7 +131,7 @@ func (r *ExperimentReconciler) deleteJobs(ctx context.Context, x *serdebenchv1.S
 // jobsOf lists the Jobs the experiment controls that sel matches (from the cache,
 // which holds only the operator's own Jobs).
 func (r *ExperimentReconciler) jobsOf(ctx context.Context, x *serdebenchv1.SerializationExperiment, sel labels.Selector) ([]batchv1.Job, error) {
-	managed, _ := labels.NewRequirement(LabelManagedBy, selection.Equals, []string{managedBy})
+	managed, _ := labels.NewRequirement(build.LabelManagedBy, selection.Equals, []string{build.ManagedBy})
 	list := &batchv1.JobList{}
 	if err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabelsSelector{Selector: sel.Add(*managed)}); err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
@@ -145,7 +147,7 @@ func (r *ExperimentReconciler) jobsOf(ctx context.Context, x *serdebenchv1.Seria
 
 // finalize removes every topic and Job of a deleted experiment, then its finalizer.
 func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.SerializationExperiment) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(x, Finalizer) {
+	if !controllerutil.ContainsFinalizer(x, build.Finalizer) {
 		return ctrl.Result{}, nil
 	}
 	if err := r.deleteJobs(ctx, x, labels.Everything()); err != nil {
@@ -162,7 +164,7 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 		}
 		r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up deleting topics after %s: %s", finalizeGiveUp, strings.Join(failed, "; "))
 	}
-	controllerutil.RemoveFinalizer(x, Finalizer)
+	controllerutil.RemoveFinalizer(x, build.Finalizer)
 	if err := r.Update(ctx, x); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
@@ -194,7 +196,7 @@ func (r *ExperimentReconciler) admin(ctx context.Context, x *serdebenchv1.Serial
 	if err != nil {
 		return nil, err
 	}
-	return &topics.Admin{Brokers: brokersOf(bootstrapFor(x)), Security: sec}, nil
+	return &topics.Admin{Brokers: build.Brokers(build.Bootstrap(x)), Security: sec}, nil
 }
 
 // provisioner returns the topic provisioner for the experiment's Kafka.
@@ -204,13 +206,13 @@ func (r *ExperimentReconciler) provisioner(ctx context.Context, x *serdebenchv1.
 	}
 	k := x.Spec.Kafka
 	if k.Strimzi != nil {
-		return &topics.Strimzi{Client: r.Client, Cluster: k.Strimzi.ClusterName, Namespace: strimziNamespace(x)}, nil
+		return &topics.Strimzi{Client: r.Client, Cluster: k.Strimzi.ClusterName, Namespace: build.StrimziNamespace(x)}, nil
 	}
 	sec, err := r.security(ctx, x)
 	if err != nil {
 		return nil, err
 	}
-	return &topics.Admin{Brokers: brokersOf(k.BootstrapServers), Security: sec}, nil
+	return &topics.Admin{Brokers: build.Brokers(k.BootstrapServers), Security: sec}, nil
 }
 
 // security reads TLS and SASL material from the experiment's Secrets, uncached: a
@@ -266,7 +268,7 @@ func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebe
 		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, names.Truncate(strings.TrimSpace(term.Message), 500))
 	}
 	if len(failed) == 0 && job.Status.Failed > 0 {
-		pods, err := r.podsOf(ctx, x, job.Labels[LabelTrial], *job)
+		pods, err := r.podsOf(ctx, x, job.Labels[build.LabelTrial], *job)
 		switch {
 		case err != nil:
 			fmt.Fprintf(&b, "; %v", err)
@@ -298,7 +300,7 @@ func (r *ExperimentReconciler) workersInterrupted(ctx context.Context, x *serdeb
 
 // failedContainers are the terminated, non-zero containers of the Job's pods.
 func (r *ExperimentReconciler) failedContainers(ctx context.Context, x *serdebenchv1.SerializationExperiment, job *batchv1.Job) []corev1.ContainerStatus {
-	pods, err := r.podsOf(ctx, x, job.Labels[LabelTrial], *job)
+	pods, err := r.podsOf(ctx, x, job.Labels[build.LabelTrial], *job)
 	if err != nil {
 		return nil
 	}

@@ -7,12 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/serdebench/serdebench/controllers/build"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -52,7 +55,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 			return r.fail(ctx, x, t.Index, ReasonWorkerInterrupted, fmt.Sprintf("trial %s: partial summaries from %v", t.Name, merged.Interrupted))
 		}
 		protocol.Annotate(t, merged)
-		tr = trialResult(t, merged, seriesPerTrial(len(x.Status.Trials)))
+		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
 		tr.Attempts = ts.Attempt
 		r.crossCheck(ctx, x, t, sums, &tr)
 		if err := r.writeResult(ctx, x, tr, ran); err != nil {
@@ -66,7 +69,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 	ts.CleanedUp = false
 	ts.Message = strings.Join(tr.Warnings, "; ")
 	x.Status.CompletedTrials = int32(t.Index + 1)
-	x.Status.ResultRef = &corev1.LocalObjectReference{Name: resultName(x)}
+	x.Status.ResultRef = &corev1.LocalObjectReference{Name: build.ResultName(x)}
 	r.event(x, corev1.EventTypeNormal, ReasonTrialMeasured, "trial %s: %d rec/s, e2e p99 %d µs, lost %d", t.Name, tr.RecordsPerSecond, tr.EndToEndMicros.P99, tr.LostRecords)
 	return r.updateStatus(ctx, x)
 }
@@ -74,7 +77,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 // recordedTrial returns the trial from the result if this attempt is already in it.
 func (r *ExperimentReconciler) recordedTrial(ctx context.Context, x *serdebenchv1.SerializationExperiment, name string, attempt int32) (serdebenchv1.TrialResult, bool, error) {
 	res := &serdebenchv1.SerializationResult{}
-	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: resultName(x)}, res)
+	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: build.ResultName(x)}, res)
 	if apierrors.IsNotFound(err) {
 		return serdebenchv1.TrialResult{}, false, nil
 	}
@@ -137,7 +140,7 @@ func nonEmpty(s string) []string {
 // experiment or attempt never contributes).
 func (r *ExperimentReconciler) trialPods(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) ([]corev1.Pod, error) {
 	attempt := fmt.Sprint(x.Status.Trials[t.Index].Attempt)
-	jobs, err := r.jobsOf(ctx, x, labels.SelectorFromSet(labels.Set{LabelTrial: t.Name, LabelAttempt: attempt}))
+	jobs, err := r.jobsOf(ctx, x, labels.SelectorFromSet(labels.Set{build.LabelTrial: t.Name, build.LabelAttempt: attempt}))
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +156,7 @@ func (r *ExperimentReconciler) podsOf(ctx context.Context, x *serdebenchv1.Seria
 		uids[j.UID] = true
 	}
 	list := &corev1.PodList{}
-	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{LabelTrial: trialName, LabelManagedBy: managedBy}); err != nil {
+	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{build.LabelTrial: trialName, build.LabelManagedBy: build.ManagedBy}); err != nil {
 		return nil, fmt.Errorf("list pods of trial %s: %w", trialName, err)
 	}
 	var out []corev1.Pod
@@ -172,7 +175,7 @@ func (r *ExperimentReconciler) podLog(ctx context.Context, p *corev1.Pod, contai
 	case r.PodLogs != nil:
 		raw, err = r.PodLogs(ctx, p.Namespace, p.Name, container)
 	case r.Clientset != nil:
-		raw, err = r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: ptrTo(int64(50))}).DoRaw(ctx)
+		raw, err = r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: ptr.To(int64(50))}).DoRaw(ctx)
 	default:
 		return nil, fmt.Errorf("pod %s container %s: summary is in the log but no clientset to read logs", p.Name, container)
 	}
@@ -208,7 +211,7 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	// serving for their grace period.
 	// The attempt's group tells this attempt's workers from a disrupted earlier one's
 	// (which may still serve its last totals).
-	group := names.Group(x.Name, uidPrefix(x, 8), t, int(x.Status.Trials[t.Index].Attempt))
+	group := names.Group(x.Name, build.UIDPrefix(x, 8), t, int(x.Status.Trials[t.Index].Attempt))
 	sel := promquery.Selector{Namespace: x.Namespace, ExperimentUID: string(x.UID), Group: group, Trial: t.Name, Role: summary.RoleProducer}
 	got, err := r.Prometheus.RecordsTotal(qctx, sel, start, time.Now())
 	if err != nil {
@@ -245,14 +248,14 @@ const maxSeriesPoints = 60
 // writeResult creates or updates the experiment's result with this trial.
 func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, ran placement) error {
 	res := &serdebenchv1.SerializationResult{}
-	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: resultName(x)}, res)
+	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: build.ResultName(x)}, res)
 	create := apierrors.IsNotFound(err)
 	if err != nil && !create {
 		return fmt.Errorf("get result: %w", err)
 	}
 	if create {
-		res = &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: resultName(x), Namespace: x.Namespace,
-			Labels: map[string]string{LabelExperiment: names.Truncate(x.Name, 63), LabelManagedBy: managedBy}}}
+		res = &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: build.ResultName(x), Namespace: x.Namespace,
+			Labels: map[string]string{build.LabelExperiment: names.Truncate(x.Name, 63), build.LabelManagedBy: build.ManagedBy}}}
 		if err := controllerutil.SetControllerReference(x, res, r.Scheme); err != nil {
 			return err
 		}
@@ -263,7 +266,7 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 		return fmt.Errorf("result %s belongs to another experiment (uid %s); delete it", res.Name, res.Experiment.UID)
 	}
 	res.Experiment = serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec}
-	res.Environment.WorkerImage = r.workerImage(x)
+	res.Environment.WorkerImage = build.WorkerImage(r.buildConfig(), x)
 	if res.Environment.KafkaRelease == "" {
 		b := r.broker(ctx, x)
 		res.Environment.KafkaRelease, res.Environment.KafkaAPIVersions = b.Release, b.APIVersions
@@ -280,7 +283,7 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	if !replaced {
 		res.Trials = append(res.Trials, tr)
 	}
-	res.Summary = summarize(res.Trials)
+	res.Summary = build.Summary(res.Trials)
 	if create {
 		err = r.Create(ctx, res)
 	} else {
@@ -317,103 +320,3 @@ func mergeSorted(a, b []string) []string {
 	sort.Strings(out)
 	return out
 }
-
-func summarize(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
-	s := serdebenchv1.ResultSummary{Trials: int32(len(trials))}
-	for _, t := range trials {
-		s.LostRecords += t.LostRecords
-		s.DuplicatedRecords += t.DuplicatedRecords
-		if t.RecordsPerSecond > s.FastestRecordsPerSecond {
-			s.FastestRecordsPerSecond, s.FastestCodec, s.FastestTrial = t.RecordsPerSecond, string(t.Codec), t.Name
-		}
-	}
-	return s
-}
-
-// seriesBudget bounds the intervals, and the search steps, of all trials in one
-// result, which keeps a result at the matrix cap under its 1 MiB target
-// (result_size_test.go). Each trial gets at least 2 of each.
-const seriesBudget = 640
-
-// seriesPerTrial is how many intervals, and how many search steps, each of n
-// trials may report (the API's MaxItems at most).
-func seriesPerTrial(n int) int {
-	return min(summary.MaxIntervals, max(2, seriesBudget/max(n, 1)))
-}
-
-// trialResult converts a merged result into the API's integer fields, with at most
-// maxItems intervals and search steps.
-func trialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.TrialResult {
-	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
-		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
-			P9999: p.P9999, Max: p.Max}
-	}
-	size := t.SizeBytes
-	if t.Source != nil {
-		size = int32(m.PayloadBytesPerRecord + 0.5) // the user's records: their mean JSON size
-	}
-	res := serdebenchv1.TrialResult{
-		Name: t.Name, Codec: t.Codec, Schema: t.PayloadSchema(), SizeBytes: size,
-		Settings:       t.Settings,
-		ClientSettings: m.ClientSettings,
-		Producers:      int32(m.Producers), Consumers: int32(m.Consumers),
-		WindowMillis:                   int64(m.WindowSeconds * 1000),
-		Records:                        m.Records,
-		RecordsPerSecond:               int64(m.RecordsPerSecond),
-		SerializedBytesPerSecond:       int64(m.SerializedMBPerSecond * 1e6),
-		SerializedBytesPerRecord:       int64(m.SerializedBytesPerRecord + 0.5),
-		SerializeNanosPerRecord:        int64(m.SerializeMicrosPerRecord * 1000),
-		DeserializeNanosPerRecord:      int64(m.DeserializeMicrosPerRecord * 1000),
-		CompressedBytesPerRecord:       int64(m.CompressedBytesPerRecord + 0.5),
-		CompressNanosPerRecord:         int64(m.CompressMicrosPerRecord * 1000),
-		DecompressNanosPerRecord:       int64(m.DecompressMicrosPerRecord * 1000),
-		SerializeSharePermille:         int32(m.SerializeSharePercent * 10),
-		DeserializeSharePermille:       int32(m.DeserializeSharePercent * 10),
-		EndToEndMicros:                 lat(m.EndToEnd),
-		AckMicros:                      lat(m.Ack),
-		SendDelayMicros:                lat(m.SendDelay),
-		SentRecords:                    m.Sent,
-		DeliveredRecords:               m.Delivered,
-		LostRecords:                    m.Lost,
-		FailedRecords:                  m.Failed,
-		UnacknowledgedDeliveredRecords: m.UnacknowledgedDelivered,
-		DuplicatedRecords:              m.Duplicated,
-		Errors:                         m.Errors,
-		Warnings:                       m.Warnings,
-	}
-	if m.FetchInterval.Count > 0 {
-		f := lat(m.FetchInterval)
-		res.FetchIntervalMicros = &f
-	}
-	if sr := m.Search; sr != nil {
-		res.Search = &serdebenchv1.SearchResult{MaxSustainedRecordsPerSecond: sr.MaxSustainedRecordsPerSecond, Stopped: sr.Stopped}
-		// The steps that matter: up to the first one not sustained.
-		last := len(sr.Steps) - 1
-		for k, st := range sr.Steps {
-			if !st.Sustained {
-				last = k
-				break
-			}
-		}
-		for _, st := range sr.Steps[max(0, last+1-maxItems) : last+1] {
-			res.Search.Steps = append(res.Search.Steps, serdebenchv1.SearchStep{Index: int32(st.Index), TargetRecordsPerSecond: st.TargetRecordsPerSecond,
-				Records: st.Records, Received: st.Received, AckP99Micros: st.Ack.P99, EndToEndP99Micros: st.EndToEnd.P99,
-				Sustained: st.Sustained, Reason: st.Reason})
-		}
-	}
-	ivs, width := m.Intervals, m.IntervalSeconds
-	if len(ivs) > maxItems {
-		ivs, width = m.IntervalsAtMost(maxItems)
-	}
-	res.IntervalSeconds = int32(width)
-	for _, iv := range ivs {
-		res.Intervals = append(res.Intervals, serdebenchv1.Interval{StartTime: metav1.NewTime(iv.Start),
-			WindowMillis: int64(iv.Seconds * 1000), Records: iv.Records, RecordsPerSecond: int64(iv.RecordsPerSecond),
-			OfferedRecordsPerSecond: int64(iv.OfferedRecordsPerSecond), ConsumedRecordsPerSecond: int64(iv.ConsumedRecordsPerSecond),
-			AckP50Micros: iv.Ack.P50, AckP99Micros: iv.Ack.P99, EndToEndP50Micros: iv.EndToEnd.P50,
-			EndToEndP99Micros: iv.EndToEnd.P99, BacklogRecords: iv.BacklogRecords})
-	}
-	return res
-}
-
-func ptrTo[T any](v T) *T { return &v }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/serdebench/serdebench/controllers/build"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -129,8 +131,8 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if !x.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, x)
 	}
-	if !controllerutil.ContainsFinalizer(x, Finalizer) {
-		controllerutil.AddFinalizer(x, Finalizer)
+	if !controllerutil.ContainsFinalizer(x, build.Finalizer) {
+		controllerutil.AddFinalizer(x, build.Finalizer)
 		if err := r.Update(ctx, x); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
@@ -206,7 +208,7 @@ func (r *ExperimentReconciler) accept(ctx context.Context, x *serdebenchv1.Seria
 	x.Status.TrialCount = int32(len(trials))
 	x.Status.Trials = make([]serdebenchv1.TrialStatus, len(trials))
 	for i, t := range trials {
-		x.Status.Trials[i] = serdebenchv1.TrialStatus{Name: t.Name, Phase: serdebenchv1.TrialPending, Attempt: 1, Topic: topicName(x, t, 1)}
+		x.Status.Trials[i] = serdebenchv1.TrialStatus{Name: t.Name, Phase: serdebenchv1.TrialPending, Attempt: 1, Topic: build.TopicName(x, t, 1)}
 	}
 	r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionTrue, ReasonPlanned, fmt.Sprintf("%d trials planned", len(trials)))
 	r.setStage(x, serdebenchv1.StageAccepted)
@@ -226,7 +228,7 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 		ts.Phase = serdebenchv1.TrialCreatingTopic
 		ts.StartTime = &now
 		if ts.Attempt == 0 {
-			ts.Attempt, ts.Topic = 1, topicName(x, t, 1)
+			ts.Attempt, ts.Topic = 1, build.TopicName(x, t, 1)
 		}
 		if x.Status.StartTime == nil {
 			x.Status.StartTime = &now
@@ -299,7 +301,7 @@ func (r *ExperimentReconciler) waitForTopic(ctx context.Context, x *serdebenchv1
 // run creates the trial's Jobs (consumers first) and waits for them.
 func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (ctrl.Result, error) {
 	ts := &x.Status.Trials[t.Index]
-	jobs, err := r.trialJobs(x, t, ts.Topic, bootstrapFor(x), int(ts.Attempt))
+	jobs, err := build.TrialJobs(r.buildConfig(), x, t, ts.Topic, build.Bootstrap(x), int(ts.Attempt))
 	if err != nil {
 		return r.fail(ctx, x, t.Index, ReasonInvalidSpec, err.Error())
 	}
@@ -356,7 +358,7 @@ func (r *ExperimentReconciler) jobFailed(ctx context.Context, x *serdebenchv1.Se
 		r.event(x, corev1.EventTypeWarning, ReasonTrialDisrupted, "trial %s attempt %d disrupted, retrying as attempt %d: %s", t.Name, ts.Attempt, ts.Attempt+1, msg)
 		now := metav1.Now()
 		ts.Attempt++
-		ts.Topic = topicName(x, t, int(ts.Attempt))
+		ts.Topic = build.TopicName(x, t, int(ts.Attempt))
 		ts.Phase = serdebenchv1.TrialCreatingTopic
 		ts.StartTime = &now // timeoutSeconds bounds each attempt
 		ts.Message = fmt.Sprintf("attempt %d disrupted: %s", ts.Attempt-1, msg)
@@ -394,7 +396,7 @@ func (r *ExperimentReconciler) succeed(ctx context.Context, x *serdebenchv1.Seri
 	x.Status.CompletionTime = &now
 	r.setCondition(x, serdebenchv1.ConditionRunning, metav1.ConditionFalse, ReasonAllTrialsMeasured, "no trial running")
 	r.setCondition(x, serdebenchv1.ConditionSucceeded, metav1.ConditionTrue, ReasonAllTrialsMeasured,
-		fmt.Sprintf("%d trials measured; see SerializationResult %s", len(x.Status.Trials), resultName(x)))
+		fmt.Sprintf("%d trials measured; see SerializationResult %s", len(x.Status.Trials), build.ResultName(x)))
 	r.setStage(x, serdebenchv1.StageSucceeded)
 	r.event(x, corev1.EventTypeNormal, "Succeeded", "all %d trials measured", len(x.Status.Trials))
 	return r.updateStatus(ctx, x)
@@ -464,7 +466,7 @@ func (r *ExperimentReconciler) setStage(x *serdebenchv1.SerializationExperiment,
 func (r *ExperimentReconciler) setKstatus(x *serdebenchv1.SerializationExperiment) {
 	switch x.Status.Stage {
 	case serdebenchv1.StageSucceeded:
-		r.setCondition(x, serdebenchv1.ConditionReady, metav1.ConditionTrue, ReasonAllTrialsMeasured, "result "+resultName(x))
+		r.setCondition(x, serdebenchv1.ConditionReady, metav1.ConditionTrue, ReasonAllTrialsMeasured, "result "+build.ResultName(x))
 		r.setCondition(x, serdebenchv1.ConditionReconciling, metav1.ConditionFalse, ReasonAllTrialsMeasured, "finished")
 		meta.RemoveStatusCondition(&x.Status.Conditions, serdebenchv1.ConditionStalled)
 	case serdebenchv1.StageFailed:
@@ -513,7 +515,7 @@ func (r *ExperimentReconciler) poll() time.Duration {
 }
 
 func (r *ExperimentReconciler) topicSpec(x *serdebenchv1.SerializationExperiment, t trial.Trial, name string) topics.Spec {
-	return topics.Spec{Name: name, Partitions: t.Partitions, Replicas: t.Replicas, Config: t.TopicConfig, Labels: trialLabels(x, t)}
+	return topics.Spec{Name: name, Partitions: t.Partitions, Replicas: t.Replicas, Config: t.TopicConfig, Labels: build.TrialLabels(x, t)}
 }
 
 // SetupWithManager registers the reconciler; Job and result changes re-trigger it.
@@ -525,4 +527,10 @@ func (r *ExperimentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("serializationexperiment").
 		Complete(r)
+}
+
+// buildConfig is what the reconciler's settings add to the Jobs it builds.
+func (r *ExperimentReconciler) buildConfig() build.Config {
+	return build.Config{WorkerImage: r.WorkerImage, PullPolicy: r.ImagePullPolicy, MetricsGrace: r.WorkerMetricsGrace,
+		TerminationMax: r.TerminationMessageBytes}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/controllers/build"
+
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +19,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
@@ -50,13 +51,13 @@ func TestPodMonitorSelectsWorkers(t *testing.T) {
 	x := experiment("ns", "x", nil)
 	x.UID = "0123456789abcdef"
 	for _, role := range []string{"producers", "consumers"} {
-		podLabels := labels.Set{controllers.LabelExperiment: x.Name, controllers.LabelTrial: "t000-json-256b",
-			controllers.LabelManagedBy: "serdebench", controllers.LabelRole: role}
+		podLabels := labels.Set{build.LabelExperiment: x.Name, build.LabelTrial: "t000-json-256b",
+			build.LabelManagedBy: "serdebench", build.LabelRole: role}
 		if !sel.Matches(podLabels) {
 			t.Errorf("PodMonitor does not select %s pods %v", role, podLabels)
 		}
 	}
-	if sel.Matches(labels.Set{controllers.LabelManagedBy: "serdebench"}) {
+	if sel.Matches(labels.Set{build.LabelManagedBy: "serdebench"}) {
 		t.Error("PodMonitor selects non-worker serdebench pods")
 	}
 	// The real CRD accepts it.
@@ -90,7 +91,7 @@ func TestPodMonitorSelectsWorkers(t *testing.T) {
 		waitFor(t, 30*time.Second, name+" jobs", func() (bool, error) {
 			js = nil
 			for _, j := range jobs(t, ns) {
-				if j.Labels[controllers.LabelExperiment] == name {
+				if j.Labels[build.LabelExperiment] == name {
 					js = append(js, j)
 				}
 			}

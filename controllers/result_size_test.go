@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/controllers/build"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -40,8 +42,8 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 			SerializedMBPerSecond: 1e4, SerializedBytesPerRecord: 1 << 20, SerializeMicrosPerRecord: 1e6, DeserializeMicrosPerRecord: 1e6,
 			EndToEnd: wide, Ack: wide, SendDelay: wide, Sent: 1 << 40, Delivered: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40,
 			Warnings: []string{"prometheus cross-check skipped: query sum(max_over_time(serdebench_records_total{...}[86400s])): connection refused"}}
-		n := seriesPerTrial(len(trials))
-		r := trialResult(tr, m, n)
+		n := build.SeriesPerTrial(len(trials))
+		r := build.TrialResult(tr, m, n)
 		r.Search = &serdebenchv1.SearchResult{MaxSustainedRecordsPerSecond: 640_000_000, Stopped: strings.Repeat("s", 120)}
 		for k := range n {
 			r.Search.Steps = append(r.Search.Steps, serdebenchv1.SearchStep{Index: int32(k), TargetRecordsPerSecond: 640_000_000,
@@ -62,7 +64,7 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 		}
 		res.Trials = append(res.Trials, r)
 	}
-	res.Summary = summarize(res.Trials)
+	res.Summary = build.Summary(res.Trials)
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)

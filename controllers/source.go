@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,9 +14,6 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/codec"
 )
-
-// sourceMountPath is where a payload source's ConfigMap is mounted in worker pods.
-const sourceMountPath = "/etc/serdebench/source"
 
 // Reasons for payload source conditions.
 const (
@@ -87,30 +83,4 @@ func (r *ExperimentReconciler) recheckSource(ctx context.Context, x *serdebenchv
 		return res, true, err
 	}
 	return ctrl.Result{}, false, nil
-}
-
-// withSourceFiles points a trial's source at the files of the mounted ConfigMap.
-func withSourceFiles(x *serdebenchv1.SerializationExperiment, t trial.Trial) trial.Trial {
-	if t.Source == nil || x.Spec.Payload.Source == nil || x.Spec.Payload.Source.ConfigMap == nil {
-		return t
-	}
-	ref := x.Spec.Payload.Source.ConfigMap
-	src := *t.Source
-	src.SchemaFile, src.SamplesFile = path.Join(sourceMountPath, ref.SchemaKey), path.Join(sourceMountPath, ref.SamplesKey)
-	t.Source = &src
-	return t
-}
-
-// sourceVolume is the payload source's ConfigMap as a read-only volume (nil without
-// one).
-func sourceVolume(x *serdebenchv1.SerializationExperiment) *corev1.Volume {
-	src := x.Spec.Payload.Source
-	if src == nil || src.ConfigMap == nil {
-		return nil
-	}
-	return &corev1.Volume{Name: "payload-source", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-		LocalObjectReference: corev1.LocalObjectReference{Name: src.ConfigMap.Name},
-		Items: []corev1.KeyToPath{{Key: src.ConfigMap.SchemaKey, Path: src.ConfigMap.SchemaKey},
-			{Key: src.ConfigMap.SamplesKey, Path: src.ConfigMap.SamplesKey}},
-	}}}
 }

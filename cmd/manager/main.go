@@ -5,9 +5,12 @@ package main
 import (
 	"flag"
 	"os"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"strings"
 	"time"
+
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/serdebench/serdebench/controllers/build"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,7 +42,7 @@ func main() {
 	flag.StringVar(&pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
 	flag.DurationVar(&poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once")
-	flag.DurationVar(&metricsGrace, "worker-metrics-grace", controllers.DefaultWorkerMetricsGrace, "how long workers keep serving /metrics after their trial, for the last scrape")
+	flag.DurationVar(&metricsGrace, "worker-metrics-grace", build.DefaultWorkerMetricsGrace, "how long workers keep serving /metrics after their trial, for the last scrape")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()

@@ -171,7 +171,7 @@ func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
 	}
 	err = s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: t.Name}, kt)
 	if apierrors.IsNotFound(err) {
-		s.fill(kt, t)
+		kt = KafkaTopic(kt.GroupVersionKind(), s.Namespace, s.Cluster, t)
 		if err := s.Client.Create(ctx, kt); err != nil && !apierrors.IsAlreadyExists(err) {
 			return false, fmt.Errorf("create KafkaTopic %s/%s: %w", s.Namespace, t.Name, err)
 		}
@@ -197,10 +197,15 @@ func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
 }
 
 // fill makes kt the KafkaTopic for t (the spec is the same in v1 and v1beta2).
-func (s *Strimzi) fill(kt *unstructured.Unstructured, t Spec) {
-	kt.SetNamespace(s.Namespace)
+// KafkaTopic is the KafkaTopic resource of topic t for Strimzi cluster in namespace,
+// at the API version gvk names (Strimzi 1.x's v1 or 0.4x's v1beta2: the same
+// spec).
+func KafkaTopic(gvk schema.GroupVersionKind, namespace, cluster string, t Spec) *unstructured.Unstructured {
+	kt := &unstructured.Unstructured{}
+	kt.SetGroupVersionKind(gvk)
+	kt.SetNamespace(namespace)
 	kt.SetName(t.Name)
-	labels := map[string]string{"strimzi.io/cluster": s.Cluster}
+	labels := map[string]string{"strimzi.io/cluster": cluster}
 	for k, v := range t.Labels {
 		labels[k] = v
 	}
@@ -214,6 +219,7 @@ func (s *Strimzi) fill(kt *unstructured.Unstructured, t Spec) {
 		spec["config"] = cfg
 	}
 	kt.Object["spec"] = spec
+	return kt
 }
 
 // Delete deletes the KafkaTopic; the Topic Operator deletes the topic.

@@ -1,7 +1,8 @@
-package controllers
+package build
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -16,12 +17,26 @@ import (
 	"github.com/serdebench/serdebench/workers/protocol"
 )
 
+// Config is what the operator's settings add to an experiment's Jobs.
+type Config struct {
+	// WorkerImage runs the workers unless the experiment names one.
+	WorkerImage string
+	// PullPolicy is the workers' image pull policy.
+	PullPolicy corev1.PullPolicy
+	// MetricsGrace is how long workers serve /metrics after their trial (0:
+	// DefaultWorkerMetricsGrace).
+	MetricsGrace time.Duration
+	// TerminationMax caps a worker's termination message (0: the protocol's
+	// default).
+	TerminationMax int
+}
+
 // Roles of worker Jobs.
 const (
-	roleConsumer = "consumers"
-	roleProducer = "producers"
-	// roleWorkers is the single Job of a colocated trial.
-	roleWorkers = "workers"
+	RoleConsumer = "consumers"
+	RoleProducer = "producers"
+	// RoleWorkers is the single Job of a colocated trial.
+	RoleWorkers = "workers"
 )
 
 // DefaultWorkerMetricsGrace is how long workers keep serving /metrics after their
@@ -39,20 +54,20 @@ const (
 	terminationMessageLimit = 12288
 )
 
-// trialJobs returns the Jobs that run a trial: consumers and producers, or one
+// TrialJobs returns the Jobs that run a trial: consumers and producers, or one
 // colocated Job.
-func (r *ExperimentReconciler) trialJobs(x *serdebenchv1.SerializationExperiment, t trial.Trial, topic, bootstrap string, attempt int) ([]*batchv1.Job, error) {
+func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Trial, topic, bootstrap string, attempt int) ([]*batchv1.Job, error) {
 	base := protocol.Worker{
-		Trial:          withSourceFiles(x, t),
-		Bootstrap:      brokersOf(bootstrap),
+		Trial:          WithSourceFiles(x, t),
+		Bootstrap:      Brokers(bootstrap),
 		Topic:          topic,
-		Group:          names.Group(x.Name, uidPrefix(x, 8), t, attempt),
+		Group:          names.Group(x.Name, UIDPrefix(x, 8), t, attempt),
 		Experiment:     x.Name,
 		ExperimentUID:  string(x.UID),
 		MetricsAddr:    fmt.Sprintf(":%d", metricsPort),
-		MetricsGrace:   r.WorkerMetricsGrace,
+		MetricsGrace:   cfg.MetricsGrace,
 		TerminationLog: corev1.TerminationMessagePathDefault,
-		TerminationMax: r.TerminationMessageBytes,
+		TerminationMax: cfg.TerminationMax,
 		Timeout:        time.Duration(x.Spec.TimeoutSeconds) * time.Second,
 		DrainTimeout:   protocol.DefaultDrainTimeout,
 		WaitTimeout:    protocol.DefaultWaitTimeout,
@@ -92,23 +107,23 @@ func (r *ExperimentReconciler) trialJobs(x *serdebenchv1.SerializationExperiment
 			w.MetricsAddr = fmt.Sprintf(":%d", port)
 			w.TerminationMax = min(base.TerminationMax, terminationMessageLimit/n)
 			name := fmt.Sprintf("%s-%s", w.Role, w.ID)
-			c, err := r.container(x, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
+			c, err := container(cfg, x, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
 			if err != nil {
 				return nil, err
 			}
 			containers = append(containers, c)
 		}
-		return []*batchv1.Job{r.job(x, t, roleWorkers, 1, attempt, containers)}, nil
+		return []*batchv1.Job{job(x, t, RoleWorkers, 1, attempt, containers)}, nil
 	}
-	cc, err := r.container(x, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	cc, err := container(cfg, x, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
-	pc, err := r.container(x, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	pc, err := container(cfg, x, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
-	return []*batchv1.Job{r.job(x, t, roleConsumer, t.Consumers, attempt, []corev1.Container{cc}), r.job(x, t, roleProducer, t.Producers, attempt, []corev1.Container{pc})}, nil
+	return []*batchv1.Job{job(x, t, RoleConsumer, t.Consumers, attempt, []corev1.Container{cc}), job(x, t, RoleProducer, t.Producers, attempt, []corev1.Container{pc})}, nil
 }
 
 // shortRole abbreviates a role for port names (at most 15 characters).
@@ -136,15 +151,15 @@ func applySecurity(x *serdebenchv1.SerializationExperiment, w *protocol.Worker) 
 }
 
 // container is one worker container meeting the restricted Pod Security Standard.
-func (r *ExperimentReconciler) container(x *serdebenchv1.SerializationExperiment, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
+func container(cfg Config, x *serdebenchv1.SerializationExperiment, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
 	args, err := w.Args()
 	if err != nil {
 		return corev1.Container{}, err
 	}
 	c := corev1.Container{
 		Name:                     name,
-		Image:                    r.workerImage(x),
-		ImagePullPolicy:          r.ImagePullPolicy,
+		Image:                    WorkerImage(cfg, x),
+		ImagePullPolicy:          cfg.PullPolicy,
 		Args:                     args,
 		Resources:                x.Spec.Workers.Resources,
 		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
@@ -167,24 +182,25 @@ func (r *ExperimentReconciler) container(x *serdebenchv1.SerializationExperiment
 	if t := x.Spec.Kafka.TLS; t != nil && t.CASecretRef != nil {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "kafka-ca", MountPath: caMountPath, ReadOnly: true})
 	}
-	if v := sourceVolume(x); v != nil {
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: sourceMountPath, ReadOnly: true})
+	if v := SourceVolume(x); v != nil {
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: SourceMountPath, ReadOnly: true})
 	}
 	return c, nil
 }
 
-func (r *ExperimentReconciler) workerImage(x *serdebenchv1.SerializationExperiment) string {
+// WorkerImage is the image the workers run: the experiment's, else the operator's default.
+func WorkerImage(cfg Config, x *serdebenchv1.SerializationExperiment) string {
 	if x.Spec.Workers.Image != "" {
 		return x.Spec.Workers.Image
 	}
-	return r.WorkerImage
+	return cfg.WorkerImage
 }
 
 // job wraps containers in an Indexed Job of n pods that never retries a pod: a
 // retried worker would send or count records twice. (A disrupted trial is re-run
 // whole, on a new topic, by the reconciler.)
-func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, n int32, attempt int, containers []corev1.Container) *batchv1.Job {
-	labels := trialLabels(x, t)
+func job(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, n int32, attempt int, containers []corev1.Container) *batchv1.Job {
+	labels := TrialLabels(x, t)
 	labels[LabelRole] = role
 	labels[LabelAttempt] = fmt.Sprint(attempt)
 	w := x.Spec.Workers
@@ -207,11 +223,11 @@ func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t tr
 	if tls := x.Spec.Kafka.TLS; tls != nil && tls.CASecretRef != nil {
 		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "kafka-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: tls.CASecretRef.Name}}})
 	}
-	if v := sourceVolume(x); v != nil {
+	if v := SourceVolume(x); v != nil {
 		pod.Volumes = append(pod.Volumes, *v)
 	}
 	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: jobName(x, t, role, attempt), Namespace: x.Namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: JobName(x, t, role, attempt), Namespace: x.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
 			Parallelism:    ptr.To(n),
 			Completions:    ptr.To(n),
@@ -230,8 +246,8 @@ func (r *ExperimentReconciler) job(x *serdebenchv1.SerializationExperiment, t tr
 	}
 }
 
-// bootstrapFor is the workers' bootstrap address.
-func bootstrapFor(x *serdebenchv1.SerializationExperiment) string {
+// Bootstrap is the workers' bootstrap address.
+func Bootstrap(x *serdebenchv1.SerializationExperiment) string {
 	k := x.Spec.Kafka
 	if k.Strimzi == nil {
 		return k.BootstrapServers
@@ -239,14 +255,45 @@ func bootstrapFor(x *serdebenchv1.SerializationExperiment) string {
 	if k.Strimzi.BootstrapServers != "" {
 		return k.Strimzi.BootstrapServers
 	}
-	return fmt.Sprintf("%s-kafka-bootstrap.%s.svc:9092", k.Strimzi.ClusterName, strimziNamespace(x))
+	return fmt.Sprintf("%s-kafka-bootstrap.%s.svc:9092", k.Strimzi.ClusterName, StrimziNamespace(x))
 }
 
-func strimziNamespace(x *serdebenchv1.SerializationExperiment) string {
+// StrimziNamespace is where the experiment's Strimzi Kafka (and its KafkaTopics) live.
+func StrimziNamespace(x *serdebenchv1.SerializationExperiment) string {
 	if ns := x.Spec.Kafka.Strimzi.Namespace; ns != "" {
 		return ns
 	}
 	return x.Namespace
 }
 
-func brokersOf(bootstrap string) []string { return strings.Split(bootstrap, ",") }
+// Brokers splits a bootstrap address.
+func Brokers(bootstrap string) []string { return strings.Split(bootstrap, ",") }
+
+// SourceMountPath is where a payload source's ConfigMap is mounted in worker pods.
+const SourceMountPath = "/etc/serdebench/source"
+
+// WithSourceFiles points a trial's source at the files of the mounted ConfigMap.
+func WithSourceFiles(x *serdebenchv1.SerializationExperiment, t trial.Trial) trial.Trial {
+	if t.Source == nil || x.Spec.Payload.Source == nil || x.Spec.Payload.Source.ConfigMap == nil {
+		return t
+	}
+	ref := x.Spec.Payload.Source.ConfigMap
+	src := *t.Source
+	src.SchemaFile, src.SamplesFile = path.Join(SourceMountPath, ref.SchemaKey), path.Join(SourceMountPath, ref.SamplesKey)
+	t.Source = &src
+	return t
+}
+
+// SourceVolume is the payload source's ConfigMap as a read-only volume (nil without
+// one).
+func SourceVolume(x *serdebenchv1.SerializationExperiment) *corev1.Volume {
+	src := x.Spec.Payload.Source
+	if src == nil || src.ConfigMap == nil {
+		return nil
+	}
+	return &corev1.Volume{Name: "payload-source", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: src.ConfigMap.Name},
+		Items: []corev1.KeyToPath{{Key: src.ConfigMap.SchemaKey, Path: src.ConfigMap.SchemaKey},
+			{Key: src.ConfigMap.SamplesKey, Path: src.ConfigMap.SamplesKey}},
+	}}}
+}

@@ -1,0 +1,118 @@
+package build
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/serdebench/serdebench/api/trial"
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/testing/golden"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// experiment is a defaulted experiment as the API server stores it.
+func experiment(mut func(*serdebenchv1.SerializationExperiment)) *serdebenchv1.SerializationExperiment {
+	records := int64(40000)
+	x := &serdebenchv1.SerializationExperiment{
+		ObjectMeta: metav1.ObjectMeta{Name: "thesis-batch", Namespace: "bench", UID: types.UID("0123abcd-4567-89ef-0123-456789abcdef")},
+		Spec: serdebenchv1.SerializationExperimentSpec{
+			ExperimentSpec: serdebenchv1.ExperimentSpec{Codecs: []trial.Codec{trial.CodecJSON},
+				Payload: serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}}, Records: &records,
+				Producers: 2, Consumers: 3},
+			Kafka:          serdebenchv1.KafkaSpec{BootstrapServers: "kafka-0.kafka:9092,kafka-1.kafka:9092"},
+			TimeoutSeconds: 1800,
+		},
+	}
+	if mut != nil {
+		mut(x)
+	}
+	x.Spec.Default()
+	return x
+}
+
+var cfg = Config{WorkerImage: "ghcr.io/serdebench/worker:v0.1.0", PullPolicy: corev1.PullIfNotPresent}
+
+// TestTrialJobsGolden: a trial's Jobs, consumers and producers apart, colocated in
+// one pod, and with TLS, SASL and a payload source mounted.
+func TestTrialJobsGolden(t *testing.T) {
+	for name, mut := range map[string]func(*serdebenchv1.SerializationExperiment){
+		"jobs-separate":  nil,
+		"jobs-colocated": func(x *serdebenchv1.SerializationExperiment) { x.Spec.Workers.Colocate = true },
+		"jobs-secured": func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Kafka.TLS = &serdebenchv1.KafkaTLS{CASecretRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "kafka-ca"}, Key: "ca.crt"}}
+			x.Spec.Kafka.SASL = &serdebenchv1.KafkaSASL{Mechanism: "SCRAM-SHA-512", SecretRef: corev1.LocalObjectReference{Name: "kafka-user"}}
+			x.Spec.Payload = serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro",
+				ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}
+			x.Spec.Workers.Resources = corev1.ResourceRequirements{}
+		},
+	} {
+		x := experiment(mut)
+		trials, err := plan.Expand(x.Spec.ExperimentSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := trials[0]
+		jobs, err := TrialJobs(cfg, x, tr, TopicName(x, tr, 2), Bootstrap(x), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.YAML(t, name, jobs)
+	}
+}
+
+// TestTrialResultGolden: a trial's result from two producers' and a consumer's
+// summaries, merged as the operator merges them.
+func TestTrialResultGolden(t *testing.T) {
+	x := experiment(nil)
+	trials, err := plan.Expand(x.Spec.ExperimentSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	var sums []*summary.Summary
+	for p := range 2 {
+		s := &summary.Summary{Role: summary.RoleProducer, Worker: string(rune('0' + p)), WindowStart: start,
+			WindowEnd: start.Add(10 * time.Second), Records: 1000, PayloadBytes: 1000 * 1176, SerializedBytes: 1000 * 900, CodecNanos: 1000 * 4000}
+		ack := s.Histogram(summary.AckLatencyMicros, summary.NewLatency)
+		for i := range 1000 {
+			ack.Record(int64(2000 + 10*i + 500*p))
+		}
+		s.Acked = []summary.Delivery{{Producer: p, Partition: 0, Total: 1000, Intervals: summary.Intervals{{0, 1000}}}}
+		sums = append(sums, roundTrip(t, s))
+	}
+	c := &summary.Summary{Role: summary.RoleConsumer, Worker: "c0", WindowStart: start, WindowEnd: start.Add(11 * time.Second),
+		Records: 2000, SerializedBytes: 2000 * 900, CodecNanos: 2000 * 6000}
+	e2e := c.Histogram(summary.EndToEndMicros, summary.NewLatency)
+	for i := range 2000 {
+		e2e.Record(int64(5000 + 7*i))
+	}
+	c.Received = []summary.Delivery{{Producer: 0, Partition: 0, Total: 1000, Intervals: summary.Intervals{{0, 1000}}},
+		{Producer: 1, Partition: 0, Total: 1000, Intervals: summary.Intervals{{0, 1000}}}}
+	sums = append(sums, roundTrip(t, c))
+	merged, err := summary.Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.YAML(t, "trial-result", TrialResult(trials[0], merged, SeriesPerTrial(1)))
+}
+
+// roundTrip sends a summary through JSON, as summaries travel from the workers.
+func roundTrip(t *testing.T, s *summary.Summary) *summary.Summary {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back summary.Summary
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back
+}

@@ -1,0 +1,110 @@
+package build
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/serdebench/serdebench/api/trial"
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// seriesBudget bounds the intervals, and the search steps, of all trials in one
+// result, which keeps a result at the matrix cap under its 1 MiB target
+// (result_size_test.go). Each trial gets at least 2 of each.
+const seriesBudget = 640
+
+// SeriesPerTrial is how many intervals, and how many search steps, each of n
+// trials may report (the API's MaxItems at most).
+func SeriesPerTrial(n int) int {
+	return min(summary.MaxIntervals, max(2, seriesBudget/max(n, 1)))
+}
+
+// TrialResult converts a merged result into the API's integer fields, with at most
+// maxItems intervals and search steps.
+func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.TrialResult {
+	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
+		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
+			P9999: p.P9999, Max: p.Max}
+	}
+	size := t.SizeBytes
+	if t.Source != nil {
+		size = int32(m.PayloadBytesPerRecord + 0.5) // the user's records: their mean JSON size
+	}
+	res := serdebenchv1.TrialResult{
+		Name: t.Name, Codec: t.Codec, Schema: t.PayloadSchema(), SizeBytes: size,
+		Settings:       t.Settings,
+		ClientSettings: m.ClientSettings,
+		Producers:      int32(m.Producers), Consumers: int32(m.Consumers),
+		WindowMillis:                   int64(m.WindowSeconds * 1000),
+		Records:                        m.Records,
+		RecordsPerSecond:               int64(m.RecordsPerSecond),
+		SerializedBytesPerSecond:       int64(m.SerializedMBPerSecond * 1e6),
+		SerializedBytesPerRecord:       int64(m.SerializedBytesPerRecord + 0.5),
+		SerializeNanosPerRecord:        int64(m.SerializeMicrosPerRecord * 1000),
+		DeserializeNanosPerRecord:      int64(m.DeserializeMicrosPerRecord * 1000),
+		CompressedBytesPerRecord:       int64(m.CompressedBytesPerRecord + 0.5),
+		CompressNanosPerRecord:         int64(m.CompressMicrosPerRecord * 1000),
+		DecompressNanosPerRecord:       int64(m.DecompressMicrosPerRecord * 1000),
+		SerializeSharePermille:         int32(m.SerializeSharePercent * 10),
+		DeserializeSharePermille:       int32(m.DeserializeSharePercent * 10),
+		EndToEndMicros:                 lat(m.EndToEnd),
+		AckMicros:                      lat(m.Ack),
+		SendDelayMicros:                lat(m.SendDelay),
+		SentRecords:                    m.Sent,
+		DeliveredRecords:               m.Delivered,
+		LostRecords:                    m.Lost,
+		FailedRecords:                  m.Failed,
+		UnacknowledgedDeliveredRecords: m.UnacknowledgedDelivered,
+		DuplicatedRecords:              m.Duplicated,
+		Errors:                         m.Errors,
+		Warnings:                       m.Warnings,
+	}
+	if m.FetchInterval.Count > 0 {
+		f := lat(m.FetchInterval)
+		res.FetchIntervalMicros = &f
+	}
+	if sr := m.Search; sr != nil {
+		res.Search = &serdebenchv1.SearchResult{MaxSustainedRecordsPerSecond: sr.MaxSustainedRecordsPerSecond, Stopped: sr.Stopped}
+		// The steps that matter: up to the first one not sustained.
+		last := len(sr.Steps) - 1
+		for k, st := range sr.Steps {
+			if !st.Sustained {
+				last = k
+				break
+			}
+		}
+		for _, st := range sr.Steps[max(0, last+1-maxItems) : last+1] {
+			res.Search.Steps = append(res.Search.Steps, serdebenchv1.SearchStep{Index: int32(st.Index), TargetRecordsPerSecond: st.TargetRecordsPerSecond,
+				Records: st.Records, Received: st.Received, AckP99Micros: st.Ack.P99, EndToEndP99Micros: st.EndToEnd.P99,
+				Sustained: st.Sustained, Reason: st.Reason})
+		}
+	}
+	ivs, width := m.Intervals, m.IntervalSeconds
+	if len(ivs) > maxItems {
+		ivs, width = m.IntervalsAtMost(maxItems)
+	}
+	res.IntervalSeconds = int32(width)
+	for _, iv := range ivs {
+		res.Intervals = append(res.Intervals, serdebenchv1.Interval{StartTime: metav1.NewTime(iv.Start),
+			WindowMillis: int64(iv.Seconds * 1000), Records: iv.Records, RecordsPerSecond: int64(iv.RecordsPerSecond),
+			OfferedRecordsPerSecond: int64(iv.OfferedRecordsPerSecond), ConsumedRecordsPerSecond: int64(iv.ConsumedRecordsPerSecond),
+			AckP50Micros: iv.Ack.P50, AckP99Micros: iv.Ack.P99, EndToEndP50Micros: iv.EndToEnd.P50,
+			EndToEndP99Micros: iv.EndToEnd.P99, BacklogRecords: iv.BacklogRecords})
+	}
+	return res
+}
+
+// Summary is the headline across a result's trials.
+func Summary(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
+	s := serdebenchv1.ResultSummary{Trials: int32(len(trials))}
+	for _, t := range trials {
+		s.LostRecords += t.LostRecords
+		s.DuplicatedRecords += t.DuplicatedRecords
+		if t.RecordsPerSecond > s.FastestRecordsPerSecond {
+			s.FastestRecordsPerSecond, s.FastestCodec, s.FastestTrial = t.RecordsPerSecond, string(t.Codec), t.Name
+		}
+	}
+	return s
+}
+
+func ptrTo[T any](v T) *T { return &v }
