@@ -160,7 +160,7 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	if !meta.IsStatusConditionTrue(x.Status.Conditions, serdebenchv1.ConditionAccepted) || (x.Status.StartTime == nil && x.Status.ObservedGeneration != x.Generation) {
 		if x.Spec.Payload.Source != nil {
-			missing, invalid, err := r.checkSource(ctx, x)
+			missing, pending, invalid, err := r.checkSource(ctx, x)
 			if err != nil {
 				// The API server's trouble (or missing RBAC): said in the status, and
 				// retried with backoff.
@@ -178,6 +178,17 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 				// The ConfigMap may be applied after the experiment (GitOps): wait.
 				x.Status.ObservedGeneration = x.Generation
 				r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, ReasonWaitingForSource, missing)
+				if _, err := r.updateStatus(ctx, x); err != nil {
+					return ctrl.Result{}, err
+				}
+				return ctrl.Result{RequeueAfter: r.poll()}, nil
+			}
+			if pending {
+				// The check Job's completion triggers the next reconcile; the poll is a
+				// backstop.
+				x.Status.ObservedGeneration = x.Generation
+				r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, ReasonCheckingSource,
+					"checking every sample through every codec in the worker image")
 				if _, err := r.updateStatus(ctx, x); err != nil {
 					return ctrl.Result{}, err
 				}

@@ -555,9 +555,12 @@ func (k *kubelet) finishJob(ctx context.Context, j *batchv1.Job, succeeded, fail
 			batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now})
 	} else {
 		cur.Status.Succeeded = int32(succeeded)
-		cur.Status.CompletedIndexes = fmt.Sprintf("0-%d", succeeded-1)
-		if succeeded == 1 {
-			cur.Status.CompletedIndexes = "0"
+		// As the Job controller: completed indexes only in Indexed mode.
+		if m := j.Spec.CompletionMode; m != nil && *m == batchv1.IndexedCompletion {
+			cur.Status.CompletedIndexes = fmt.Sprintf("0-%d", succeeded-1)
+			if succeeded == 1 {
+				cur.Status.CompletedIndexes = "0"
+			}
 		}
 		cur.Status.CompletionTime = &now
 		cur.Status.Conditions = append(cur.Status.Conditions,

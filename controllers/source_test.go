@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/controllers/build"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,10 +98,19 @@ func TestPayloadSource(t *testing.T) {
 	if n := len(x.Status.Trials); n != 0 {
 		t.Fatalf("%d trials planned for an invalid source", n)
 	}
+	// The worker image found it (the operator links no codec): the check Job ran,
+	// no trial's Job did.
+	checked := false
 	for _, j := range jobs(t, ns) {
-		if strings.Contains(j.Name, "bad") {
+		switch {
+		case strings.HasPrefix(j.Name, "bad-") && j.Labels[build.LabelRole] == build.RoleCheck:
+			checked = true
+		case strings.HasPrefix(j.Name, "bad-"):
 			t.Fatalf("job %s created for an invalid source", j.Name)
 		}
+	}
+	if !checked {
+		t.Fatal("no source check Job for the invalid source")
 	}
 
 	// A ConfigMap deleted mid-experiment: the next trial fails before its Jobs

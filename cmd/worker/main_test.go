@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -127,5 +128,37 @@ func TestSIGTERMReportsPartialAndExitsInterrupted(t *testing.T) {
 	}
 	if !s.Interrupted || s.Records == 0 || s.Histograms[summary.AckLatencyMicros].Count() != s.Records {
 		t.Fatalf("summary: interrupted %v, records %d", s.Interrupted, s.Records)
+	}
+}
+
+// TestCheckSource: `worker check-source` passes the sample schema's records through
+// every codec (exit 0, the codecs and sizes in the termination log) and refuses a
+// sample that does not fit the schema (exit 4, the samples line in the log), as the
+// operator runs it in the worker image before a trial.
+func TestCheckSource(t *testing.T) {
+	bin := buildWorker(t)
+	for _, c := range []struct {
+		name, samples string
+		code          int
+		want          string
+	}{
+		{"valid", "../../config/samples/own-schema/orders.jsonl", protocol.ExitOK, "avro "},
+		{"invalid", "../serdebench/testdata/bad-orders.jsonl", protocol.ExitInvalidSource, "samples line 3"},
+	} {
+		term := filepath.Join(t.TempDir(), "termination-log")
+		check := protocol.SourceCheck{Source: trial.Source{Format: "avro", SchemaFile: "../../config/samples/own-schema/order.avsc",
+			SamplesFile: c.samples}, Codecs: []trial.Codec{"json", "avro", "msgpack"}, TerminationLog: term}
+		cmd := exec.Command(bin, check.Args()...)
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		msg, rerr := os.ReadFile(term)
+		if code != c.code || rerr != nil || !strings.Contains(string(msg), c.want) {
+			t.Errorf("%s: exit %d (want %d), termination log %q (want %q), %v", c.name, code, c.code, msg, c.want, rerr)
+		}
 	}
 }

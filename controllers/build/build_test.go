@@ -116,3 +116,16 @@ func roundTrip(t *testing.T, s *summary.Summary) *summary.Summary {
 	}
 	return &back
 }
+
+// TestSourceCheckJobGolden: the Job that checks a payload source in the worker
+// image, with the ConfigMap mounted and nothing of Kafka's.
+func TestSourceCheckJobGolden(t *testing.T) {
+	x := experiment(func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Codecs = []trial.Codec{trial.CodecAvro, trial.CodecJSON}
+		x.Spec.Payload = serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro",
+			ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}
+		x.Spec.Kafka.TLS = &serdebenchv1.KafkaTLS{CASecretRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "kafka-ca"}, Key: "ca.crt"}}
+	})
+	golden.YAML(t, "source-check-job", SourceCheckJob(cfg, x, "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"))
+}

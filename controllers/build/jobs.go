@@ -156,7 +156,27 @@ func container(cfg Config, x *serdebenchv1.SerializationExperiment, name string,
 	if err != nil {
 		return corev1.Container{}, err
 	}
-	c := corev1.Container{
+	c := restricted(cfg, x, name, args)
+	c.Ports = []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
+	if s := x.Spec.Kafka.SASL; s != nil {
+		c.Env = []corev1.EnvVar{
+			{Name: protocol.SASLUserEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "username"}}},
+			{Name: protocol.SASLPasswordEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "password"}}},
+		}
+	}
+	if t := x.Spec.Kafka.TLS; t != nil && t.CASecretRef != nil {
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "kafka-ca", MountPath: caMountPath, ReadOnly: true})
+	}
+	if v := SourceVolume(x); v != nil {
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: SourceMountPath, ReadOnly: true})
+	}
+	return c, nil
+}
+
+// restricted is a worker-image container meeting the restricted Pod Security
+// Standard, with its termination message where the operator reads it.
+func restricted(cfg Config, x *serdebenchv1.SerializationExperiment, name string, args []string) corev1.Container {
+	return corev1.Container{
 		Name:                     name,
 		Image:                    WorkerImage(cfg, x),
 		ImagePullPolicy:          cfg.PullPolicy,
@@ -172,20 +192,6 @@ func container(cfg Config, x *serdebenchv1.SerializationExperiment, name string,
 			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 	}
-	c.Ports = []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
-	if s := x.Spec.Kafka.SASL; s != nil {
-		c.Env = []corev1.EnvVar{
-			{Name: protocol.SASLUserEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "username"}}},
-			{Name: protocol.SASLPasswordEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "password"}}},
-		}
-	}
-	if t := x.Spec.Kafka.TLS; t != nil && t.CASecretRef != nil {
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "kafka-ca", MountPath: caMountPath, ReadOnly: true})
-	}
-	if v := SourceVolume(x); v != nil {
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: SourceMountPath, ReadOnly: true})
-	}
-	return c, nil
 }
 
 // WorkerImage is the image the workers run: the experiment's, else the operator's default.
@@ -203,23 +209,7 @@ func job(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, n 
 	labels := TrialLabels(x, t)
 	labels[LabelRole] = role
 	labels[LabelAttempt] = fmt.Sprint(attempt)
-	w := x.Spec.Workers
-	pod := corev1.PodSpec{
-		RestartPolicy:                 corev1.RestartPolicyNever,
-		Containers:                    containers,
-		NodeSelector:                  w.NodeSelector,
-		Affinity:                      w.Affinity,
-		Tolerations:                   w.Tolerations,
-		AutomountServiceAccountToken:  ptr.To(false),
-		EnableServiceLinks:            ptr.To(false),
-		TerminationGracePeriodSeconds: ptr.To(int64(60)),
-		SecurityContext: &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr.To(true),
-			RunAsUser:      ptr.To(int64(65532)),
-			RunAsGroup:     ptr.To(int64(65532)),
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
-	}
+	pod := podSpec(x, containers)
 	if tls := x.Spec.Kafka.TLS; tls != nil && tls.CASecretRef != nil {
 		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "kafka-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: tls.CASecretRef.Name}}})
 	}
@@ -296,4 +286,26 @@ func SourceVolume(x *serdebenchv1.SerializationExperiment) *corev1.Volume {
 		Items: []corev1.KeyToPath{{Key: src.ConfigMap.SchemaKey, Path: src.ConfigMap.SchemaKey},
 			{Key: src.ConfigMap.SamplesKey, Path: src.ConfigMap.SamplesKey}},
 	}}}
+}
+
+// podSpec runs containers once, as user 65532 under the restricted Pod Security
+// Standard, where the experiment places its workers.
+func podSpec(x *serdebenchv1.SerializationExperiment, containers []corev1.Container) corev1.PodSpec {
+	w := x.Spec.Workers
+	return corev1.PodSpec{
+		RestartPolicy:                 corev1.RestartPolicyNever,
+		Containers:                    containers,
+		NodeSelector:                  w.NodeSelector,
+		Affinity:                      w.Affinity,
+		Tolerations:                   w.Tolerations,
+		AutomountServiceAccountToken:  ptr.To(false),
+		EnableServiceLinks:            ptr.To(false),
+		TerminationGracePeriodSeconds: ptr.To(int64(60)),
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   ptr.To(true),
+			RunAsUser:      ptr.To(int64(65532)),
+			RunAsGroup:     ptr.To(int64(65532)),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+	}
 }

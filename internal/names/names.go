@@ -60,3 +60,9 @@ func Truncate(s string, n int) string {
 	}
 	return strings.TrimRight(s[:n], "-.")
 }
+
+// SourceCheckJob is the Job that checks an experiment's payload source whose
+// content hashes to hash (a new check for new content).
+func SourceCheckJob(experiment, uid, hash string) string {
+	return fmt.Sprintf("%s-%s-check-%s", Truncate(experiment, 30), UIDPrefix(uid, 5), hash[:min(8, len(hash))])
+}

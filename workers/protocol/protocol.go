@@ -24,6 +24,10 @@ const (
 	// ExitInterrupted: the worker was stopped (SIGTERM, its timeout) before the trial
 	// was complete; it printed a partial summary marked interrupted.
 	ExitInterrupted = 3
+	// ExitInvalidSource: a source check (CheckCommand) found a sample that does not
+	// fit the schema or does not come back equal through a codec; the termination
+	// message says which.
+	ExitInvalidSource = 4
 )
 
 // Reasons a trial fails, shared by the local runner and the operator's conditions.

@@ -37,3 +37,24 @@ func TestWorkerArgsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceCheckArgsRoundTrip: the operator renders a source check into a
+// container's arguments and the worker reads it back whole.
+func TestSourceCheckArgsRoundTrip(t *testing.T) {
+	c := SourceCheck{Source: trial.Source{Format: "protobuf", Message: "Order", SchemaFile: "/etc/s/schema", SamplesFile: "/etc/s/samples.jsonl"},
+		Codecs: []trial.Codec{"json", "protobuf"}, TerminationLog: "/dev/termination-log"}
+	args := c.Args()
+	if args[0] != CheckCommand {
+		t.Fatalf("first argument %q", args[0])
+	}
+	got, err := ParseCheck(args[1:], io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, got); diff != "" {
+		t.Fatalf("round trip (-want +got):\n%s", diff)
+	}
+	if _, err := ParseCheck([]string{"--format=avro", "--schema=s", "--samples=x"}, io.Discard); err == nil {
+		t.Fatal("no codecs: want an error")
+	}
+}

@@ -1,6 +1,7 @@
-// Package workercmd runs one worker: cmd/worker's main (arguments in, summary and
-// exit code out) and Execute, which the local runner calls in-process with the same
-// protocol.Worker the operator renders into a pod's arguments.
+// Package run runs one worker: cmd/worker's main (arguments in, summary and exit
+// code out) and Execute, which the local runner calls in-process with the same
+// protocol.Worker the operator renders into a pod's arguments; and a payload
+// source's check (`worker check-source`, protocol.SourceCheck).
 package run
 
 import (
@@ -30,6 +31,9 @@ var ErrInterrupted = errors.New("interrupted before the trial was complete")
 // and returns the process exit code (protocol.Exit*). The environment is read
 // through getenv (the SASL credentials).
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == protocol.CheckCommand {
+		return checkMain(args[1:], stderr)
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	w, err := protocol.Parse(args, stderr)
 	if err != nil {
