@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/internal/testing/kubetest"
+
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -66,20 +68,10 @@ func create(t *testing.T, x *serdebenchv1.SerializationExperiment) {
 	}
 }
 
-// waitFor polls cond until it holds or timeout passes.
+// waitFor polls cond every 100 ms until it holds or timeout passes.
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var lastErr error
-	for time.Now().Before(deadline) {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		lastErr = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, lastErr)
+	kubetest.WaitFor(t, timeout, 100*time.Millisecond, what, cond)
 }
 
 func get(t *testing.T, ns, name string) *serdebenchv1.SerializationExperiment {

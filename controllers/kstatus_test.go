@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/internal/testing/kubetest"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,24 +22,11 @@ import (
 // (sigs.k8s.io/cli-utils, what Flux and kubectl's wait logic use) does.
 func kstatusOf(t *testing.T, obj client.Object) *status.Result {
 	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-		t.Fatal(err)
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{Object: m}
 	gvks, _, err := scheme.ObjectKinds(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.SetGroupVersionKind(gvks[0])
-	res, err := status.Compute(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return kubetest.Kstatus(t, k8s, obj, gvks[0])
 }
 
 // waitKstatus waits until the controller has observed the schedule's generation and

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serdebench/serdebench/internal/testing/kubetest"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -26,20 +26,7 @@ import (
 // kstatusOf is the object's status as kstatus (Flux, kubectl's wait logic) reads it.
 func kstatusOf(t *testing.T, obj client.Object, kind string) status.Status {
 	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-		t.Fatal(err)
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(kind))
-	res, err := status.Compute(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Status
+	return kubetest.Kstatus(t, k8s, obj, v1alpha1.GroupVersion.WithKind(kind)).Status
 }
 
 // TestScheduleOnCluster: the chart's operator, under its namespaced RBAC, runs a
@@ -152,11 +139,5 @@ func TestScheduleOnCluster(t *testing.T) {
 // waitFor polls cond every second until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, timeout)
-		}
-		time.Sleep(time.Second)
-	}
+	kubetest.WaitFor(t, timeout, time.Second, what, func() (bool, error) { return cond(), nil })
 }

@@ -10,10 +10,7 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +20,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -111,123 +107,17 @@ func setup() error {
 	return install()
 }
 
-// install creates the restricted-PSS namespace and installs (or upgrades) the chart
-// as a user would, with the images built for this commit, by digest.
+// install installs (or upgrades) the chart as a user would, with the images built
+// for this commit, by digest, through the same script as `make demo`.
 func install() error {
-	ns := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q,"labels":{`+
-		`"pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted"}}}`, namespace)
-	if out, err := kubectlIn(ns, "apply", "-f", "-"); err != nil {
-		return fmt.Errorf("namespace: %w\n%s", err, out)
+	// The workers' default 20 s metrics grace: with 5 s, 1 in ~20 short trials went
+	// unscraped.
+	cmd := exec.Command(filepath.Join(repo, "hack/stack/install.sh"), release, namespace, "--set", "manager.pollInterval=1s")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("hack/stack/install.sh: %w\n%s", err, out)
 	}
-	// CRDs kept from another release (the demo's) are adopted, as Helm allows for
-	// resources annotated with the adopting release.
-	for _, crd := range []string{"serializationexperiments.serdebench.io", "serializationresults.serdebench.io", "serializationschedules.serdebench.io"} {
-		if _, err := kubectlIn("", "get", "crd", crd); err != nil {
-			continue
-		}
-		for _, args := range [][]string{
-			{"annotate", "--overwrite", "crd", crd, "meta.helm.sh/release-name=" + release, "meta.helm.sh/release-namespace=" + namespace},
-			{"label", "--overwrite", "crd", crd, "app.kubernetes.io/managed-by=Helm"},
-		} {
-			if out, err := kubectlIn("", args...); err != nil {
-				return fmt.Errorf("adopt %s: %w\n%s", crd, err, out)
-			}
-		}
-	}
-	args := []string{"upgrade", "--install", release, filepath.Join(repo, "charts/serdebench-operator"), "-n", namespace,
-		"--wait", "--timeout", "3m", "--set", "podMonitor.enabled=true", "--set", "prometheus.url=" + stack.prometheus,
-		"--set", "manager.pollInterval=1s"} // the workers' default 20 s metrics grace: with 5 s, 1 in ~20 short trials went unscraped
-	for key, ref := range map[string]string{"image": stack.managerImage, "workerImage": stack.workerImage} {
-		repository, tag, digest := splitImage(ref)
-		args = append(args, "--set", key+".repository="+repository, "--set", key+".tag="+tag, "--set", key+".digest="+digest)
-	}
-	args = append(args, strings.Fields(os.Getenv("SERDEBENCH_HELM_ARGS"))...)
-	// An earlier run killed mid-upgrade leaves the release pending, which blocks the
-	// next upgrade: roll it back first.
-	if out, err := helmCmd("status", release, "-n", namespace, "-o", "json"); err == nil {
-		var st struct {
-			Info    struct{ Status string } `json:"info"`
-			Version int                     `json:"version"`
-		}
-		if json.Unmarshal([]byte(out), &st) == nil && strings.HasPrefix(st.Info.Status, "pending") {
-			undo := []string{"rollback", release, "-n", namespace, "--wait"}
-			if st.Version <= 1 {
-				undo = []string{"uninstall", release, "-n", namespace, "--wait"}
-			}
-			if out, err := helmCmd(undo...); err != nil {
-				return fmt.Errorf("release %s is %s; helm %s: %w\n%s", release, st.Info.Status, undo[0], err, out)
-			}
-		}
-	}
-	before, upgraded := podMonitorVersion(), time.Now()
-	if out, err := helmCmd(args...); err != nil {
-		return fmt.Errorf("helm %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
-	if podMonitorVersion() == before {
-		upgraded = time.Time{} // unchanged: what Prometheus has loaded is current
-	}
-	return waitScrapeConfig(podMonitorJob, upgraded, 4*time.Minute)
-}
-
-// podMonitorVersion is the resourceVersion of the chart's PodMonitor, "" if absent.
-func podMonitorVersion() string {
-	pm := &unstructured.Unstructured{}
-	pm.SetAPIVersion("monitoring.coreos.com/v1")
-	pm.SetKind("PodMonitor")
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: fullname + "-workers"}, pm); err != nil {
-		return ""
-	}
-	return pm.GetResourceVersion()
-}
-
-// podMonitorJob is the scrape job prometheus-operator makes of the chart's PodMonitor.
-const podMonitorJob = "podMonitor/" + namespace + "/" + fullname + "-workers/"
-
-// waitScrapeConfig waits until Prometheus has loaded a scrape job, and reloaded its
-// configuration since `changed` (the PodMonitor's last change; zero if none):
-// trials that start earlier would not be scraped, or a reload mid-trial would restart
-// the job's scrape pool and miss short-lived workers. prometheus-operator renders
-// the job into a Secret within a second and kubelet updates the mounted copy within
-// seconds, but the config reloader only notices on its 3-minute poll (measured here:
-// 172 s).
-func waitScrapeConfig(job string, changed time.Time, timeout time.Duration) error {
-	hc := &http.Client{Timeout: 5 * time.Second}
-	get := func(path string) (string, error) {
-		resp, err := hc.Get(stack.prometheus + path)
-		if err != nil {
-			return "", err
-		}
-		defer func() { _ = resp.Body.Close() }()
-		body, err := io.ReadAll(resp.Body)
-		return string(body), err
-	}
-	deadline := time.Now().Add(timeout)
-	for {
-		cfg, err := get("/api/v1/status/config")
-		loaded := err == nil && strings.Contains(cfg, job)
-		if loaded && !changed.IsZero() {
-			var info struct {
-				Data struct {
-					LastConfigTime time.Time `json:"lastConfigTime"`
-				} `json:"data"`
-			}
-			var raw string
-			if raw, err = get("/api/v1/status/runtimeinfo"); err == nil {
-				err = json.Unmarshal([]byte(raw), &info)
-			}
-			loaded = err == nil && !info.Data.LastConfigTime.Before(changed.Truncate(time.Second))
-		}
-		if loaded {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			if err != nil {
-				return fmt.Errorf("prometheus at %s has not loaded scrape job %s after %s: %w", stack.prometheus, job, timeout, err)
-			}
-			return fmt.Errorf("prometheus at %s has not loaded scrape job %s (changed %s) after %s", stack.prometheus, job, changed, timeout)
-		}
-		time.Sleep(time.Second)
-	}
+	return nil
 }
 
 // splitImage splits repository:tag@sha256:... into its parts.
@@ -238,14 +128,6 @@ func splitImage(ref string) (repository, tag, digest string) {
 		return name, "", digest
 	}
 	return name[:i], name[i+1:], digest
-}
-
-func helmCmd(args ...string) (string, error) {
-	cmd := exec.Command(stack.helm, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+stack.kubeconfig, "HELM_CACHE_HOME="+filepath.Join(repo, ".state/helm/cache"),
-		"HELM_CONFIG_HOME="+filepath.Join(repo, ".state/helm/config"), "HELM_DATA_HOME="+filepath.Join(repo, ".state/helm/data"))
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 func kubectlIn(stdin string, args ...string) (string, error) {
