@@ -52,7 +52,7 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 			log.FromContext(ctx).Info("deleting consumer group", "experiment", x.Name, "trial", ts.Name, "err", err)
 		}
 	}
-	if !retain && ts.Topic != "" && x.Spec.Topic.Name == "" {
+	if !retain && ts.Topic != "" && x.Spec.Topic.Name == "" && topicMayExist(*ts) {
 		if err := r.deleteTopic(ctx, x, ts.Topic); err != nil {
 			if ts.CompletionTime != nil && time.Since(ts.CompletionTime.Time) < finalizeGiveUp {
 				log.FromContext(ctx).Info("retrying topic cleanup", "experiment", x.Name, "topic", ts.Topic, "err", err)
@@ -171,22 +171,35 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 	return ctrl.Result{}, nil
 }
 
-// deleteTopics deletes every started trial's topic, returning what failed.
+// deleteTopics deletes every topic a trial may have made, returning what failed.
+// With none (Kafka or Strimzi was never reached), Kafka is not asked at all.
 func (r *ExperimentReconciler) deleteTopics(ctx context.Context, x *serdebenchv1.SerializationExperiment) []string {
+	var names []string
+	for _, ts := range x.Status.Trials {
+		if ts.Phase != serdebenchv1.TrialPending && ts.Topic != "" && topicMayExist(ts) {
+			names = append(names, ts.Topic)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
 	prov, err := r.provisioner(ctx, x)
 	if err != nil {
 		return []string{err.Error()}
 	}
 	var failed []string
-	for _, ts := range x.Status.Trials {
-		if ts.Phase == serdebenchv1.TrialPending || ts.Topic == "" {
-			continue
-		}
-		if err := prov.Delete(ctx, ts.Topic); err != nil {
+	for _, name := range names {
+		if err := prov.Delete(ctx, name); err != nil {
 			failed = append(failed, err.Error())
 		}
 	}
 	return failed
+}
+
+// topicMayExist says whether a trial's current topic may have been created: not
+// when the operator recorded that it never asked for it.
+func topicMayExist(ts serdebenchv1.TrialStatus) bool {
+	return ts.TopicRequested == nil || *ts.TopicRequested
 }
 
 // admin is the Admin API client for the experiment's brokers (the workers' bootstrap

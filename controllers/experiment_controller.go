@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -237,6 +238,7 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 	switch ts.Phase {
 	case serdebenchv1.TrialPending:
 		ts.Phase = serdebenchv1.TrialCreatingTopic
+		ts.TopicRequested = ptr.To(false)
 		ts.StartTime = &now
 		if ts.Attempt == 0 {
 			ts.Attempt, ts.Topic = 1, build.TopicName(x, t, 1)
@@ -272,6 +274,15 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 			prov, err := r.provisioner(ctx, x)
 			if err != nil {
 				return r.waitForTopic(ctx, x, ts, err)
+			}
+			if ts.TopicRequested != nil && !*ts.TopicRequested {
+				// Recorded before any create can be sent: until then the topic provably
+				// does not exist, and deleting the experiment need not wait for Kafka.
+				if err := prov.Reachable(ctx); err != nil {
+					return r.waitForTopic(ctx, x, ts, err)
+				}
+				ts.TopicRequested = ptr.To(true)
+				return r.updateStatus(ctx, x)
 			}
 			ready, err := prov.Ensure(ctx, r.topicSpec(x, t, ts.Topic))
 			if err != nil {
@@ -371,6 +382,7 @@ func (r *ExperimentReconciler) jobFailed(ctx context.Context, x *serdebenchv1.Se
 		ts.Attempt++
 		ts.Topic = build.TopicName(x, t, int(ts.Attempt))
 		ts.Phase = serdebenchv1.TrialCreatingTopic
+		ts.TopicRequested = ptr.To(false)
 		ts.StartTime = &now // timeoutSeconds bounds each attempt
 		ts.Message = fmt.Sprintf("attempt %d disrupted: %s", ts.Attempt-1, msg)
 		return r.updateStatus(ctx, x)
@@ -496,8 +508,10 @@ func (r *ExperimentReconciler) setKstatus(x *serdebenchv1.SerializationExperimen
 		msg := fmt.Sprintf("%d of %d trials measured", x.Status.CompletedTrials, x.Status.TrialCount)
 		// A trial whose topic cannot be made yet is waiting for Kafka (unreachable,
 		// Strimzi absent, credentials missing): said where `kubectl get sx` shows it.
+		topics := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady)
 		for _, ts := range x.Status.Trials {
-			if ts.Phase == serdebenchv1.TrialCreatingTopic && ts.Message != "" {
+			if ts.Phase == serdebenchv1.TrialCreatingTopic && ts.Message != "" && topics != nil &&
+				topics.Status == metav1.ConditionFalse && topics.Reason == ReasonWaitingForTopic && topics.Message == ts.Message {
 				stage, msg = ReasonWaitingForKafka, fmt.Sprintf("trial %s: %s", ts.Name, ts.Message)
 			}
 		}

@@ -202,6 +202,13 @@ type TrialStatus struct {
 	// Topic is the Kafka topic of the trial's current attempt.
 	// +optional
 	Topic string `json:"topic,omitempty"`
+	// TopicRequested is false while the operator has not yet asked Kafka (or
+	// Strimzi) to create the current attempt's topic, because neither could be
+	// reached: such a topic provably does not exist, and deleting the experiment
+	// does not wait for Kafka to delete it. Unset in status written by older
+	// versions: the topic may exist.
+	// +optional
+	TopicRequested *bool `json:"topicRequested,omitempty"`
 	// Attempt is the trial's current attempt, from 1; a disrupted attempt is
 	// re-run on a fresh topic up to spec.retries times.
 	// +optional

@@ -36,6 +36,9 @@ type Provisioner interface {
 	// Ensure creates the topic if it is absent and reports whether it is ready. A
 	// non-nil error with ready false means the topic cannot become ready.
 	Ensure(ctx context.Context, s Spec) (ready bool, err error)
+	// Reachable checks, changing nothing, that Ensure could reach what creates
+	// topics: a broker answers, or Strimzi's KafkaTopic kind is served.
+	Reachable(ctx context.Context) error
 	// Delete removes the topic; a missing topic is not an error.
 	Delete(ctx context.Context, name string) error
 	// Broker describes the Kafka cluster, for the result's environment.
@@ -222,6 +225,12 @@ func KafkaTopic(gvk schema.GroupVersionKind, namespace, cluster string, t Spec) 
 	return kt
 }
 
+// Reachable checks that the API server serves Strimzi's KafkaTopic kind.
+func (s *Strimzi) Reachable(context.Context) error {
+	_, err := s.object(KindKafkaTopic)
+	return err
+}
+
 // Delete deletes the KafkaTopic; the Topic Operator deletes the topic.
 func (s *Strimzi) Delete(ctx context.Context, name string) error {
 	kt, err := s.object(KindKafkaTopic)
@@ -270,6 +279,13 @@ func withAdmin[T any](ctx context.Context, a *Admin, f func(sarama.ClusterAdmin)
 		defer func() { _ = ad.Close() }()
 		return f(ad)
 	})
+}
+
+// Reachable connects to the brokers (sarama's admin client reads the cluster's
+// metadata) and asks nothing else.
+func (a *Admin) Reachable(ctx context.Context) error {
+	_, err := withAdmin(ctx, a, func(sarama.ClusterAdmin) (struct{}, error) { return struct{}{}, nil })
+	return err
 }
 
 // Ensure creates the topic and checks its partition count.
