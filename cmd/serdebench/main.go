@@ -176,12 +176,12 @@ func runCmd() *cobra.Command {
 
 // load reads an experiment file, checks a payload source against its schema and
 // codecs, and plans the trials.
-func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []codec.CodecSize, error) {
+func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []codec.Size, error) {
 	x, err := experiment.Load(file)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var sizes []codec.CodecSize
+	var sizes []codec.Size
 	if src := x.Spec.Payload.Source; src != nil {
 		if err := experiment.ResolveSource(x, filepath.Dir(file)); err != nil {
 			return nil, nil, nil, err

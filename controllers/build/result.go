@@ -106,5 +106,3 @@ func Summary(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
 	}
 	return s
 }
-
-func ptrTo[T any](v T) *T { return &v }

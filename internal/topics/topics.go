@@ -199,7 +199,6 @@ func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
 	return false, nil
 }
 
-// fill makes kt the KafkaTopic for t (the spec is the same in v1 and v1beta2).
 // KafkaTopic is the KafkaTopic resource of topic t for Strimzi cluster in namespace,
 // at the API version gvk names (Strimzi 1.x's v1 or 0.4x's v1beta2: the same
 // spec).

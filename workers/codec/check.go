@@ -47,8 +47,8 @@ func CheckSource(name string, s *source.Set) (meanBytes float64, err error) {
 	return float64(total) / float64(len(s.Records)), nil
 }
 
-// CodecSize is one codec's mean encoded size of a source's records.
-type CodecSize struct {
+// Size is one codec's mean encoded size of a source's records.
+type Size struct {
 	Codec     trial.Codec
 	MeanBytes float64
 }
@@ -56,18 +56,18 @@ type CodecSize struct {
 // CheckSamples checks a user's schema and samples before a trial runs: every
 // sample must fit the schema and come back equal through every codec. Errors name
 // the samples file's line.
-func CheckSamples(src trial.Source, codecs []trial.Codec, schema, samples []byte) ([]CodecSize, error) {
+func CheckSamples(src trial.Source, codecs []trial.Codec, schema, samples []byte) ([]Size, error) {
 	set, err := source.Parse(src, schema, samples)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]CodecSize, 0, len(codecs))
+	out := make([]Size, 0, len(codecs))
 	for _, c := range codecs {
 		mean, err := CheckSource(string(c), set)
 		if err != nil {
 			return nil, fmt.Errorf("payload source: codec %s: %w", c, err)
 		}
-		out = append(out, CodecSize{Codec: c, MeanBytes: mean})
+		out = append(out, Size{Codec: c, MeanBytes: mean})
 	}
 	return out, nil
 }

@@ -120,7 +120,7 @@ func Parse(args []string, stderr io.Writer) (Worker, error) {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&w.Role, "role", "", "producer or consumer")
-	fs.StringVar(&trialJSON, "trial", "", "the trial to run, as JSON (workers/trial.Trial)")
+	fs.StringVar(&trialJSON, "trial", "", "the trial to run, as JSON (api/trial.Trial)")
 	fs.StringVar(&bootstrap, "bootstrap", "127.0.0.1:9092", "comma-separated Kafka bootstrap servers")
 	fs.StringVar(&w.Topic, "topic", "", "the trial's topic")
 	fs.StringVar(&w.Group, "group", "", "the trial's consumer group (consumers join it; producers wait for it with --wait-for-group)")

@@ -30,7 +30,7 @@ func ResolveSource(x *v1alpha1.SerializationExperiment, dir string) error {
 
 // CheckSource checks a user's schema and samples for an experiment before a trial
 // runs (codec.CheckSamples with the spec's source and codecs).
-func CheckSource(spec *v1alpha1.ExperimentSpec, schema, samples []byte) ([]codec.CodecSize, error) {
+func CheckSource(spec *v1alpha1.ExperimentSpec, schema, samples []byte) ([]codec.Size, error) {
 	src := spec.Payload.Source
 	if src == nil {
 		return nil, nil
