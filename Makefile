@@ -62,7 +62,7 @@ export SERDEBENCH_ARTIFACTS ?= $(CURDIR)/.state/artifacts
 .PHONY: test
 test: test-deps ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, then the e2e suite on a real cluster.
 	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -race -count=1 -timeout 40m $(GO_PACKAGES)
-	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/experiment/
+	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/cli/experiment/
 	@# The cluster is up during the calibration, as it is after `make demo`: anything the
 	@# calibration leaves on the host then fails the cluster's own check in `make down`.
 	hack/stack/stack.sh up >/dev/null

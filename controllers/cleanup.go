@@ -179,6 +179,11 @@ func (r *ExperimentReconciler) deleteTopics(ctx context.Context, x *serdebenchv1
 		if ts.Phase != serdebenchv1.TrialPending && ts.Topic != "" && topicMayExist(ts) {
 			names = append(names, ts.Topic)
 		}
+		// A disrupted attempt's topic existed; the next attempt removes it before
+		// its own, unless the experiment went first.
+		for a := 1; a < int(ts.Attempt); a++ {
+			names = append(names, build.TopicName(x, trial.Trial{Name: ts.Name}, a))
+		}
 	}
 	if len(names) == 0 {
 		return nil

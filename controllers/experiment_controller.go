@@ -161,7 +161,7 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	if !meta.IsStatusConditionTrue(x.Status.Conditions, serdebenchv1.ConditionAccepted) || (x.Status.StartTime == nil && x.Status.ObservedGeneration != x.Generation) {
 		if x.Spec.Payload.Source != nil {
-			missing, pending, invalid, err := r.checkSource(ctx, x)
+			missing, pending, failed, err := r.checkSource(ctx, x)
 			if err != nil {
 				// The API server's trouble (or missing RBAC): said in the status, and
 				// retried with backoff.
@@ -172,8 +172,8 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 				}
 				return ctrl.Result{}, err
 			}
-			if invalid != nil {
-				return r.fail(ctx, x, -1, ReasonInvalidPayloadSource, invalid.Error())
+			if failed != nil {
+				return r.fail(ctx, x, -1, failed.reason, failed.message)
 			}
 			if missing != "" {
 				// The ConfigMap may be applied after the experiment (GitOps): wait.
@@ -255,7 +255,8 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 		// An earlier, disrupted attempt leaves its Jobs and topic: remove them first.
 		if ts.Attempt > 1 {
 			if err := r.cleanupAttempts(ctx, x, t, int(ts.Attempt)); err != nil {
-				return ctrl.Result{}, err
+				// Said where the user looks, and retried like any wait for Kafka.
+				return r.waitForTopic(ctx, x, ts, fmt.Errorf("remove attempt %d's topic and Jobs: %w", ts.Attempt-1, err))
 			}
 		}
 		if t.ExistingTopic != "" {
@@ -282,6 +283,11 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 					return r.waitForTopic(ctx, x, ts, err)
 				}
 				ts.TopicRequested = ptr.To(true)
+				// Kafka answers: whatever kept the topic from being made is past.
+				if waitingForKafka(x, *ts) {
+					ts.Message = ""
+				}
+				r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionFalse, ReasonWaitingForTopic, "creating topic "+ts.Topic)
 				return r.updateStatus(ctx, x)
 			}
 			ready, err := prov.Ensure(ctx, r.topicSpec(x, t, ts.Topic))
@@ -508,10 +514,8 @@ func (r *ExperimentReconciler) setKstatus(x *serdebenchv1.SerializationExperimen
 		msg := fmt.Sprintf("%d of %d trials measured", x.Status.CompletedTrials, x.Status.TrialCount)
 		// A trial whose topic cannot be made yet is waiting for Kafka (unreachable,
 		// Strimzi absent, credentials missing): said where `kubectl get sx` shows it.
-		topics := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady)
 		for _, ts := range x.Status.Trials {
-			if ts.Phase == serdebenchv1.TrialCreatingTopic && ts.Message != "" && topics != nil &&
-				topics.Status == metav1.ConditionFalse && topics.Reason == ReasonWaitingForTopic && topics.Message == ts.Message {
+			if waitingForKafka(x, ts) {
 				stage, msg = ReasonWaitingForKafka, fmt.Sprintf("trial %s: %s", ts.Name, ts.Message)
 			}
 		}
@@ -521,9 +525,22 @@ func (r *ExperimentReconciler) setKstatus(x *serdebenchv1.SerializationExperimen
 	}
 }
 
+// waitingForKafka says whether the trial's topic cannot be made yet: it is being
+// created and its message is the TopicsReady condition's error (waitForTopic).
+func waitingForKafka(x *serdebenchv1.SerializationExperiment, ts serdebenchv1.TrialStatus) bool {
+	topics := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady)
+	return ts.Phase == serdebenchv1.TrialCreatingTopic && ts.Message != "" && topics != nil &&
+		topics.Status == metav1.ConditionFalse && topics.Reason == ReasonWaitingForTopic &&
+		topics.Message == names.Truncate(ts.Message, conditionMessageMax)
+}
+
+// conditionMessageMax bounds condition messages below metav1.Condition's 32768
+// (Truncate cuts bytes, which may leave a split rune for JSON to replace).
+const conditionMessageMax = 32000
+
 func (r *ExperimentReconciler) setCondition(x *serdebenchv1.SerializationExperiment, typ string, status metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(&x.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
-		Message: names.Truncate(msg, 32000), ObservedGeneration: x.Generation})
+		Message: names.Truncate(msg, conditionMessageMax), ObservedGeneration: x.Generation})
 }
 
 func (r *ExperimentReconciler) event(x *serdebenchv1.SerializationExperiment, typ, reason, format string, args ...any) {

@@ -50,6 +50,7 @@ func TestPayloadSource(t *testing.T) {
 	// Experiment "gone" loses its ConfigMap after its first trial, once its second
 	// trial's topic exists and before that trial's Jobs do.
 	var deleted atomic.Bool
+	k := newKubelet(t, ns, brokers)
 	startManager(t, func(r *controllers.ExperimentReconciler) {
 		r.AfterSideEffect = func(x *serdebenchv1.SerializationExperiment, what string) {
 			if x.Name == "gone" && what == "topic ensured" && x.Status.Trials[0].Phase == serdebenchv1.TrialSucceeded && !deleted.Swap(true) {
@@ -58,7 +59,7 @@ func TestPayloadSource(t *testing.T) {
 				}
 			}
 		}
-	}, newKubelet(t, ns, brokers))
+	}, k)
 	schema, samples := ownSchemaFile(t, "order.avsc"), ownSchemaFile(t, "orders.jsonl")
 
 	create(t, sourceExperiment(ns, "own", "orders"))
@@ -136,5 +137,20 @@ func TestPayloadSource(t *testing.T) {
 		if strings.Contains(j.Name, "gone") && strings.Contains(j.Name, "-t001-") {
 			t.Fatalf("job %s created after the ConfigMap was deleted", j.Name)
 		}
+	}
+
+	// A check that never reached a verdict (the worker crashed before reading the
+	// samples) says so in a reason of its own: it is not a verdict on the source.
+	k.set(func(k *kubelet) { k.failRole = build.RoleCheck })
+	crashed := cm.DeepCopy()
+	crashed.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "orders-crashed"}
+	if err := k8s.Create(ctx, crashed); err != nil {
+		t.Fatal(err)
+	}
+	create(t, sourceExperiment(ns, "crash", "orders-crashed"))
+	x = waitStage(t, ns, "crash", serdebenchv1.StageFailed, 20*time.Second)
+	c = meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonSourceCheckFailed || !strings.Contains(c.Message, "did not finish: the worker exited with 1") {
+		t.Fatalf("failed condition %+v", c)
 	}
 }

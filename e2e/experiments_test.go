@@ -232,7 +232,8 @@ func waitTrialRunning(t *testing.T, name string, i int, role string) corev1.Pod 
 func TestThesisBatch(t *testing.T) {
 	start := time.Now()
 	x := sample(t, "thesis-batch.yaml", "thesis-batch")
-	x.Spec.Records = ptr(int64(2000))
+	// Records instead of the sample's duration: records and a duration exclude each other.
+	x.Spec.Records, x.Spec.DurationSeconds = ptr(int64(2000)), nil
 	x.Spec.Warmup = trial.Warmup{Records: 200}
 	create(t, x)
 	x, res := succeeded(t, x.Name, 10*time.Minute)

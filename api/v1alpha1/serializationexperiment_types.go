@@ -206,7 +206,8 @@ type TrialStatus struct {
 	// Strimzi) to create the current attempt's topic, because neither could be
 	// reached: such a topic provably does not exist, and deleting the experiment
 	// does not wait for Kafka to delete it. Unset in status written by older
-	// versions: the topic may exist.
+	// versions: the topic may exist. An existing topic (spec.topic.name) is never
+	// created nor deleted, whatever this says.
 	// +optional
 	TopicRequested *bool `json:"topicRequested,omitempty"`
 	// Attempt is the trial's current attempt, from 1; a disrupted attempt is

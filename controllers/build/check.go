@@ -46,8 +46,15 @@ func SourceCheckJob(cfg Config, x *serdebenchv1.SerializationExperiment, hash st
 		ObjectMeta: metav1.ObjectMeta{Name: names.SourceCheckJob(x.Name, string(x.UID), hash), Namespace: x.Namespace,
 			Labels: labels, Annotations: map[string]string{AnnotationSourceSHA256: hash}},
 		Spec: batchv1.JobSpec{
-			Completions:           ptr.To(int32(1)),
-			BackoffLimit:          ptr.To(int32(0)),
+			Completions: ptr.To(int32(1)),
+			// A verdict (exit 4) is final; a pod the cluster disrupted (eviction,
+			// preemption, node loss) is replaced without counting against the limit:
+			// the check has no state to lose.
+			BackoffLimit: ptr.To(int32(0)),
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+				Action:          batchv1.PodFailurePolicyActionIgnore,
+				OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
+			}}},
 			ActiveDeadlineSeconds: ptr.To(int64(SourceCheckDeadlineSeconds)),
 			Template:              corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
 		},

@@ -56,7 +56,17 @@ stop_pid() { # name timeout_s [group]: SIGTERM (to the process group if "group")
 }
 # nsx COMMAND...: run COMMAND in the broker's network namespace (the holder's).
 nsx() { local h; h=$(ours ns) || die "the namespace holder is gone"; nsenter --net="/proc/$h/ns/net" "$@"; }
-mounts() { awk '{print $5}' /proc/self/mountinfo | sort; }
+# nsnet: the namespace's path for `nsenter --net=`. Background a process with
+# `nsenter --net="$net" setsid CMD &`, never `nsx ... &`: a backgrounded function
+# runs in a forked subshell, so $! would be the subshell's PID and not the process's.
+nsnet() { local h; h=$(ours ns) || die "the namespace holder is gone"; echo "/proc/$h/ns/net"; }
+# mounts: what a network-namespace tool could leave mounted (/run/netns and its
+# bind mounts, nsfs). A cluster's pods come and go meanwhile: CNI's own namespaces
+# (cni-*) and the kubelet's volumes are theirs, not this script's, and not listed.
+mounts() {
+  awk '{for (i = 7; $i != "-"; i++) {}; print $5, $(i + 1)}' /proc/self/mountinfo \
+    | awk '($2 == "nsfs" || $1 ~ "^(/var)?/run/netns(/|$)") && $1 !~ "/cni-" {print $1}' | sort
+}
 host_rule() { iptables -w -t mangle "$1" PREROUTING -i "$VETH_H" -j NFQUEUE --queue-num "$NFQ_NUM"; }
 
 teardown() {
@@ -90,8 +100,9 @@ teardown() {
   if ours ns >/dev/null || ip link show "$VETH_H" >/dev/null 2>&1 || host_rule -C 2>/dev/null; then
     log "ERROR: teardown incomplete (namespace holder, veth or rule still present)"; TEARDOWN_OK=0
   fi
-  # Nothing here mounts anything: a mount that appeared is someone's leftover that
-  # `make down` would later blame on the cluster.
+  # Nothing here mounts anything: a namespace mount that appeared is a leftover
+  # (iproute2's `ip netns add` mounts /run/netns) that `make down` would later
+  # blame on the cluster.
   if [ -f "$STATE_DIR/mounts.before" ] && ! diff <(cat "$STATE_DIR/mounts.before") <(mounts) >"$STATE_DIR/mounts.diff"; then
     log "ERROR: the host's mounts changed during the run: $(tr '\n' ' ' <"$STATE_DIR/mounts.diff")"; TEARDOWN_OK=0
   fi
@@ -160,7 +171,8 @@ apply_delay() {
   if [ "$NFQ_RT_PRIO" -gt 0 ]; then
     if chrt -f "$NFQ_RT_PRIO" true 2>/dev/null; then rt=(chrt -f "$NFQ_RT_PRIO"); else log "WARNING: cannot use SCHED_FIFO; releases may run late under load"; fi
   fi
-  nsx setsid "${rt[@]}" "$NFQ_BIN" -queue "$NFQ_NUM" -delay "${D}ms" >"$STATE_DIR/nfq-ns.log" 2>&1 </dev/null 9>&- &
+  local net; net=$(nsnet) || exit 1
+  nsenter --net="$net" setsid "${rt[@]}" "$NFQ_BIN" -queue "$NFQ_NUM" -delay "${D}ms" >"$STATE_DIR/nfq-ns.log" 2>&1 </dev/null 9>&- &
   save_pid nfq-ns $!
   setsid "${rt[@]}" "$NFQ_BIN" -queue "$NFQ_NUM" -delay "${D}ms" >"$STATE_DIR/nfq-host.log" 2>&1 </dev/null 9>&- &
   save_pid nfq-host $!
@@ -285,7 +297,8 @@ kjava kafka.tools.StorageTool format -t "$CID" -c "$B/server.properties" >"$B/fo
   || { cat "$B/format.log" >&2; die "StorageTool format failed"; }
 log "starting broker in the namespace (heap $BROKER_HEAP)"
 # nsenter (no PID namespace) and setsid both exec (no fork), so $! is the JVM's PID
-nsx setsid java -Xms"$BROKER_HEAP" -Xmx"$BROKER_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+NSNET=$(nsnet) || exit 1
+nsenter --net="$NSNET" setsid java -Xms"$BROKER_HEAP" -Xmx"$BROKER_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
   -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
   -Dlog4j2.configurationFile="$B/log4j2.properties" -Dkafka.logs.dir="$B/logs" \
   -cp "$KAFKA_LIBS/*" kafka.Kafka "$B/server.properties" >"$B/broker.log" 2>&1 </dev/null 9>&- &

@@ -171,7 +171,9 @@ import "github.com/serdebench/serdebench/api/trial"
 		fmt.Fprintf(&w, "\t// +kubebuilder:validation:MaxItems=%d\n", r.MaxItems)
 		for _, m := range r.Markers {
 			if strings.HasPrefix(m, "XValidation") {
-				continue
+				// controller-gen has no items:XValidation: dropping the rule would admit
+				// swept values that spec.producer rejects.
+				return nil, fmt.Errorf("setting %s: a swept setting's rule cannot apply to matrix items; use Minimum, Maximum or an Enum type", r.Field)
 			}
 			fmt.Fprintf(&w, "\t// +kubebuilder:validation:items:%s\n", m)
 		}

@@ -57,7 +57,7 @@ if grep -q '"status":"pending' <<<"$status"; then
 fi
 
 pm() { k -n "$namespace" get podmonitor -l app.kubernetes.io/instance="$release" -o jsonpath="{.items[*].metadata.$1}" 2>/dev/null || true; }
-before="$(pm resourceVersion)" upgraded="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+before="$(pm resourceVersion)" upgraded="$(date +%s)"
 # shellcheck disable=SC2046,SC2086
 helm upgrade --install "$release" "$repo/charts/serdebench-operator" -n "$namespace" --wait --timeout 3m \
   $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") \
@@ -78,7 +78,8 @@ loaded() {
   [[ -z "$upgraded" ]] && return 0
   local last
   last="$(curl -sf --max-time 2 "$prom/api/v1/status/runtimeinfo" | grep -o '"lastConfigTime":"[^"]*"' | cut -d'"' -f4 || true)"
-  [[ -n "$last" && ! "$last" < "$upgraded" ]]
+  # As instants, not strings: Prometheus writes its own zone and fractions.
+  [[ -n "$last" ]] && (( $(date -d "$last" +%s 2>/dev/null || echo 0) >= upgraded ))
 }
 for i in $(seq 241); do
   loaded && { log "loaded after ${i}s"; exit 0; }

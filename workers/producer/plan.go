@@ -22,8 +22,9 @@ const batchOverheadBytes = 61
 // Plan is a trial's producer settings resolved for any client, as the Java client
 // would apply them: how large one partition's batch may grow, how long it may
 // wait, whether each record goes alone. NewPlan decides it once; each client's
-// adapter (sarama.go, franz.go) only applies it. docs/producer-settings.md explains
-// each rule and where a client differs from the Java client.
+// adapter (SaramaConfig in settings.go, FranzOptions in franz.go) only applies
+// it. docs/producer-settings.md explains each rule and where a client differs
+// from the Java client.
 type Plan struct {
 	// Acks and Compression are the trial's, checked.
 	Acks        trial.Acks

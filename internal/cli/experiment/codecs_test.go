@@ -15,7 +15,7 @@ import (
 // TestCodecEnumMatchesWorkers: the CRD admits exactly the codecs the workers build,
 // so no admitted experiment fails at the worker and no codec is unreachable.
 func TestCodecEnumMatchesWorkers(t *testing.T) {
-	raw, err := os.ReadFile("../../config/crd/bases/serdebench.io_serializationexperiments.yaml")
+	raw, err := os.ReadFile("../../../config/crd/bases/serdebench.io_serializationexperiments.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

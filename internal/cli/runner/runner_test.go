@@ -236,7 +236,7 @@ func TestPayloadSourceEndToEnd(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	s := spec("protobuf", "msgpack", "cbor")
 	s.Payload = v1alpha1.PayloadSpec{Source: &v1alpha1.PayloadSource{Format: "protobuf", Message: "Order",
-		SchemaPath: "../../config/samples/own-schema/order.proto", SamplesPath: "../../config/samples/own-schema/orders.jsonl"}}
+		SchemaPath: "../../../config/samples/own-schema/order.proto", SamplesPath: "../../../config/samples/own-schema/orders.jsonl"}}
 	trials, err := plan.Expand(s)
 	if err != nil {
 		t.Fatal(err)
