@@ -39,6 +39,12 @@ const finalizeGiveUp = 2 * time.Minute
 func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.SerializationExperiment, ts *serdebenchv1.TrialStatus) (ctrl.Result, error) {
 	retain := x.Spec.CleanupPolicy == serdebenchv1.CleanupRetain
 	failed := ts.Phase == serdebenchv1.TrialFailed
+	// A fault never outlives its trial, whatever the cleanup policy.
+	if ts.Fault != nil && !ts.Fault.Removed {
+		if err := r.deleteFaults(ctx, x, labels.Set{build.LabelTrial: ts.Name}); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	if !retain || failed {
 		if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{build.LabelTrial: ts.Name})); err != nil {
 			return ctrl.Result{}, err
@@ -75,6 +81,12 @@ func (r *ExperimentReconciler) cleanupAttempts(ctx context.Context, x *serdebenc
 	earlier, _ := labels.NewRequirement(build.LabelAttempt, selection.NotEquals, []string{fmt.Sprint(attempt)})
 	if err := r.deleteJobs(ctx, x, labels.SelectorFromSet(labels.Set{build.LabelTrial: t.Name}).Add(*earlier)); err != nil {
 		return err
+	}
+	if t.Fault != nil {
+		// The new attempt's fault objects do not exist yet: every one is earlier.
+		if err := r.deleteFaults(ctx, x, labels.Set{build.LabelTrial: t.Name}); err != nil {
+			return err
+		}
 	}
 	for a := 1; a < attempt; a++ {
 		if t.ExistingTopic != "" {
@@ -152,6 +164,11 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 	}
 	if err := r.deleteJobs(ctx, x, labels.Everything()); err != nil {
 		return ctrl.Result{}, err
+	}
+	if x.Spec.Faults != nil {
+		if err := r.deleteFaults(ctx, x, nil); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	var failed []string
 	if x.Spec.Topic.Name == "" { // an existing topic is never deleted

@@ -57,6 +57,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		protocol.Annotate(t, merged)
 		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
 		tr.Attempts = ts.Attempt
+		tr.Fault = ts.Fault.DeepCopy()
 		r.crossCheck(ctx, x, t, sums, &tr)
 		if err := r.writeResult(ctx, x, tr, ran); err != nil {
 			return ctrl.Result{}, err

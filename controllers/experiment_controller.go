@@ -73,8 +73,11 @@ type ExperimentReconciler struct {
 	MaxConcurrentReconciles int
 	// AfterStatusWrite and AfterSideEffect, if set, are called after every status
 	// write and every external side effect (tests inject crashes there).
-	AfterStatusWrite func(x *serdebenchv1.SerializationExperiment)
-	AfterSideEffect  func(x *serdebenchv1.SerializationExperiment, what string)
+	// FaultInjectTimeout bounds the wait for Chaos Mesh to apply a trial's fault
+	// once its objects exist (default 30 s).
+	FaultInjectTimeout time.Duration
+	AfterStatusWrite   func(x *serdebenchv1.SerializationExperiment)
+	AfterSideEffect    func(x *serdebenchv1.SerializationExperiment, what string)
 }
 
 // Reasons for conditions and events.
@@ -190,6 +193,22 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 				x.Status.ObservedGeneration = x.Generation
 				r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, ReasonCheckingSource,
 					"checking every sample through every codec in the worker image")
+				if _, err := r.updateStatus(ctx, x); err != nil {
+					return ctrl.Result{}, err
+				}
+				return ctrl.Result{RequeueAfter: r.poll()}, nil
+			}
+		}
+		if x.Spec.Faults != nil {
+			// Every scenario must be expressible as Chaos Mesh objects for this
+			// experiment's pods, and Chaos Mesh installed, before any topic exists.
+			missing, err := r.chaosMeshMissing(x, trials)
+			if err != nil {
+				return r.fail(ctx, x, -1, ReasonInvalidSpec, "spec.faults: "+err.Error())
+			}
+			if missing != "" {
+				x.Status.ObservedGeneration = x.Generation
+				r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, ReasonChaosMeshNotInstalled, missing)
 				if _, err := r.updateStatus(ctx, x); err != nil {
 					return ctrl.Result{}, err
 				}
@@ -367,6 +386,11 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 			done++
 		}
 	}
+	if t.Fault != nil {
+		if res, stop, err := r.fault(ctx, x, t, done == len(jobs)); stop {
+			return res, err
+		}
+	}
 	if done < len(jobs) {
 		// Job status changes are watched; the poll is a safety net.
 		return ctrl.Result{RequeueAfter: r.poll()}, nil
@@ -389,6 +413,7 @@ func (r *ExperimentReconciler) jobFailed(ctx context.Context, x *serdebenchv1.Se
 		ts.Topic = build.TopicName(x, t, int(ts.Attempt))
 		ts.Phase = serdebenchv1.TrialCreatingTopic
 		ts.TopicRequested = ptr.To(false)
+		ts.Fault = nil      // the next attempt's fault is planned and applied anew
 		ts.StartTime = &now // timeoutSeconds bounds each attempt
 		ts.Message = fmt.Sprintf("attempt %d disrupted: %s", ts.Attempt-1, msg)
 		return r.updateStatus(ctx, x)

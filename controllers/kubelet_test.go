@@ -256,8 +256,11 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 	podCtx, stopPods := context.WithCancel(ctx)
 	defer stopPods()
 	var wg, first sync.WaitGroup
+	pods := make([]*corev1.Pod, n)
 	for idx := range n {
 		podIP := nextPodIP()
+		// As the kubelet: the pod is Running, its containers started, while they run.
+		pods[idx] = k.startPod(ctx, j, idx)
 		k.mu.Lock()
 		register := k.metricsTarget
 		k.mu.Unlock()
@@ -301,7 +304,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 			wg.Wait()
 			return
 		}
-		ok, pod := k.recordPod(ctx, j, 0, results[0], true)
+		ok, pod := k.recordPod(ctx, j, 0, pods[0], results[0], true)
 		if !ok {
 			k.finishJob(ctx, j, 0, 1, []string{pod})
 			stopPods()
@@ -319,7 +322,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 		if how.evict && idx == 0 {
 			continue // recorded above
 		}
-		if ok, _ := k.recordPod(ctx, j, idx, results[idx], false); !ok {
+		if ok, _ := k.recordPod(ctx, j, idx, pods[idx], results[idx], false); !ok {
 			failed++
 		}
 	}
@@ -482,7 +485,9 @@ func (k *kubelet) volumeFiles(ctx context.Context, v corev1.Volume) (map[string]
 
 // recordPod creates the Pod the Job controller would have created (admission,
 // including Pod Security, checks it) and sets its terminated status.
-func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []containerResult, evicted bool) (bool, string) {
+// startPod creates the Job's pod idx as Running, each container started now (nil
+// if it cannot: the error is reported, and recordPod creates it at the end).
+func (k *kubelet) startPod(ctx context.Context, j *batchv1.Job, idx int) *corev1.Pod {
 	labels := map[string]string{"batch.kubernetes.io/job-name": j.Name, "batch.kubernetes.io/job-completion-index": fmt.Sprint(idx)}
 	for key, v := range j.Spec.Template.Labels {
 		labels[key] = v
@@ -494,9 +499,39 @@ func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []
 	}
 	pod.Spec.NodeName = "envtest-node"
 	if err := k8s.Create(ctx, pod); err != nil {
-		k.t.Errorf("create pod for job %s: %v", j.Name, err)
+		if ctx.Err() == nil {
+			k.t.Errorf("create pod for job %s: %v", j.Name, err)
+		}
+		return nil
+	}
+	now := metav1.Now()
+	pod.Status.Phase = corev1.PodRunning
+	for _, c := range pod.Spec.Containers {
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true, Started: ptr(true),
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}})
+	}
+	if err := k8s.Status().Update(ctx, pod); err != nil && ctx.Err() == nil {
+		k.t.Errorf("mark pod %s running: %v", pod.Name, err)
+	}
+	return pod
+}
+
+func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, started *corev1.Pod, res []containerResult, evicted bool) (bool, string) {
+	pod := started
+	if pod == nil {
+		if pod = k.startPod(ctx, j, idx); pod == nil {
+			return false, ""
+		}
+	}
+	startedAt := metav1.Now()
+	if len(pod.Status.ContainerStatuses) > 0 && pod.Status.ContainerStatuses[0].State.Running != nil {
+		startedAt = pod.Status.ContainerStatuses[0].State.Running.StartedAt
+	}
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+		k.t.Errorf("get pod %s: %v", pod.Name, err)
 		return false, ""
 	}
+	pod.Status.ContainerStatuses = nil
 	k.mu.Lock()
 	for _, r := range res {
 		k.logs[pod.Name+"/"+r.name] = r.log
@@ -513,7 +548,7 @@ func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, res []
 		// As containerd reports it: the repository and the manifest digest it resolved.
 		imageID := strings.SplitN(strings.SplitN(img, "@", 2)[0], ":", 2)[0] + fmt.Sprintf("@sha256:%x", sha256.Sum256([]byte(img)))
 		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: r.name, Image: img, ImageID: imageID,
-			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: r.exitCode, Reason: reason, Message: r.message, StartedAt: now, FinishedAt: now}}})
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: r.exitCode, Reason: reason, Message: r.message, StartedAt: startedAt, FinishedAt: now}}})
 	}
 	pod.Status.Phase = corev1.PodSucceeded
 	if !ok {

@@ -58,14 +58,32 @@ func TestAdmissionTable(t *testing.T) {
 // produce the same spec.
 func TestDefaultsAgree(t *testing.T) {
 	ns := newNamespace(t)
+	// Every optional field of every fault kind, unset.
+	faults := &serdebenchv1.Faults{Scenarios: []trial.Fault{
+		{Name: "net", StartSeconds: 1, DurationSeconds: 2, Network: &trial.NetworkFault{
+			Delay: &trial.Delay{LatencyMicroseconds: 1000}, Bandwidth: &trial.Bandwidth{RateKilobitsPerSecond: 1000}}},
+		{Name: "stress", StartSeconds: 1, DurationSeconds: 2, Stress: &trial.StressFault{
+			CPU: &trial.CPUStress{Workers: 1}, Memory: &trial.MemoryStress{SizeMegabytes: 1}}},
+		{Name: "kill", StartSeconds: 1, Pod: &trial.PodFault{Action: trial.PodKill}},
+	}}
 	for name, c := range map[string]struct {
-		payload string
-		goSide  serdebenchv1.PayloadSpec
+		payload, extra string
+		goSide         serdebenchv1.PayloadSpec
+		goFaults       *serdebenchv1.Faults
 	}{
-		"defaults": {"{schema: simple, sizesBytes: [512]}", serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}},
-		"source-defaults": {"{source: {format: avro, configMap: {name: orders}}}",
-			serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro", ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}},
+		"defaults": {payload: "{schema: simple, sizesBytes: [512]}", goSide: serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}}},
+		"source-defaults": {payload: "{source: {format: avro, configMap: {name: orders}}}",
+			goSide: serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro", ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}},
+		"fault-defaults": {payload: "{schema: simple, sizesBytes: [512]}", goSide: serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}},
+			extra: `  faults: {scenarios: [{name: net, startSeconds: 1, durationSeconds: 2, network: {delay: {latencyMicroseconds: 1000}, bandwidth: {rateKilobitsPerSecond: 1000}}},
+    {name: stress, startSeconds: 1, durationSeconds: 2, stress: {cpu: {workers: 1}, memory: {sizeMegabytes: 1}}},
+    {name: kill, startSeconds: 1, pod: {action: kill}}]}
+`, goFaults: faults},
 	} {
+		window := "  records: 1000\n"
+		if c.goFaults != nil {
+			window = "  durationSeconds: 10\n"
+		}
 		doc := []byte(`apiVersion: serdebench.io/v1alpha1
 kind: SerializationExperiment
 metadata: {name: ` + name + `}
@@ -73,8 +91,7 @@ spec:
   kafka: {bootstrapServers: "kafka:9092"}
   codecs: [json]
   payload: ` + c.payload + `
-  records: 1000
-`)
+` + window + c.extra)
 		local, err := experimentfile.Parse(doc)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +108,10 @@ spec:
 		if diff := cmp.Diff(local.Spec, stored.Spec); diff != "" {
 			t.Fatalf("%s: local parse and the API server default differently (-local +server):\n%s", name, diff)
 		}
-		goSide := serdebenchv1.ExperimentSpec{Codecs: []trial.Codec{"json"}, Payload: c.goSide, Records: ptr(int64(1000))}
+		goSide := serdebenchv1.ExperimentSpec{Codecs: []trial.Codec{"json"}, Payload: c.goSide, Records: ptr(int64(1000)), Faults: c.goFaults.DeepCopy()}
+		if c.goFaults != nil {
+			goSide.Records, goSide.DurationSeconds = nil, ptr(int32(10))
+		}
 		goSide.Default()
 		if diff := cmp.Diff(goSide, stored.Spec.ExperimentSpec); diff != "" {
 			t.Fatalf("%s: ExperimentSpec.Default and the CRD's defaults differ (-go +server):\n%s", name, diff)

@@ -45,6 +45,7 @@ type Settings struct {
 // the rows spec.producer's fields and defaults, the matrix and its sweeps, the
 // spec's base Settings and the CEL rule that bounds the trial count; so a new knob
 // is a row here, its Settings field, and its mapping in each client's adapter.
+// +kubebuilder:object:generate=false
 type Row struct {
 	// Field is the Go name of the Settings field, spec.producer's field and the
 	// matrix's field; JSON is their JSON name.
@@ -142,6 +143,7 @@ func DefaultOf(field string) any {
 const MaxTrials = 256
 
 // Sweep is one matrix dimension: how many values it lists and how value i is set.
+// +kubebuilder:object:generate=false
 type Sweep struct {
 	// Field names the swept setting (Row.Field).
 	Field string

@@ -1,6 +1,9 @@
 // Package trial defines what one worker is asked to run: a trial's codec, payload
 // and fully resolved producer settings. It is the contract between the planner (and
 // the operator) above and the workers below.
+//
+// DeepCopy methods are generated (they import nothing): the API types embed these.
+// +kubebuilder:object:generate=true
 package trial
 
 import (
@@ -71,6 +74,8 @@ type Trial struct {
 	Partitions  int32             `json:"partitions"`
 	Replicas    int32             `json:"replicas"`
 	TopicConfig map[string]string `json:"topicConfig,omitempty"`
+	// Fault is the condition the trial runs under (nil: none, the baseline).
+	Fault *Fault `json:"fault,omitempty"`
 	// Seed and PoolSize drive payload generation.
 	Seed     int64 `json:"seed"`
 	PoolSize int32 `json:"poolSize"`

@@ -60,6 +60,14 @@ func (s *ExperimentSpec) Default() {
 	if s.PoolSize == 0 {
 		s.PoolSize = DefaultPoolSize
 	}
+	if f := s.Faults; f != nil {
+		if f.Baseline == nil {
+			f.Baseline = ptr(true)
+		}
+		for i := range f.Scenarios {
+			f.Scenarios[i].Default()
+		}
+	}
 	if s.Client == "" {
 		s.Client = trial.DefaultClient
 	}

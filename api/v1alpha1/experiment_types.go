@@ -12,7 +12,11 @@ import "github.com/serdebench/serdebench/api/trial"
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || !has(self.rate.recordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
-// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1) * (has(self.matrix.payloadCompression) && size(self.matrix.payloadCompression) > 0 ? size(self.matrix.payloadCompression) : 1))) <= 256",message="the matrix expands to more than 256 trials"
+// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1) * (has(self.matrix.payloadCompression) && size(self.matrix.payloadCompression) > 0 ? size(self.matrix.payloadCompression) : 1))) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) <= 256",message="the matrix expands to more than 256 trials (codecs × sizes × matrix values × fault scenarios)"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || has(self.durationSeconds)",message="faults begin and end at times in the measured window: set durationSeconds, not records"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.durationSeconds) || self.faults.scenarios.all(f, f.startSeconds + (has(f.durationSeconds) ? f.durationSeconds : 0) < self.durationSeconds)",message="a fault must end before the measured window does (startSeconds + durationSeconds < durationSeconds): the seconds after it show the recovery"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.warmup) || !has(self.warmup.records) || self.warmup.records == 0",message="with faults, warm up by warmup.durationSeconds: a fault's start is timed from the measured window's"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.rate) || !has(self.rate.search)",message="rate.search and faults do not combine: a search's steps would meet the fault at different rates"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || self.codecs.all(c, c in ['json', 'json/goccy', 'avro', 'protobuf', 'msgpack', 'cbor', 'raw'])",message="with payload.source only json, json/goccy, avro, protobuf, msgpack, cbor and raw apply: the other codecs need code generated from the schema"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'avro') || self.payload.source.format == 'avro'",message="codec avro with payload.source needs an Avro schema (format: avro)"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'protobuf') || self.payload.source.format == 'protobuf'",message="codec protobuf with payload.source needs a .proto (format: protobuf)"
@@ -115,6 +119,57 @@ type ExperimentSpec struct {
 	// +kubebuilder:validation:Maximum=1048576
 	// +optional
 	PoolSize int32 `json:"poolSize,omitempty"`
+
+	// Faults are the conditions to compare: each scenario is a matrix dimension's
+	// value, so every codec and setting runs under each (docs/faults.md).
+	// +optional
+	Faults *Faults `json:"faults,omitempty"`
+}
+
+// Faults lists fault scenarios; each trial runs under one of them, or none.
+type Faults struct {
+	// Baseline also runs every combination without a fault: the reference the
+	// faulted trials are compared with.
+	// +kubebuilder:default=true
+	// +optional
+	Baseline *bool `json:"baseline,omitempty"`
+	// Scenarios are the faults, one per trial.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=name
+	Scenarios []trial.Fault `json:"scenarios"`
+}
+
+// Count is how many trials each combination of the other dimensions becomes.
+func (f *Faults) Count() int {
+	if f == nil {
+		return 1
+	}
+	n := len(f.Scenarios)
+	if f.Baseline == nil || *f.Baseline {
+		n++
+	}
+	return max(n, 1)
+}
+
+// Variants are the faults each combination runs under, in order: nil (the
+// baseline) first, then each scenario.
+func (f *Faults) Variants() []*trial.Fault {
+	if f == nil {
+		return []*trial.Fault{nil}
+	}
+	var v []*trial.Fault
+	if f.Baseline == nil || *f.Baseline {
+		v = append(v, nil)
+	}
+	for i := range f.Scenarios {
+		v = append(v, &f.Scenarios[i])
+	}
+	if len(v) == 0 {
+		v = append(v, nil)
+	}
+	return v
 }
 
 // PayloadSpec selects the records: a built-in schema at chosen sizes, or the user's

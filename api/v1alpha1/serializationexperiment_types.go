@@ -226,9 +226,44 @@ type TrialStatus struct {
 	// CompletionTime is when the trial finished.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Fault is the trial's fault as it was applied (spec.faults).
+	// +optional
+	Fault *FaultStatus `json:"fault,omitempty"`
 	// Message explains a failure or a warning.
 	// +optional
 	Message string `json:"message,omitempty"`
+}
+
+// FaultStatus is a trial's fault as Chaos Mesh applied it: when, to which pods,
+// and whether it was removed.
+type FaultStatus struct {
+	// Name is the scenario's.
+	Name string `json:"name"`
+	// DueTime is when the fault was planned to begin: the trial's producers
+	// running, their warmup, then the scenario's startSeconds.
+	// +optional
+	DueTime *metav1.Time `json:"dueTime,omitempty"`
+	// Objects are the Chaos Mesh objects that apply it (Kind/name), recorded
+	// before they are created.
+	// +optional
+	Objects []string `json:"objects,omitempty"`
+	// CreateTime is when they were created.
+	// +optional
+	CreateTime *metav1.Time `json:"createTime,omitempty"`
+	// InjectedTime is when Chaos Mesh had applied it to every pod it selected: the
+	// fault's actual start.
+	// +optional
+	InjectedTime *metav1.Time `json:"injectedTime,omitempty"`
+	// RecoveredTime is when Chaos Mesh had recovered every pod: the fault's actual
+	// end (unset for a kill, which acts once).
+	// +optional
+	RecoveredTime *metav1.Time `json:"recoveredTime,omitempty"`
+	// Targets are the pods (or containers) it acted on, as Chaos Mesh names them.
+	// +optional
+	Targets []string `json:"targets,omitempty"`
+	// Removed is true once its objects are deleted.
+	// +optional
+	Removed bool `json:"removed,omitempty"`
 }
 
 // SerializationExperimentStatus is what the operator observed.

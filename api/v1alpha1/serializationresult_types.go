@@ -197,6 +197,10 @@ type TrialResult struct {
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
 	Settings trial.Settings `json:"settings"`
+	// Fault is the fault the trial ran under, as Chaos Mesh applied it (unset for a
+	// trial without one).
+	// +optional
+	Fault *FaultStatus `json:"fault,omitempty"`
 	// ClientSettings are the producer client's own settings the trial ran with, by
 	// the client's names, for the settings whose meaning differs between clients
 	// (in-flight requests, batch cap, linger, partitioner; docs/producer-settings.md).

@@ -92,6 +92,9 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if x.Spec.Faults != nil {
+				return errors.New(v1alpha1.FaultsNotApplied)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// Workers bound their own waits; this bounds the command, whatever they do.

@@ -15,6 +15,8 @@ func TestInvalidFileNamesTheField(t *testing.T) {
 		"testdata/missing.yaml":  "no such file",
 		// A sample that does not fit its schema is named by line.
 		"testdata/bad-source.yaml": "bad-orders.jsonl: payload source: samples line 3",
+		// Valid, but not applied yet: refused, never run without its fault.
+		"testdata/faults.yaml": "serdebench run does not apply faults yet",
 	} {
 		cmd := rootCmd()
 		var out bytes.Buffer

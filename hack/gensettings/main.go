@@ -65,7 +65,8 @@ func minSizeRule(mins map[string]int32) string {
 	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in %s) || self.sizesBytes.all(s, s >= %s[self.schema])",message="payload.sizesBytes: a size is below its schema's minimum (%s): the record's fields alone take about that much"`, m, m, strings.Join(human, ", "))
 }
 
-// trialCountRule is ExperimentSpec's CEL rule: codecs × sizes × every sweep's length.
+// trialCountRule is ExperimentSpec's CEL rule: codecs × sizes × every sweep's
+// length × the fault scenarios (with the baseline: v1alpha1.Faults.Count).
 func trialCountRule(rows []trial.Row) string {
 	var dims []string
 	for _, r := range rows {
@@ -75,7 +76,7 @@ func trialCountRule(rows []trial.Row) string {
 		f := "self.matrix." + r.JSON
 		dims = append(dims, fmt.Sprintf("(has(%s) && size(%s) > 0 ? size(%s) : 1)", f, f, f))
 	}
-	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) <= %d",message="the matrix expands to more than %d trials"`,
+	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) <= %d",message="the matrix expands to more than %d trials (codecs × sizes × matrix values × fault scenarios)"`,
 		strings.Join(dims, " * "), trial.MaxTrials, trial.MaxTrials)
 }
 

@@ -62,10 +62,10 @@ type Result struct {
 	Regressed bool     `json:"regressed"`
 }
 
-// Key is a trial's identity across runs: codec, schema, size and effective settings
-// (which include the client, payload compression and rate).
+// Key is a trial's identity across runs: codec, schema, size, effective settings
+// (which include the client, payload compression and rate) and fault scenario.
 func Key(r report.Row) string {
-	return fmt.Sprintf("%s|%s|%d|%s", r.Codec, r.Schema, r.SizeBytes, r.Settings)
+	return fmt.Sprintf("%s|%s|%d|%s|%s", r.Codec, r.Schema, r.SizeBytes, r.Settings, r.Fault)
 }
 
 // metric reads one metric of a row; higherIsBetter says which way is a regression.

@@ -63,3 +63,20 @@ func TestMatching(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
+
+// TestFaultScenariosDoNotMatchTheBaseline: a trial under a fault is compared with
+// the same scenario's trials only, never with the healthy baseline of the same
+// settings (a slower faulted run is not a regression of the healthy one).
+func TestFaultScenariosDoNotMatchTheBaseline(t *testing.T) {
+	healthy := report.Row{Name: "t000-protobuf-256b", Codec: "protobuf", Schema: "simple", SizeBytes: 256, Settings: "batch", RecordsPerSecond: 1000, P99: 100}
+	faulted := healthy
+	faulted.Name, faulted.Fault, faulted.RecordsPerSecond, faulted.P99 = "t001-protobuf-256b-loss-5", "loss-5", 100, 100000
+	res := Compare([][]report.Row{{healthy, faulted}}, []report.Row{healthy, faulted}, Thresholds{ThroughputDropPercent: 10, P99RisePercent: 10})
+	if res.Regressed || len(res.Trials) != 2 || len(res.Unmatched) != 0 {
+		t.Fatalf("same trials, same numbers: %+v", res)
+	}
+	res = Compare([][]report.Row{{healthy}}, []report.Row{faulted}, Thresholds{ThroughputDropPercent: 10, P99RisePercent: 10})
+	if res.Regressed || len(res.Unmatched) != 1 || len(res.Missing) != 1 {
+		t.Fatalf("a faulted trial matched the healthy baseline: %+v", res)
+	}
+}

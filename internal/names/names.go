@@ -46,6 +46,12 @@ func Job(experiment, uid string, index int, role string, attempt int) string {
 	return name
 }
 
+// Fault is a trial attempt's fault object (a Chaos Mesh chaos); part tells the
+// objects of one fault apart (netem, bandwidth, partition, pod, stress).
+func Fault(experiment, uid string, index int, part string, attempt int) string {
+	return Job(experiment, uid, index, "fault-"+part, attempt)
+}
+
 // UIDPrefix is the first n characters of an object's UID without dashes: short,
 // and different for a re-created object of the same name.
 func UIDPrefix(uid string, n int) string {

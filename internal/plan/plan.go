@@ -11,7 +11,9 @@ import (
 )
 
 // Expand defaults a copy of spec and returns its trials in a stable order: codecs
-// outermost, then sizes, then matrix dimensions in declaration order.
+// outermost, then sizes, then matrix dimensions in declaration order, then the
+// fault scenarios (the baseline first), so a setting's faulted trials follow its
+// baseline.
 func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	spec = *spec.DeepCopy()
 	spec.Default()
@@ -48,41 +50,48 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	for _, codec := range spec.Codecs {
 		for _, size := range sizes {
 			for _, st := range variants {
-				t := trial.Trial{
-					Index:           len(trials),
-					Codec:           codec,
-					Schema:          spec.Payload.Schema,
-					Source:          src,
-					SizeBytes:       size,
-					Settings:        st,
-					Consumer:        consumer,
-					Warmup:          spec.Warmup,
-					IntervalSeconds: spec.IntervalSeconds,
-					Search:          spec.Rate.Search,
-					Producers:       spec.Producers,
-					Consumers:       spec.Consumers,
-					Partitions:      spec.Topic.Partitions,
-					Replicas:        spec.Topic.Replicas,
-					TopicConfig:     spec.Topic.Config,
-					ExistingTopic:   spec.Topic.Name,
-					Seed:            *spec.Seed,
-					PoolSize:        spec.PoolSize,
+				for _, fault := range spec.Faults.Variants() {
+					t := trial.Trial{
+						Index:           len(trials),
+						Codec:           codec,
+						Schema:          spec.Payload.Schema,
+						Source:          src,
+						SizeBytes:       size,
+						Settings:        st,
+						Consumer:        consumer,
+						Warmup:          spec.Warmup,
+						IntervalSeconds: spec.IntervalSeconds,
+						Search:          spec.Rate.Search,
+						Producers:       spec.Producers,
+						Consumers:       spec.Consumers,
+						Partitions:      spec.Topic.Partitions,
+						Replicas:        spec.Topic.Replicas,
+						TopicConfig:     spec.Topic.Config,
+						ExistingTopic:   spec.Topic.Name,
+						Seed:            *spec.Seed,
+						PoolSize:        spec.PoolSize,
+					}
+					if spec.Records != nil {
+						t.Records = *spec.Records
+					} else {
+						t.DurationSeconds = *spec.DurationSeconds
+					}
+					if st.Idempotent && (st.Acks != trial.AcksAll || st.MaxInFlight != 1) {
+						return nil, fmt.Errorf("trial %d: idempotent producer needs acks=all and maxInFlight=1, got acks=%s maxInFlight=%d", t.Index, st.Acks, st.MaxInFlight)
+					}
+					// Names become topic, job and pod names: a variant's slash is a dash.
+					payload := fmt.Sprintf("%db", size)
+					if src != nil {
+						payload = "source"
+					}
+					t.Name = fmt.Sprintf("t%03d-%s-%s", t.Index, strings.ReplaceAll(string(codec), "/", "-"), payload)
+					if fault != nil {
+						f := *fault
+						t.Fault = &f
+						t.Name += "-" + f.Name
+					}
+					trials = append(trials, t)
 				}
-				if spec.Records != nil {
-					t.Records = *spec.Records
-				} else {
-					t.DurationSeconds = *spec.DurationSeconds
-				}
-				if st.Idempotent && (st.Acks != trial.AcksAll || st.MaxInFlight != 1) {
-					return nil, fmt.Errorf("trial %d: idempotent producer needs acks=all and maxInFlight=1, got acks=%s maxInFlight=%d", t.Index, st.Acks, st.MaxInFlight)
-				}
-				// Names become topic, job and pod names: a variant's slash is a dash.
-				payload := fmt.Sprintf("%db", size)
-				if src != nil {
-					payload = "source"
-				}
-				t.Name = fmt.Sprintf("t%03d-%s-%s", t.Index, strings.ReplaceAll(string(codec), "/", "-"), payload)
-				trials = append(trials, t)
 			}
 		}
 	}

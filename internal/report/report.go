@@ -60,6 +60,8 @@ type Row struct {
 	// the user's own (SizeBytes is then their mean JSON size).
 	Schema, PayloadCompression string
 	Source                     bool
+	// Fault is the fault scenario the trial ran under ("" for none).
+	Fault string
 	// OpenLoop says producers sent at a fixed target rate, so records per second
 	// measure the target, not the codec (false for a rate search).
 	OpenLoop bool
@@ -101,6 +103,9 @@ func LocalRows(trials []TrialResult) []Row {
 			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord,
 			Schema: t.Trial.PayloadSchema(), PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil,
 			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0 && r.Search == nil})
+		if f := t.Trial.Fault; f != nil {
+			rows[len(rows)-1].Fault = f.Name
+		}
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
 			for _, st := range sr.Steps {
@@ -132,6 +137,9 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3,
 			Schema:       t.Schema, PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, trial.SourceSchemaPrefix),
 			OpenLoop: t.Settings.RecordsPerSecond > 0 && t.Search == nil})
+		if f := t.Fault; f != nil {
+			rows[len(rows)-1].Fault = f.Name
+		}
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {
@@ -154,7 +162,11 @@ func Columns() []string { return slices.Clone(columns) }
 func (r Row) Cells() []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	return []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), r.Settings,
+	settings := r.Settings
+	if r.Fault != "" {
+		settings += " fault=" + r.Fault
+	}
+	return []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), settings,
 		f(r.SerializedBytes, 0), f(r.RecordsPerSecond, 0), f(r.MBPerSec, 2),
 		f(r.SerMicros, 2), f(r.DeserMicros, 2), f(r.SerPct, 1), f(r.DeserPct, 1),
 		i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated),

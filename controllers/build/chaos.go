@@ -1,0 +1,167 @@
+package build
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/serdebench/serdebench/api/trial"
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/names"
+)
+
+// Chaos Mesh's API: the kinds a fault becomes. Built as unstructured objects so the
+// operator links no Chaos Mesh module; envtest checks them against its real CRDs.
+var (
+	NetworkChaos = schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "NetworkChaos"}
+	PodChaos     = schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "PodChaos"}
+	StressChaos  = schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "StressChaos"}
+)
+
+// RoleFault labels a trial's fault objects.
+const RoleFault = "fault"
+
+// Strimzi's labels on a Kafka cluster's broker pods (node pools with the broker
+// role, in KRaft clusters of Strimzi 0.4x and 1.x).
+const (
+	strimziClusterLabel    = "strimzi.io/cluster"
+	strimziBrokerRoleLabel = "strimzi.io/broker-role"
+)
+
+// Chaos is the Chaos Mesh objects that apply trial t's fault in its attempt: a
+// NetworkChaos per network action (netem for delay and loss, bandwidth, partition),
+// a PodChaos or a StressChaos. Each lasts the fault's duration from its creation,
+// so the operator creates them when the fault is due. An error says why the fault
+// cannot be expressed for this experiment (nothing would be injected).
+func Chaos(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) ([]*unstructured.Unstructured, error) {
+	f := t.Fault
+	if f == nil {
+		return nil, nil
+	}
+	target, err := faultSelector(x, t, attempt, f.Target.Role, f.Target)
+	if err != nil {
+		return nil, err
+	}
+	var objs []*unstructured.Unstructured
+	add := func(gvk schema.GroupVersionKind, part string, spec map[string]any) {
+		spec["mode"] = string(f.Target.Pods)
+		spec["selector"] = target
+		if f.DurationSeconds > 0 {
+			spec["duration"] = fmt.Sprintf("%ds", f.DurationSeconds)
+		}
+		o := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+		o.SetGroupVersionKind(gvk)
+		o.SetNamespace(x.Namespace)
+		o.SetName(names.Fault(x.Name, string(x.UID), t.Index, part, attempt))
+		labels := TrialLabels(x, t)
+		labels[LabelRole] = RoleFault
+		labels[LabelAttempt] = fmt.Sprint(attempt)
+		o.SetLabels(labels)
+		objs = append(objs, o)
+	}
+	switch {
+	case f.Network != nil:
+		n := f.Network
+		if n.Delay != nil || n.LossPercent != "" {
+			spec := map[string]any{"action": "netem", "direction": "to"}
+			if d := n.Delay; d != nil {
+				if d.Distribution == trial.DistributionUniform {
+					return nil, fmt.Errorf("fault %s: Chaos Mesh applies netem's normal delay distribution only; distribution uniform runs with serdebench run", f.Name)
+				}
+				spec["delay"] = map[string]any{"latency": fmt.Sprintf("%dus", d.LatencyMicroseconds),
+					"jitter": fmt.Sprintf("%dus", d.JitterMicroseconds), "correlation": fmt.Sprint(d.CorrelationPercent)}
+			}
+			if n.LossPercent != "" {
+				spec["loss"] = map[string]any{"loss": n.LossPercent, "correlation": fmt.Sprint(n.LossCorrelationPercent)}
+			}
+			add(NetworkChaos, "netem", spec)
+		}
+		if b := n.Bandwidth; b != nil {
+			// Chaos Mesh's "bps" is bytes per second (tc's unit).
+			add(NetworkChaos, "bandwidth", map[string]any{"action": "bandwidth", "direction": "to", "bandwidth": map[string]any{
+				"rate": fmt.Sprintf("%dbps", int64(b.RateKilobitsPerSecond)*1000/8), "buffer": int64(b.BufferBytes), "limit": int64(b.LimitBytes)}})
+		}
+		if n.Partition {
+			// Cut off from the peers it talks to in this trial: the brokers from the
+			// trial's workers, the workers from the brokers.
+			peer := trial.RoleBrokers
+			if f.Target.Role == trial.RoleBrokers {
+				peer = ""
+			}
+			peers, err := faultSelector(x, t, attempt, peer, f.Target)
+			if err != nil {
+				return nil, err
+			}
+			add(NetworkChaos, "partition", map[string]any{"action": "partition", "direction": "both",
+				"target": map[string]any{"mode": string(trial.PodsAll), "selector": peers}})
+		}
+	case f.Pod != nil:
+		spec := map[string]any{"action": map[trial.PodAction]string{trial.PodKill: "pod-kill", trial.PodFailure: "pod-failure",
+			trial.ContainerKill: "container-kill"}[f.Pod.Action]}
+		if len(f.Pod.ContainerNames) > 0 {
+			spec["containerNames"] = stringsAny(f.Pod.ContainerNames)
+		}
+		add(PodChaos, "pod", spec)
+	case f.Stress != nil:
+		stressors := map[string]any{}
+		if c := f.Stress.CPU; c != nil {
+			stressors["cpu"] = map[string]any{"workers": int64(c.Workers), "load": int64(c.LoadPercent)}
+		}
+		if m := f.Stress.Memory; m != nil {
+			stressors["memory"] = map[string]any{"workers": int64(m.Workers), "size": fmt.Sprintf("%dMB", m.SizeMegabytes)}
+		}
+		add(StressChaos, "stress", map[string]any{"stressors": stressors})
+	default:
+		return nil, fmt.Errorf("fault %s: none of network, pod and stress is set", f.Name)
+	}
+	return objs, nil
+}
+
+// faultSelector is Chaos Mesh's pod selector for role: the brokers (Strimzi's
+// broker pods, else target.matchLabels), the trial attempt's producers or
+// consumers, or, with role "", all of the attempt's worker pods.
+func faultSelector(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int, role trial.FaultRole, target trial.FaultTarget) (map[string]any, error) {
+	selector := func(namespace string, labels map[string]string) map[string]any {
+		ls := map[string]any{}
+		for k, v := range labels {
+			ls[k] = v
+		}
+		return map[string]any{"namespaces": []any{namespace}, "labelSelectors": ls}
+	}
+	if role == trial.RoleBrokers {
+		if len(target.MatchLabels) > 0 {
+			ns := target.Namespace
+			if ns == "" {
+				ns = x.Namespace
+			}
+			return selector(ns, target.MatchLabels), nil
+		}
+		s := x.Spec.Kafka.Strimzi
+		if s == nil {
+			return nil, fmt.Errorf("a fault on the brokers of kafka.bootstrapServers needs target.matchLabels (and target.namespace) to find their pods")
+		}
+		ns := s.Namespace
+		if ns == "" {
+			ns = x.Namespace
+		}
+		return selector(ns, map[string]string{strimziClusterLabel: s.ClusterName, strimziBrokerRoleLabel: "true"}), nil
+	}
+	labels := TrialLabels(x, t)
+	labels[LabelAttempt] = fmt.Sprint(attempt)
+	if role != "" {
+		if x.Spec.Workers.Colocate {
+			return nil, fmt.Errorf("a fault on the %s needs them in pods of their own: workers.colocate runs producers and consumers in one pod", role)
+		}
+		labels[LabelRole] = map[trial.FaultRole]string{trial.RoleProducers: RoleProducer, trial.RoleConsumers: RoleConsumer}[role]
+	}
+	return selector(x.Namespace, labels), nil
+}
+
+func stringsAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

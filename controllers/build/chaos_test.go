@@ -1,0 +1,103 @@
+package build
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/serdebench/serdebench/api/trial"
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/testing/golden"
+)
+
+// faultExperiment is a defaulted experiment on a Strimzi cluster whose trials run
+// under the given faults.
+func faultExperiment(faults ...trial.Fault) *serdebenchv1.SerializationExperiment {
+	return experiment(func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Records, x.Spec.DurationSeconds = nil, ptr.To(int32(60))
+		x.Spec.Kafka = serdebenchv1.KafkaSpec{Strimzi: &serdebenchv1.StrimziKafka{ClusterName: "my-cluster", Namespace: "kafka"}}
+		x.Spec.Faults = &serdebenchv1.Faults{Baseline: ptr.To(false), Scenarios: faults}
+	})
+}
+
+// TestChaosGolden: each fault kind becomes the Chaos Mesh objects that apply it, on
+// the pods it names, for as long as it lasts.
+func TestChaosGolden(t *testing.T) {
+	for name, f := range map[string]trial.Fault{
+		// The IoV paper's link: RTT N(69.5 ms, 5.6 ms) and 5 % loss, one object.
+		"chaos-netem": {Name: "iov-loss-5", StartSeconds: 10, DurationSeconds: 30, Network: &trial.NetworkFault{
+			Delay:       &trial.Delay{LatencyMicroseconds: 69500, JitterMicroseconds: 5600},
+			LossPercent: "5", LossCorrelationPercent: 25}},
+		// A bandwidth cap beside a delay: two objects, Chaos Mesh has one action each.
+		"chaos-bandwidth": {Name: "lte", StartSeconds: 10, DurationSeconds: 30, Network: &trial.NetworkFault{
+			Delay:     &trial.Delay{LatencyMicroseconds: 20000, CorrelationPercent: 10},
+			Bandwidth: &trial.Bandwidth{RateKilobitsPerSecond: 5000}}},
+		"chaos-partition": {Name: "cut", StartSeconds: 10, DurationSeconds: 5, Network: &trial.NetworkFault{Partition: true}},
+		"chaos-partition-producers": {Name: "cut-producers", StartSeconds: 10, DurationSeconds: 5,
+			Target: trial.FaultTarget{Role: trial.RoleProducers}, Network: &trial.NetworkFault{Partition: true}},
+		"chaos-broker-kill": {Name: "kill-one", StartSeconds: 20, Target: trial.FaultTarget{Pods: trial.PodsOne},
+			Pod: &trial.PodFault{Action: trial.PodKill}},
+		"chaos-pod-failure-labels": {Name: "fail", StartSeconds: 20, DurationSeconds: 10,
+			Target: trial.FaultTarget{MatchLabels: map[string]string{"app": "kafka"}, Namespace: "streaming"},
+			Pod:    &trial.PodFault{Action: trial.PodFailure}},
+		"chaos-container-kill": {Name: "ck", StartSeconds: 20, Pod: &trial.PodFault{Action: trial.ContainerKill, ContainerNames: []string{"kafka"}}},
+		"chaos-stress-producers": {Name: "squeeze", StartSeconds: 10, DurationSeconds: 20, Target: trial.FaultTarget{Role: trial.RoleProducers},
+			Stress: &trial.StressFault{CPU: &trial.CPUStress{Workers: 2, LoadPercent: 80}, Memory: &trial.MemoryStress{SizeMegabytes: 256}}},
+	} {
+		x := faultExperiment(f)
+		trials, err := plan.Expand(x.Spec.ExperimentSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(trials) != 1 || trials[0].Fault == nil || trials[0].Fault.Name != f.Name || !strings.HasSuffix(trials[0].Name, "-"+f.Name) {
+			t.Fatalf("%s: trials %+v", name, trials)
+		}
+		objs, err := Chaos(x, trials[0], 2)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		golden.YAML(t, name, objs)
+	}
+}
+
+// TestChaosRefuses: a fault Chaos Mesh cannot apply to this experiment is an error
+// before anything is created, naming what to change.
+func TestChaosRefuses(t *testing.T) {
+	delay := trial.Fault{Name: "d", StartSeconds: 1, DurationSeconds: 1, Network: &trial.NetworkFault{Delay: &trial.Delay{LatencyMicroseconds: 1000}}}
+	for name, c := range map[string]struct {
+		mut  func(x *serdebenchv1.SerializationExperiment)
+		want string
+	}{
+		"uniform jitter": {func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Faults.Scenarios[0].Network.Delay.Distribution = trial.DistributionUniform
+		}, "distribution uniform runs with serdebench run"},
+		"brokers behind a bootstrap address": {func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "kafka:9092"}
+		}, "needs target.matchLabels"},
+		"producers in colocated pods": {func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Workers.Colocate = true
+			x.Spec.Faults.Scenarios[0].Target.Role = trial.RoleConsumers
+		}, "workers.colocate runs producers and consumers in one pod"},
+	} {
+		f := delay
+		d := *f.Network.Delay
+		f.Network = &trial.NetworkFault{Delay: &d}
+		x := faultExperiment(f)
+		c.mut(x)
+		trials, err := plan.Expand(x.Spec.ExperimentSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Chaos(x, trials[0], 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", name, err, c.want)
+		}
+	}
+	// A trial without a fault has no chaos.
+	x := experiment(nil)
+	trials, _ := plan.Expand(x.Spec.ExperimentSpec)
+	if objs, err := Chaos(x, trials[0], 1); err != nil || objs != nil {
+		t.Errorf("baseline: %v, %v", objs, err)
+	}
+}

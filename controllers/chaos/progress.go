@@ -1,0 +1,125 @@
+// Package chaos reads how far Chaos Mesh has come with a chaos object: which pods
+// it selected, whether it applied and recovered the fault on each, and why not. It
+// reads the object's status as Chaos Mesh's records and condition controllers
+// write it (status.experiment.containerRecords, status.conditions).
+package chaos
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Progress is a chaos object's state.
+type Progress struct {
+	// Selected says Chaos Mesh chose its target pods (it has a record for each).
+	Selected bool
+	// Injected says the fault is applied to every target; InjectedAt is when the
+	// last one was (its latest successful apply).
+	Injected   bool
+	InjectedAt time.Time
+	// Recovered says every target is back to normal after being injected;
+	// RecoveredAt is when the last one was.
+	Recovered   bool
+	RecoveredAt time.Time
+	// Targets are the records' ids (namespace/pod, or namespace/pod/container).
+	Targets []string
+	// ApplyFailure and RecoverFailure are Chaos Mesh's messages for a target it
+	// failed to inject or to recover (the latest such event, if it is the
+	// target's latest event of that operation).
+	ApplyFailure, RecoverFailure string
+}
+
+// Read reads obj's status. Events are matched case-insensitively: the API module
+// spells the operations Apply and Recover, its controllers log apply and recover.
+func Read(obj *unstructured.Unstructured) Progress {
+	var p Progress
+	records, _, _ := unstructured.NestedSlice(obj.Object, "status", "experiment", "containerRecords")
+	p.Selected = len(records) > 0
+	p.Injected, p.Recovered = p.Selected, p.Selected
+	for _, r := range records {
+		rec, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		id, _, _ := unstructured.NestedString(rec, "id")
+		p.Targets = append(p.Targets, id)
+		phase, _, _ := unstructured.NestedString(rec, "phase")
+		injected, recovered := count(rec["injectedCount"]), count(rec["recoveredCount"])
+		// "Injected", or "Not Injected" (also before the first apply); an
+		// intermediate phase has a "/<step>" suffix.
+		if phase != "Injected" {
+			p.Injected = false
+		}
+		if phase != "Not Injected" || injected == 0 || recovered == 0 {
+			p.Recovered = false
+		}
+		events, _, _ := unstructured.NestedSlice(rec, "events")
+		var lastApply, lastRecover map[string]any
+		for _, e := range events {
+			ev, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			op, _, _ := unstructured.NestedString(ev, "operation")
+			switch strings.ToLower(op) {
+			case "apply":
+				lastApply = ev
+			case "recover":
+				lastRecover = ev
+			}
+		}
+		if at, ok := succeeded(lastApply); ok && at.After(p.InjectedAt) {
+			p.InjectedAt = at
+		}
+		if at, ok := succeeded(lastRecover); ok && at.After(p.RecoveredAt) {
+			p.RecoveredAt = at
+		}
+		if msg, ok := failed(lastApply); ok {
+			p.ApplyFailure = fmt.Sprintf("%s: %s", id, msg)
+		}
+		if msg, ok := failed(lastRecover); ok {
+			p.RecoverFailure = fmt.Sprintf("%s: %s", id, msg)
+		}
+	}
+	if !p.Injected {
+		p.InjectedAt = time.Time{}
+	}
+	if !p.Recovered {
+		p.RecoveredAt = time.Time{}
+	}
+	return p
+}
+
+// count reads a counter as the API server's JSON decoding gives it (int64) or a
+// generic JSON decoder does (float64).
+func count(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	}
+	return 0
+}
+
+func succeeded(ev map[string]any) (time.Time, bool) {
+	if ev == nil {
+		return time.Time{}, false
+	}
+	typ, _, _ := unstructured.NestedString(ev, "type")
+	ts, _, _ := unstructured.NestedString(ev, "timestamp")
+	at, err := time.Parse(time.RFC3339, ts)
+	return at, strings.EqualFold(typ, "Succeeded") && err == nil
+}
+
+func failed(ev map[string]any) (string, bool) {
+	if ev == nil {
+		return "", false
+	}
+	typ, _, _ := unstructured.NestedString(ev, "type")
+	msg, _, _ := unstructured.NestedString(ev, "message")
+	return msg, strings.EqualFold(typ, "Failed")
+}

@@ -1,0 +1,205 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// chaosMesh stands in for chaos-controller-manager, which envtest does not run, as
+// strictly as this machine lets it: it selects the Running pods an object's
+// selector names (none: no records, and the warning event Chaos Mesh writes),
+// applies a StressChaos for real (busy goroutines in the process the kubelet
+// stand-in runs the workers in) and records it as Chaos Mesh does, then recovers it
+// when its duration ends. A NetworkChaos fails to apply with the error the real
+// chaos-daemon gets on this kernel (no netem), and a PodChaos finds no pods (the
+// brokers here are not pods).
+type chaosMesh struct {
+	t  *testing.T
+	ns string
+
+	mu sync.Mutex
+	// applied counts applies per object UID; stop ends an object's stressors.
+	applied map[types.UID]int
+	stop    map[types.UID]context.CancelFunc
+}
+
+func newChaosMesh(t *testing.T, ns string) *chaosMesh {
+	c := &chaosMesh{t: t, ns: ns, applied: map[types.UID]int{}, stop: map[types.UID]context.CancelFunc{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			for _, kind := range []string{"StressChaos", "NetworkChaos", "PodChaos"} {
+				c.reconcile(ctx, kind)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		c.mu.Lock()
+		for _, stop := range c.stop {
+			stop()
+		}
+		c.mu.Unlock()
+	})
+	return c
+}
+
+// applies is how often each object was applied, by name.
+func (c *chaosMesh) applies() map[types.UID]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[types.UID]int{}
+	for k, v := range c.applied {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion("chaos-mesh.org/v1alpha1")
+	list.SetKind(kind + "List")
+	if err := k8s.List(ctx, list, client.InNamespace(c.ns)); err != nil {
+		return
+	}
+	present := map[types.UID]bool{}
+	for i := range list.Items {
+		o := &list.Items[i]
+		present[o.GetUID()] = true
+		records, _, _ := unstructured.NestedSlice(o.Object, "status", "experiment", "containerRecords")
+		if len(records) == 0 {
+			pods := c.selected(ctx, o)
+			if len(pods) == 0 {
+				c.event(ctx, o, "Failed to select targets: no target has been selected")
+				continue
+			}
+			for _, p := range pods {
+				records = append(records, map[string]any{"id": p, "selectorKey": ".", "phase": "Not Injected", "injectedCount": int64(0), "recoveredCount": int64(0)})
+			}
+		}
+		now := time.Now().UTC().Format(time.RFC3339)
+		duration, _ := time.ParseDuration(fmt.Sprint(o.Object["spec"].(map[string]any)["duration"]))
+		over := duration > 0 && time.Since(o.GetCreationTimestamp().Time) > duration
+		changed := false
+		for _, r := range records {
+			rec := r.(map[string]any)
+			events, _ := rec["events"].([]any)
+			switch {
+			case rec["phase"] == "Not Injected" && !over && len(events) == 0: // never applied
+				if kind == "NetworkChaos" {
+					rec["events"] = append(events, map[string]any{"type": "Failed", "operation": "Apply", "timestamp": now,
+						"message": "rpc error: code = Unknown desc = error code: Error: Specified qdisc kind is unknown."})
+					changed = true
+					continue
+				}
+				c.apply(o)
+				rec["phase"], rec["injectedCount"] = "Injected", int64(1)
+				rec["events"] = append(events, map[string]any{"type": "Succeeded", "operation": "Apply", "timestamp": now})
+				changed = true
+			case rec["phase"] == "Injected" && over:
+				c.recover(o.GetUID())
+				rec["phase"], rec["recoveredCount"] = "Not Injected", int64(1)
+				rec["events"] = append(events, map[string]any{"type": "Succeeded", "operation": "Recover", "timestamp": now})
+				changed = true
+			}
+		}
+		if !changed && len(records) > 0 && o.Object["status"] != nil {
+			continue
+		}
+		_ = unstructured.SetNestedSlice(o.Object, records, "status", "experiment", "containerRecords")
+		// Chaos Mesh's CRDs have no status subresource: status is written with the object.
+		if err := k8s.Update(ctx, o); err != nil && ctx.Err() == nil {
+			c.t.Logf("chaos mesh stand-in: %v", err)
+		}
+	}
+	// A deleted object is recovered (Chaos Mesh's finalizer).
+	c.mu.Lock()
+	for uid, stop := range c.stop {
+		if !present[uid] && kind == "StressChaos" {
+			stop()
+			delete(c.stop, uid)
+		}
+	}
+	c.mu.Unlock()
+}
+
+// selected are the Running pods (namespace/name) the object's selector names.
+func (c *chaosMesh) selected(ctx context.Context, o *unstructured.Unstructured) []string {
+	namespaces, _, _ := unstructured.NestedStringSlice(o.Object, "spec", "selector", "namespaces")
+	labels, _, _ := unstructured.NestedStringMap(o.Object, "spec", "selector", "labelSelectors")
+	var out []string
+	for _, ns := range namespaces {
+		pods := &corev1.PodList{}
+		if err := k8s.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels(labels)); err != nil {
+			continue
+		}
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning {
+				out = append(out, p.Namespace+"/"+p.Name)
+			}
+		}
+	}
+	return out
+}
+
+// apply starts the object's CPU stressors: busy goroutines until recovered.
+func (c *chaosMesh) apply(o *unstructured.Unstructured) {
+	workers, _, _ := unstructured.NestedInt64(o.Object, "spec", "stressors", "cpu", "workers")
+	ctx, cancel := context.WithCancel(context.Background())
+	c.mu.Lock()
+	c.applied[o.GetUID()]++
+	if old := c.stop[o.GetUID()]; old != nil {
+		old()
+	}
+	c.stop[o.GetUID()] = cancel
+	c.mu.Unlock()
+	for range workers {
+		go func() {
+			for ctx.Err() == nil {
+				for i := 0; i < 1e5; i++ {
+					runtime.KeepAlive(i)
+				}
+			}
+		}()
+	}
+}
+
+func (c *chaosMesh) recover(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if stop := c.stop[uid]; stop != nil {
+		stop()
+		delete(c.stop, uid)
+	}
+}
+
+// event writes Chaos Mesh's warning event on o once.
+func (c *chaosMesh) event(ctx context.Context, o *unstructured.Unstructured, msg string) {
+	name := o.GetName() + ".select"
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: o.GetNamespace(), Name: strings.ToLower(name)},
+		InvolvedObject: corev1.ObjectReference{Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), UID: o.GetUID(), APIVersion: o.GetAPIVersion()},
+		Reason:         "Failed", Message: msg, Type: corev1.EventTypeWarning, Source: corev1.EventSource{Component: "chaos-controller-manager"},
+		FirstTimestamp: metav1.Now(), LastTimestamp: metav1.Now(), Count: 1}
+	_ = k8s.Create(ctx, ev) // once: AlreadyExists afterwards
+}

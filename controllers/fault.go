@@ -1,0 +1,348 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/serdebench/serdebench/api/trial"
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers/build"
+	"github.com/serdebench/serdebench/controllers/chaos"
+)
+
+// +kubebuilder:rbac:groups=chaos-mesh.org,resources=networkchaos;podchaos;stresschaos,verbs=get;list;watch;create;delete;deletecollection
+// +kubebuilder:rbac:groups="",resources=events,verbs=list
+
+// Reasons for faults.
+const (
+	// ReasonChaosMeshNotInstalled: the experiment has faults and the API server
+	// serves none of Chaos Mesh's kinds it needs; it waits (GitOps may install
+	// Chaos Mesh after).
+	ReasonChaosMeshNotInstalled = "ChaosMeshNotInstalled"
+	// ReasonFaultNotInjected: Chaos Mesh did not apply a trial's fault (no pod
+	// selected, an apply that failed, or no answer in time): the trial fails, it
+	// is never measured as faulted on a healthy system.
+	ReasonFaultNotInjected = "FaultNotInjected"
+	// ReasonFaultNotRecovered: Chaos Mesh could not undo a fault.
+	ReasonFaultNotRecovered = "FaultNotRecovered"
+)
+
+// defaultFaultInjectTimeout bounds the wait for Chaos Mesh to select and apply.
+const defaultFaultInjectTimeout = 30 * time.Second
+
+// chaosKinds are the kinds a fault may become.
+var chaosKinds = []schema.GroupVersionKind{build.NetworkChaos, build.PodChaos, build.StressChaos}
+
+// chaosMeshMissing names the Chaos Mesh kinds the experiment's faults need that
+// the API server does not serve ("" when all are).
+func (r *ExperimentReconciler) chaosMeshMissing(x *serdebenchv1.SerializationExperiment, trials []trial.Trial) (string, error) {
+	need := map[schema.GroupVersionKind]bool{}
+	for _, t := range trials {
+		objs, err := build.Chaos(x, t, 1)
+		if err != nil {
+			return "", err
+		}
+		for _, o := range objs {
+			need[o.GroupVersionKind()] = true
+		}
+	}
+	var missing []string
+	for _, gvk := range chaosKinds {
+		if !need[gvk] {
+			continue
+		}
+		if _, err := r.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
+			missing = append(missing, gvk.Kind)
+		} else if err != nil {
+			return "", fmt.Errorf("look up %s: %w", gvk.Kind, err)
+		}
+	}
+	if len(missing) == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("the API server does not serve chaos-mesh.org/v1alpha1 %s: install Chaos Mesh (docs/faults.md) to run spec.faults", strings.Join(missing, ", ")), nil
+}
+
+// fault advances the running trial's fault: plans its time once the producers
+// run, records and then creates its Chaos Mesh objects when due, waits for Chaos
+// Mesh to apply it (failing the trial with FaultNotInjected if it does not), then
+// to recover it, and deletes the objects. stop says the caller returns res, err.
+func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, jobsDone bool) (res ctrl.Result, stop bool, err error) {
+	ts := &x.Status.Trials[t.Index]
+	if ts.Fault == nil {
+		ts.Fault = &serdebenchv1.FaultStatus{Name: t.Fault.Name}
+	}
+	fs := ts.Fault
+	now := time.Now()
+	switch {
+	case fs.Removed:
+		if jobsDone && fs.InjectedTime == nil {
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "the trial ended before Chaos Mesh applied the fault")
+		}
+		return ctrl.Result{}, false, nil
+
+	case fs.DueTime == nil:
+		started, err := r.producersStarted(ctx, x, t)
+		if err != nil || started.IsZero() {
+			if jobsDone {
+				return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "the trial ended before its producers were seen running")
+			}
+			return ctrl.Result{RequeueAfter: r.poll()}, true, err
+		}
+		due := metav1.NewTime(started.Add(time.Duration(t.Warmup.DurationSeconds+t.Fault.StartSeconds) * time.Second))
+		fs.DueTime = &due
+		res, err := r.updateStatus(ctx, x)
+		return res, true, err
+
+	case len(fs.Objects) == 0:
+		if jobsDone {
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "the trial ended before the fault was due")
+		}
+		if wait := fs.DueTime.Sub(now); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, true, nil
+		}
+		objs, err := build.Chaos(x, t, int(ts.Attempt))
+		if err != nil {
+			return r.stopFault(ctx, x, t, ReasonInvalidSpec, err.Error())
+		}
+		// Recorded before any is created: a restart creates the same names, once.
+		for _, o := range objs {
+			fs.Objects = append(fs.Objects, o.GetKind()+"/"+o.GetName())
+		}
+		res, err := r.updateStatus(ctx, x)
+		return res, true, err
+
+	case fs.CreateTime == nil:
+		objs, err := build.Chaos(x, t, int(ts.Attempt))
+		if err != nil {
+			return r.stopFault(ctx, x, t, ReasonInvalidSpec, err.Error())
+		}
+		for _, o := range objs {
+			if err := controllerutil.SetControllerReference(x, o, r.Scheme); err != nil {
+				return ctrl.Result{}, true, err
+			}
+			if err := r.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+				return ctrl.Result{}, true, fmt.Errorf("create %s %s: %w", o.GetKind(), o.GetName(), err)
+			}
+			r.event(x, corev1.EventTypeNormal, "FaultCreated", "trial %s: created %s %s (fault %s)", t.Name, o.GetKind(), o.GetName(), t.Fault.Name)
+		}
+		r.sideEffect(x, "fault created")
+		created := metav1.NewTime(now)
+		fs.CreateTime = &created
+		res, err := r.updateStatus(ctx, x)
+		return res, true, err
+	}
+
+	progress, err := r.faultProgress(ctx, x, t)
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	oneShot := t.Fault.Pod != nil && t.Fault.Pod.Action != trial.PodFailure
+	if fs.InjectedTime == nil {
+		switch {
+		case len(progress.gone) > 0:
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("%s deleted before Chaos Mesh applied the fault", strings.Join(progress.gone, ", ")))
+		case progress.failure != "":
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "Chaos Mesh could not apply the fault: "+progress.failure)
+		case progress.injected:
+			at := metav1.NewTime(progress.injectedAt)
+			fs.InjectedTime, fs.Targets = &at, progress.targets
+			res, err := r.updateStatus(ctx, x)
+			return res, true, err
+		case now.Sub(fs.CreateTime.Time) > r.faultInjectTimeout() || jobsDone:
+			why := "it has not selected the target pods"
+			if progress.selected {
+				why = "it has selected the target pods but not applied the fault to all of them"
+			}
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("Chaos Mesh did not apply the fault within %s: %s%s", r.faultInjectTimeout(), why, r.chaosEvents(ctx, x, fs)))
+		}
+		return ctrl.Result{RequeueAfter: r.poll()}, true, nil
+	}
+	if !oneShot && fs.RecoveredTime == nil {
+		switch {
+		case len(progress.gone) > 0:
+			// Removed early by someone else, and undone then: the recovery time is
+			// when the operator saw it gone.
+			at := metav1.NewTime(now)
+			fs.RecoveredTime = &at
+			res, err := r.updateStatus(ctx, x)
+			return res, true, err
+		case progress.recoverFailure != "":
+			return r.stopFault(ctx, x, t, ReasonFaultNotRecovered, "Chaos Mesh could not undo the fault: "+progress.recoverFailure)
+		case progress.recovered:
+			at := metav1.NewTime(progress.recoveredAt)
+			fs.RecoveredTime = &at
+			res, err := r.updateStatus(ctx, x)
+			return res, true, err
+		case jobsDone:
+			// Still in force when the window closed: removed now; the result says the
+			// fault had no after-phase.
+		default:
+			return ctrl.Result{RequeueAfter: r.poll()}, false, nil
+		}
+	}
+	if err := r.deleteFaults(ctx, x, labels.Set{build.LabelTrial: t.Name}); err != nil {
+		return ctrl.Result{}, true, err
+	}
+	r.sideEffect(x, "fault deleted")
+	fs.Removed = true
+	res, err = r.updateStatus(ctx, x)
+	return res, true, err
+}
+
+// stopFault removes the trial's fault objects and fails the trial.
+func (r *ExperimentReconciler) stopFault(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, reason, msg string) (ctrl.Result, bool, error) {
+	if err := r.deleteFaults(ctx, x, labels.Set{build.LabelTrial: t.Name}); err != nil {
+		return ctrl.Result{}, true, err
+	}
+	res, err := r.fail(ctx, x, t.Index, reason, fmt.Sprintf("trial %s, fault %s: %s", t.Name, t.Fault.Name, msg))
+	return res, true, err
+}
+
+// faultState is the trial's fault across its objects: selected and injected when
+// every object is, at the latest of their times.
+type faultState struct {
+	selected, injected, recovered bool
+	injectedAt, recoveredAt       time.Time
+	targets                       []string
+	failure, recoverFailure       string
+	// gone are objects deleted by someone else.
+	gone []string
+}
+
+func (r *ExperimentReconciler) faultProgress(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (faultState, error) {
+	objs, err := build.Chaos(x, t, int(x.Status.Trials[t.Index].Attempt))
+	if err != nil {
+		return faultState{}, err
+	}
+	st := faultState{selected: true, injected: true, recovered: true}
+	for _, want := range objs {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(want.GroupVersionKind())
+		if err := r.Get(ctx, client.ObjectKeyFromObject(want), got); apierrors.IsNotFound(err) {
+			// Deleted by someone else: Chaos Mesh's finalizer undid whatever it applied.
+			st.gone = append(st.gone, want.GetKind()+"/"+want.GetName())
+			continue
+		} else if err != nil {
+			return faultState{}, fmt.Errorf("get %s %s: %w", want.GetKind(), want.GetName(), err)
+		}
+		p := chaos.Read(got)
+		st.selected = st.selected && p.Selected
+		st.injected = st.injected && p.Injected
+		st.recovered = st.recovered && p.Recovered
+		if p.InjectedAt.After(st.injectedAt) {
+			st.injectedAt = p.InjectedAt
+		}
+		if p.RecoveredAt.After(st.recoveredAt) {
+			st.recoveredAt = p.RecoveredAt
+		}
+		st.targets = append(st.targets, p.Targets...)
+		if p.ApplyFailure != "" {
+			st.failure = fmt.Sprintf("%s %s: %s", want.GetKind(), want.GetName(), p.ApplyFailure)
+		}
+		if p.RecoverFailure != "" {
+			st.recoverFailure = fmt.Sprintf("%s %s: %s", want.GetKind(), want.GetName(), p.RecoverFailure)
+		}
+	}
+	return st, nil
+}
+
+// chaosEvents is Chaos Mesh's own account of why it did not act: the warning
+// events on the trial's fault objects ("Failed to select targets: ...").
+func (r *ExperimentReconciler) chaosEvents(ctx context.Context, x *serdebenchv1.SerializationExperiment, fs *serdebenchv1.FaultStatus) string {
+	list := &corev1.EventList{}
+	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace)); err != nil {
+		return fmt.Sprintf(" (Chaos Mesh's events could not be read: %v)", err)
+	}
+	var msgs []string
+	for _, e := range list.Items {
+		for _, o := range fs.Objects {
+			kind, name, _ := strings.Cut(o, "/")
+			if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name && e.Type == corev1.EventTypeWarning {
+				msgs = append(msgs, fmt.Sprintf("%s: %s", o, e.Message))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return " (no status and no events from Chaos Mesh: is chaos-controller-manager running, and may it select pods in that namespace?)"
+	}
+	return "; Chaos Mesh says: " + strings.Join(msgs, "; ")
+}
+
+// producersStarted is when the last of the trial attempt's producers started
+// (zero while any has not).
+func (r *ExperimentReconciler) producersStarted(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (time.Time, error) {
+	role := build.RoleProducer
+	if x.Spec.Workers.Colocate {
+		role = build.RoleWorkers
+	}
+	pods := &corev1.PodList{}
+	sel := labels.Set{build.LabelTrial: t.Name, build.LabelRole: role, build.LabelAttempt: fmt.Sprint(x.Status.Trials[t.Index].Attempt)}
+	if err := r.List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels(sel)); err != nil {
+		return time.Time{}, fmt.Errorf("list producer pods: %w", err)
+	}
+	var last time.Time
+	n := 0
+	for _, p := range pods.Items {
+		for _, cs := range p.Status.ContainerStatuses {
+			var at time.Time
+			switch {
+			case cs.State.Running != nil:
+				at = cs.State.Running.StartedAt.Time
+			case cs.State.Terminated != nil:
+				at = cs.State.Terminated.StartedAt.Time
+			}
+			if at.IsZero() {
+				return time.Time{}, nil
+			}
+			if at.After(last) {
+				last = at
+			}
+			n++
+		}
+	}
+	if n < int(t.Producers) && !x.Spec.Workers.Colocate {
+		return time.Time{}, nil
+	}
+	return last, nil
+}
+
+// deleteFaults deletes the experiment's fault objects with the given labels, of
+// every Chaos Mesh kind the API server serves.
+func (r *ExperimentReconciler) deleteFaults(ctx context.Context, x *serdebenchv1.SerializationExperiment, set labels.Set) error {
+	sel := labels.Set{build.LabelExperiment: build.TrialLabels(x, trial.Trial{})[build.LabelExperiment], build.LabelRole: build.RoleFault}
+	for k, v := range set {
+		sel[k] = v
+	}
+	var errs []error
+	for _, gvk := range chaosKinds {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		err := r.DeleteAllOf(ctx, u, client.InNamespace(x.Namespace), client.MatchingLabels(sel))
+		if err != nil && !meta.IsNoMatchError(err) && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete %s: %w", gvk.Kind, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *ExperimentReconciler) faultInjectTimeout() time.Duration {
+	if r.FaultInjectTimeout > 0 {
+		return r.FaultInjectTimeout
+	}
+	return defaultFaultInjectTimeout
+}
