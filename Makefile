@@ -84,8 +84,9 @@ up: $(HELM) ## Bring up what e2e and demo use: cluster (or KUBECONFIG's), images
 	hack/stack/stack.sh up
 
 .PHONY: down
-down: ## Stop the local cluster and its broker, and restore the machine (sysctls, iptables, links, mounts).
+down: ## Stop the local cluster and its broker, and the host Kafka `make test` started, and restore the machine (sysctls, iptables, links, mounts).
 	hack/stack/stack.sh down
+	hack/kafka/kafka.sh down
 
 .PHONY: images
 images: ## The operator and worker images as OCI tars, without Docker (.state/images).
