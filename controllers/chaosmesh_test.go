@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,7 @@ import (
 // selector names (none: no records, and the warning event Chaos Mesh writes),
 // applies a StressChaos for real (busy goroutines in the process the kubelet
 // stand-in runs the workers in) and records it as Chaos Mesh does, then recovers it
-// when its duration ends. A NetworkChaos fails to apply with the error the real
+// when its duration ends, and on deletion (its finalizer) only after a tick. A NetworkChaos fails to apply with the error the real
 // chaos-daemon gets on this kernel (no netem), and a PodChaos finds no pods (the
 // brokers here are not pods).
 type chaosMesh struct {
@@ -65,7 +66,10 @@ func newChaosMesh(t *testing.T, ns string) *chaosMesh {
 	return c
 }
 
-// applies is how often each object was applied, by name.
+// chaosFinalizer is the finalizer Chaos Mesh puts on its objects.
+const chaosFinalizer = "chaos-mesh/records"
+
+// applies is how often each object was applied, by UID.
 func (c *chaosMesh) applies() map[types.UID]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -87,6 +91,22 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 	for i := range list.Items {
 		o := &list.Items[i]
 		present[o.GetUID()] = true
+		// Chaos Mesh's finalizer: a deleted object is undone first, then released.
+		if o.GetDeletionTimestamp() != nil {
+			c.recover(o.GetUID())
+			o.SetFinalizers(slices.DeleteFunc(o.GetFinalizers(), func(f string) bool { return f == chaosFinalizer }))
+			if err := k8s.Update(ctx, o); err != nil && ctx.Err() == nil {
+				c.t.Logf("chaos mesh stand-in: release %s: %v", o.GetName(), err)
+			}
+			continue
+		}
+		if !slices.Contains(o.GetFinalizers(), chaosFinalizer) {
+			o.SetFinalizers(append(o.GetFinalizers(), chaosFinalizer))
+			if err := k8s.Update(ctx, o); err != nil && ctx.Err() == nil {
+				c.t.Logf("chaos mesh stand-in: %v", err)
+			}
+			continue
+		}
 		records, _, _ := unstructured.NestedSlice(o.Object, "status", "experiment", "containerRecords")
 		if len(records) == 0 {
 			pods := c.selected(ctx, o)
@@ -144,7 +164,8 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 	c.mu.Unlock()
 }
 
-// selected are the Running pods (namespace/name) the object's selector names.
+// selected are the pods (namespace/name, with the container for a StressChaos) the
+// object's selector names.
 func (c *chaosMesh) selected(ctx context.Context, o *unstructured.Unstructured) []string {
 	namespaces, _, _ := unstructured.NestedStringSlice(o.Object, "spec", "selector", "namespaces")
 	labels, _, _ := unstructured.NestedStringMap(o.Object, "spec", "selector", "labelSelectors")
@@ -155,9 +176,13 @@ func (c *chaosMesh) selected(ctx context.Context, o *unstructured.Unstructured) 
 			continue
 		}
 		for _, p := range pods.Items {
-			if p.Status.Phase == corev1.PodRunning {
-				out = append(out, p.Namespace+"/"+p.Name)
+			// Chaos Mesh's selector filters by phase only with podPhaseSelectors; a
+			// StressChaos acts on containers and names them.
+			id := p.Namespace + "/" + p.Name
+			if o.GetKind() == "StressChaos" && len(p.Spec.Containers) > 0 {
+				id += "/" + p.Spec.Containers[0].Name
 			}
+			out = append(out, id)
 		}
 	}
 	return out

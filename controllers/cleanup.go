@@ -39,10 +39,21 @@ const finalizeGiveUp = 2 * time.Minute
 func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.SerializationExperiment, ts *serdebenchv1.TrialStatus) (ctrl.Result, error) {
 	retain := x.Spec.CleanupPolicy == serdebenchv1.CleanupRetain
 	failed := ts.Phase == serdebenchv1.TrialFailed
-	// A fault never outlives its trial, whatever the cleanup policy.
+	// A fault never outlives its trial, whatever the cleanup policy, and the next
+	// trial waits until Chaos Mesh has undone it.
 	if ts.Fault != nil && !ts.Fault.Removed {
 		if err := r.deleteFaults(ctx, x, labels.Set{build.LabelTrial: ts.Name}); err != nil {
 			return ctrl.Result{}, err
+		}
+		left, err := r.faultsLeft(ctx, x, ts.Name)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if left > 0 && (ts.CompletionTime == nil || time.Since(ts.CompletionTime.Time) < finalizeGiveUp) {
+			return ctrl.Result{RequeueAfter: r.poll()}, nil
+		}
+		if left > 0 {
+			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up waiting for Chaos Mesh to remove %d fault object(s) of trial %s after %s", left, ts.Name, finalizeGiveUp)
 		}
 	}
 	if !retain || failed {

@@ -58,6 +58,9 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
 		tr.Attempts = ts.Attempt
 		tr.Fault = ts.Fault.DeepCopy()
+		if w := faultWindowWarning(t.Fault, tr.Fault, sums); w != "" {
+			tr.Warnings = append(tr.Warnings, w)
+		}
 		r.crossCheck(ctx, x, t, sums, &tr)
 		if err := r.writeResult(ctx, x, tr, ran); err != nil {
 			return ctrl.Result{}, err
@@ -320,4 +323,36 @@ func mergeSorted(a, b []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// faultWindowWarning says when a fault did not fall inside the producers' measured
+// window: its start is planned from the producers' container start, while each
+// producer's window begins only after its warmup (and, before that, its setup).
+func faultWindowWarning(spec *trial.Fault, f *serdebenchv1.FaultStatus, sums []*summary.Summary) string {
+	if f == nil || f.InjectedTime == nil {
+		return ""
+	}
+	var start, end time.Time
+	for _, s := range sums {
+		if s.Role != summary.RoleProducer {
+			continue
+		}
+		if start.IsZero() || s.WindowStart.Before(start) {
+			start = s.WindowStart
+		}
+		if s.WindowEnd.After(end) {
+			end = s.WindowEnd
+		}
+	}
+	switch {
+	case start.IsZero():
+		return ""
+	case f.InjectedTime.Time.Before(start):
+		return fmt.Sprintf("fault %s took effect %s before the measured window began: the trial has no healthy before-phase", f.Name, start.Sub(f.InjectedTime.Time).Round(100*time.Millisecond))
+	case f.InjectedTime.Time.After(end):
+		return fmt.Sprintf("fault %s took effect %s after the measured window ended", f.Name, f.InjectedTime.Time.Sub(end).Round(100*time.Millisecond))
+	case spec != nil && spec.DurationSeconds > 0 && (f.RecoveredTime == nil || f.RecoveredTime.Time.After(end)):
+		return fmt.Sprintf("fault %s lasted past the measured window: the trial has no after-phase", f.Name)
+	}
+	return ""
 }

@@ -90,9 +90,6 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 	now := time.Now()
 	switch {
 	case fs.Removed:
-		if jobsDone && fs.InjectedTime == nil {
-			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "the trial ended before Chaos Mesh applied the fault")
-		}
 		return ctrl.Result{}, false, nil
 
 	case fs.DueTime == nil:
@@ -115,6 +112,11 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 		if wait := fs.DueTime.Sub(now); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, true, nil
 		}
+		if late := now.Sub(fs.DueTime.Time); late > r.faultInjectTimeout() {
+			// A kill cannot be taken back: never applied late (after a restart or a
+			// long queue), where it would hit another part of the window, or none.
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("the fault was due %s ago and was not created in time", late.Round(time.Second)))
+		}
 		objs, err := build.Chaos(x, t, int(ts.Attempt))
 		if err != nil {
 			return r.stopFault(ctx, x, t, ReasonInvalidSpec, err.Error())
@@ -127,6 +129,9 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 		return res, true, err
 
 	case fs.CreateTime == nil:
+		if late := now.Sub(fs.DueTime.Time); jobsDone || late > r.faultInjectTimeout() {
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("the fault was due %s ago and was not created in time", late.Round(time.Second)))
+		}
 		objs, err := build.Chaos(x, t, int(ts.Attempt))
 		if err != nil {
 			return r.stopFault(ctx, x, t, ReasonInvalidSpec, err.Error())
@@ -156,22 +161,26 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 		switch {
 		case len(progress.gone) > 0:
 			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("%s deleted before Chaos Mesh applied the fault", strings.Join(progress.gone, ", ")))
-		case progress.failure != "":
-			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "Chaos Mesh could not apply the fault: "+progress.failure)
 		case progress.injected:
 			at := metav1.NewTime(progress.injectedAt)
 			fs.InjectedTime, fs.Targets = &at, progress.targets
 			res, err := r.updateStatus(ctx, x)
 			return res, true, err
 		case now.Sub(fs.CreateTime.Time) > r.faultInjectTimeout() || jobsDone:
+			// Chaos Mesh retries a failed apply: its failure is final only now.
 			why := "it has not selected the target pods"
-			if progress.selected {
+			switch {
+			case progress.failure != "":
+				why = "it failed to apply it: " + progress.failure
+			case progress.selected:
 				why = "it has selected the target pods but not applied the fault to all of them"
 			}
 			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("Chaos Mesh did not apply the fault within %s: %s%s", r.faultInjectTimeout(), why, r.chaosEvents(ctx, x, fs)))
 		}
 		return ctrl.Result{RequeueAfter: r.poll()}, true, nil
 	}
+	// When the fault should have been undone by, with the same grace as applying it.
+	undoneBy := fs.CreateTime.Add(time.Duration(t.Fault.DurationSeconds)*time.Second + r.faultInjectTimeout())
 	if !oneShot && fs.RecoveredTime == nil {
 		switch {
 		case len(progress.gone) > 0:
@@ -181,7 +190,7 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 			fs.RecoveredTime = &at
 			res, err := r.updateStatus(ctx, x)
 			return res, true, err
-		case progress.recoverFailure != "":
+		case progress.recoverFailure != "" && now.After(undoneBy):
 			return r.stopFault(ctx, x, t, ReasonFaultNotRecovered, "Chaos Mesh could not undo the fault: "+progress.recoverFailure)
 		case progress.recovered:
 			at := metav1.NewTime(progress.recoveredAt)
@@ -199,9 +208,40 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 		return ctrl.Result{}, true, err
 	}
 	r.sideEffect(x, "fault deleted")
+	// Gone only once Chaos Mesh's finalizer has undone it on every pod: the next
+	// trial must not start under it.
+	left, err := r.faultsLeft(ctx, x, t.Name)
+	if err != nil {
+		return ctrl.Result{}, true, err
+	}
+	if left > 0 {
+		if now.After(undoneBy.Add(r.faultInjectTimeout())) {
+			return r.stopFault(ctx, x, t, ReasonFaultNotRecovered, fmt.Sprintf("Chaos Mesh has not finished removing %d fault object(s)%s", left, r.chaosEvents(ctx, x, fs)))
+		}
+		return ctrl.Result{RequeueAfter: r.poll()}, true, nil
+	}
 	fs.Removed = true
 	res, err = r.updateStatus(ctx, x)
 	return res, true, err
+}
+
+// faultsLeft counts the trial's fault objects that still exist (deleted ones wait
+// for Chaos Mesh's finalizer to undo them).
+func (r *ExperimentReconciler) faultsLeft(ctx context.Context, x *serdebenchv1.SerializationExperiment, trialName string) (int, error) {
+	n := 0
+	for _, gvk := range chaosKinds {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{build.LabelTrial: trialName, build.LabelRole: build.RoleFault})
+		if meta.IsNoMatchError(err) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("list %s: %w", gvk.Kind, err)
+		}
+		n += len(list.Items)
+	}
+	return n, nil
 }
 
 // stopFault removes the trial's fault objects and fails the trial.

@@ -125,12 +125,11 @@ type DelayDistribution string
 
 // Delay distributions.
 const (
-	// DistributionNormal draws each packet's delay from N(latency, jitter²): the
-	// table tc-netem(8) documents as its default, and what Chaos Mesh applies (it
-	// has no distribution field).
+	// DistributionNormal draws each packet's delay from N(latency, jitter²)
+	// (serdebench run only: Chaos Mesh cannot ask netem for a distribution).
 	DistributionNormal DelayDistribution = "normal"
-	// DistributionUniform draws it from [latency − jitter, latency + jitter]
-	// (serdebench run only).
+	// DistributionUniform draws it from [latency − jitter, latency + jitter]: what
+	// netem does without a distribution table, so what Chaos Mesh applies.
 	DistributionUniform DelayDistribution = "uniform"
 )
 
@@ -234,13 +233,14 @@ type CPUStress struct {
 
 // MemoryStress is Chaos Mesh's memory stressor.
 type MemoryStress struct {
-	// Workers allocate SizeMegabytes between them.
+	// Workers each allocate SizeMegabytes (Chaos Mesh's memStress: the total is
+	// workers × size).
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=64
 	// +optional
 	Workers int32 `json:"workers,omitempty"`
-	// SizeMegabytes is the memory taken (1 MB = 10^6 B).
+	// SizeMegabytes is the memory each worker takes (1 MB = 10^6 B).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1048576
 	SizeMegabytes int32 `json:"sizeMegabytes"`

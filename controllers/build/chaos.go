@@ -66,8 +66,10 @@ func Chaos(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) 
 		if n.Delay != nil || n.LossPercent != "" {
 			spec := map[string]any{"action": "netem", "direction": "to"}
 			if d := n.Delay; d != nil {
-				if d.Distribution == trial.DistributionUniform {
-					return nil, fmt.Errorf("fault %s: Chaos Mesh applies netem's normal delay distribution only; distribution uniform runs with serdebench run", f.Name)
+				// chaos-daemon runs `tc ... netem delay <latency> <jitter>` without a
+				// distribution, and netem without a table draws uniformly.
+				if d.JitterMicroseconds > 0 && d.Distribution != trial.DistributionUniform {
+					return nil, fmt.Errorf("fault %s: Chaos Mesh cannot give a delay's jitter a %s distribution (netem draws it uniformly without a table): set distribution: uniform, or run it with serdebench run", f.Name, d.Distribution)
 				}
 				spec["delay"] = map[string]any{"latency": fmt.Sprintf("%dus", d.LatencyMicroseconds),
 					"jitter": fmt.Sprintf("%dus", d.JitterMicroseconds), "correlation": fmt.Sprint(d.CorrelationPercent)}
@@ -138,8 +140,11 @@ func faultSelector(x *serdebenchv1.SerializationExperiment, t trial.Trial, attem
 			return selector(ns, target.MatchLabels), nil
 		}
 		s := x.Spec.Kafka.Strimzi
-		if s == nil {
+		if s == nil && target.Role == trial.RoleBrokers {
 			return nil, fmt.Errorf("a fault on the brokers of kafka.bootstrapServers needs target.matchLabels (and target.namespace) to find their pods")
+		}
+		if s == nil {
+			return nil, fmt.Errorf("a partition of the %s from the brokers needs the brokers' pods: a Strimzi cluster (kafka.strimzi)", target.Role)
 		}
 		ns := s.Namespace
 		if ns == "" {

@@ -26,9 +26,10 @@ func faultExperiment(faults ...trial.Fault) *serdebenchv1.SerializationExperimen
 // the pods it names, for as long as it lasts.
 func TestChaosGolden(t *testing.T) {
 	for name, f := range map[string]trial.Fault{
-		// The IoV paper's link: RTT N(69.5 ms, 5.6 ms) and 5 % loss, one object.
+		// A jittered delay (uniform: what netem draws without a table) and 5 % loss,
+		// one object.
 		"chaos-netem": {Name: "iov-loss-5", StartSeconds: 10, DurationSeconds: 30, Network: &trial.NetworkFault{
-			Delay:       &trial.Delay{LatencyMicroseconds: 69500, JitterMicroseconds: 5600},
+			Delay:       &trial.Delay{LatencyMicroseconds: 69500, JitterMicroseconds: 5600, Distribution: trial.DistributionUniform},
 			LossPercent: "5", LossCorrelationPercent: 25}},
 		// A bandwidth cap beside a delay: two objects, Chaos Mesh has one action each.
 		"chaos-bandwidth": {Name: "lte", StartSeconds: 10, DurationSeconds: 30, Network: &trial.NetworkFault{
@@ -70,12 +71,17 @@ func TestChaosRefuses(t *testing.T) {
 		mut  func(x *serdebenchv1.SerializationExperiment)
 		want string
 	}{
-		"uniform jitter": {func(x *serdebenchv1.SerializationExperiment) {
-			x.Spec.Faults.Scenarios[0].Network.Delay.Distribution = trial.DistributionUniform
-		}, "distribution uniform runs with serdebench run"},
+		"normal jitter": {func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Faults.Scenarios[0].Network.Delay.JitterMicroseconds = 500
+		}, "cannot give a delay's jitter a normal distribution"},
 		"brokers behind a bootstrap address": {func(x *serdebenchv1.SerializationExperiment) {
 			x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "kafka:9092"}
 		}, "needs target.matchLabels"},
+		"producers partitioned from brokers behind a bootstrap address": {func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "kafka:9092"}
+			x.Spec.Faults.Scenarios[0].Target.Role = trial.RoleProducers
+			x.Spec.Faults.Scenarios[0].Network = &trial.NetworkFault{Partition: true}
+		}, "needs the brokers' pods: a Strimzi cluster"},
 		"producers in colocated pods": {func(x *serdebenchv1.SerializationExperiment) {
 			x.Spec.Workers.Colocate = true
 			x.Spec.Faults.Scenarios[0].Target.Role = trial.RoleConsumers

@@ -16,8 +16,9 @@ import (
 type Progress struct {
 	// Selected says Chaos Mesh chose its target pods (it has a record for each).
 	Selected bool
-	// Injected says the fault is applied to every target; InjectedAt is when the
-	// last one was (its latest successful apply).
+	// Injected says the fault was applied to every target (it may be recovered
+	// since: a short fault can come and go between two reads); InjectedAt is when
+	// the last one was (its latest successful apply).
 	Injected   bool
 	InjectedAt time.Time
 	// Recovered says every target is back to normal after being injected;
@@ -28,7 +29,8 @@ type Progress struct {
 	Targets []string
 	// ApplyFailure and RecoverFailure are Chaos Mesh's messages for a target it
 	// failed to inject or to recover (the latest such event, if it is the
-	// target's latest event of that operation).
+	// target's latest event of that operation). Chaos Mesh retries: a failure
+	// is final only when the caller stops waiting.
 	ApplyFailure, RecoverFailure string
 }
 
@@ -50,9 +52,6 @@ func Read(obj *unstructured.Unstructured) Progress {
 		injected, recovered := count(rec["injectedCount"]), count(rec["recoveredCount"])
 		// "Injected", or "Not Injected" (also before the first apply); an
 		// intermediate phase has a "/<step>" suffix.
-		if phase != "Injected" {
-			p.Injected = false
-		}
 		if phase != "Not Injected" || injected == 0 || recovered == 0 {
 			p.Recovered = false
 		}
@@ -71,7 +70,11 @@ func Read(obj *unstructured.Unstructured) Progress {
 				lastRecover = ev
 			}
 		}
-		if at, ok := succeeded(lastApply); ok && at.After(p.InjectedAt) {
+		at, applied := succeeded(lastApply)
+		if phase != "Injected" && injected == 0 && !applied {
+			p.Injected = false
+		}
+		if applied && at.After(p.InjectedAt) {
 			p.InjectedAt = at
 		}
 		if at, ok := succeeded(lastRecover); ok && at.After(p.RecoveredAt) {
