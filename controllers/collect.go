@@ -349,9 +349,9 @@ func faultWindowWarning(spec *trial.Fault, f *serdebenchv1.FaultStatus, sums []*
 		return ""
 	case f.InjectedTime.Time.Before(start):
 		return fmt.Sprintf("fault %s took effect %s before the measured window began: the trial has no healthy before-phase", f.Name, start.Sub(f.InjectedTime.Time).Round(100*time.Millisecond))
-	case f.InjectedTime.Time.After(end):
+	case f.InjectedTime.After(end):
 		return fmt.Sprintf("fault %s took effect %s after the measured window ended", f.Name, f.InjectedTime.Time.Sub(end).Round(100*time.Millisecond))
-	case spec != nil && spec.DurationSeconds > 0 && (f.RecoveredTime == nil || f.RecoveredTime.Time.After(end)):
+	case spec != nil && spec.DurationSeconds > 0 && (f.RecoveredTime == nil || f.RecoveredTime.After(end)):
 		return fmt.Sprintf("fault %s lasted past the measured window: the trial has no after-phase", f.Name)
 	}
 	return ""
