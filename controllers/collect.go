@@ -195,18 +195,11 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	if r.Prometheus == nil {
 		return
 	}
-	var start, end time.Time
+	start, end := producerWindow(sums)
 	var records int64
 	for _, s := range sums {
-		if s.Role != summary.RoleProducer {
-			continue
-		}
-		records += s.Records
-		if start.IsZero() || s.WindowStart.Before(start) {
-			start = s.WindowStart
-		}
-		if s.WindowEnd.After(end) {
-			end = s.WindowEnd
+		if s.Role == summary.RoleProducer {
+			records += s.Records
 		}
 	}
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -332,18 +325,7 @@ func faultWindowWarning(spec *trial.Fault, f *serdebenchv1.FaultStatus, sums []*
 	if f == nil || f.InjectedTime == nil {
 		return ""
 	}
-	var start, end time.Time
-	for _, s := range sums {
-		if s.Role != summary.RoleProducer {
-			continue
-		}
-		if start.IsZero() || s.WindowStart.Before(start) {
-			start = s.WindowStart
-		}
-		if s.WindowEnd.After(end) {
-			end = s.WindowEnd
-		}
-	}
+	start, end := producerWindow(sums)
 	switch {
 	case start.IsZero():
 		return ""
@@ -355,4 +337,21 @@ func faultWindowWarning(spec *trial.Fault, f *serdebenchv1.FaultStatus, sums []*
 		return fmt.Sprintf("fault %s lasted past the measured window: the trial has no after-phase", f.Name)
 	}
 	return ""
+}
+
+// producerWindow spans the producers' measured windows: the earliest start, the
+// latest end (zero without a producer summary).
+func producerWindow(sums []*summary.Summary) (start, end time.Time) {
+	for _, s := range sums {
+		if s.Role != summary.RoleProducer {
+			continue
+		}
+		if start.IsZero() || s.WindowStart.Before(start) {
+			start = s.WindowStart
+		}
+		if s.WindowEnd.After(end) {
+			end = s.WindowEnd
+		}
+	}
+	return start, end
 }

@@ -113,9 +113,7 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 			return ctrl.Result{RequeueAfter: wait}, true, nil
 		}
 		if late := now.Sub(fs.DueTime.Time); late > r.faultInjectTimeout() {
-			// A kill cannot be taken back: never applied late (after a restart or a
-			// long queue), where it would hit another part of the window, or none.
-			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("the fault was due %s ago and was not created in time", late.Round(time.Second)))
+			return r.faultTooLate(ctx, x, t, late)
 		}
 		objs, err := build.Chaos(x, t, int(ts.Attempt))
 		if err != nil {
@@ -130,7 +128,7 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 
 	case fs.CreateTime == nil:
 		if late := now.Sub(fs.DueTime.Time); jobsDone || late > r.faultInjectTimeout() {
-			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("the fault was due %s ago and was not created in time", late.Round(time.Second)))
+			return r.faultTooLate(ctx, x, t, late)
 		}
 		objs, err := build.Chaos(x, t, int(ts.Attempt))
 		if err != nil {
@@ -242,6 +240,13 @@ func (r *ExperimentReconciler) faultsLeft(ctx context.Context, x *serdebenchv1.S
 		n += len(list.Items)
 	}
 	return n, nil
+}
+
+// faultTooLate fails a trial whose fault could not be created on time. A kill
+// cannot be taken back: it is never applied late (after a restart or a long
+// queue), where it would hit another part of the window, or none.
+func (r *ExperimentReconciler) faultTooLate(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial, late time.Duration) (ctrl.Result, bool, error) {
+	return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("the fault was due %s ago and was not created in time", late.Round(time.Second)))
 }
 
 // stopFault removes the trial's fault objects and fails the trial.

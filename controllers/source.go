@@ -119,9 +119,9 @@ func (r *ExperimentReconciler) sourceChecked(ctx context.Context, x *serdebenchv
 		return false, nil, fmt.Errorf("get job %s: %w", want.Name, err)
 	}
 	switch {
-	case jobFinished(got, batchv1.JobComplete):
+	case jobCondition(got, batchv1.JobComplete) != nil:
 		return true, nil, nil
-	case !jobFinished(got, batchv1.JobFailed):
+	case jobCondition(got, batchv1.JobFailed) == nil:
 		return false, nil, nil
 	}
 	// The worker's own words when it ran (exit 4: the samples do not pass), else
@@ -154,22 +154,8 @@ func (r *ExperimentReconciler) sourceChecked(ctx context.Context, x *serdebenchv
 			}
 		}
 	}
-	for _, c := range got.Status.Conditions {
-		if c.Type == batchv1.JobFailed {
-			return false, broken("%s: %s", c.Reason, c.Message), nil
-		}
-	}
-	return false, broken("the Job failed"), nil
-}
-
-// jobFinished says whether the Job has condition typ (Complete or Failed) true.
-func jobFinished(j *batchv1.Job, typ batchv1.JobConditionType) bool {
-	for _, c := range j.Status.Conditions {
-		if c.Type == typ && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	c := jobCondition(got, batchv1.JobFailed)
+	return false, broken("%s: %s", c.Reason, c.Message), nil
 }
 
 // recheckSource checks the payload source again before a trial's Jobs exist. stop

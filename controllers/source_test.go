@@ -116,14 +116,20 @@ func TestPayloadSource(t *testing.T) {
 
 	// A ConfigMap deleted mid-experiment: the next trial fails before its Jobs
 	// exist (the pods would wait for the mount until the trial timeout).
-	gone := cm.DeepCopy()
-	gone.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "orders-gone"}
-	if err := k8s.Create(ctx, gone); err != nil {
-		t.Fatal(err)
+	// failed runs experiment name on a copy of the ConfigMap named configMap, until
+	// it fails, and returns it and its Failed condition.
+	failed := func(name, configMap string, timeout time.Duration) (*serdebenchv1.SerializationExperiment, *metav1.Condition) {
+		t.Helper()
+		copied := cm.DeepCopy()
+		copied.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: configMap}
+		if err := k8s.Create(ctx, copied); err != nil {
+			t.Fatal(err)
+		}
+		create(t, sourceExperiment(ns, name, configMap))
+		x := waitStage(t, ns, name, serdebenchv1.StageFailed, timeout)
+		return x, meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
 	}
-	create(t, sourceExperiment(ns, "gone", "orders-gone"))
-	x = waitStage(t, ns, "gone", serdebenchv1.StageFailed, 90*time.Second)
-	c = meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	x, c = failed("gone", "orders-gone", 90*time.Second)
 	if c == nil || c.Reason != controllers.ReasonInvalidPayloadSource || !strings.Contains(c.Message, "orders-gone not found (it was there when the experiment was accepted)") {
 		t.Fatalf("failed condition %+v", c)
 	}
@@ -142,15 +148,7 @@ func TestPayloadSource(t *testing.T) {
 	// A check that never reached a verdict (the worker crashed before reading the
 	// samples) says so in a reason of its own: it is not a verdict on the source.
 	k.set(func(k *kubelet) { k.failRole = build.RoleCheck })
-	crashed := cm.DeepCopy()
-	crashed.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "orders-crashed"}
-	if err := k8s.Create(ctx, crashed); err != nil {
-		t.Fatal(err)
-	}
-	create(t, sourceExperiment(ns, "crash", "orders-crashed"))
-	x = waitStage(t, ns, "crash", serdebenchv1.StageFailed, 20*time.Second)
-	c = meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
-	if c == nil || c.Reason != controllers.ReasonSourceCheckFailed || !strings.Contains(c.Message, "did not finish: the worker exited with 1") {
+	if _, c = failed("crash", "orders-crashed", 20*time.Second); c == nil || c.Reason != controllers.ReasonSourceCheckFailed || !strings.Contains(c.Message, "did not finish: the worker exited with 1") {
 		t.Fatalf("failed condition %+v", c)
 	}
 }

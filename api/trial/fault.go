@@ -246,10 +246,6 @@ type MemoryStress struct {
 	SizeMegabytes int32 `json:"sizeMegabytes"`
 }
 
-// EndSeconds is when the fault's effect is meant to end, in seconds after the
-// measured window began (StartSeconds for a kill, which acts once).
-func (f Fault) EndSeconds() int32 { return f.StartSeconds + f.DurationSeconds }
-
 // Defaults of a fault's optional fields (the same values as its +kubebuilder:default
 // markers).
 const (

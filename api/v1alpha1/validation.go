@@ -13,8 +13,3 @@ const (
 func (s *ExperimentSpec) TrialCount() int {
 	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps()) * s.Faults.Count()
 }
-
-// FaultsNotApplied is why `serdebench run` refuses an experiment with spec.faults:
-// it does not apply faults outside a cluster yet, and a fault that was not applied
-// must never be reported as measured under it.
-const FaultsNotApplied = "spec.faults: serdebench run does not apply faults yet (in a cluster the operator applies them through Chaos Mesh); remove spec.faults to run the experiment locally"

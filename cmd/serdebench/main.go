@@ -93,7 +93,7 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			if x.Spec.Faults != nil {
-				return errors.New(v1alpha1.FaultsNotApplied)
+				return errors.New(faultsNotApplied)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -205,6 +205,11 @@ func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []code
 }
 
 const defaultBootstrap = "127.0.0.1:9092"
+
+// faultsNotApplied is why `serdebench run` refuses an experiment with spec.faults:
+// it does not apply faults outside a cluster yet, and a fault that was not applied
+// must never be reported as measured under it.
+const faultsNotApplied = "spec.faults: serdebench run does not apply faults yet (in a cluster the operator applies them through Chaos Mesh); remove spec.faults to run the experiment locally"
 
 // stopDeadline bounds how long the command runs on after SIGTERM or Ctrl-C.
 const stopDeadline = 15 * time.Second
