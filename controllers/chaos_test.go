@@ -104,7 +104,7 @@ func TestFaultNotInjected(t *testing.T) {
 	withFault := func(name string, kafka serdebenchv1.KafkaSpec) *serdebenchv1.SerializationExperiment {
 		return experiment(ns, name, func(x *serdebenchv1.SerializationExperiment) {
 			x.Spec.Codecs = []trial.Codec{"protobuf"}
-			x.Spec.Records, x.Spec.DurationSeconds = nil, ptr(int32(12))
+			x.Spec.Records, x.Spec.DurationSeconds, x.Spec.IntervalSeconds = nil, ptr(int32(12)), 1
 			x.Spec.Warmup = trial.Warmup{DurationSeconds: 1}
 			x.Spec.Rate.RecordsPerSecond = 200
 			x.Spec.Kafka = kafka
@@ -198,7 +198,7 @@ func TestChaosMeshNotInstalled(t *testing.T) {
 
 	startManager(t, nil) // a fresh RESTMapper, which has never seen StressChaos
 	create(t, experiment(ns, "squeeze", func(x *serdebenchv1.SerializationExperiment) {
-		x.Spec.Records, x.Spec.DurationSeconds = nil, ptr(int32(30))
+		x.Spec.Records, x.Spec.DurationSeconds, x.Spec.IntervalSeconds = nil, ptr(int32(30)), 1
 		x.Spec.Warmup = trial.Warmup{DurationSeconds: 1}
 		x.Spec.Faults = &serdebenchv1.Faults{Scenarios: []trial.Fault{{Name: "cpu", StartSeconds: 2, DurationSeconds: 5,
 			Target: trial.FaultTarget{Role: trial.RoleProducers}, Stress: &trial.StressFault{CPU: &trial.CPUStress{Workers: 1}}}}}
@@ -248,7 +248,7 @@ func TestFaultAppliedOnceAndRemoved(t *testing.T) {
 	}, newKubelet(t, ns, brokers))
 	create(t, experiment(ns, "squeeze", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Codecs = []trial.Codec{"protobuf"}
-		x.Spec.Records, x.Spec.DurationSeconds = nil, ptr(int32(10))
+		x.Spec.Records, x.Spec.DurationSeconds, x.Spec.IntervalSeconds = nil, ptr(int32(10)), 1
 		x.Spec.Warmup = trial.Warmup{DurationSeconds: 1}
 		x.Spec.Rate.RecordsPerSecond = 200
 		x.Spec.Faults = &serdebenchv1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{{Name: "cpu", StartSeconds: 2, DurationSeconds: 3,
@@ -280,6 +280,19 @@ func TestFaultAppliedOnceAndRemoved(t *testing.T) {
 	}
 	if f := res.Trials[0].Fault; f == nil || f.Name != "cpu" || f.InjectedTime == nil || !strings.HasSuffix(res.Trials[0].Name, "-cpu") {
 		t.Errorf("result trial %s fault %+v", res.Trials[0].Name, f)
+	}
+	// The result is split at the fault's recorded window, and the phases hold every
+	// measured record.
+	if ph := res.Trials[0].Phases; ph == nil || ph.Before == nil || ph.During == nil || ph.During.Records == 0 || ph.ResolutionSeconds != 1 || ph.RecoveryFrom != "FaultEnd" {
+		t.Errorf("result phases %+v", ph)
+	} else {
+		n := ph.Before.Records + ph.During.Records
+		if ph.After != nil {
+			n += ph.After.Records
+		}
+		if n != res.Trials[0].Records || ph.During.StartTime.After(res.Trials[0].Fault.InjectedTime.Time) {
+			t.Errorf("phases hold %d of %d records; during starts %v, the fault at %v", n, res.Trials[0].Records, ph.During.StartTime, res.Trials[0].Fault.InjectedTime)
+		}
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "StressChaosList"})

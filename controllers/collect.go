@@ -55,6 +55,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 			return r.fail(ctx, x, t.Index, ReasonWorkerInterrupted, fmt.Sprintf("trial %s: partial summaries from %v", t.Name, merged.Interrupted))
 		}
 		protocol.Annotate(t, merged)
+		splitAtFault(merged, x, ts.Fault)
 		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
 		tr.Attempts = ts.Attempt
 		tr.Fault = ts.Fault.DeepCopy()
@@ -118,7 +119,9 @@ func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.Se
 			if term == nil || term.ExitCode != protocol.ExitOK {
 				continue
 			}
-			s, err := protocol.ReadSummary(term.Message, func() ([]byte, error) { return r.podLog(ctx, p, cs.Name) })
+			s, err := protocol.ReadSummary(term.Message, func() ([]byte, error) {
+				return r.podLog(ctx, p, cs.Name, &corev1.PodLogOptions{TailLines: ptr.To(int64(50))})
+			})
 			if err != nil {
 				return nil, placement{}, fmt.Errorf("pod %s container %s: %w", p.Name, cs.Name, err)
 			}
@@ -172,14 +175,16 @@ func (r *ExperimentReconciler) podsOf(ctx context.Context, x *serdebenchv1.Seria
 	return out, nil
 }
 
-func (r *ExperimentReconciler) podLog(ctx context.Context, p *corev1.Pod, container string) ([]byte, error) {
+func (r *ExperimentReconciler) podLog(ctx context.Context, p *corev1.Pod, container string, opts *corev1.PodLogOptions) ([]byte, error) {
 	var raw []byte
 	var err error
 	switch {
 	case r.PodLogs != nil:
 		raw, err = r.PodLogs(ctx, p.Namespace, p.Name, container)
 	case r.Clientset != nil:
-		raw, err = r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: container, TailLines: ptr.To(int64(50))}).DoRaw(ctx)
+		o := opts.DeepCopy()
+		o.Container = container
+		raw, err = r.Clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, o).DoRaw(ctx)
 	default:
 		return nil, fmt.Errorf("pod %s container %s: summary is in the log but no clientset to read logs", p.Name, container)
 	}
@@ -318,9 +323,24 @@ func mergeSorted(a, b []string) []string {
 	return out
 }
 
+// splitAtFault splits a faulted trial's result at the fault's actual window, as
+// Chaos Mesh recorded it; what keeps it from doing so becomes a warning.
+func splitAtFault(m *summary.Result, x *serdebenchv1.SerializationExperiment, f *serdebenchv1.FaultStatus) {
+	if f == nil || f.InjectedTime == nil || x.Spec.Faults == nil {
+		return
+	}
+	var end time.Time
+	if f.RecoveredTime != nil {
+		end = f.RecoveredTime.Time
+	}
+	if err := m.SplitAtFault(f.InjectedTime.Time, end, x.Spec.Faults.Recovery); err != nil {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("fault %s: no phases: %v", f.Name, err))
+	}
+}
+
 // faultWindowWarning says when a fault did not fall inside the producers' measured
-// window: its start is planned from the producers' container start, while each
-// producer's window begins only after its warmup (and, before that, its setup).
+// window (it is planned from their logged window starts, and may be created up to
+// the inject timeout late).
 func faultWindowWarning(spec *trial.Fault, f *serdebenchv1.FaultStatus, sums []*summary.Summary) string {
 	if f == nil || f.InjectedTime == nil {
 		return ""

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -22,6 +23,7 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers/build"
 	"github.com/serdebench/serdebench/controllers/chaos"
+	"github.com/serdebench/serdebench/workers/protocol"
 )
 
 // +kubebuilder:rbac:groups=chaos-mesh.org,resources=networkchaos;podchaos;stresschaos,verbs=get;list;watch;create;delete;deletecollection
@@ -34,11 +36,10 @@ const (
 	// Chaos Mesh after).
 	ReasonChaosMeshNotInstalled = "ChaosMeshNotInstalled"
 	// ReasonFaultNotInjected: Chaos Mesh did not apply a trial's fault (no pod
-	// selected, an apply that failed, or no answer in time): the trial fails, it
-	// is never measured as faulted on a healthy system.
-	ReasonFaultNotInjected = "FaultNotInjected"
+	// selected, an apply that failed, or no answer in time).
+	ReasonFaultNotInjected = protocol.ReasonFaultNotInjected
 	// ReasonFaultNotRecovered: Chaos Mesh could not undo a fault.
-	ReasonFaultNotRecovered = "FaultNotRecovered"
+	ReasonFaultNotRecovered = protocol.ReasonFaultNotRecovered
 )
 
 // defaultFaultInjectTimeout bounds the wait for Chaos Mesh to select and apply.
@@ -93,14 +94,17 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 		return ctrl.Result{}, false, nil
 
 	case fs.DueTime == nil:
-		started, err := r.producersStarted(ctx, x, t)
-		if err != nil || started.IsZero() {
+		started, err := r.producersWindowStart(ctx, x, t)
+		switch {
+		case errors.Is(err, errNoWindow):
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, err.Error())
+		case err != nil || started.IsZero():
 			if jobsDone {
-				return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "the trial ended before its producers were seen running")
+				return r.stopFault(ctx, x, t, ReasonFaultNotInjected, "the trial ended before its producers began their measured windows")
 			}
 			return ctrl.Result{RequeueAfter: r.poll()}, true, err
 		}
-		due := metav1.NewTime(started.Add(time.Duration(t.Warmup.DurationSeconds+t.Fault.StartSeconds) * time.Second))
+		due := metav1.NewTime(started.Add(time.Duration(t.Fault.StartSeconds) * time.Second))
 		fs.DueTime = &due
 		res, err := r.updateStatus(ctx, x)
 		return res, true, err
@@ -328,9 +332,10 @@ func (r *ExperimentReconciler) chaosEvents(ctx context.Context, x *serdebenchv1.
 	return "; Chaos Mesh says: " + strings.Join(msgs, "; ")
 }
 
-// producersStarted is when the last of the trial attempt's producers started
-// (zero while any has not).
-func (r *ExperimentReconciler) producersStarted(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (time.Time, error) {
+// producersWindowStart is when the last of the trial attempt's producers began
+// its measured window, as each logged it (zero while any has not). A producer
+// that ended without one is an error: its trial cannot time a fault.
+func (r *ExperimentReconciler) producersWindowStart(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (time.Time, error) {
 	role := build.RoleProducer
 	if x.Spec.Workers.Colocate {
 		role = build.RoleWorkers
@@ -342,16 +347,24 @@ func (r *ExperimentReconciler) producersStarted(ctx context.Context, x *serdeben
 	}
 	var last time.Time
 	n := 0
-	for _, p := range pods.Items {
+	for i := range pods.Items {
+		p := &pods.Items[i]
 		for _, cs := range p.Status.ContainerStatuses {
-			var at time.Time
-			switch {
-			case cs.State.Running != nil:
-				at = cs.State.Running.StartedAt.Time
-			case cs.State.Terminated != nil:
-				at = cs.State.Terminated.StartedAt.Time
+			if !strings.HasPrefix(cs.Name, protocol.RoleProducer) {
+				continue
 			}
-			if at.IsZero() {
+			if cs.State.Running == nil && cs.State.Terminated == nil {
+				return time.Time{}, nil
+			}
+			log, err := r.podLog(ctx, p, cs.Name, &corev1.PodLogOptions{LimitBytes: ptr.To(int64(windowLogBytes))})
+			if err != nil {
+				return time.Time{}, err
+			}
+			at, ok := protocol.WindowStart(log)
+			switch {
+			case !ok && cs.State.Terminated != nil:
+				return time.Time{}, fmt.Errorf("%w: pod %s container %s ended without logging %q", errNoWindow, p.Name, cs.Name, protocol.WindowStarted)
+			case !ok:
 				return time.Time{}, nil
 			}
 			if at.After(last) {
@@ -360,11 +373,18 @@ func (r *ExperimentReconciler) producersStarted(ctx context.Context, x *serdeben
 			n++
 		}
 	}
-	if n < int(t.Producers) && !x.Spec.Workers.Colocate {
+	if n < int(t.Producers) {
 		return time.Time{}, nil
 	}
 	return last, nil
 }
+
+// windowLogBytes bounds the head of a producer's log read for its window start
+// (the line comes after the client's setup, long before the summary).
+const windowLogBytes = 256 << 10
+
+// errNoWindow: a producer ended without a measured window.
+var errNoWindow = errors.New("no measured window")
 
 // deleteFaults deletes the experiment's fault objects with the given labels, of
 // every Chaos Mesh kind the API server serves.

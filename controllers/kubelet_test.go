@@ -64,23 +64,44 @@ type kubelet struct {
 	topicsSeen map[string]bool
 	created    map[string]bool
 	// logs are container logs by "pod/container", served to the operator as the
-	// kubelet's log endpoint would.
+	// kubelet's log endpoint would; live are those of running containers so far.
 	logs map[string][]byte
+	live map[string]*liveLog
+}
+
+// liveLog is a running container's log: written by the worker, read by the operator.
+type liveLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *liveLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *liveLog) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.buf.Bytes())
 }
 
 // podLogs serves a recorded container's log.
 func (k *kubelet) podLogs(_ context.Context, _, pod, container string) ([]byte, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	l, ok := k.logs[pod+"/"+container]
-	if !ok {
-		return nil, fmt.Errorf("no log for %s/%s", pod, container)
+	if l, ok := k.logs[pod+"/"+container]; ok {
+		return l, nil
 	}
-	return l, nil
+	if l, ok := k.live[pod+"/"+container]; ok {
+		return l.bytes(), nil
+	}
+	return nil, fmt.Errorf("no log for %s/%s", pod, container)
 }
 
 func newKubelet(t *testing.T, ns string, brokers []string) *kubelet {
-	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, seen: map[types.UID]bool{}, evict: map[string]int{}, interrupt: map[string]bool{}, running: map[types.UID]context.CancelFunc{}, topicsReady: true, topicsSeen: map[string]bool{}, created: map[string]bool{}, logs: map[string][]byte{}}
+	k := &kubelet{t: t, ns: ns, brokers: brokers, jobs: map[string]int{}, seen: map[types.UID]bool{}, evict: map[string]int{}, interrupt: map[string]bool{}, running: map[types.UID]context.CancelFunc{}, topicsReady: true, topicsSeen: map[string]bool{}, created: map[string]bool{}, logs: map[string][]byte{}, live: map[string]*liveLog{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -290,7 +311,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 					cctx, cancel = context.WithTimeout(podCtx, time.Second) // then SIGTERM
 					defer cancel()
 				}
-				results[idx][ci] = k.runContainer(cctx, j.Spec.Template.Spec.Volumes, c, idx, podIP, how.fail)
+				results[idx][ci] = k.runContainer(cctx, j.Spec.Template.Spec.Volumes, c, idx, podIP, how.fail, k.liveLog(pods[idx], c.Name))
 			}()
 		}
 	}
@@ -333,7 +354,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 // would: $(JOB_COMPLETION_INDEX) expanded, /dev/termination-log, Secret and ConfigMap volumes
 // mounted (here: files in a temporary directory), and the pod's network namespace
 // (a listen address without a host binds to the pod's IP).
-func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c corev1.Container, idx int, podIP string, fail bool) containerResult {
+func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c corev1.Container, idx int, podIP string, fail bool, stderr *liveLog) containerResult {
 	if fail {
 		return containerResult{name: c.Name, exitCode: 1, message: `{"level":"ERROR","msg":"worker failed","err":"connect to Kafka at [10.0.0.1:9092]: connection refused"}`}
 	}
@@ -354,19 +375,31 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 	if err != nil {
 		return containerResult{name: c.Name, exitCode: 1, message: err.Error()}
 	}
-	var stdout, stderr bytes.Buffer
-	code := run.Main(ctx, args, func(key string) string { return env[key] }, &stdout, &stderr)
+	var stdout bytes.Buffer
+	code := run.Main(ctx, args, func(key string) string { return env[key] }, &stdout, stderr)
 	msg, _ := os.ReadFile(term)
 	if code != 0 && len(msg) == 0 { // TerminationMessagePolicy FallbackToLogsOnError
-		msg = stderr.Bytes()
+		msg = stderr.bytes()
 	}
 	if code != 0 {
-		k.t.Logf("worker %s/%d exited %d: %s", c.Name, idx, code, stderr.String())
+		k.t.Logf("worker %s/%d exited %d: %s", c.Name, idx, code, stderr.bytes())
 	}
 	// The container log: stderr (the worker's JSON logs), then stdout, whose last
 	// line is the summary.
-	log := append(append([]byte{}, stderr.Bytes()...), stdout.Bytes()...)
+	log := append(stderr.bytes(), stdout.Bytes()...)
 	return containerResult{name: c.Name, exitCode: int32(code), message: string(msg), log: log}
+}
+
+// liveLog registers a log for the container of pod (nil: a pod that was never
+// created, whose log nobody can read).
+func (k *kubelet) liveLog(pod *corev1.Pod, container string) *liveLog {
+	l := &liveLog{}
+	if pod != nil {
+		k.mu.Lock()
+		k.live[pod.Name+"/"+container] = l
+		k.mu.Unlock()
+	}
+	return l
 }
 
 // resolveEnv gives the container the environment its spec declares, reading Secret

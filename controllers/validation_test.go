@@ -82,7 +82,7 @@ func TestDefaultsAgree(t *testing.T) {
 	} {
 		window := "  records: 1000\n"
 		if c.goFaults != nil {
-			window = "  durationSeconds: 10\n"
+			window = "  durationSeconds: 10\n  intervalSeconds: 1\n"
 		}
 		doc := []byte(`apiVersion: serdebench.io/v1alpha1
 kind: SerializationExperiment
@@ -110,7 +110,7 @@ spec:
 		}
 		goSide := serdebenchv1.ExperimentSpec{Codecs: []trial.Codec{"json"}, Payload: c.goSide, Records: ptr(int64(1000)), Faults: c.goFaults.DeepCopy()}
 		if c.goFaults != nil {
-			goSide.Records, goSide.DurationSeconds = nil, ptr(int32(10))
+			goSide.Records, goSide.DurationSeconds, goSide.IntervalSeconds = nil, ptr(int32(10)), 1
 		}
 		goSide.Default()
 		if diff := cmp.Diff(goSide, stored.Spec.ExperimentSpec); diff != "" {

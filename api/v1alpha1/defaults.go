@@ -67,6 +67,7 @@ func (s *ExperimentSpec) Default() {
 		for i := range f.Scenarios {
 			f.Scenarios[i].Default()
 		}
+		f.Recovery.Default()
 	}
 	if s.Client == "" {
 		s.Client = trial.DefaultClient

@@ -16,6 +16,7 @@ import "github.com/serdebench/serdebench/api/trial"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || has(self.durationSeconds)",message="faults begin and end at times in the measured window: set durationSeconds, not records"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.durationSeconds) || self.faults.scenarios.all(f, f.startSeconds + (has(f.durationSeconds) ? f.durationSeconds : 0) < self.durationSeconds)",message="a fault must end before the measured window does (startSeconds + durationSeconds < durationSeconds): the seconds after it show the recovery"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.warmup) || !has(self.warmup.records) || self.warmup.records == 0",message="with faults, warm up by warmup.durationSeconds: a fault's start is timed from the measured window's"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || self.intervalSeconds <= 2",message="faults are measured in whole intervals (their phases, the time to the first error, the recovery): set intervalSeconds to 1 or 2"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.rate) || !has(self.rate.search)",message="rate.search and faults do not combine: a search's steps would meet the fault at different rates"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || self.codecs.all(c, c in ['json', 'json/goccy', 'avro', 'protobuf', 'msgpack', 'cbor', 'raw'])",message="with payload.source only json, json/goccy, avro, protobuf, msgpack, cbor and raw apply: the other codecs need code generated from the schema"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'avro') || self.payload.source.format == 'avro'",message="codec avro with payload.source needs an Avro schema (format: avro)"
@@ -139,6 +140,11 @@ type Faults struct {
 	// +listType=map
 	// +listMapKey=name
 	Scenarios []trial.Fault `json:"scenarios"`
+	// Recovery is the band a faulted trial must come back to for its result's
+	// recovery time.
+	// +kubebuilder:default={}
+	// +optional
+	Recovery trial.Recovery `json:"recovery,omitempty"`
 }
 
 // Count is how many trials each combination of the other dimensions becomes.

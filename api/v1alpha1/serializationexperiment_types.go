@@ -239,8 +239,9 @@ type TrialStatus struct {
 type FaultStatus struct {
 	// Name is the scenario's.
 	Name string `json:"name"`
-	// DueTime is when the fault was planned to begin: the trial's producers
-	// running, their warmup, then the scenario's startSeconds.
+	// DueTime is when the fault was planned to begin: the scenario's startSeconds
+	// after the last of the trial's producers began its measured window (as each
+	// logged it).
 	// +optional
 	DueTime *metav1.Time `json:"dueTime,omitempty"`
 	// Objects are the Chaos Mesh objects that apply it (Kind/name), recorded

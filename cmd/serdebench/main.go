@@ -78,7 +78,8 @@ func validateCmd() *cobra.Command {
 }
 
 func runCmd() *cobra.Command {
-	var file, bootstrap, output, brokerVersion, caFile, saslMechanism string
+	var file, bootstrap, output, brokerVersion, caFile, saslMechanism, faultInterface string
+	var faultQueue uint16
 	var quiet, useTLS, tlsInsecure, keepTopics bool
 	var trialTimeout time.Duration
 	c := &cobra.Command{
@@ -92,8 +93,12 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if x.Spec.Faults != nil {
-				return errors.New(faultsNotApplied)
+			faults, err := localFaults(x, faultInterface, faultQueue)
+			if err != nil {
+				return err
+			}
+			if faults != nil {
+				defer func() { _ = faults.Engine.Close() }()
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -137,7 +142,7 @@ func runCmd() *cobra.Command {
 				}
 			}()
 			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Security: sec, Experiment: x.Name, Progress: &progress,
-				TrialTimeout: trialTimeout, Log: log, KeepTopics: keepTopics || x.Spec.CleanupPolicy == v1alpha1.CleanupRetain,
+				TrialTimeout: trialTimeout, Log: log, KeepTopics: keepTopics || x.Spec.CleanupPolicy == v1alpha1.CleanupRetain, Faults: faults,
 				OnTrial: func(t trial.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) }})
 			close(done)
 			_ = bar.Finish()
@@ -173,6 +178,9 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&saslMechanism, "sasl-mechanism", "", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; credentials from $SERDEBENCH_SASL_USERNAME and $SERDEBENCH_SASL_PASSWORD")
 	c.Flags().DurationVar(&trialTimeout, "trial-timeout", 30*time.Minute, "fail a trial that takes longer")
 	c.Flags().BoolVar(&keepTopics, "keep-topics", false, "keep each trial's topic (as cleanupPolicy: Retain does)")
+	c.Flags().StringVar(&faultInterface, "fault-interface", os.Getenv("SERDEBENCH_FAULT_INTERFACE"),
+		"spec.faults: the local rig's interface the broker's packets arrive on (hack/calibrate/netns.sh sets $SERDEBENCH_FAULT_INTERFACE); needs root")
+	c.Flags().Uint16Var(&faultQueue, "fault-queue", defaultFaultQueue, "spec.faults: the NFQUEUE number the fault engine binds")
 	_ = c.MarkFlagRequired("file")
 	return c
 }
@@ -205,11 +213,6 @@ func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []code
 }
 
 const defaultBootstrap = "127.0.0.1:9092"
-
-// faultsNotApplied is why `serdebench run` refuses an experiment with spec.faults:
-// it does not apply faults outside a cluster yet, and a fault that was not applied
-// must never be reported as measured under it.
-const faultsNotApplied = "spec.faults: serdebench run does not apply faults yet (in a cluster the operator applies them through Chaos Mesh); remove spec.faults to run the experiment locally"
 
 // stopDeadline bounds how long the command runs on after SIGTERM or Ctrl-C.
 const stopDeadline = 15 * time.Second

@@ -9,14 +9,17 @@ import (
 // TestInvalidFileNamesTheField runs the real command on invalid files: it must fail
 // and say which field is wrong, before touching any broker.
 func TestInvalidFileNamesTheField(t *testing.T) {
+	t.Setenv("SERDEBENCH_FAULT_INTERFACE", "")
 	for file, field := range map[string]string{
 		"testdata/bad-acks.yaml": "spec.producer.acks",
 		"testdata/typo.yaml":     "lingerMillis",
 		"testdata/missing.yaml":  "no such file",
 		// A sample that does not fit its schema is named by line.
 		"testdata/bad-source.yaml": "bad-orders.jsonl: payload source: samples line 3",
-		// Valid, but not applied yet: refused, never run without its fault.
-		"testdata/faults.yaml": "serdebench run does not apply faults yet",
+		// Valid, but not applied without the local rig, or not at all locally:
+		// refused, never run without its fault.
+		"testdata/faults.yaml":      "name the rig's interface with --fault-interface",
+		"testdata/faults-kill.yaml": "scenario kill-one is a pod or stress fault, which needs a cluster with Chaos Mesh",
 	} {
 		cmd := rootCmd()
 		var out bytes.Buffer

@@ -22,10 +22,7 @@ func SeriesPerTrial(n int) int {
 // TrialResult converts a merged result into the API's integer fields, with at most
 // maxItems intervals and search steps.
 func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.TrialResult {
-	lat := func(p summary.Percentiles) serdebenchv1.LatencyMicros {
-		return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
-			P9999: p.P9999, Max: p.Max}
-	}
+	lat := latency
 	size := t.SizeBytes
 	if t.Source != nil {
 		size = int32(m.PayloadBytesPerRecord + 0.5) // the user's records: their mean JSON size
@@ -79,6 +76,9 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 				Sustained: st.Sustained, Reason: st.Reason})
 		}
 	}
+	if m.Phases != nil {
+		res.Phases = phases(m.Phases)
+	}
 	ivs, width := m.Intervals, m.IntervalSeconds
 	if len(ivs) > maxItems {
 		ivs, width = m.IntervalsAtMost(maxItems)
@@ -92,6 +92,36 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 			EndToEndP99Micros: iv.EndToEnd.P99, BacklogRecords: iv.BacklogRecords})
 	}
 	return res
+}
+
+// phases converts a faulted trial's phases into the API's integer fields.
+func phases(p *summary.Phases) *serdebenchv1.FaultPhases {
+	phase := func(ph *summary.Phase) *serdebenchv1.Phase {
+		if ph == nil {
+			return nil
+		}
+		return &serdebenchv1.Phase{StartTime: metav1.NewTime(ph.Start), EndTime: metav1.NewTime(ph.End),
+			WindowMillis: int64(ph.Seconds * 1000), Records: ph.Records, RecordsPerSecond: int64(ph.RecordsPerSecond),
+			OfferedRecordsPerSecond: int64(ph.OfferedRecordsPerSecond), AckMicros: latency(ph.Ack), EndToEndMicros: latency(ph.EndToEnd),
+			FailedRecords: ph.Failed, LostRecords: ph.Lost, DuplicatedRecords: ph.Duplicated}
+	}
+	millis := func(s *float64) *int64 {
+		if s == nil {
+			return nil
+		}
+		ms := int64(*s * 1000)
+		return &ms
+	}
+	out := &serdebenchv1.FaultPhases{ResolutionSeconds: int32(p.ResolutionSeconds), Before: phase(p.Before), During: phase(p.During),
+		FirstErrorMillis: millis(p.FirstErrorSeconds), RecoveryMillis: millis(p.RecoverySeconds), RecoveryFrom: p.RecoveryFrom,
+		RecoveryNote: p.RecoveryNote, Band: p.Band, After: phase(p.After)}
+	return out
+}
+
+// latency converts merged percentiles into the API's.
+func latency(p summary.Percentiles) serdebenchv1.LatencyMicros {
+	return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
+		P9999: p.P9999, Max: p.Max}
 }
 
 // Summary is the headline across a result's trials.

@@ -10,7 +10,9 @@
 # its own network namespace (held by a process, never named: `ip netns add` would
 # mount /run/netns on the host and `ip netns del` leaves that mount) behind a veth pair whose two directions each carry DELAY_MS
 # of added one-way delay (added RTT = 2*DELAY_MS; 0 = no delay). COMMAND gets
-# BOOTSTRAP, TOPIC, DELAY_MS, RTT_ADDED_MS, DELAY_MODE; its stdout+stderr go to $OUT.
+# BOOTSTRAP, TOPIC, DELAY_MS, RTT_ADDED_MS, DELAY_MODE, SERDEBENCH_FAULT_INTERFACE (the host
+# side of the veth, where the broker's packets arrive: serdebench run's local faults
+# impair them), BROKER_PID and NS_PID; its stdout+stderr go to $OUT.
 # Everything is torn down on exit, error or signal. See README.md.
 # Env: KAFKA_LIBS (default: the jars hack/kafka/kafka.sh resolves), STATE_DIR (.state/calibrate), OUT, TOPIC, PARTITIONS, BROKER_HEAP, BROKER_PROPS,
 #      BROKER_REQUEST_LOG, READY_TIMEOUT, DELAY_MODE, NETEM_LIMIT, NFQ_NUM, NFQ_RT_PRIO, TCP_CC, KEEP_DATA
@@ -77,6 +79,11 @@ teardown() {
   tc qdisc del dev "$VETH_H" root 2>/dev/null
   ours ns >/dev/null && nsx tc qdisc del dev "$VETH_N" root 2>/dev/null
   while host_rule -C 2>/dev/null; do host_rule -D; done
+  # and any rule a killed command's fault engine left on the interface
+  iptables -w -t mangle -S PREROUTING 2>/dev/null | grep -- "-i $VETH_H " | sed 's/^-A //' | while read -r rule; do
+    # shellcheck disable=SC2086  # the rule's own words
+    iptables -w -t mangle -D PREROUTING $rule
+  done
   ours ns >/dev/null && nsx iptables -w -t mangle -F PREROUTING 2>/dev/null
   stop_pid nfq-host 3
   stop_pid nfq-ns 3
@@ -340,6 +347,7 @@ fi
 } >"$OUT"
 log "running: $*  (output -> $OUT)"
 env BOOTSTRAP="$BOOTSTRAP" TOPIC="$TOPIC" DELAY_MS="$D" RTT_ADDED_MS=$((2 * D)) DELAY_MODE="$MODE" \
+  SERDEBENCH_FAULT_INTERFACE="$VETH_H" BROKER_PID="$BPID" NS_PID="$(ours ns)" \
   KAFKA_LIBS="$KAFKA_LIBS" KAFKA_LOG4J_CLI="$REPO/hack/kafka/log4j2-cli.properties" CALIB_OUT="$OUT" \
   setsid "$@" >>"$OUT" 2>&1 </dev/null 9>&- &
 CMD_PID=$!

@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/netem"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -60,8 +62,10 @@ type Row struct {
 	// the user's own (SizeBytes is then their mean JSON size).
 	Schema, PayloadCompression string
 	Source                     bool
-	// Fault is the fault scenario the trial ran under ("" for none).
-	Fault string
+	// Fault is the fault scenario the trial ran under ("" for none), Phases the
+	// trial split at it.
+	Fault  string
+	Phases *Phases
 	// OpenLoop says producers sent at a fixed target rate, so records per second
 	// measure the target, not the codec (false for a rate search).
 	OpenLoop bool
@@ -105,6 +109,7 @@ func LocalRows(trials []TrialResult) []Row {
 			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0 && r.Search == nil})
 		if f := t.Trial.Fault; f != nil {
 			rows[len(rows)-1].Fault = f.Name
+			rows[len(rows)-1].Phases = localPhases(r.Phases)
 		}
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
@@ -139,6 +144,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			OpenLoop: t.Settings.RecordsPerSecond > 0 && t.Search == nil})
 		if f := t.Fault; f != nil {
 			rows[len(rows)-1].Fault = f.Name
+			rows[len(rows)-1].Phases = resultPhases(t)
 		}
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
@@ -210,6 +216,9 @@ func Table(w io.Writer, rows []Row) error {
 			fmt.Fprintf(w, "rate search: %s: %s\n", r.Name, r.Search)
 		}
 	}
+	if err := PhaseTable(w, rows); err != nil {
+		return err
+	}
 	common := CommonWarnings(rows)
 	for _, warn := range common {
 		fmt.Fprintf(w, "warning (all %d trials): %s\n", len(rows), warn)
@@ -273,8 +282,24 @@ func JSON(w io.Writer, v any) error {
 
 // TrialResult is one trial's outcome in a local run (internal/cli/runner).
 type TrialResult struct {
-	Trial     trial.Trial        `json:"trial"`
-	Topic     string             `json:"topic"`
-	Result    *summary.Result    `json:"result"`
+	Trial  trial.Trial     `json:"trial"`
+	Topic  string          `json:"topic"`
+	Result *summary.Result `json:"result"`
+	// Fault is the trial's fault as the local rig applied it.
+	Fault     *LocalFault        `json:"fault,omitempty"`
 	Summaries []*summary.Summary `json:"summaries,omitempty"`
+}
+
+// LocalFault is a fault as `serdebench run` applied it: when, and what the rig's
+// engine did to the broker's packets meanwhile.
+type LocalFault struct {
+	Name string `json:"name"`
+	// Impairment is what the engine applied, in netem's terms.
+	Impairment string `json:"impairment"`
+	// Due is when it was planned; Applied and Removed when its rule went in and out.
+	Due     time.Time `json:"due"`
+	Applied time.Time `json:"applied"`
+	Removed time.Time `json:"removed"`
+	// Rig counts the packets the engine held, dropped and released.
+	Rig netem.Stats `json:"rig"`
 }

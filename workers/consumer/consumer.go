@@ -445,6 +445,9 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	st.e2e.Record(lat)
 	c.seriesMu.Lock()
 	c.series.Measured(time.Unix(0, int64(intended)), lat)
+	if !first {
+		c.series.Duplicate(time.Unix(0, int64(intended)))
+	}
 	if f.hasStep && first {
 		// A step's verdict compares records acknowledged with records received:
 		// each once, so a duplicate cannot stand in for a missing record.

@@ -19,6 +19,7 @@ import (
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/workers/wire"
 )
@@ -48,6 +49,9 @@ type Config struct {
 	// once ctx has ended (default DefaultDrainTimeout).
 	DrainTimeout time.Duration
 	Log          *slog.Logger
+	// WindowStarted, if set, is called when the measured window begins (it also
+	// goes to Log, for the operator).
+	WindowStarted func(time.Time)
 }
 
 // DefaultDrainTimeout is how long a stopped worker waits for what is in flight.
@@ -338,6 +342,10 @@ func (r *run) send(ctx context.Context) error {
 		if !warmup && measuredSent == 0 {
 			measureStart = intended
 			r.setWindowStart(intended)
+			r.cfg.Log.Info(protocol.WindowStarted, "windowStart", intended.UTC())
+			if r.cfg.WindowStarted != nil {
+				r.cfg.WindowStarted(intended)
+			}
 			sched.begin(i, intended, measureDur)
 		}
 		if !warmup {
@@ -441,6 +449,8 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		r.failedSeqs[p].Add(int64(m.seq))
 		if m.measured {
 			r.sum.Series.Offered(m.intended)
+			r.sum.Series.Seq(m.intended, int(p), int64(m.seq))
+			r.sum.Series.Failure(now)
 		}
 		if m.step >= 0 {
 			r.stepStats.At(m.step).Failed++
@@ -469,6 +479,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		lat := now.Sub(m.intended).Microseconds()
 		r.ack.Record(lat)
 		r.sum.Series.Measured(m.intended, lat)
+		r.sum.Series.Seq(m.intended, int(p), int64(m.seq))
 		if m.step >= 0 {
 			r.stepLatency(m, lat)
 		}

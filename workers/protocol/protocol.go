@@ -39,6 +39,12 @@ const (
 	ReasonWorkerInterrupted = "WorkerInterrupted"
 	// ReasonTopicFailed: the trial's topic could not be created.
 	ReasonTopicFailed = "TopicFailed"
+	// ReasonFaultNotInjected: a trial's fault was not applied (by Chaos Mesh, or
+	// the local rig): the trial fails, it is never measured as faulted on a
+	// healthy system.
+	ReasonFaultNotInjected = "FaultNotInjected"
+	// ReasonFaultNotRecovered: a fault could not be undone.
+	ReasonFaultNotRecovered = "FaultNotRecovered"
 )
 
 // Roles of workers.

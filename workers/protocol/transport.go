@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -87,4 +88,30 @@ func LastSummaryLine(log []byte) (string, error) {
 		return "", fmt.Errorf("%w line in the log", ErrNoSummary)
 	}
 	return last, nil
+}
+
+// WindowStarted is the message of the log line a producer writes when its
+// measured window begins, with the instant as windowStart: the operator times a
+// fault from it (a producer's setup and warmup make its window start later than
+// its container).
+const WindowStarted = "measured window started"
+
+// WindowStart finds a producer's window start in its log (false: not yet).
+func WindowStart(log []byte) (time.Time, bool) {
+	sc := bufio.NewScanner(bytes.NewReader(log))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(WindowStarted)) {
+			continue
+		}
+		var l struct {
+			Msg         string    `json:"msg"`
+			WindowStart time.Time `json:"windowStart"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.Msg == WindowStarted && !l.WindowStart.IsZero() {
+			return l.WindowStart, true
+		}
+	}
+	return time.Time{}, false
 }

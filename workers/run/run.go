@@ -69,6 +69,9 @@ type Env struct {
 	// Security, if set, replaces the worker's TLS and SASL settings: in-process
 	// callers pass what they have already loaded.
 	Security *kafkaconn.Security
+	// WindowStarted, if set, learns when a producer's measured window began (the
+	// local runner times faults from it).
+	WindowStarted func(time.Time)
 }
 
 // stopGrace is how long Execute waits, beyond the worker's drain timeout, for a
@@ -143,7 +146,7 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 			}
 			o.sum, o.err = producer.Run(ctx, producer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Experiment: w.Experiment,
 				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
-				DrainTimeout: w.DrainTimeout, Log: env.Log})
+				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted})
 		case protocol.RoleConsumer:
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
 				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), Metrics: m, Progress: env.Progress,

@@ -63,3 +63,6 @@ func (s Intervals) Minus(o Intervals) Intervals {
 	}
 	return out
 }
+
+// Intersect is the set of values in both s and o.
+func (s Intervals) Intersect(o Intervals) Intervals { return s.Minus(s.Minus(o)) }

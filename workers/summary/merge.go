@@ -96,6 +96,9 @@ type Result struct {
 	// Warnings say what the numbers cannot be trusted for (clamped values, interrupts).
 	Warnings []string `json:"warnings,omitempty"`
 
+	// Phases split a faulted trial at its fault (SplitAtFault).
+	Phases *Phases `json:"phases,omitempty"`
+
 	// Search is a rate search's outcome (rate.search only; EvaluateSearch).
 	Search *Search `json:"search,omitempty"`
 

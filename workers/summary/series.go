@@ -42,6 +42,19 @@ type Bucket struct {
 	// DoneMeasured is the measured ones among Done: the throughput achieved in the
 	// bucket, where Records is the load offered.
 	DoneMeasured int64 `json:"doneMeasured"`
+	// FirstSeq is, per partition, the least sequence number among one producer's
+	// measured records due in the bucket. A producer numbers each partition's
+	// records in the order they are due, so it maps a time to the records sent from
+	// then on: the fault phases split the acknowledged, failed and lost sets by it.
+	// Meaningless once series of several producers are merged.
+	FirstSeq map[int]int64 `json:"firstSeq,omitempty"`
+	// Duplicates is the extra copies received (consumer) of measured records due
+	// in the bucket.
+	Duplicates int64 `json:"duplicates,omitempty"`
+	// Failures is the measured records whose send failed during the bucket, by this
+	// worker's clock (producer), and FirstFailure when the earliest of them failed.
+	Failures     int64      `json:"failures,omitempty"`
+	FirstFailure *time.Time `json:"firstFailure,omitempty"`
 }
 
 // NewSeries returns an empty series of buckets widthSeconds long (at least 1).
@@ -94,6 +107,31 @@ func (s *Series) Measured(intended time.Time, latMicros int64) {
 // failed): offered load, not achieved.
 func (s *Series) Offered(intended time.Time) { s.bucket(intended).Records++ }
 
+// Seq notes that a producer's measured record due at intended went to partition
+// with sequence number seq.
+func (s *Series) Seq(intended time.Time, partition int, seq int64) {
+	b := s.bucket(intended)
+	if b.FirstSeq == nil {
+		b.FirstSeq = map[int]int64{}
+	}
+	if v, ok := b.FirstSeq[partition]; !ok || seq < v {
+		b.FirstSeq[partition] = seq
+	}
+}
+
+// Duplicate counts an extra copy received of a measured record due at intended.
+func (s *Series) Duplicate(intended time.Time) { s.bucket(intended).Duplicates++ }
+
+// Failure counts a measured record whose send failed at t.
+func (s *Series) Failure(t time.Time) {
+	b := s.bucket(t)
+	b.Failures++
+	if b.FirstFailure == nil || t.Before(*b.FirstFailure) {
+		t := t.UTC()
+		b.FirstFailure = &t
+	}
+}
+
 // Done counts one of the trial's records acknowledged or first received at t.
 func (s *Series) Done(t time.Time, measured bool) {
 	b := s.bucket(t)
@@ -135,6 +173,20 @@ func (s *Series) add(k int64, b *Bucket) {
 	d.Records += b.Records
 	d.Done += b.Done
 	d.DoneMeasured += b.DoneMeasured
+	d.Duplicates += b.Duplicates
+	d.Failures += b.Failures
+	if b.FirstFailure != nil && (d.FirstFailure == nil || b.FirstFailure.Before(*d.FirstFailure)) {
+		t := *b.FirstFailure
+		d.FirstFailure = &t
+	}
+	for p, seq := range b.FirstSeq {
+		if d.FirstSeq == nil {
+			d.FirstSeq = map[int]int64{}
+		}
+		if v, ok := d.FirstSeq[p]; !ok || seq < v {
+			d.FirstSeq[p] = seq
+		}
+	}
 	if b.Latency != nil {
 		if d.Latency == nil {
 			d.Latency = newIntervalLatency()

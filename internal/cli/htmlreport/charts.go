@@ -73,6 +73,7 @@ func Charts(runs []Run) []Chart {
 		serdeShare(runs, l),
 		latency(runs, l),
 		overTime(runs, l),
+		p99OverTime(runs, l),
 	}
 }
 
@@ -177,8 +178,8 @@ func serdeShare(runs []Run, l labeler) Chart {
 }
 
 // lines is one line per trial and run, through the points each trial has, and the
-// number of points.
-func lines(runs []Run, l labeler, points func(Trial) [][2]any) ([]map[string]any, int) {
+// number of points. With shaded, a trial's fault window is shaded behind its line.
+func lines(runs []Run, l labeler, points func(Trial) [][2]any, shaded bool) ([]map[string]any, int) {
 	n := 0
 	var series []map[string]any
 	for i, r := range runs {
@@ -186,8 +187,14 @@ func lines(runs []Run, l labeler, points func(Trial) [][2]any) ([]map[string]any
 			data := points(r.Trials[j])
 			n += len(data)
 			if len(data) > 0 {
-				series = append(series, map[string]any{"type": "line", "name": seriesName(runs, i, l.trial(row)), "data": data,
-					"symbolSize": 6, "showSymbol": len(data) < 30})
+				s := map[string]any{"type": "line", "name": seriesName(runs, i, l.trial(row)), "data": data,
+					"symbolSize": 6, "showSymbol": len(data) < 30}
+				if f := r.Trials[j].Fault; shaded && f != nil {
+					s["markArea"] = map[string]any{"silent": true, "itemStyle": map[string]any{"color": "rgba(220, 60, 60, 0.12)"},
+						"label": map[string]any{"position": "insideTop"},
+						"data":  [][2]map[string]any{{{"name": f.Name, "xAxis": round(f.From)}, {"xAxis": round(f.To)}}}}
+				}
+				series = append(series, s)
 			}
 		}
 	}
@@ -213,7 +220,7 @@ func latency(runs []Run, l labeler) Chart {
 			data = append(data, [2]any{p.Label, p.Micros})
 		}
 		return data
-	})
+	}, false)
 	return Chart{ID: "latency", Title: "End-to-end latency percentiles", Points: n,
 		Caption: "Latency from each record's intended send time to its receipt (no coordinated omission), in microseconds on a log axis, from the merged HdrHistograms.",
 		Option: lineOption(map[string]any{"type": "category", "name": "percentile", "data": PercentileLabels, "boundaryGap": false},
@@ -227,10 +234,26 @@ func overTime(runs []Run, l labeler) Chart {
 			data = append(data, [2]any{round(s.Seconds), round(s.RecordsPerSecond)})
 		}
 		return data
-	})
+	}, true)
 	return Chart{ID: "over-time", Title: "Throughput over time", Points: n,
-		Caption: "Records per second acknowledged in each interval of the measured window (the first and last intervals are partial).",
+		Caption: "Records per second acknowledged in each interval of the measured window (the first and last intervals are partial); a trial's fault window is shaded.",
 		Option:  lineOption(map[string]any{"type": "value", "name": "s"}, map[string]any{"type": "value", "name": "records/s"}, series)}
+}
+
+// p99OverTime draws each trial's end-to-end p99 per interval, its fault shaded.
+func p99OverTime(runs []Run, l labeler) Chart {
+	series, n := lines(runs, l, func(t Trial) [][2]any {
+		var data [][2]any
+		for _, s := range t.P99 {
+			if s.EndToEndMicros > 0 {
+				data = append(data, [2]any{round(s.Seconds), s.EndToEndMicros})
+			}
+		}
+		return data
+	}, true)
+	return Chart{ID: "p99-over-time", Title: "End-to-end p99 over time", Points: n,
+		Caption: "The p99 end-to-end latency of the records due in each interval (1% precision), in microseconds on a log axis; a trial's fault window is shaded.",
+		Option:  lineOption(map[string]any{"type": "value", "name": "s"}, map[string]any{"type": "log", "name": "µs", "logBase": 10}, series)}
 }
 
 // round keeps two decimals: the page stays small and the numbers readable.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -32,6 +34,24 @@ type Trial struct {
 	Latency []Percentile
 	// Throughput is records per second over the measured window.
 	Throughput []Sample
+	// P99 is the acknowledgement and end-to-end p99 per interval.
+	P99 []LatencySample
+	// Fault is the trial's fault window, shaded on the charts over time (nil: none).
+	Fault *Shade
+}
+
+// LatencySample is one interval's p99 latencies.
+type LatencySample struct {
+	// Seconds since the first interval started.
+	Seconds float64
+	// AckMicros and EndToEndMicros are the p99 of the records due in the interval.
+	AckMicros, EndToEndMicros int64
+}
+
+// Shade is a fault's window on the charts over time, in their seconds.
+type Shade struct {
+	Name     string
+	From, To float64
 }
 
 // Percentile is one point of a latency curve.
@@ -79,7 +99,12 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 		if len(t.Intervals) > 0 {
 			start := t.Intervals[0].StartTime.Time
 			for _, iv := range t.Intervals {
-				tr.Throughput = append(tr.Throughput, Sample{Seconds: iv.StartTime.Sub(start).Seconds(), RecordsPerSecond: float64(iv.RecordsPerSecond)})
+				at := iv.StartTime.Sub(start).Seconds()
+				tr.Throughput = append(tr.Throughput, Sample{Seconds: at, RecordsPerSecond: float64(iv.RecordsPerSecond)})
+				tr.P99 = append(tr.P99, LatencySample{Seconds: at, AckMicros: iv.AckP99Micros, EndToEndMicros: iv.EndToEndP99Micros})
+			}
+			if f := t.Fault; f != nil && f.InjectedTime != nil {
+				tr.Fault = shade(f.Name, f.InjectedTime.Time, f.RecoveredTime, start, t.Phases)
 			}
 		}
 		run.Trials = append(run.Trials, tr)
@@ -100,12 +125,17 @@ func FromLocal(rep report.Report) Run {
 		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch},
 	})
 	for _, t := range rep.Trials {
-		run.Trials = append(run.Trials, localTrial(t.Result))
+		name := ""
+		if t.Trial.Fault != nil {
+			name = t.Trial.Fault.Name
+		}
+		run.Trials = append(run.Trials, localTrial(t.Result, name))
 	}
 	return run
 }
 
-func localTrial(r *summary.Result) Trial {
+// localTrial is a local result's trial; name is its fault's ("" for none).
+func localTrial(r *summary.Result, name string) Trial {
 	if r == nil {
 		return Trial{}
 	}
@@ -114,10 +144,35 @@ func localTrial(r *summary.Result) Trial {
 	if len(r.Intervals) > 0 {
 		start := r.Intervals[0].Start
 		for _, iv := range r.Intervals {
-			tr.Throughput = append(tr.Throughput, Sample{Seconds: iv.Start.Sub(start).Seconds(), RecordsPerSecond: iv.RecordsPerSecond})
+			at := iv.Start.Sub(start).Seconds()
+			tr.Throughput = append(tr.Throughput, Sample{Seconds: at, RecordsPerSecond: iv.RecordsPerSecond})
+			tr.P99 = append(tr.P99, LatencySample{Seconds: at, AckMicros: iv.Ack.P99, EndToEndMicros: iv.EndToEnd.P99})
+		}
+		if p := r.Phases; p != nil && name != "" {
+			to := p.FaultStart
+			switch {
+			case p.FaultEnd != nil:
+				to = *p.FaultEnd
+			case p.During != nil:
+				to = p.During.End // a kill: until the trial recovered
+			}
+			tr.Fault = &Shade{Name: name, From: p.FaultStart.Sub(start).Seconds(), To: to.Sub(start).Seconds()}
 		}
 	}
 	return tr
+}
+
+// shade is a SerializationResult trial's fault window: injected to recovered, or
+// for a kill to the end of its during phase.
+func shade(name string, injected time.Time, recovered *metav1.Time, start time.Time, p *v1alpha1.FaultPhases) *Shade {
+	to := injected
+	switch {
+	case recovered != nil:
+		to = recovered.Time
+	case p != nil && p.During != nil:
+		to = p.During.EndTime.Time
+	}
+	return &Shade{Name: name, From: injected.Sub(start).Seconds(), To: to.Sub(start).Seconds()}
 }
 
 func nonEmpty(kv [][2]string) [][2]string {

@@ -53,3 +53,51 @@ func TestFromResult(t *testing.T) {
 		t.Fatal("no runs: no error")
 	}
 }
+
+// TestFaultShaded: a faulted trial's window is shaded on both charts over time,
+// from its injection to its recovery in the intervals' seconds, and the page's
+// table lists its phases.
+func TestFaultShaded(t *testing.T) {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	at := func(s float64) metav1.Time { return metav1.NewTime(start.Add(time.Duration(s * float64(time.Second)))) }
+	injected, recovered := at(10), at(20)
+	var ivs []v1alpha1.Interval
+	for s := range 30 {
+		ivs = append(ivs, v1alpha1.Interval{StartTime: at(float64(s)), RecordsPerSecond: 1000, AckP99Micros: 900, EndToEndP99Micros: 2000})
+	}
+	during := &v1alpha1.Phase{StartTime: at(10), EndTime: at(21), RecordsPerSecond: 700, FailedRecords: 12, LostRecords: 3}
+	rec := int64(1800)
+	res := &v1alpha1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: "iov"}, Trials: []v1alpha1.TrialResult{{
+		Name: "t001-protobuf-256b-loss-5", Codec: "protobuf", SizeBytes: 256, Intervals: ivs,
+		Fault: &v1alpha1.FaultStatus{Name: "loss-5", InjectedTime: &injected, RecoveredTime: &recovered},
+		Phases: &v1alpha1.FaultPhases{ResolutionSeconds: 1, Before: &v1alpha1.Phase{StartTime: at(0), EndTime: at(10), RecordsPerSecond: 1000},
+			During: during, After: &v1alpha1.Phase{StartTime: at(21), EndTime: at(30), RecordsPerSecond: 1000}, RecoveryMillis: &rec, RecoveryFrom: "FaultEnd"},
+	}}}
+	run := FromResult(res)
+	if f := run.Trials[0].Fault; f == nil || f.Name != "loss-5" || f.From != 10 || f.To != 20 {
+		t.Fatalf("fault shade %+v, want loss-5 from 10 s to 20 s", f)
+	}
+	for _, c := range Charts([]Run{run}) {
+		if c.ID != "over-time" && c.ID != "p99-over-time" {
+			continue
+		}
+		series := c.Option["series"].([]map[string]any)
+		area, ok := series[0]["markArea"].(map[string]any)
+		if !ok {
+			t.Fatalf("chart %s: no shaded fault window", c.ID)
+		}
+		if d := area["data"].([][2]map[string]any); d[0][0]["xAxis"] != 10.0 || d[0][1]["xAxis"] != 20.0 || d[0][0]["name"] != "loss-5" {
+			t.Errorf("chart %s: shaded %v", c.ID, d)
+		}
+		if c.Points != 30 {
+			t.Errorf("chart %s: %d points, want 30", c.ID, c.Points)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []Run{run}, start); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "p99-over-time") {
+		t.Error("page lacks the p99 chart")
+	}
+}

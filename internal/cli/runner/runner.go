@@ -46,6 +46,9 @@ type Options struct {
 	// (default protocol.DefaultDrainTimeout).
 	DrainTimeout time.Duration
 	Log          *slog.Logger
+	// Faults apply the trials' network faults (nil: a trial with a fault fails
+	// with FaultNotInjected).
+	Faults *Faults
 }
 
 // TrialError is a failed trial and why (a protocol.Reason*).
@@ -95,6 +98,13 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("trial timed out after %s", timeout))
 	defer cancel()
+	var fr *faultRun
+	if t.Fault != nil {
+		var err error
+		if fr, err = newFaultRun(t, o.Faults); err != nil {
+			return nil, err
+		}
+	}
 	topic := names.Topic(o.Experiment, o.RunID, t, 1)
 	group := names.Group(o.Experiment, o.RunID, t, 1)
 	admin := &topics.Admin{Brokers: o.Brokers, Security: o.Security}
@@ -142,6 +152,14 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	env := run.Env{Log: o.Log, Progress: o.Progress, Security: &o.Security}
 	consumerCtx, stopConsumers := context.WithCancelCause(ctx)
 	defer stopConsumers(nil)
+	faultCtx, stopFault := context.WithCancel(ctx)
+	defer stopFault()
+	if fr != nil {
+		env.WindowStarted = fr.windowStarted
+		go fr.run(faultCtx)
+		// The rule is out before the trial returns, whatever ends it.
+		defer func() { stopFault(); <-fr.done }()
+	}
 	var wg, pwg sync.WaitGroup
 	for i := range int(t.Consumers) {
 		w := base
@@ -168,6 +186,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		})
 	}
 	pwg.Wait()
+	stopFault() // the fault ended before the window did, or it fails the trial
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		reason := protocol.ReasonWorkerFailed
@@ -184,7 +203,13 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	if len(res.Interrupted) > 0 {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerInterrupted, Err: fmt.Errorf("partial summaries from %v", res.Interrupted)}
 	}
-	return &report.TrialResult{Trial: t, Topic: topic, Result: res, Summaries: sums}, nil
+	out := &report.TrialResult{Trial: t, Topic: topic, Result: res, Summaries: sums}
+	if fr != nil {
+		if out.Fault, err = fr.finish(res); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // failedOtherwise reports whether any error is a failure rather than an interrupt.

@@ -1,0 +1,299 @@
+package netem
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Engine impairs the packets that arrive on one interface, from when Apply
+// installs its iptables rule until Clear removes it. Only the packets the rule
+// hands it are touched, so traffic before and after the fault is not.
+type Engine struct {
+	iface string
+	q     *queue
+	imp   atomic.Pointer[sampler]
+	in    chan held
+	stop  atomic.Bool
+	// reader and releaser end in that order: the reader sends to in, which then
+	// closes.
+	reader, releaser sync.WaitGroup
+	rule             bool
+
+	mu sync.Mutex // guards st
+	st Stats
+}
+
+// held is a packet waiting for its release.
+type held struct {
+	id          uint32
+	bytes       int64
+	arrived     int64
+	due         int64
+	pastBucket  bool
+	sampleDelay bool
+}
+
+// Open binds NFQUEUE num for packets arriving on iface (in this network
+// namespace). Nothing is impaired until Apply.
+func Open(iface string, num uint16) (*Engine, error) {
+	if _, err := exec.LookPath("iptables"); err != nil {
+		return nil, fmt.Errorf("local faults need iptables (NFQUEUE): %w", err)
+	}
+	q, err := openQueue(num, 1<<16)
+	if err != nil {
+		return nil, err
+	}
+	// A receive timeout lets the reader notice Close.
+	tv := syscall.NsecToTimeval(int64(100 * time.Millisecond))
+	if err := syscall.SetsockoptTimeval(q.fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
+		_ = q.close()
+		return nil, fmt.Errorf("netlink receive timeout: %w", err)
+	}
+	e := &Engine{iface: iface, q: q, in: make(chan held, 1<<16)}
+	e.imp.Store(newSampler(Impairment{}, 1))
+	e.reader.Add(1)
+	e.releaser.Add(1)
+	go e.receive()
+	go e.release()
+	return e, nil
+}
+
+// ruleArgs is the iptables rule that hands the interface's packets to the queue;
+// --queue-bypass lets them through if the engine is gone.
+func (e *Engine) ruleArgs(op string) []string {
+	return []string{"-w", "-t", "mangle", op, "PREROUTING", "-i", e.iface, "-j", "NFQUEUE", "--queue-num", strconv.Itoa(int(e.q.num)), "--queue-bypass"}
+}
+
+func iptables(ctx context.Context, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "iptables", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("iptables %v: %w: %s", args, err, out)
+	}
+	return nil
+}
+
+// Apply starts impairing the interface's packets with m (seeded for
+// reproducibility) and resets the stats.
+func (e *Engine) Apply(ctx context.Context, m Impairment, seed uint64) error {
+	e.imp.Store(newSampler(m, seed))
+	e.mu.Lock()
+	e.st = Stats{}
+	e.mu.Unlock()
+	if e.rule {
+		return nil
+	}
+	if err := iptables(ctx, e.ruleArgs("-I")...); err != nil {
+		return err
+	}
+	e.rule = true
+	return nil
+}
+
+// Clear removes the rule, then waits (at most a second past the longest hold)
+// until every packet the engine holds is released, and returns the stats.
+func (e *Engine) Clear(ctx context.Context) (Stats, error) {
+	var err error
+	if e.rule {
+		// The rule goes even if ctx is over: it is this process's change to undo.
+		err = iptables(context.WithoutCancel(ctx), e.ruleArgs("-D")...)
+		if err == nil {
+			e.rule = false
+		}
+	}
+	m := e.imp.Load().m
+	deadline := time.Now().Add(m.Delay + 4*m.Jitter + time.Second)
+	if m.RateBytesPerSecond > 0 {
+		deadline = deadline.Add(time.Duration(float64(max(m.LimitBytes, m.BufferBytes)) / float64(m.RateBytesPerSecond) * float64(time.Second)))
+	}
+	for time.Now().Before(deadline) {
+		st := e.Stats()
+		if st.Released+st.Lost+st.Overlimit >= st.Packets {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.imp.Store(newSampler(Impairment{}, 1))
+	return e.Stats(), err
+}
+
+// Stats returns what the engine did since Apply.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.st
+	st.DelayMeanMicros = st.mean
+	if st.n > 1 {
+		st.DelayStdDevMicros = math.Sqrt(st.m2 / float64(st.n-1))
+	}
+	st.LateMaxMicros = float64(st.maxLateNs) / 1e3
+	return st
+}
+
+// Close removes the rule if Clear did not, and unbinds the queue.
+func (e *Engine) Close() error {
+	var err error
+	if e.rule {
+		_, err = e.Clear(context.Background())
+	}
+	e.stop.Store(true)
+	e.reader.Wait()
+	close(e.in)
+	e.releaser.Wait()
+	return errors.Join(err, e.q.close())
+}
+
+// receive reads packets, drops the lost ones at once and hands the rest to the
+// releaser with their due time.
+func (e *Engine) receive() {
+	defer e.reader.Done()
+	runtime.LockOSThread()
+	buf := make([]byte, 1<<16)
+	var batch []packet
+	for !e.stop.Load() {
+		var err error
+		batch, err = e.q.read(buf, batch[:0])
+		now := monotonicNanos()
+		wall := time.Now()
+		if err != nil && !errors.Is(err, syscall.EAGAIN) && !errors.Is(err, syscall.EINTR) && !errors.Is(err, syscall.ENOBUFS) {
+			return
+		}
+		s := e.imp.Load()
+		for _, p := range batch {
+			e.mu.Lock()
+			e.st.Packets++
+			if e.st.First.IsZero() {
+				e.st.First = wall
+			}
+			e.st.Last = wall
+			lost := s.drop()
+			if lost {
+				e.st.Lost++
+			}
+			e.mu.Unlock()
+			if lost {
+				_ = e.q.verdict(p.id, false)
+				continue
+			}
+			h := held{id: p.id, bytes: p.bytes, arrived: now, due: now + int64(s.hold()), sampleDelay: true}
+			if s.m.RateBytesPerSecond == 0 {
+				h.pastBucket = true
+			}
+			select {
+			case e.in <- h:
+			default: // the releaser is hopelessly behind: let the packet through now
+				_ = e.q.verdict(p.id, true)
+			}
+		}
+	}
+}
+
+// release holds each packet until it is due (then through the bandwidth cap's
+// bucket, if any) and accepts it. It sleeps on hrtimers; while packets may
+// arrive that are due before the next one it holds (jitter reorders, as netem
+// does), it sleeps at most slice at a time.
+func (e *Engine) release() {
+	defer e.releaser.Done()
+	runtime.LockOSThread()
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerslack, 1, 0)
+	const slice = int64(200 * time.Microsecond)
+	var pending heldHeap
+	var b *bucket
+	var bucketFor *sampler
+	open := true
+	for open || pending.Len() > 0 {
+		if pending.Len() == 0 {
+			h, ok := <-e.in
+			if !ok {
+				return
+			}
+			heap.Push(&pending, h)
+		}
+	drain:
+		for open {
+			select {
+			case h, ok := <-e.in:
+				if !ok {
+					open = false
+					break drain
+				}
+				heap.Push(&pending, h)
+			default:
+				break drain
+			}
+		}
+		next := pending[0]
+		now := monotonicNanos()
+		if next.due > now {
+			wake := next.due
+			if s := e.imp.Load(); s.m.Jitter > 0 || s.m.RateBytesPerSecond > 0 {
+				wake = min(wake, now+slice)
+			}
+			sleepUntil(wake)
+			continue
+		}
+		heap.Pop(&pending)
+		if !next.pastBucket {
+			s := e.imp.Load()
+			if b == nil || bucketFor != s {
+				b, bucketFor = newBucket(s.m, now), s
+			}
+			at, ok := b.admit(next.due, next.bytes)
+			if !ok {
+				e.mu.Lock()
+				e.st.Overlimit++
+				e.mu.Unlock()
+				_ = e.q.verdict(next.id, false)
+				continue
+			}
+			next.due, next.pastBucket = at, true
+			heap.Push(&pending, next)
+			continue
+		}
+		_ = e.q.verdict(next.id, true)
+		done := monotonicNanos()
+		e.mu.Lock()
+		e.st.Released++
+		e.st.ReleasedBytes += next.bytes
+		if late := done - next.due; late > e.st.maxLateNs {
+			e.st.maxLateNs = late
+		}
+		if next.sampleDelay {
+			e.st.n++
+			x := float64(done-next.arrived) / 1e3
+			d := x - e.st.mean
+			e.st.mean += d / float64(e.st.n)
+			e.st.m2 += d * (x - e.st.mean)
+		}
+		e.mu.Unlock()
+	}
+}
+
+// heldHeap orders held packets by due time, then arrival.
+type heldHeap []held
+
+func (h heldHeap) Len() int { return len(h) }
+func (h heldHeap) Less(i, j int) bool {
+	if h[i].due != h[j].due {
+		return h[i].due < h[j].due
+	}
+	return h[i].arrived < h[j].arrived
+}
+func (h heldHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *heldHeap) Push(x any)   { *h = append(*h, x.(held)) }
+func (h *heldHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,25 @@
+//go:build !linux
+
+package netem
+
+import (
+	"context"
+	"fmt"
+)
+
+// Engine needs Linux's NFQUEUE; elsewhere Open fails.
+type Engine struct{}
+
+// Open fails: the engine needs Linux.
+func Open(iface string, num uint16) (*Engine, error) {
+	return nil, fmt.Errorf("local network faults need Linux (NFQUEUE)")
+}
+
+// Apply does nothing (Open never returns an Engine here).
+func (e *Engine) Apply(context.Context, Impairment, uint64) error { return nil }
+
+// Clear does nothing.
+func (e *Engine) Clear(context.Context) (Stats, error) { return Stats{}, nil }
+
+// Close does nothing.
+func (e *Engine) Close() error { return nil }

@@ -1,0 +1,201 @@
+package summary
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/api/trial"
+)
+
+// faultedTrial builds one producer's and one consumer's summaries of a 30 s trial
+// at 1000 records/s over 3 partitions, with intervals of 1 s. Records due in
+// [slowFrom, slowTo) are acknowledged after slowMicros instead of 1 ms; among them
+// every 10th fails, every 7th acknowledged one is never received and every 13th
+// received one arrives twice. It returns the summaries and the exact failed, lost
+// and duplicated counts per phase for phase bounds at the given seconds.
+func faultedTrial(t *testing.T, slowFrom, slowTo float64, slowMicros int64, bounds [2]int64) ([]*Summary, [3][3]int64) {
+	t.Helper()
+	const rate, seconds, partitions = 1000, 30, 3
+	prod := &Summary{Role: RoleProducer, Worker: "0", Series: NewSeries(1), Histograms: map[string]*Histogram{}}
+	cons := &Summary{Role: RoleConsumer, Worker: "c0", Series: NewSeries(1), Histograms: map[string]*Histogram{}}
+	var acked, failed, received [partitions]SeqSet
+	var seqs [partitions]int64
+	var want [3][3]int64 // phase × failed, lost, duplicated
+	var lastDone time.Time
+	phaseOf := func(at time.Time) int {
+		switch s := at.Unix() - t0.Unix(); {
+		case s < bounds[0]:
+			return 0
+		case s < bounds[1]:
+			return 1
+		}
+		return 2
+	}
+	for i := range rate * seconds {
+		at := t0.Add(time.Duration(i) * time.Second / rate)
+		p := i % partitions
+		seq := seqs[p]
+		seqs[p]++
+		off := at.Sub(t0).Seconds()
+		slow := off >= slowFrom && off < slowTo
+		lat := int64(1000)
+		if slow {
+			lat = slowMicros
+		}
+		done := at.Add(time.Duration(lat) * time.Microsecond)
+		lastDone = later(lastDone, done)
+		ph := phaseOf(at)
+		prod.Series.Seq(at, p, seq)
+		if slow && i%10 == 0 {
+			failed[p].Add(seq)
+			prod.Series.Offered(at)
+			prod.Series.Failure(done)
+			want[ph][0]++
+			continue
+		}
+		acked[p].Add(seq)
+		prod.Series.Measured(at, lat)
+		prod.Series.Done(done, true)
+		prod.Records++
+		if slow && i%7 == 0 {
+			want[ph][1]++
+			continue
+		}
+		copies := 1
+		if slow && i%13 == 0 {
+			copies = 2
+			want[ph][2]++
+		}
+		for range copies {
+			if !received[p].Add(seq) {
+				cons.Series.Duplicate(at)
+			}
+			cons.Series.Measured(at, lat+2000)
+			cons.Series.Done(done, true)
+		}
+	}
+	prod.WindowStart, prod.WindowEnd = t0, lastDone
+	cons.WindowStart, cons.WindowEnd = t0, lastDone
+	for p := range partitions {
+		prod.Acked = append(prod.Acked, Delivery{Producer: 0, Partition: p, Total: acked[p].Total(), Intervals: acked[p].Intervals()})
+		if failed[p].Distinct() > 0 {
+			prod.Failed = append(prod.Failed, Delivery{Producer: 0, Partition: p, Total: failed[p].Total(), Intervals: failed[p].Intervals()})
+		}
+		cons.Received = append(cons.Received, Delivery{Producer: 0, Partition: p, Total: received[p].Total(), Intervals: received[p].Intervals()})
+	}
+	return []*Summary{prod, cons}, want
+}
+
+func checkCounts(t *testing.T, name string, ph *Phase, want [3]int64) {
+	t.Helper()
+	if ph == nil {
+		t.Fatalf("%s phase missing", name)
+	}
+	if got := [3]int64{ph.Failed, ph.Lost, ph.Duplicated}; got != want {
+		t.Errorf("%s: failed, lost, duplicated = %v, want %v", name, got, want)
+	}
+}
+
+// TestPhasesSustainedFault: a fault from 10.5 s to 20.2 s slows acknowledgements to
+// 50 ms, and they stay slow until 22 s. The phases are whole intervals, the sets
+// are cut exactly, and recovery is timed from the fault's end.
+func TestPhasesSustainedFault(t *testing.T) {
+	sums, want := faultedTrial(t, 10.5, 22, 50_000, [2]int64{10, 21})
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := t0.Add(10500*time.Millisecond), t0.Add(20200*time.Millisecond)
+	if err := r.SplitAtFault(start, end, trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ph := r.Phases
+	if ph.ResolutionSeconds != 1 || !ph.Before.End.Equal(t0.Add(10*time.Second)) || !ph.During.End.Equal(t0.Add(21*time.Second)) {
+		t.Fatalf("phase bounds: resolution %d, before ends %v, during ends %v; want 1, +10 s, +21 s",
+			ph.ResolutionSeconds, ph.Before.End.Sub(t0), ph.During.End.Sub(t0))
+	}
+	checkCounts(t, "before", ph.Before, want[0])
+	checkCounts(t, "during", ph.During, want[1])
+	checkCounts(t, "after", ph.After, want[2])
+	if want[1][0] == 0 || want[1][1] == 0 || want[1][2] == 0 || want[2][0] == 0 {
+		t.Fatalf("the fixture plants no failures, losses or duplicates where it should: %v", want)
+	}
+	if ph.Before.Ack.P99 > 1010 || ph.During.Ack.P99 < 49_000 || ph.During.Ack.Max > 50_500 {
+		t.Errorf("ack p99 before %d µs, during %d µs (max %d); want ≈1000 and ≈50000", ph.Before.Ack.P99, ph.During.Ack.P99, ph.During.Ack.Max)
+	}
+	if math.Abs(ph.Before.RecordsPerSecond-1000) > 1 {
+		t.Errorf("before-phase throughput %.1f records/s, want 1000", ph.Before.RecordsPerSecond)
+	}
+	// Records due in [20.2, 22) are still slow: 21 is out of the band, 22-24 in.
+	if ph.RecoverySeconds == nil || math.Abs(*ph.RecoverySeconds-1.8) > 1e-9 || ph.RecoveryFrom != RecoveryFromEnd {
+		t.Fatalf("recovery %v s from %q (%s), want 1.8 s from the fault's end", deref(ph.RecoverySeconds), ph.RecoveryFrom, ph.RecoveryNote)
+	}
+	// The first failure: the first record due at or after 10.5 s with i%10 == 0,
+	// failing 50 ms after it was due.
+	if ph.FirstErrorSeconds == nil || math.Abs(*ph.FirstErrorSeconds-0.05) > 1e-6 {
+		t.Errorf("first error %v s after the fault's start, want 0.05", deref(ph.FirstErrorSeconds))
+	}
+	var total [3]int64
+	var records int64
+	for _, p := range []*Phase{ph.Before, ph.During, ph.After} {
+		records += p.Records
+		total[0] += p.Failed
+		total[1] += p.Lost
+		total[2] += p.Duplicated
+	}
+	if total != [3]int64{r.Failed, r.Lost, r.Duplicated} {
+		t.Errorf("phases add up to %v, the trial has failed %d, lost %d, duplicated %d", total, r.Failed, r.Lost, r.Duplicated)
+	}
+	if records != r.Records {
+		t.Errorf("phases hold %d records, the trial %d", records, r.Records)
+	}
+}
+
+// TestPhasesKill: a kill at 10.5 s delays the acknowledgements of records due
+// until 13 s by 200 ms. Recovery is timed from the kill, and the during phase lasts
+// until it: the interval from 13 s has fast acknowledgements but still takes in
+// the delayed ones (1,200 a second, outside ±10 %), so the trial is back at 14 s.
+func TestPhasesKill(t *testing.T) {
+	sums, want := faultedTrial(t, 10.5, 13, 200_000, [2]int64{10, 14})
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SplitAtFault(t0.Add(10500*time.Millisecond), time.Time{}, trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ph := r.Phases
+	if ph.RecoverySeconds == nil || math.Abs(*ph.RecoverySeconds-3.5) > 1e-9 || ph.RecoveryFrom != RecoveryFromKill || ph.FaultEnd != nil {
+		t.Fatalf("recovery %v s from %q (%s), end %v; want 3.5 s from the kill and no end", deref(ph.RecoverySeconds), ph.RecoveryFrom, ph.RecoveryNote, ph.FaultEnd)
+	}
+	if !ph.During.End.Equal(t0.Add(14 * time.Second)) {
+		t.Errorf("during ends %v after the start, want 14 s (the recovery)", ph.During.End.Sub(t0))
+	}
+	checkCounts(t, "during", ph.During, want[1])
+	checkCounts(t, "after", ph.After, want[2])
+}
+
+// TestPhasesNotRecovered: a slowdown that lasts to the window's end is not a
+// recovery, and says why.
+func TestPhasesNotRecovered(t *testing.T) {
+	sums, _ := faultedTrial(t, 10.5, 31, 50_000, [2]int64{10, 21})
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SplitAtFault(t0.Add(10500*time.Millisecond), t0.Add(20200*time.Millisecond), trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ph := r.Phases
+	if ph.RecoverySeconds != nil || ph.RecoveryNote == "" {
+		t.Fatalf("recovery %v s, note %q; want none, with a note", deref(ph.RecoverySeconds), ph.RecoveryNote)
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return "none"
+	}
+	return *f
+}
