@@ -99,7 +99,7 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 	width := time.Duration(w) * time.Second
 	until := later(r.windowEnd, r.consumerEnd)
 	first := time.Unix(floorDiv(r.windowStart.Unix(), w)*w, 0)
-	var keys []time.Time // every interval of the window, in order
+	var keys []time.Time                                // every interval of the window, in order
 	for k := first; !k.After(until); k = k.Add(width) { // an acknowledgement at until is in until's interval
 		keys = append(keys, k)
 	}
