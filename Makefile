@@ -55,6 +55,9 @@ build: ## Build serdebench, the worker and the operator's manager into bin/.
 # A count, not a duration: Go 1.26's fuzz coordinator can report "context deadline
 # exceeded" when a wall-clock -fuzztime ends mid-run (golang/go#75804, fixed in 1.27).
 FUZZ_TIME ?= 10000x
+# make faults: the experiment, and extra serdebench run flags (e.g. -o json).
+EXPERIMENT ?= config/samples/iov-network.yaml
+RUN_FLAGS  ?=
 
 # Test artifacts (the report's screenshots) are kept here.
 export SERDEBENCH_ARTIFACTS ?= $(CURDIR)/.state/artifacts
@@ -73,6 +76,10 @@ test: test-deps ## Unit, integration and envtest suites (real Kafka, Prometheus,
 calibrate: ## Latency calibration (root): a broker behind a known injected delay; both clients and Kafka's Java tools must move as docs/measurement.md predicts.
 	mkdir -p .state
 	go test -tags calibration -count=1 -timeout 20m -v ./e2e/calibration/ 2>&1 | tee .state/calibrate.log
+
+.PHONY: faults
+faults: ## An experiment with network faults without Kubernetes (root): EXPERIMENT=config/samples/iov-network.yaml behind the local rig (docs/faults.md).
+	hack/faults.sh -f $(EXPERIMENT) $(RUN_FLAGS)
 
 .PHONY: test-e2e
 test-e2e: $(HELM) ## The chart's operator on a real cluster (KUBECONFIG's, else a local one) with real pods, broker and Prometheus.

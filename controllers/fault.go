@@ -42,6 +42,10 @@ const (
 	ReasonFaultNotRecovered = protocol.ReasonFaultNotRecovered
 )
 
+// maxFaultTargets bounds the targets a trial's status and result name (a fault
+// on 64 producers would otherwise weigh on a result of 256 trials).
+const maxFaultTargets = 8
+
 // defaultFaultInjectTimeout bounds the wait for Chaos Mesh to select and apply.
 const defaultFaultInjectTimeout = 30 * time.Second
 
@@ -165,7 +169,8 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("%s deleted before Chaos Mesh applied the fault", strings.Join(progress.gone, ", ")))
 		case progress.injected:
 			at := metav1.NewTime(progress.injectedAt)
-			fs.InjectedTime, fs.Targets = &at, progress.targets
+			fs.InjectedTime, fs.TargetCount = &at, int32(len(progress.targets))
+			fs.Targets = progress.targets[:min(len(progress.targets), maxFaultTargets)]
 			res, err := r.updateStatus(ctx, x)
 			return res, true, err
 		case now.Sub(fs.CreateTime.Time) > r.faultInjectTimeout() || jobsDone:

@@ -6,52 +6,93 @@ import (
 	"testing"
 	"time"
 
-	"github.com/serdebench/serdebench/controllers/build"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers/build"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestResultSizeAtMatrixCap: a result for the largest matrix the API admits (256
-// trials), every number at its widest, stays well under etcd's 1.5 MiB object limit
-// and the 1 MiB target, with a rate search and intervals at their per-trial budget.
+// trials, 128 with faults), every number at its widest, stays well under etcd's
+// 1.5 MiB object limit and the 1 MiB target, with intervals at their per-trial
+// budget and either a rate search or (they do not combine) a fault with its status
+// and phases per trial.
 func TestResultSizeAtMatrixCap(t *testing.T) {
 	records := int64(1 << 40)
-	spec := serdebenchv1.ExperimentSpec{
-		Codecs:  []trial.Codec{"json", "avro", "protobuf", "msgpack"},
-		Payload: serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
-		Records: &records,
-		Matrix:  &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5, 10, 20, 50, 100}, Acks: []trial.Acks{"1", "all"}},
+	day := int32(86400)
+	for name, spec := range map[string]serdebenchv1.ExperimentSpec{
+		"search": {Codecs: []trial.Codec{"json", "avro", "protobuf", "msgpack"},
+			Payload: serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
+			Records: &records,
+			Matrix:  &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5, 10, 20, 50, 100}, Acks: []trial.Acks{"1", "all"}}},
+		"faults": {Codecs: []trial.Codec{"json", "avro", "protobuf", "msgpack"},
+			Payload:         serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
+			DurationSeconds: &day, IntervalSeconds: 1,
+			Matrix: &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 5, 20}},
+			Faults: &serdebenchv1.Faults{Baseline: ptr.To(false), Scenarios: []trial.Fault{
+				{Name: strings.Repeat("a", 20), StartSeconds: 1, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}},
+				{Name: strings.Repeat("b", 20), StartSeconds: 1, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := resultAtCap(t, spec)
+			// 7/8 of the target: every field here is at its widest, which no real result is.
+			if len(b) > 896<<10 {
+				t.Fatalf("result is %d bytes: too close to the 1 MiB target", len(b))
+			}
+		})
 	}
+}
+
+// resultAtCap is the JSON of a result of spec's trials (the cap), every number at
+// its widest.
+func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
+	t.Helper()
 	trials, err := plan.Expand(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trials) != trial.MaxTrials {
-		t.Fatalf("%d trials", len(trials))
+	if len(trials) != spec.MaxTrials() {
+		t.Fatalf("%d trials, want the cap %d", len(trials), spec.MaxTrials())
 	}
 	wide := summary.Percentiles{Count: 1 << 40, P50: 3_600_000_000, P75: 3_600_000_000, P90: 3_600_000_000, P95: 3_600_000_000,
 		P99: 3_600_000_000, P999: 3_600_000_000, P9999: 3_600_000_000, Max: 3_600_000_000}
+	at := metav1.NewTime(time.Date(2026, 11, 22, 23, 59, 50, 0, time.UTC))
 	res := serdebenchv1.SerializationResult{Experiment: serdebenchv1.ExperimentSnapshot{Name: strings.Repeat("x", 253), Spec: serdebenchv1.SerializationExperimentSpec{ExperimentSpec: spec}}}
 	for _, tr := range trials {
 		m := &summary.Result{Producers: 64, Consumers: 64, WindowSeconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7,
 			SerializedMBPerSecond: 1e4, SerializedBytesPerRecord: 1 << 20, SerializeMicrosPerRecord: 1e6, DeserializeMicrosPerRecord: 1e6,
 			EndToEnd: wide, Ack: wide, SendDelay: wide, Sent: 1 << 40, Delivered: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40,
 			Warnings: []string{"prometheus cross-check skipped: query sum(max_over_time(serdebench_records_total{...}[86400s])): connection refused"}}
+		if tr.Fault != nil {
+			phase := &summary.Phase{Start: at.Time, End: at.Time, Seconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7, OfferedRecordsPerSecond: 1e7,
+				Ack: wide, EndToEnd: wide, Failed: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40}
+			secs := 86400.0
+			m.Phases = &summary.Phases{ResolutionSeconds: 2, FaultStart: at.Time, FaultEnd: &at.Time, Before: phase, During: phase, After: phase,
+				FirstErrorSeconds: &secs, RecoverySeconds: &secs, RecoveryFrom: summary.RecoveryFromEnd, Band: trial.Recovery{ThroughputPercent: 100, LatencyPercent: 1000, Intervals: 60}}
+		}
 		n := build.SeriesPerTrial(len(trials))
 		r := build.TrialResult(tr, m, n)
-		r.Search = &serdebenchv1.SearchResult{MaxSustainedRecordsPerSecond: 640_000_000, Stopped: strings.Repeat("s", 120)}
-		for k := range n {
-			r.Search.Steps = append(r.Search.Steps, serdebenchv1.SearchStep{Index: int32(k), TargetRecordsPerSecond: 640_000_000,
-				Records: 1 << 40, Received: 1 << 40, AckP99Micros: 3_600_000_000, EndToEndP99Micros: 3_600_000_000,
-				Reason: "end-to-end p99 3600000000 µs above 600000000 µs"})
+		if tr.Fault == nil {
+			r.Search = &serdebenchv1.SearchResult{MaxSustainedRecordsPerSecond: 640_000_000, Stopped: strings.Repeat("s", 120)}
+			for k := range n {
+				r.Search.Steps = append(r.Search.Steps, serdebenchv1.SearchStep{Index: int32(k), TargetRecordsPerSecond: 640_000_000,
+					Records: 1 << 40, Received: 1 << 40, AckP99Micros: 3_600_000_000, EndToEndP99Micros: 3_600_000_000,
+					Reason: "end-to-end p99 3600000000 µs above 600000000 µs"})
+			}
+		} else {
+			// Chaos Mesh's records: a few objects; targets are capped (maxFaultTargets).
+			r.Fault = &serdebenchv1.FaultStatus{Name: tr.Fault.Name, DueTime: &at, CreateTime: &at, InjectedTime: &at, RecoveredTime: &at, Removed: true,
+				Objects: []string{"NetworkChaos/" + strings.Repeat("n", 63), "NetworkChaos/" + strings.Repeat("m", 63)}}
+			for range maxFaultTargets {
+				r.Fault.Targets = append(r.Fault.Targets, strings.Repeat("p", 63)+"/"+strings.Repeat("q", 63))
+			}
 		}
 		for range n {
-			r.Intervals = append(r.Intervals, serdebenchv1.Interval{StartTime: metav1.NewTime(time.Date(2026, 11, 22, 23, 59, 50, 0, time.UTC)),
+			r.Intervals = append(r.Intervals, serdebenchv1.Interval{StartTime: at,
 				WindowMillis: 3_600_000, Records: 1 << 40, RecordsPerSecond: 10_000_000, OfferedRecordsPerSecond: 10_000_000,
 				ConsumedRecordsPerSecond: 10_000_000, AckP50Micros: 3_600_000_000,
 				AckP99Micros: 3_600_000_000, EndToEndP50Micros: 3_600_000_000, EndToEndP99Micros: 3_600_000_000, BacklogRecords: 1 << 40})
@@ -70,8 +111,5 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("result at the matrix cap: %d trials, %d bytes (%d per trial)", len(res.Trials), len(b), len(b)/len(res.Trials))
-	// 7/8 of the target: every field here is at its widest, which no real result is.
-	if len(b) > 896<<10 {
-		t.Fatalf("result is %d bytes: too close to the 1 MiB target", len(b))
-	}
+	return b
 }

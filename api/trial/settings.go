@@ -139,8 +139,13 @@ func DefaultOf(field string) any {
 	return nil
 }
 
-// MaxTrials caps the number of trials one experiment expands into.
-const MaxTrials = 256
+// MaxTrials caps the number of trials one experiment expands into, and
+// MaxFaultedTrials one with faults, whose trials each carry their phases (a
+// result stays under 1 MiB: controllers/result_size_test.go).
+const (
+	MaxTrials        = 256
+	MaxFaultedTrials = 128
+)
 
 // Sweep is one matrix dimension: how many values it lists and how value i is set.
 // +kubebuilder:object:generate=false

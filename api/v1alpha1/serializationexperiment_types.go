@@ -259,9 +259,12 @@ type FaultStatus struct {
 	// end (unset for a kill, which acts once).
 	// +optional
 	RecoveredTime *metav1.Time `json:"recoveredTime,omitempty"`
-	// Targets are the pods (or containers) it acted on, as Chaos Mesh names them.
+	// Targets are the pods (or containers) it acted on, as Chaos Mesh names them
+	// (the first 8), and TargetCount how many there were.
 	// +optional
 	Targets []string `json:"targets,omitempty"`
+	// +optional
+	TargetCount int32 `json:"targetCount,omitempty"`
 	// Removed is true once its objects are deleted.
 	// +optional
 	Removed bool `json:"removed,omitempty"`

@@ -351,14 +351,25 @@ type Phase struct {
 	OfferedRecordsPerSecond int64 `json:"offeredRecordsPerSecond"`
 	// AckMicros and EndToEndMicros are the latencies of the records due in the
 	// phase (1% precision).
-	AckMicros      LatencyMicros `json:"ackMicros"`
-	EndToEndMicros LatencyMicros `json:"endToEndMicros"`
+	AckMicros      PhaseLatencyMicros `json:"ackMicros"`
+	EndToEndMicros PhaseLatencyMicros `json:"endToEndMicros"`
 	// FailedRecords, LostRecords and DuplicatedRecords count the phase's records
 	// (by due time): sends that failed, acknowledged records never received, and
 	// extra copies received.
 	FailedRecords     int64 `json:"failedRecords"`
 	LostRecords       int64 `json:"lostRecords"`
 	DuplicatedRecords int64 `json:"duplicatedRecords"`
+}
+
+// PhaseLatencyMicros are a phase's latency percentiles, in microseconds: few, so
+// that a result of many faulted trials stays small.
+type PhaseLatencyMicros struct {
+	// P50 is the median.
+	P50 int64 `json:"p50"`
+	// P99 is the 99th percentile.
+	P99 int64 `json:"p99"`
+	// Max is the largest value.
+	Max int64 `json:"max"`
 }
 
 // Interval is one slice of a trial's measured window.

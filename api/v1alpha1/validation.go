@@ -13,3 +13,12 @@ const (
 func (s *ExperimentSpec) TrialCount() int {
 	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps()) * s.Faults.Count()
 }
+
+// MaxTrials is how many trials the spec may expand into: fewer with faults, whose
+// trials each carry their phases.
+func (s *ExperimentSpec) MaxTrials() int {
+	if s.Faults != nil {
+		return trial.MaxFaultedTrials
+	}
+	return trial.MaxTrials
+}

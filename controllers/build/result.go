@@ -102,8 +102,10 @@ func phases(p *summary.Phases) *serdebenchv1.FaultPhases {
 		}
 		return &serdebenchv1.Phase{StartTime: metav1.NewTime(ph.Start), EndTime: metav1.NewTime(ph.End),
 			WindowMillis: int64(ph.Seconds * 1000), Records: ph.Records, RecordsPerSecond: int64(ph.RecordsPerSecond),
-			OfferedRecordsPerSecond: int64(ph.OfferedRecordsPerSecond), AckMicros: latency(ph.Ack), EndToEndMicros: latency(ph.EndToEnd),
-			FailedRecords: ph.Failed, LostRecords: ph.Lost, DuplicatedRecords: ph.Duplicated}
+			OfferedRecordsPerSecond: int64(ph.OfferedRecordsPerSecond),
+			AckMicros:               serdebenchv1.PhaseLatencyMicros{P50: ph.Ack.P50, P99: ph.Ack.P99, Max: ph.Ack.Max},
+			EndToEndMicros:          serdebenchv1.PhaseLatencyMicros{P50: ph.EndToEnd.P50, P99: ph.EndToEnd.P99, Max: ph.EndToEnd.Max},
+			FailedRecords:           ph.Failed, LostRecords: ph.Lost, DuplicatedRecords: ph.Duplicated}
 	}
 	millis := func(s *float64) *int64 {
 		if s == nil {

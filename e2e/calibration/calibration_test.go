@@ -295,6 +295,7 @@ func TestCalibration(t *testing.T) {
 	ee0 := parseJava(t, filepath.Join(out, "java-e2e-d0.txt"), e2eLine)
 	ee1 := parseJava(t, filepath.Join(out, fmt.Sprintf("java-e2e-d%d.txt", delayMs)), e2eLine)
 	row("Java EndToEndLatency (sync send + poll)", ee0.p50, ee0.p99, ee1.p50, ee1.p99, fmt.Sprintf("reported (~%+.0f: two round trips)", 2*rtt))
+	checkFaults(t, out, &table)
 	if err := os.WriteFile(filepath.Join(out, "table.md"), []byte(table.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

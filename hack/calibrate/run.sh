@@ -8,6 +8,7 @@
 #     128 KiB batches, which it keeps up with -> out/sarama-128k-d<D>.json
 #   - Kafka's ProducerPerformance with the same settings -> out/java-pp-d<D>.txt
 #   - Kafka's EndToEndLatency -> out/java-e2e-d<D>.txt
+# then measures the local fault engine (hack/calibrate/faultcal) -> out/faults.json.
 # Results go to $CALIB_DIR (default .state/calibrate/out). The assertions live in
 # e2e/calibration (go test -tags calibration), which runs this script.
 set -euo pipefail
@@ -66,11 +67,16 @@ if [ -f "$REPO/.state/calibrate/pids/ns.pid" ] || ip link show sdbk-h >/dev/null
 fi
 (cd "$REPO" && go build -o bin/serdebench ./cmd/serdebench)
 mkdir -p "$CALIB_DIR"
-rm -f "$CALIB_DIR"/*.json "$CALIB_DIR"/java-*.txt
+rm -f "$CALIB_DIR"/*.json "$CALIB_DIR"/java-*.txt "$CALIB_DIR"/faultcal
 for d in $CALIB_DELAYS; do
   log "D=${d} ms each way: ${CALIB_CLIENTS}, ProducerPerformance, EndToEndLatency"
   OUT="$CALIB_DIR/run-d$d.txt" TCP_CC="$CALIB_TCP_CC" BROKER_PROPS="$CALIB_BROKER_PROPS" \
     CALIB_DIR="$CALIB_DIR" CALIB_CLIENTS="$CALIB_CLIENTS" \
     "$HERE/netns.sh" "$d" -- "$HERE/run.sh" --inner >&2
 done
+# The fault engine serdebench run uses (internal/netem), measured from outside:
+# delay distributions, loss and a bandwidth cap (hack/calibrate/faultcal).
+(cd "$REPO" && go build -o "$CALIB_DIR/faultcal" ./hack/calibrate/faultcal)
+log "the fault engine: delay distributions, loss, bandwidth"
+OUT="$CALIB_DIR/run-faults.txt" "$HERE/netns.sh" 0 -- "$CALIB_DIR/faultcal" -o "$CALIB_DIR/faults.json" >&2
 log "results in $CALIB_DIR"

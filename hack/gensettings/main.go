@@ -2,7 +2,7 @@
 // spec.producer and matrix types with their markers and defaults, the spec's base
 // settings and the matrix's sweeps (api/v1alpha1/zz_generated.settings.go), and the
 // CEL rules that bound the trial count and the payload sizes (in
-// api/v1alpha1/experiment_types.go, from api/trial.MaxTrials and MinSizeBytes). Run by
+// api/v1alpha1/experiment_types.go, from api/trial.MaxTrials, MaxFaultedTrials and MinSizeBytes). Run by
 // `make generate`; `make verify-generated` fails when its output is stale.
 //
 //	go run ./hack/gensettings api/v1alpha1
@@ -76,8 +76,8 @@ func trialCountRule(rows []trial.Row) string {
 		f := "self.matrix." + r.JSON
 		dims = append(dims, fmt.Sprintf("(has(%s) && size(%s) > 0 ? size(%s) : 1)", f, f, f))
 	}
-	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) <= %d",message="the matrix expands to more than %d trials (codecs × sizes × matrix values × fault scenarios)"`,
-		strings.Join(dims, " * "), trial.MaxTrials, trial.MaxTrials)
+	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) <= (has(self.faults) ? %d : %d)",message="the matrix expands to more than %d trials, %d with faults (codecs × sizes × matrix values × fault scenarios)"`,
+		strings.Join(dims, " * "), trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials)
 }
 
 // The generated rules' lines, found by how they start.

@@ -44,9 +44,10 @@ type held struct {
 }
 
 // Open binds NFQUEUE num for packets arriving on iface (in this network
-// namespace). Nothing is impaired until Apply.
+// namespace). Nothing is impaired until Apply. With iface "" the caller manages
+// the iptables rule and Apply only sets the impairment.
 func Open(iface string, num uint16) (*Engine, error) {
-	if _, err := exec.LookPath("iptables"); err != nil {
+	if _, err := exec.LookPath("iptables"); err != nil && iface != "" {
 		return nil, fmt.Errorf("local faults need iptables (NFQUEUE): %w", err)
 	}
 	q, err := openQueue(num, 1<<16)
@@ -59,7 +60,7 @@ func Open(iface string, num uint16) (*Engine, error) {
 		_ = q.close()
 		return nil, fmt.Errorf("netlink receive timeout: %w", err)
 	}
-	e := &Engine{iface: iface, q: q, in: make(chan held, 1<<16)}
+	e := &Engine{iface: iface, q: q, in: make(chan held, 1<<16), st: Stats{late: &lateness{}}}
 	e.imp.Store(newSampler(Impairment{}, 1))
 	e.reader.Add(1)
 	e.releaser.Add(1)
@@ -88,9 +89,9 @@ func iptables(ctx context.Context, args ...string) error {
 func (e *Engine) Apply(ctx context.Context, m Impairment, seed uint64) error {
 	e.imp.Store(newSampler(m, seed))
 	e.mu.Lock()
-	e.st = Stats{}
+	e.st = Stats{late: &lateness{}}
 	e.mu.Unlock()
-	if e.rule {
+	if e.rule || e.iface == "" {
 		return nil
 	}
 	if err := iptables(ctx, e.ruleArgs("-I")...); err != nil {
@@ -137,6 +138,7 @@ func (e *Engine) Stats() Stats {
 		st.DelayStdDevMicros = math.Sqrt(st.m2 / float64(st.n-1))
 	}
 	st.LateMaxMicros = float64(st.maxLateNs) / 1e3
+	st.LateMeanMicros, st.LateP50Micros, st.LateP99Micros = st.late.summary()
 	return st
 }
 
@@ -165,6 +167,11 @@ func (e *Engine) receive() {
 		batch, err = e.q.read(buf, batch[:0])
 		now := monotonicNanos()
 		wall := time.Now()
+		if errors.Is(err, syscall.ENOBUFS) {
+			e.mu.Lock()
+			e.st.Enobufs++ // the kernel dropped a queue message, and its packet with it
+			e.mu.Unlock()
+		}
 		if err != nil && !errors.Is(err, syscall.EAGAIN) && !errors.Is(err, syscall.EINTR) && !errors.Is(err, syscall.ENOBUFS) {
 			return
 		}
@@ -265,9 +272,9 @@ func (e *Engine) release() {
 		e.mu.Lock()
 		e.st.Released++
 		e.st.ReleasedBytes += next.bytes
-		if late := done - next.due; late > e.st.maxLateNs {
-			e.st.maxLateNs = late
-		}
+		late := done - next.due
+		e.st.maxLateNs = max(e.st.maxLateNs, late)
+		e.st.late.add(late)
 		if next.sampleDelay {
 			e.st.n++
 			x := float64(done-next.arrived) / 1e3

@@ -201,7 +201,14 @@ type Stats struct {
 	// release was.
 	DelayMeanMicros   float64 `json:"delayMeanMicros"`
 	DelayStdDevMicros float64 `json:"delayStdDevMicros"`
-	LateMaxMicros     float64 `json:"lateMaxMicros"`
+	// LateMeanMicros, LateP50Micros, LateP99Micros and LateMaxMicros are how
+	// much later than planned packets were released (10 µs buckets).
+	LateMeanMicros float64 `json:"lateMeanMicros"`
+	LateP50Micros  float64 `json:"lateP50Micros"`
+	LateP99Micros  float64 `json:"lateP99Micros"`
+	LateMaxMicros  float64 `json:"lateMaxMicros"`
+	// Enobufs counts queue messages the kernel dropped (their packets with them).
+	Enobufs int64 `json:"enobufs"`
 	// First and Last are when the first and last packet arrived (zero: none).
 	First time.Time `json:"first,omitzero"`
 	Last  time.Time `json:"last,omitzero"`
@@ -209,4 +216,36 @@ type Stats struct {
 	n         int64 // Welford's running mean and sum of squares, µs
 	mean, m2  float64
 	maxLateNs int64
+	late      *lateness
+}
+
+// lateness counts release lateness in 10 µs buckets up to 100 ms.
+type lateness struct {
+	n     int64
+	sumNs int64
+	b     [10001]int64
+}
+
+func (l *lateness) add(ns int64) {
+	l.n++
+	l.sumNs += ns
+	l.b[min(max(ns, 0)/10_000, int64(len(l.b)-1))]++
+}
+
+// summary returns the mean, median and 99th percentile in µs.
+func (l *lateness) summary() (mean, p50, p99 float64) {
+	if l == nil || l.n == 0 {
+		return 0, 0, 0
+	}
+	q := func(f float64) float64 {
+		want := int64(math.Ceil(f * float64(l.n)))
+		var c int64
+		for i, v := range l.b {
+			if c += v; c >= want {
+				return float64(i * 10)
+			}
+		}
+		return float64((len(l.b) - 1) * 10)
+	}
+	return float64(l.sumNs) / float64(l.n) / 1e3, q(0.5), q(0.99)
 }

@@ -24,8 +24,8 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		return nil, fmt.Errorf("at least one codec, and payload sizes or a payload source, are needed")
 	case (spec.Records == nil) == (spec.DurationSeconds == nil):
 		return nil, fmt.Errorf("exactly one of records and durationSeconds must be set")
-	case spec.TrialCount() > trial.MaxTrials:
-		return nil, fmt.Errorf("the matrix expands to %d trials, more than %d", spec.TrialCount(), trial.MaxTrials)
+	case spec.TrialCount() > spec.MaxTrials():
+		return nil, fmt.Errorf("the matrix expands to %d trials, more than %d", spec.TrialCount(), spec.MaxTrials())
 	}
 	consumer := trial.ConsumerSettings{
 		FetchMinBytes:          *spec.Consumer.FetchMinBytes,

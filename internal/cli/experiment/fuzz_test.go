@@ -71,7 +71,7 @@ func FuzzAdmitAndPlan(f *testing.F) {
 		if err != nil {
 			t.Fatalf("admitted but the planner refuses it: %v\n%s", err, doc)
 		}
-		if len(trials) == 0 || len(trials) > trial.MaxTrials {
+		if len(trials) == 0 || len(trials) > x.Spec.MaxTrials() {
 			t.Fatalf("admitted spec plans into %d trials\n%s", len(trials), doc)
 		}
 	})
