@@ -3,9 +3,9 @@ package trial
 import "fmt"
 
 // Recovery is when a faulted trial counts as recovered: for Intervals intervals in
-// a row, throughput within ±ThroughputPercent of the before-phase's, and the
-// acknowledgement and end-to-end p99 at most LatencyPercent above the
-// before-phase's (docs/faults.md, "Results by phase").
+// a row, throughput within ±ThroughputPercent of the before-phase's in each, and
+// the acknowledgement and end-to-end p99 of their records together at most
+// LatencyPercent above the before-phase's (docs/faults.md, "Results by phase").
 type Recovery struct {
 	// ThroughputPercent is how far an interval's throughput may stray from the
 	// before-phase's.
@@ -50,6 +50,6 @@ func (r *Recovery) Default() {
 
 // String states the band in words, for results and reports.
 func (r Recovery) String() string {
-	return fmt.Sprintf("throughput within ±%d%% and ack and end-to-end p99 at most %d%% above the before phase, %d intervals in a row",
-		r.ThroughputPercent, r.LatencyPercent, r.Intervals)
+	return fmt.Sprintf("%d intervals in a row with throughput within ±%d%% of the before phase's and ack and end-to-end p99 at most %d%% above its",
+		r.Intervals, r.ThroughputPercent, r.LatencyPercent)
 }

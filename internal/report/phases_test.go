@@ -31,7 +31,7 @@ func TestPhaseTable(t *testing.T) {
 	for _, want := range []string{
 		"whole intervals of 1 s",
 		"t001-protobuf-256b-loss-5 loss-5 during 9.7 20.7 640 52000 69000 90000 0 0 0 12 3 2",
-		"fault loss-5 from 10.2 s to 19.9 s; first failed send 0.35 s after it began; recovered 1.8 s after its end (throughput within ±10%",
+		"fault loss-5 from 10.2 s to 19.9 s; first failed send 0.35 s after it began; recovered 1.8 s after its end (3 intervals in a row with throughput within ±10%",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("phase table lacks %q", want)

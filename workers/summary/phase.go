@@ -131,42 +131,50 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 		}
 	}
 	before := r.phase(p, c, keys[:duringFrom], pSecs, width)
-	inBand := func(k time.Time) bool {
-		pb, cb := p.Buckets[k.Unix()], c.Buckets[k.Unix()]
+	// steady: whole interval k has producer records and throughput within the band.
+	steady := func(k time.Time) bool {
+		pb := p.Buckets[k.Unix()]
 		if pSecs(k) < width.Seconds() || pb == nil || pb.Latency == nil {
 			return false
 		}
 		rate := float64(pb.DoneMeasured) / pSecs(k)
-		if math.Abs(rate-before.RecordsPerSecond) > float64(band.ThroughputPercent)/100*before.RecordsPerSecond {
-			return false
+		return math.Abs(rate-before.RecordsPerSecond) <= float64(band.ThroughputPercent)/100*before.RecordsPerSecond
+	}
+	// calm: the records due in intervals run, together, have their p99 within the
+	// band (one interval's p99 of a few dozen records is its maximum: merged, one
+	// slow record does not decide).
+	calm := func(run []time.Time) bool {
+		ack, e2e := newIntervalLatency(), newIntervalLatency()
+		for _, k := range run {
+			if b := p.Buckets[k.Unix()]; b != nil && b.Latency != nil {
+				ack.Merge(b.Latency)
+			}
+			if b := c.Buckets[k.Unix()]; b != nil && b.Latency != nil {
+				e2e.Merge(b.Latency)
+			}
 		}
 		limit := func(p99 int64) float64 { return float64(p99) * (1 + float64(band.LatencyPercent)/100) }
-		if float64(pb.Latency.Quantile(99)) > limit(before.Ack.P99) {
+		if float64(ack.Quantile(99)) > limit(before.Ack.P99) {
 			return false
 		}
-		if before.EndToEnd.Count > 0 && (cb == nil || cb.Latency == nil || float64(cb.Latency.Quantile(99)) > limit(before.EndToEnd.P99)) {
-			return false
-		}
-		return true
+		return before.EndToEnd.Count == 0 || (e2e.Count() > 0 && float64(e2e.Quantile(99)) <= limit(before.EndToEnd.P99))
 	}
 	// Recovery: the first interval starting at or after ref that begins a run of
-	// band.Intervals intervals within the band.
+	// band.Intervals intervals, each within the throughput band and together within
+	// the latency band.
 	recovered := -1
+	n := int(band.Intervals)
 	switch {
 	case before == nil || before.Records == 0 || before.Ack.Count == 0:
 		ph.RecoveryNote = "no interval before the fault: nothing to recover to (start the fault later)"
 	default:
-		run := 0
-		for i, k := range keys {
-			if k.Before(ref) {
+		for i := range keys {
+			if keys[i].Before(ref) || i+n > len(keys) {
 				continue
 			}
-			if !inBand(k) {
-				run = 0
-				continue
-			}
-			if run++; run == int(band.Intervals) {
-				recovered = i - run + 1
+			run := keys[i : i+n]
+			if slices.IndexFunc(run, func(k time.Time) bool { return !steady(k) }) < 0 && calm(run) {
+				recovered = i
 				break
 			}
 		}
