@@ -200,6 +200,11 @@ func (e *Engine) receive() {
 			case e.in <- h:
 			default: // the releaser is hopelessly behind: let the packet through now
 				_ = e.q.verdict(p.id, true)
+				e.mu.Lock()
+				e.st.Released++
+				e.st.ReleasedBytes += p.bytes
+				e.st.Unheld++
+				e.mu.Unlock()
 			}
 		}
 	}

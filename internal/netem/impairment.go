@@ -207,8 +207,11 @@ type Stats struct {
 	LateP50Micros  float64 `json:"lateP50Micros"`
 	LateP99Micros  float64 `json:"lateP99Micros"`
 	LateMaxMicros  float64 `json:"lateMaxMicros"`
-	// Enobufs counts queue messages the kernel dropped (their packets with them).
+	// Enobufs counts queue messages the kernel dropped (their packets with them),
+	// Unheld packets passed on at once because the releaser's queue was full:
+	// either means the engine could not keep up, and the fault was weaker.
 	Enobufs int64 `json:"enobufs"`
+	Unheld  int64 `json:"unheld"`
 	// First and Last are when the first and last packet arrived (zero: none).
 	First time.Time `json:"first,omitzero"`
 	Last  time.Time `json:"last,omitzero"`

@@ -130,6 +130,10 @@ func (r *faultRun) finish(res *summary.Result) (*report.LocalFault, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if st := r.rec.Rig; st.Unheld > 0 || st.Enobufs > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: the local engine could not keep up (%d of %d packets passed on unheld, %d queue messages dropped by the kernel): the fault was weaker than set",
+			r.t.Fault.Name, st.Unheld, st.Packets, st.Enobufs))
+	}
 	if err := res.SplitAtFault(r.rec.Applied, r.rec.Removed, r.f.Recovery); err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: no phases: %v", r.t.Fault.Name, err))
 	}
