@@ -55,7 +55,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 			return r.fail(ctx, x, t.Index, ReasonWorkerInterrupted, fmt.Sprintf("trial %s: partial summaries from %v", t.Name, merged.Interrupted))
 		}
 		protocol.Annotate(t, merged)
-		splitAtFault(merged, x, ts.Fault)
+		splitAtFault(merged, x, t.Fault, ts.Fault, time.Now())
 		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
 		tr.Attempts = ts.Attempt
 		tr.Fault = ts.Fault.DeepCopy()
@@ -325,13 +325,18 @@ func mergeSorted(a, b []string) []string {
 
 // splitAtFault splits a faulted trial's result at the fault's actual window, as
 // Chaos Mesh recorded it; what keeps it from doing so becomes a warning.
-func splitAtFault(m *summary.Result, x *serdebenchv1.SerializationExperiment, f *serdebenchv1.FaultStatus) {
+func splitAtFault(m *summary.Result, x *serdebenchv1.SerializationExperiment, spec *trial.Fault, f *serdebenchv1.FaultStatus, now time.Time) {
 	if f == nil || f.InjectedTime == nil || x.Spec.Faults == nil {
 		return
 	}
 	var end time.Time
-	if f.RecoveredTime != nil {
+	switch {
+	case f.RecoveredTime != nil:
 		end = f.RecoveredTime.Time
+	case spec != nil && !spec.OneShot():
+		// Still in effect when the workers ended (the operator removed it then), not
+		// a kill: it ended after the window, by now at the latest.
+		end = now
 	}
 	if err := m.SplitAtFault(f.InjectedTime.Time, end, x.Spec.Faults.Recovery); err != nil {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("fault %s: no phases: %v", f.Name, err))

@@ -162,7 +162,6 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 	if err != nil {
 		return ctrl.Result{}, true, err
 	}
-	oneShot := t.Fault.Pod != nil && t.Fault.Pod.Action != trial.PodFailure
 	if fs.InjectedTime == nil {
 		switch {
 		case len(progress.gone) > 0:
@@ -188,7 +187,7 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 	}
 	// When the fault should have been undone by, with the same grace as applying it.
 	undoneBy := fs.CreateTime.Add(time.Duration(t.Fault.DurationSeconds)*time.Second + r.faultInjectTimeout())
-	if !oneShot && fs.RecoveredTime == nil {
+	if !t.Fault.OneShot() && fs.RecoveredTime == nil {
 		switch {
 		case len(progress.gone) > 0:
 			// Removed early by someone else, and undone then: the recovery time is

@@ -285,3 +285,9 @@ func (f *Fault) Default() {
 		}
 	}
 }
+
+// OneShot reports whether the fault acts once (a pod or container kill) rather
+// than lasting DurationSeconds and being undone.
+func (f *Fault) OneShot() bool {
+	return f.Pod != nil && f.Pod.Action != PodFailure
+}

@@ -22,7 +22,10 @@ type Progress struct {
 	Injected   bool
 	InjectedAt time.Time
 	// Recovered says every target is back to normal after being injected;
-	// RecoveredAt is when the last one was.
+	// RecoveredAt is when the last one was at the latest. Chaos Mesh records whole
+	// seconds: InjectedAt is the second an apply happened in (its start), and
+	// RecoveredAt the end of the second a recovery happened in, so the window they
+	// span contains the fault's.
 	Recovered   bool
 	RecoveredAt time.Time
 	// Targets are the records' ids (namespace/pod, or namespace/pod/container).
@@ -77,8 +80,15 @@ func Read(obj *unstructured.Unstructured) Progress {
 		if applied && at.After(p.InjectedAt) {
 			p.InjectedAt = at
 		}
-		if at, ok := succeeded(lastRecover); ok && at.After(p.RecoveredAt) {
-			p.RecoveredAt = at
+		if at, ok := succeeded(lastRecover); ok {
+			if at.Equal(at.Truncate(time.Second)) {
+				// Chaos Mesh records whole seconds: the fault may have lasted to the
+				// end of the one it names.
+				at = at.Add(time.Second)
+			}
+			if at.After(p.RecoveredAt) {
+				p.RecoveredAt = at
+			}
 		}
 		if msg, ok := failed(lastApply); ok {
 			p.ApplyFailure = fmt.Sprintf("%s: %s", id, msg)

@@ -37,7 +37,7 @@ func TestRead(t *testing.T) {
 			ApplyFailure: "kafka/my-cluster-broker-1: rpc error: code = Unknown desc = error code: Error: Specified qdisc kind is unknown."},
 		"injected": {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:03Z"), Targets: brokers},
 		// Applied and undone between two reads: still applied, at its time.
-		"recovered": {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:03Z"), Recovered: true, RecoveredAt: at("2026-11-24T10:00:32Z"), Targets: brokers},
+		"recovered": {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:03Z"), Recovered: true, RecoveredAt: at("2026-11-24T10:00:33Z") /* recorded 10:00:32, rounded up to the end of that second */, Targets: brokers},
 		"killed":    {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:20Z"), Targets: []string{"kafka/my-cluster-broker-2"}},
 	} {
 		st, ok := statuses[name]

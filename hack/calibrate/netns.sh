@@ -80,9 +80,11 @@ teardown() {
   ours ns >/dev/null && nsx tc qdisc del dev "$VETH_N" root 2>/dev/null
   while host_rule -C 2>/dev/null; do host_rule -D; done
   # and any rule a killed command's fault engine left on the interface
-  iptables -w -t mangle -S PREROUTING 2>/dev/null | grep -- "-i $VETH_H " | sed 's/^-A //' | while read -r rule; do
-    # shellcheck disable=SC2086  # the rule's own words
-    iptables -w -t mangle -D PREROUTING $rule
+  for chain in PREROUTING:-i POSTROUTING:-o; do
+    iptables -w -t mangle -S "${chain%%:*}" 2>/dev/null | grep -- "${chain#*:} $VETH_H " | sed 's/^-A //' | while read -r rule; do
+      # shellcheck disable=SC2086  # the rule's own words
+      iptables -w -t mangle -D "${chain%%:*}" ${rule#* }
+    done
   done
   ours ns >/dev/null && nsx iptables -w -t mangle -F PREROUTING 2>/dev/null
   stop_pid nfq-host 3

@@ -24,10 +24,14 @@ type Engine struct {
 	imp   atomic.Pointer[sampler]
 	in    chan held
 	stop  atomic.Bool
+	// flush makes the releaser let every held packet through at once (Clear).
+	flush atomic.Bool
 	// reader and releaser end in that order: the reader sends to in, which then
 	// closes.
 	reader, releaser sync.WaitGroup
 	rule             bool
+	// partition is the rule that drops packets sent to the broker (Partition).
+	partition bool
 
 	mu sync.Mutex // guards st
 	st Stats
@@ -69,6 +73,11 @@ func Open(iface string, num uint16) (*Engine, error) {
 	return e, nil
 }
 
+// partitionArgs is the rule that drops the packets sent to the broker.
+func (e *Engine) partitionArgs(op string) []string {
+	return []string{"-w", "-t", "mangle", op, "POSTROUTING", "-o", e.iface, "-j", "DROP"}
+}
+
 // ruleArgs is the iptables rule that hands the interface's packets to the queue;
 // --queue-bypass lets them through if the engine is gone.
 func (e *Engine) ruleArgs(op string) []string {
@@ -88,43 +97,80 @@ func iptables(ctx context.Context, args ...string) error {
 // reproducibility) and resets the stats.
 func (e *Engine) Apply(ctx context.Context, m Impairment, seed uint64) error {
 	e.imp.Store(newSampler(m, seed))
+	e.flush.Store(false)
 	e.mu.Lock()
-	e.st = Stats{late: &lateness{}}
+	e.st = Stats{late: &lateness{}, ReadError: e.st.ReadError}
 	e.mu.Unlock()
-	if e.rule || e.iface == "" {
+	if e.iface == "" {
+		if m.Partition {
+			return fmt.Errorf("a partition needs the engine's interface (it drops packets both ways)")
+		}
 		return nil
 	}
-	if err := iptables(ctx, e.ruleArgs("-I")...); err != nil {
-		return err
+	if m.Partition && !e.partition {
+		if err := insert(ctx, e.partitionArgs, &e.partition); err != nil {
+			return err
+		}
 	}
-	e.rule = true
-	return nil
+	if e.rule {
+		return nil
+	}
+	return insert(ctx, e.ruleArgs, &e.rule)
 }
 
-// Clear removes the rule, then waits (at most a second past the longest hold)
-// until every packet the engine holds is released, and returns the stats.
+// insert adds rule's rule and notes it in *added; an insert killed by ctx after
+// the rule went in still counts, so that it is removed.
+func insert(ctx context.Context, rule func(op string) []string, added *bool) error {
+	err := iptables(ctx, rule("-I")...)
+	if err != nil && iptables(context.WithoutCancel(ctx), rule("-C")...) == nil {
+		err = nil
+	}
+	*added = err == nil
+	return err
+}
+
+// Clear removes the rule (the fault's end, Stats.Removed), lets every packet
+// still held through at once, and waits until the releaser has (at most a second,
+// or until ctx ends) before it returns the stats.
 func (e *Engine) Clear(ctx context.Context) (Stats, error) {
+	// The rules go even if ctx is over: they are this process's change to undo.
 	var err error
-	if e.rule {
-		// The rule goes even if ctx is over: it is this process's change to undo.
-		err = iptables(context.WithoutCancel(ctx), e.ruleArgs("-D")...)
-		if err == nil {
-			e.rule = false
+	if e.partition {
+		if err = iptables(context.WithoutCancel(ctx), e.partitionArgs("-D")...); err == nil {
+			e.partition = false
 		}
 	}
-	m := e.imp.Load().m
-	deadline := time.Now().Add(m.Delay + 4*m.Jitter + time.Second)
-	if m.RateBytesPerSecond > 0 {
-		deadline = deadline.Add(time.Duration(float64(max(m.LimitBytes, m.BufferBytes)) / float64(m.RateBytesPerSecond) * float64(time.Second)))
+	if e.rule {
+		if rerr := iptables(context.WithoutCancel(ctx), e.ruleArgs("-D")...); rerr == nil {
+			e.rule = false
+		} else {
+			err = errors.Join(err, rerr)
+		}
 	}
-	for time.Now().Before(deadline) {
+	removed := time.Now()
+	e.imp.Store(newSampler(Impairment{}, 1))
+	e.flush.Store(true)
+	deadline := time.NewTimer(time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
 		st := e.Stats()
-		if st.Released+st.Lost+st.Overlimit >= st.Packets {
+		if st.Released+st.Lost+st.Overlimit >= st.Packets || st.ReadError != "" {
 			break
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		}
 	}
-	e.imp.Store(newSampler(Impairment{}, 1))
+	e.mu.Lock()
+	e.st.Removed = removed
+	e.mu.Unlock()
 	return e.Stats(), err
 }
 
@@ -145,7 +191,7 @@ func (e *Engine) Stats() Stats {
 // Close removes the rule if Clear did not, and unbinds the queue.
 func (e *Engine) Close() error {
 	var err error
-	if e.rule {
+	if e.rule || e.partition {
 		_, err = e.Clear(context.Background())
 	}
 	e.stop.Store(true)
@@ -173,6 +219,11 @@ func (e *Engine) receive() {
 			e.mu.Unlock()
 		}
 		if err != nil && !errors.Is(err, syscall.EAGAIN) && !errors.Is(err, syscall.EINTR) && !errors.Is(err, syscall.ENOBUFS) {
+			// Packets the rule queues now wait for no one (--queue-bypass acts only
+			// while nothing is bound): the fault is void, and says so.
+			e.mu.Lock()
+			e.st.ReadError = err.Error()
+			e.mu.Unlock()
 			return
 		}
 		s := e.imp.Load()
@@ -246,6 +297,17 @@ func (e *Engine) release() {
 		}
 		next := pending[0]
 		now := monotonicNanos()
+		if e.flush.Load() {
+			heap.Pop(&pending)
+			_ = e.q.verdict(next.id, true)
+			e.mu.Lock()
+			e.st.Released++
+			e.st.ReleasedBytes += next.bytes
+			e.st.Flushed++
+			e.st.FlushedBytes += next.bytes
+			e.mu.Unlock()
+			continue
+		}
 		if next.due > now {
 			wake := next.due
 			if s := e.imp.Load(); s.m.Jitter > 0 || s.m.RateBytesPerSecond > 0 {

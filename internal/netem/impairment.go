@@ -32,6 +32,9 @@ type Impairment struct {
 	// RateBytesPerSecond caps the bandwidth (0: none), with a bucket of
 	// BufferBytes and at most LimitBytes waiting for tokens (more are dropped).
 	RateBytesPerSecond, BufferBytes, LimitBytes int64
+	// Partition drops every packet both ways: the broker's (Loss 1) and, with a
+	// second rule, those sent to it, as Chaos Mesh's partition (direction both).
+	Partition bool
 }
 
 // FromFault is the impairment a network fault describes (a partition drops every
@@ -42,7 +45,7 @@ func FromFault(n *trial.NetworkFault) (Impairment, error) {
 		return imp, fmt.Errorf("not a network fault")
 	}
 	if n.Partition {
-		imp.Loss = 1
+		imp.Loss, imp.Partition = 1, true
 		return imp, nil
 	}
 	if d := n.Delay; d != nil {
@@ -68,6 +71,9 @@ func FromFault(n *trial.NetworkFault) (Impairment, error) {
 
 // String describes the impairment in netem's terms.
 func (m Impairment) String() string {
+	if m.Partition {
+		return "partition (every packet, both ways)"
+	}
 	s := ""
 	if m.Delay > 0 || m.Jitter > 0 {
 		s += fmt.Sprintf("delay %s", m.Delay)
@@ -207,11 +213,21 @@ type Stats struct {
 	LateP50Micros  float64 `json:"lateP50Micros"`
 	LateP99Micros  float64 `json:"lateP99Micros"`
 	LateMaxMicros  float64 `json:"lateMaxMicros"`
-	// Enobufs counts queue messages the kernel dropped (their packets with them),
-	// Unheld packets passed on at once because the releaser's queue was full:
-	// either means the engine could not keep up, and the fault was weaker.
+	// Enobufs counts queue messages the kernel dropped (their packets with them:
+	// extra loss), Unheld packets passed on at once because the releaser's queue
+	// was full (less delay): either means the engine could not keep up and the
+	// fault differed from its setting.
 	Enobufs int64 `json:"enobufs"`
 	Unheld  int64 `json:"unheld"`
+	// Flushed packets were still held when Clear removed the rule and were let
+	// through at once (not in the delay statistics).
+	Flushed      int64 `json:"flushed"`
+	FlushedBytes int64 `json:"flushedBytes"`
+	// Removed is when Clear deleted the rule: the fault's end (zero: not yet).
+	Removed time.Time `json:"removed,omitzero"`
+	// ReadError is why the engine stopped reading packets early (empty: it did
+	// not). Packets queued after that waited for nothing: the fault is void.
+	ReadError string `json:"readError,omitempty"`
 	// First and Last are when the first and last packet arrived (zero: none).
 	First time.Time `json:"first,omitzero"`
 	Last  time.Time `json:"last,omitzero"`

@@ -43,7 +43,8 @@ type Phases struct {
 	// exact to it.
 	ResolutionSeconds int64 `json:"resolutionSeconds"`
 	// FaultStart and FaultEnd are when the fault was applied and removed; a kill
-	// acts once and has no end.
+	// acts once and has no end. A fault still in effect when the window ended has
+	// a FaultEnd after it (when it was found so) and no after phase or recovery.
 	FaultStart time.Time  `json:"faultStart"`
 	FaultEnd   *time.Time `json:"faultEnd,omitempty"`
 	// Before, During and After cover the window; each is absent when no interval
@@ -167,6 +168,8 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 	switch {
 	case before == nil || before.Records == 0 || before.Ack.Count == 0:
 		ph.RecoveryNote = "no interval before the fault: nothing to recover to (start the fault later)"
+	case !end.IsZero() && end.After(until):
+		ph.RecoveryNote = "the fault was still in effect when the window ended: nothing to recover from (end it earlier or measure longer)"
 	default:
 		for i := range keys {
 			if keys[i].Before(ref) || i+n > len(keys) {

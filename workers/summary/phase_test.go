@@ -2,6 +2,7 @@ package summary
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,4 +199,27 @@ func deref(f *float64) any {
 		return "none"
 	}
 	return *f
+}
+
+// TestPhasesFaultOutlastsWindow: a timed fault still in effect when the window
+// ended (removed after it) is not a kill: the during phase runs to the window's
+// end, with no after phase and no recovery, and the note says why.
+func TestPhasesFaultOutlastsWindow(t *testing.T) {
+	sums, want := faultedTrial(t, 10.5, 31, 50_000, [2]int64{10, 40})
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SplitAtFault(t0.Add(10500*time.Millisecond), t0.Add(45*time.Second), trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ph := r.Phases
+	if ph.RecoveryFrom != RecoveryFromEnd || ph.RecoverySeconds != nil || !strings.Contains(ph.RecoveryNote, "still in effect") {
+		t.Fatalf("recovery %v s from %q, note %q; want none from the fault's end, noting it outlasted the window", deref(ph.RecoverySeconds), ph.RecoveryFrom, ph.RecoveryNote)
+	}
+	if ph.After != nil {
+		t.Errorf("after phase %+v, want none", ph.After)
+	}
+	checkCounts(t, "before", ph.Before, want[0])
+	checkCounts(t, "during", ph.During, want[1])
 }

@@ -425,12 +425,14 @@ func (r *Result) loss(ctx context.Context, percent float64) error {
 }
 
 // bandwidth measures an 8 Mbit/s cap with Chaos Mesh's default buffer and limit.
+// The engine's own figure is what it released at the cap, from the first packet
+// to the rule's removal (the queue stays full until then; what it still held was
+// let through at once and is left out).
 func (r *Result) bandwidth(ctx context.Context) error {
 	m := netem.Impairment{RateBytesPerSecond: 1_000_000, BufferBytes: 10000, LimitBytes: 262144}
 	if err := r.engine.Apply(ctx, m, 1); err != nil {
 		return err
 	}
-	t0 := time.Now()
 	n, secs, serr := r.stream(ctx, 8*time.Second, 2*time.Second, 0)
 	st, cerr := r.engine.Clear(ctx)
 	if err := errors.Join(serr, cerr); err != nil {
@@ -438,7 +440,7 @@ func (r *Result) bandwidth(ctx context.Context) error {
 	}
 	const ipPerPayload = 1500.0 / 1448 // full segments with timestamps
 	r.Bandwidth = Bandwidth{SettingBytesPerSecond: m.RateBytesPerSecond, ReceiverBytesPerSec: float64(n) * ipPerPayload / secs,
-		EngineBytesPerSec: float64(st.ReleasedBytes) / st.Last.Sub(t0).Seconds(), Overlimit: st.Overlimit}
+		EngineBytesPerSec: float64(st.ReleasedBytes-st.FlushedBytes) / st.Removed.Sub(st.First).Seconds(), Overlimit: st.Overlimit}
 	return nil
 }
 

@@ -113,8 +113,10 @@ func (r *faultRun) run(ctx context.Context) {
 	r.rec.Applied = time.Now()
 	ended := sleepUntil(ctx, r.rec.Applied.Add(time.Duration(r.t.Fault.DurationSeconds)*time.Second))
 	st, err := r.f.Engine.Clear(ctx)
-	r.rec.Removed, r.rec.Rig = time.Now(), st
+	r.rec.Removed, r.rec.Rig = st.Removed, st
 	switch {
+	case st.ReadError != "":
+		fail("the engine stopped reading packets (%s): the fault did not act as set", st.ReadError)
 	case err != nil:
 		r.err = &TrialError{Trial: r.t.Name, Reason: protocol.ReasonFaultNotRecovered, Err: fmt.Errorf("fault %s: %w", r.t.Fault.Name, err)}
 	case !ended:
@@ -131,7 +133,7 @@ func (r *faultRun) finish(res *summary.Result) (*report.LocalFault, error) {
 		return nil, r.err
 	}
 	if st := r.rec.Rig; st.Unheld > 0 || st.Enobufs > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: the local engine could not keep up (%d of %d packets passed on unheld, %d queue messages dropped by the kernel): the fault was weaker than set",
+		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: the local engine could not keep up: %d of %d packets passed on unheld (less delay than set), %d queue messages dropped by the kernel (more loss than set)",
 			r.t.Fault.Name, st.Unheld, st.Packets, st.Enobufs))
 	}
 	if err := res.SplitAtFault(r.rec.Applied, r.rec.Removed, r.f.Recovery); err != nil {
