@@ -135,8 +135,17 @@ func PhaseTable(w io.Writer, rows []Row) error {
 	if len(faulted) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nFault phases: before, during and after each trial's fault, in whole intervals of %d s (an interval the fault overlaps is during it).\n",
-		faulted[0].Phases.ResolutionSeconds)
+	res := faulted[0].Phases.ResolutionSeconds
+	for _, r := range faulted[1:] {
+		if r.Phases.ResolutionSeconds != res {
+			res = 0
+		}
+	}
+	if res > 0 {
+		fmt.Fprintf(w, "\nFault phases: before, during and after each trial's fault, in whole intervals of %d s (an interval the fault overlaps is during it).\n", res)
+	} else {
+		fmt.Fprintln(w, "\nFault phases: before, during and after each trial's fault, in whole intervals (their length is after each trial's name below; an interval the fault overlaps is during it).")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "TRIAL\tFAULT\tPHASE\tFROM s\tTO s\tREC/S\tACK p50 µs\tp99 µs\tmax µs\tE2E p50 µs\tp99 µs\tmax µs\tFAILED\tLOST\tDUP\t")
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
@@ -152,7 +161,7 @@ func PhaseTable(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "FROM/TO: seconds since the measured window began. REC/S: acknowledged in the phase; latencies of the records due in it (1% precision); FAILED, LOST, DUP: its records (by due time).")
 	for _, r := range faulted {
 		p := r.Phases
-		line := fmt.Sprintf("%s: fault %s from %.1f s to %.1f s", r.Name, r.Fault, p.FaultStart, p.FaultEnd)
+		line := fmt.Sprintf("%s (%d s intervals): fault %s from %.1f s to %.1f s", r.Name, p.ResolutionSeconds, r.Fault, p.FaultStart, p.FaultEnd)
 		if p.FirstErrorSeconds != nil {
 			line += fmt.Sprintf("; first failed send %.2f s after it began", *p.FirstErrorSeconds)
 		} else {
