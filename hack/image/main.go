@@ -39,6 +39,7 @@ const nonroot = 65532
 
 type options struct {
 	binary, dir, ref, out, caCerts string
+	tree                           string
 	arch                           string
 	title, description, source     string
 	version, revision, licenses    string
@@ -52,6 +53,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "", "directory for the binary (e.g. bin), where another program expects it; empty: /")
 	flag.StringVar(&o.ref, "ref", "", "image reference (name:tag) recorded in the tar for ctr import")
 	flag.StringVar(&o.out, "out", "", "output OCI image-layout tar")
+	flag.StringVar(&o.tree, "tree", "", "directory whose contents are added at / as a second layer (a runtime the binary starts, e.g. a JRE and jars)")
 	flag.StringVar(&o.caCerts, "ca-certificates", "/etc/ssl/certs/ca-certificates.crt", "CA bundle copied to the same path in the image (empty: none)")
 	flag.StringVar(&o.title, "title", "", "org.opencontainers.image.title (default: the binary's name)")
 	flag.StringVar(&o.description, "description", "", "org.opencontainers.image.description")
@@ -98,6 +100,23 @@ func build(o options) (v1.Hash, error) {
 	}})
 	if err != nil {
 		return v1.Hash{}, fmt.Errorf("append layer: %w", err)
+	}
+	if o.tree != "" {
+		treeTar, err := treeLayer(o.tree, o.created)
+		if err != nil {
+			return v1.Hash{}, err
+		}
+		tl, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+			return io.NopCloser(bytes.NewReader(treeTar)), nil
+		}, tarball.WithMediaType(types.OCILayer))
+		if err != nil {
+			return v1.Hash{}, fmt.Errorf("tree layer: %w", err)
+		}
+		if img, err = mutate.Append(img, mutate.Addendum{Layer: tl, History: v1.History{
+			Created: v1.Time{Time: o.created}, CreatedBy: "hack/image -tree " + filepath.Base(o.tree),
+		}}); err != nil {
+			return v1.Hash{}, fmt.Errorf("append tree layer: %w", err)
+		}
 	}
 	cf, err := img.ConfigFile()
 	if err != nil {
@@ -197,6 +216,58 @@ func rootfs(o options, name string) ([]byte, error) {
 	}
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("close layer: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// treeLayer packs dir's contents as a layer at /: regular files, directories and
+// symbolic links with their permission bits, owned by root, at time created, in
+// lexical order (reproducible).
+func treeLayer(dir string, created time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h := &tar.Header{Name: filepath.ToSlash(rel), Mode: int64(info.Mode().Perm()), ModTime: created, Format: tar.FormatPAX}
+		switch {
+		case d.IsDir():
+			h.Typeflag, h.Name = tar.TypeDir, h.Name+"/"
+			return tw.WriteHeader(h)
+		case info.Mode()&fs.ModeSymlink != 0:
+			if h.Linkname, err = os.Readlink(p); err != nil {
+				return err
+			}
+			h.Typeflag = tar.TypeSymlink
+			return tw.WriteHeader(h)
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Typeflag, h.Size = tar.TypeReg, int64(len(data))
+			if err := tw.WriteHeader(h); err != nil {
+				return err
+			}
+			_, err = tw.Write(data)
+			return err
+		}
+		return fmt.Errorf("%s: not a file, directory or symbolic link", p)
+	})
+	if err == nil {
+		err = tw.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", dir, err)
 	}
 	return buf.Bytes(), nil
 }

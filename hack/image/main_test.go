@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 )
@@ -139,5 +140,74 @@ func TestBuildRefusesNonELF(t *testing.T) {
 	_, err := build(options{binary: f, ref: "x/y:z", out: filepath.Join(t.TempDir(), "o.tar")})
 	if err == nil {
 		t.Fatal("built an image from a shell script")
+	}
+}
+
+// TestBuildTree: -tree adds a second layer with the directory's files, modes and
+// symbolic links, reproducibly.
+func TestBuildTree(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, tree := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tree, "opt/java/bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "opt/java/bin/java"), []byte("\x7fELF..."), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("java/bin/java", filepath.Join(tree, "opt/run")); err != nil {
+		t.Fatal(err)
+	}
+	o := options{binary: self, ref: "example.test/tree:v1", out: filepath.Join(dir, "a.tar"), arch: "amd64", tree: tree}
+	d1, err := build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(tree, "opt/java/bin/java"), time.Now(), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	o.out = filepath.Join(dir, "b.tar")
+	if d2, err := build(o); err != nil || d2 != d1 {
+		t.Fatalf("not reproducible: %s then %s (%v)", d1, d2, err)
+	}
+	idx, err := layout.ImageIndexFromPath(untar(t, o.out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := idx.Image(d1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 2 {
+		t.Fatalf("layers %d, %v; want the binary's and the tree's", len(layers), err)
+	}
+	rc, err := layers[1].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rc.Close() }()
+	files := map[string]*tar.Header{}
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[h.Name] = h
+	}
+	if h := files["opt/java/bin/java"]; h == nil || h.Mode != 0o755 || h.Uid != 0 {
+		t.Errorf("opt/java/bin/java: %+v, want mode 755 owned by root", h)
+	}
+	if h := files["opt/run"]; h == nil || h.Typeflag != tar.TypeSymlink || h.Linkname != "java/bin/java" {
+		t.Errorf("opt/run: %+v, want a symbolic link to java/bin/java", h)
+	}
+	if files["opt/java/"] == nil {
+		t.Error("tree layer lacks its directories")
 	}
 }
