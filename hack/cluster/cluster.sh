@@ -591,5 +591,6 @@ case "${1:-}" in
   status) status ;;
   load) shift; load "$@" ;;
   node-ip) echo "$NODE_IP" ;;
-  *) echo "usage: $0 up|down|status|load TAR...|node-ip" >&2; exit 2 ;;
+  pause-image) echo "$PAUSE_REF" ;;
+  *) echo "usage: $0 up|down|status|load TAR...|node-ip|pause-image" >&2; exit 2 ;;
 esac
