@@ -15,6 +15,11 @@
 # real prometheus-operator and a Prometheus it manages (hack/monitoring) on the local
 # cluster; on another, SERDEBENCH_STACK_PROMETHEUS_URL must name a Prometheus that
 # selects PodMonitors. SERDEBENCH_HELM_ARGS adds chart values for e2e and the demo.
+# Faults (SERDEBENCH_STACK_FAULTS=1, as make test-e2e sets): on the local cluster,
+# three brokers as pods (hack/kafka/brokers.sh) and the real Chaos Mesh
+# controller-manager (hack/chaosmesh/deploy.sh); on another cluster, set
+# SERDEBENCH_STACK_BROKERS to brokers' bootstrap whose pods Chaos Mesh may kill
+# (labelled app.kubernetes.io/name=kafka in namespace kafka) and install Chaos Mesh.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 state="$repo/.state"
@@ -70,6 +75,13 @@ up() {
     prom="$("$repo/hack/monitoring/deploy.sh")"
   fi
 
+  local brokers="${SERDEBENCH_STACK_BROKERS:-}"
+  if [[ "${SERDEBENCH_STACK_FAULTS:-0}" == 1 && -z "$brokers" ]]; then
+    ((local_cluster)) || die "set SERDEBENCH_STACK_BROKERS for the fault tests on another cluster (brokers as pods, with Chaos Mesh installed)"
+    brokers="$("$repo/hack/kafka/brokers.sh" up)"
+    SERDEBENCH_HELM="${SERDEBENCH_HELM:?set SERDEBENCH_HELM (make sets it)}" "$repo/hack/chaosmesh/deploy.sh" up
+  fi
+
   cat >"$envfile.tmp" <<ENV
 KUBECONFIG=$KUBECONFIG
 MANAGER_IMAGE=$MANAGER_IMAGE
@@ -80,6 +92,7 @@ SERDEBENCH_STACK_KAFKA_TLS=${SERDEBENCH_STACK_KAFKA_TLS:-${kafka%:*}:$((${kafka#
 SERDEBENCH_STACK_KAFKA_CA=$kafka_ca
 SERDEBENCH_STACK_PROMETHEUS_URL=$prom
 SERDEBENCH_STACK_LOCAL_CLUSTER=$local_cluster
+SERDEBENCH_STACK_BROKERS=$brokers
 SERDEBENCH_KUBECTL=$kubectl
 ENV
   mv "$envfile.tmp" "$envfile"

@@ -1,0 +1,237 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers"
+	"github.com/serdebench/serdebench/internal/topics"
+	"github.com/serdebench/serdebench/workers/wire"
+)
+
+// brokerPods are the three brokers running as pods (hack/kafka/brokers.sh), whose
+// pods the fault tests have Chaos Mesh act on.
+func brokerPods(t *testing.T) []string {
+	t.Helper()
+	b := os.Getenv("SERDEBENCH_STACK_BROKERS")
+	if b == "" {
+		t.Fatal("SERDEBENCH_STACK_BROKERS is not set: make test-e2e brings up three brokers as pods and Chaos Mesh (SERDEBENCH_STACK_FAULTS=1 hack/stack/stack.sh up)")
+	}
+	return strings.Split(b, ",")
+}
+
+// faulted is an experiment on the brokers-as-pods with one fault scenario and no
+// baseline, on topic (which the test owns, so that it can read it back).
+func faulted(name, topic, acks string, brokers []string, f trial.Fault) *v1alpha1.SerializationExperiment {
+	x := small(name, 0, trial.CodecProtobuf)
+	x.Spec.Records = nil
+	x.Spec.DurationSeconds = ptr(int32(40))
+	x.Spec.Warmup = trial.Warmup{DurationSeconds: 5}
+	x.Spec.IntervalSeconds = 1
+	x.Spec.Rate = v1alpha1.Rate{RecordsPerSecond: 1000}
+	x.Spec.Client = trial.ClientFranz
+	x.Spec.Producer = v1alpha1.ProducerSettings{Acks: trial.Acks(acks)}
+	x.Spec.Topic = v1alpha1.TopicSpec{Name: topic, Partitions: 3}
+	x.Spec.Kafka = v1alpha1.KafkaSpec{BootstrapServers: strings.Join(brokers, ",")}
+	f.Target = trial.FaultTarget{Role: trial.RoleBrokers, MatchLabels: map[string]string{"app.kubernetes.io/name": "kafka"}, Namespace: "kafka", Pods: trial.PodsOne}
+	x.Spec.Faults = &v1alpha1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{f}}
+	return x
+}
+
+// TestBrokerKill: Chaos Mesh's PodChaos kills one of three brokers 10 s into the
+// measured window, on a topic replicated three times with min.insync.replicas 2.
+// With acks=all nothing acknowledged is lost; with acks=1 whatever was lost is
+// exactly what a read-back of the topic lacks. Both record the kill, the phases and
+// the recovery.
+func TestBrokerKill(t *testing.T) {
+	brokers := brokerPods(t)
+	for _, acks := range []string{"all", "1"} {
+		t.Run("acks="+acks, func(t *testing.T) {
+			ctx := context.Background()
+			name := "broker-kill-" + map[string]string{"all": "all", "1": "one"}[acks]
+			topic := fmt.Sprintf("%s-%d", name, time.Now().Unix())
+			admin := &topics.Admin{Brokers: brokers}
+			if _, err := admin.Ensure(ctx, topics.Spec{Name: topic, Partitions: 3, Replicas: 3, Config: map[string]string{"min.insync.replicas": "2"}}); err != nil {
+				t.Fatalf("create topic %s: %v", topic, err)
+			}
+			t.Cleanup(func() { _ = admin.Delete(context.Background(), topic) })
+			x := faulted(name, topic, acks, brokers, trial.Fault{Name: "kill-one", StartSeconds: 10, Pod: &trial.PodFault{Action: trial.PodKill}})
+			create(t, x)
+			_, res := succeeded(t, name, 6*time.Minute)
+			if len(res.Trials) != 1 {
+				t.Fatalf("%d trials, want 1", len(res.Trials))
+			}
+			tr := res.Trials[0]
+			if tr.Fault == nil || tr.Fault.InjectedTime == nil || tr.Fault.TargetCount != 1 || len(tr.Fault.Targets) != 1 || !strings.HasPrefix(tr.Fault.Targets[0], "kafka/kafka-") {
+				t.Fatalf("fault %+v: want one broker pod killed, with its time", tr.Fault)
+			}
+			ph := tr.Phases
+			if ph == nil || ph.Before == nil || ph.During == nil || ph.RecoveryFrom != "Kill" {
+				t.Fatalf("phases %+v: want before and during a kill", ph)
+			}
+			if ph.RecoveryMillis == nil && ph.RecoveryNote == "" {
+				t.Errorf("no recovery time and no note saying why")
+			}
+			if tr.Attempts > 1 {
+				t.Fatalf("trial ran %d attempts: the read-back cannot tell them apart", tr.Attempts)
+			}
+			distinct := readBack(t, brokers, topic)
+			// Every record the consumer received is in the topic, and nothing else
+			// put there is the trial's, so acknowledged-and-absent is
+			// acknowledged − (in the topic − received without acknowledgement).
+			want := tr.SentRecords - (distinct - tr.UnacknowledgedDeliveredRecords)
+			t.Logf("acks=%s: killed %s; sent %d (acknowledged), failed %d, lost %d, duplicated %d; the topic holds %d distinct records; first error %v ms, recovery %v ms (%s)",
+				acks, tr.Fault.Targets[0], tr.SentRecords, tr.FailedRecords, tr.LostRecords, tr.DuplicatedRecords, distinct, deref64(ph.FirstErrorMillis), deref64(ph.RecoveryMillis), ph.RecoveryNote)
+			if tr.LostRecords != want {
+				t.Errorf("lost %d, but the topic lacks %d acknowledged records (sent %d, %d distinct in the topic, %d received unacknowledged)",
+					tr.LostRecords, want, tr.SentRecords, distinct, tr.UnacknowledgedDeliveredRecords)
+			}
+			if acks == "all" && tr.LostRecords != 0 {
+				t.Errorf("acks=all with min.insync.replicas 2 lost %d acknowledged records", tr.LostRecords)
+			}
+			deleteAndCheckClean(t, x, nil)
+		})
+	}
+}
+
+// TestNetworkFaultNotInjected: this kernel has no netem and the local cluster no
+// chaos-daemon, so Chaos Mesh cannot apply a NetworkChaos. The trial must fail
+// with FaultNotInjected and Chaos Mesh's own reason, never measure a healthy
+// network as a faulted one.
+func TestNetworkFaultNotInjected(t *testing.T) {
+	brokers := brokerPods(t)
+	ctx := context.Background()
+	topic := fmt.Sprintf("network-fault-%d", time.Now().Unix())
+	admin := &topics.Admin{Brokers: brokers}
+	if _, err := admin.Ensure(ctx, topics.Spec{Name: topic, Partitions: 3, Replicas: 3}); err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+	t.Cleanup(func() { _ = admin.Delete(context.Background(), topic) })
+	f := trial.Fault{Name: "delay", StartSeconds: 5, DurationSeconds: 10,
+		Network: &trial.NetworkFault{Delay: &trial.Delay{LatencyMicroseconds: 10_000}}}
+	x := faulted("network-fault", topic, "all", brokers, f)
+	create(t, x)
+	got := waitStage(t, x.Name, 4*time.Minute)
+	c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed)
+	if got.Status.Stage != v1alpha1.StageFailed || c == nil || c.Reason != controllers.ReasonFaultNotInjected || !strings.Contains(c.Message, "cannot find daemonIP") {
+		t.Fatalf("stage %s, condition %+v: want Failed with FaultNotInjected and Chaos Mesh's reason (no chaos-daemon)", got.Status.Stage, c)
+	}
+	t.Logf("failed as it must: %s", c.Message)
+	deleteAndCheckClean(t, x, nil)
+}
+
+// readBack counts the distinct data records (producer, partition, sequence) in
+// topic, reading every partition from its start to its end.
+func readBack(t *testing.T, brokers []string, topic string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrListOffsetsRequest()
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	for p := range int32(3) {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp = p, -1 // the end
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	ends := map[int32]int64{}
+	for _, shard := range cl.RequestSharded(ctx, req) {
+		if shard.Err != nil {
+			t.Fatalf("list offsets: %v", shard.Err)
+		}
+		for _, rt := range shard.Resp.(*kmsg.ListOffsetsResponse).Topics {
+			for _, rp := range rt.Partitions {
+				if err := kerrOf(rp.ErrorCode); err != nil {
+					t.Fatalf("list offsets of %s/%d: %v", topic, rp.Partition, err)
+				}
+				ends[rp.Partition] = rp.Offset
+			}
+		}
+	}
+	if len(ends) != 3 {
+		t.Fatalf("end offsets %v: want 3 partitions", ends)
+	}
+	offsets := map[int32]kgo.Offset{}
+	for p := range ends {
+		offsets[p] = kgo.NewOffset().AtStart()
+	}
+	rd, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	type key struct {
+		producer  uint32
+		partition int32
+		seq       uint64
+	}
+	seen := map[key]bool{}
+	next := map[int32]int64{}
+	done := func() bool {
+		for p, end := range ends {
+			if next[p] < end {
+				return false
+			}
+		}
+		return true
+	}
+	for !done() {
+		fs := rd.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read-back of %s stopped at %v of %v: %v", topic, next, ends, ctx.Err())
+		}
+		fs.EachError(func(_ string, p int32, err error) { t.Logf("read-back %s/%d: %v", topic, p, err) })
+		fs.EachRecord(func(r *kgo.Record) {
+			next[r.Partition] = r.Offset + 1
+			var k key
+			var hasP, hasS bool
+			for _, h := range r.Headers {
+				switch h.Key {
+				case wire.End:
+					return
+				case wire.Producer:
+					k.producer, hasP = wire.Uint32(h.Value)
+				case wire.Seq:
+					k.seq, hasS = wire.Uint64(h.Value)
+				}
+			}
+			if hasP && hasS {
+				k.partition = r.Partition
+				seen[k] = true
+			}
+		})
+	}
+	return int64(len(seen))
+}
+
+func kerrOf(code int16) error {
+	if code == 0 {
+		return nil
+	}
+	return fmt.Errorf("kafka error code %d", code)
+}
+
+func deref64(p *int64) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
