@@ -96,6 +96,7 @@ func TestChart(t *testing.T) {
 	namespaceNamed(t, "sb-chart")
 	namespaceNamed(t, "sb-chart-b")
 	namespaceNamed(t, "sb-kafka")
+	namespaceNamed(t, "sb-brokers")
 	digest := "sha256:" + strings.Repeat("ab", 32)
 	cases := []struct {
 		name string
@@ -148,9 +149,10 @@ func TestChart(t *testing.T) {
 		})
 	}
 	// The release namespace gets only leader election's lease and events when
-	// experiments run elsewhere; Strimzi's namespace only KafkaTopics and Kafkas.
+	// experiments run elsewhere; Strimzi's namespace only KafkaTopics, Kafkas and
+	// faults on its brokers; a fault target's namespace only fault objects.
 	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13", "--set", "rbac.watchNamespaces={sb-chart-b}",
-		"--set", "rbac.strimziNamespaces={sb-kafka}", "--show-only", "templates/rbac.yaml")
+		"--set", "rbac.strimziNamespaces={sb-kafka}", "--set", "rbac.faultTargetNamespaces={sb-brokers}", "--show-only", "templates/rbac.yaml")
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)
 	}
@@ -164,13 +166,19 @@ func TestChart(t *testing.T) {
 			}
 		case strings.Contains(doc, "\nkind: Role\n") && strings.Contains(doc, "namespace: sb-kafka\n"):
 			checked++
-			if strings.Contains(doc, "jobs") || !strings.Contains(doc, "kafkatopics") {
-				t.Errorf("Strimzi-namespace Role is not KafkaTopics only:\n%s", doc)
+			if strings.Contains(doc, "jobs") || !strings.Contains(doc, "kafkatopics") || !strings.Contains(doc, "podchaos") {
+				t.Errorf("Strimzi-namespace Role is not KafkaTopics and faults on its brokers only:\n%s", doc)
+			}
+		case strings.Contains(doc, "\nkind: Role\n") && strings.Contains(doc, "namespace: sb-brokers\n"):
+			// Chaos Mesh's security mode: a fault's creator needs its kind there.
+			checked++
+			if strings.Contains(doc, "jobs") || strings.Contains(doc, "kafkatopics") || !strings.Contains(doc, "podchaos") || !strings.Contains(doc, "networkchaos") {
+				t.Errorf("fault-target Role is not fault objects only:\n%s", doc)
 			}
 		}
 	}
-	if checked != 2 {
-		t.Errorf("found %d of the 2 narrowed Roles in:\n%s", checked, out)
+	if checked != 3 {
+		t.Errorf("found %d of the 3 narrowed Roles in:\n%s", checked, out)
 	}
 	// Mutable tags and malformed values are refused with a message that says why.
 	for _, bad := range []struct{ set, want string }{

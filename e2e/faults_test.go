@@ -21,6 +21,9 @@ import (
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
+// brokersNamespace is where hack/kafka/brokers.yaml runs them.
+const brokersNamespace = "kafka"
+
 // brokerPods are the three brokers running as pods (hack/kafka/brokers.sh), whose
 // pods the fault tests have Chaos Mesh act on.
 func brokerPods(t *testing.T) []string {
@@ -45,7 +48,7 @@ func faulted(name, topic, acks string, brokers []string, f trial.Fault) *v1alpha
 	x.Spec.Producer = v1alpha1.ProducerSettings{Acks: trial.Acks(acks)}
 	x.Spec.Topic = v1alpha1.TopicSpec{Name: topic, Partitions: 3}
 	x.Spec.Kafka = v1alpha1.KafkaSpec{BootstrapServers: strings.Join(brokers, ",")}
-	f.Target = trial.FaultTarget{Role: trial.RoleBrokers, MatchLabels: map[string]string{"app.kubernetes.io/name": "kafka"}, Namespace: "kafka", Pods: trial.PodsOne}
+	f.Target = trial.FaultTarget{Role: trial.RoleBrokers, MatchLabels: map[string]string{"app.kubernetes.io/name": "kafka"}, Namespace: brokersNamespace, Pods: trial.PodsOne}
 	x.Spec.Faults = &v1alpha1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{f}}
 	return x
 }
@@ -101,7 +104,8 @@ func TestBrokerKill(t *testing.T) {
 			if acks == "all" && tr.LostRecords != 0 {
 				t.Errorf("acks=all with min.insync.replicas 2 lost %d acknowledged records", tr.LostRecords)
 			}
-			deleteAndCheckClean(t, x, nil)
+			deleteAndCheckClean(t, x, brokers)
+			checkNoFaultObjects(t)
 		})
 	}
 }
@@ -129,7 +133,20 @@ func TestNetworkFaultNotInjected(t *testing.T) {
 		t.Fatalf("stage %s, condition %+v: want Failed with FaultNotInjected and Chaos Mesh's reason (no chaos-daemon)", got.Status.Stage, c)
 	}
 	t.Logf("failed as it must: %s", c.Message)
-	deleteAndCheckClean(t, x, nil)
+	deleteAndCheckClean(t, x, brokers)
+	checkNoFaultObjects(t)
+}
+
+// checkNoFaultObjects: the operator leaves no Chaos Mesh object behind.
+func checkNoFaultObjects(t *testing.T) {
+	t.Helper()
+	out, err := kubectlIn("", "-n", namespace, "get", "podchaos,networkchaos,stresschaos", "-o", "name")
+	if err != nil {
+		t.Fatalf("list fault objects: %v: %s", err, out)
+	}
+	if strings.Contains(out, ".chaos-mesh.org/") { // kind.group/name; "No resources found" otherwise
+		t.Errorf("fault objects left after the experiment was deleted:\n%s", out)
+	}
 }
 
 // readBack counts the distinct data records (producer, partition, sequence) in

@@ -112,7 +112,12 @@ func setup() error {
 func install() error {
 	// The workers' default 20 s metrics grace: with 5 s, 1 in ~20 short trials went
 	// unscraped.
-	cmd := exec.Command(filepath.Join(repo, "hack/stack/install.sh"), release, namespace, "--set", "manager.pollInterval=1s")
+	args := []string{release, namespace, "--set", "manager.pollInterval=1s"}
+	if os.Getenv("SERDEBENCH_STACK_BROKERS") != "" {
+		// The fault tests' PodChaos selects the brokers' pods in their namespace.
+		args = append(args, "--set", "rbac.faultTargetNamespaces={"+brokersNamespace+"}")
+	}
+	cmd := exec.Command(filepath.Join(repo, "hack/stack/install.sh"), args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("hack/stack/install.sh: %w\n%s", err, out)
