@@ -300,3 +300,35 @@ func TestFaultAppliedOnceAndRemoved(t *testing.T) {
 		t.Errorf("StressChaos left: %d (%v)", len(list.Items), err)
 	}
 }
+
+// TestUnappliedFaultReleased: a NetworkChaos on the producers, which Chaos Mesh
+// selects but cannot apply on this kernel (its records wait, and its finalizer
+// stays: it cannot undo what it never did), fails the trial with FaultNotInjected
+// and Chaos Mesh's message, and the operator has Chaos Mesh let go of the object
+// (cleanFinalizer), so nothing is left.
+func TestUnappliedFaultReleased(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	newChaosMesh(t, ns)
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.FaultInjectTimeout = 2 * time.Second }, newKubelet(t, ns, brokers))
+	create(t, experiment(ns, "jam", func(x *serdebenchv1.SerializationExperiment) {
+		x.Spec.Codecs = []trial.Codec{"protobuf"}
+		x.Spec.Records, x.Spec.DurationSeconds, x.Spec.IntervalSeconds = nil, ptr(int32(10)), 1
+		x.Spec.Warmup = trial.Warmup{DurationSeconds: 1}
+		x.Spec.Rate.RecordsPerSecond = 200
+		x.Spec.Faults = &serdebenchv1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{{Name: "loss", StartSeconds: 2, DurationSeconds: 3,
+			Target: trial.FaultTarget{Role: trial.RoleProducers}, Network: &trial.NetworkFault{LossPercent: "5"}}}}
+	}))
+	x := waitStage(t, ns, "jam", serdebenchv1.StageFailed, 60*time.Second)
+	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
+	if c == nil || c.Reason != controllers.ReasonFaultNotInjected || !strings.Contains(c.Message, "Specified qdisc kind is unknown") {
+		t.Fatalf("failed condition %+v, want FaultNotInjected with Chaos Mesh's message", c)
+	}
+	waitFor(t, 20*time.Second, "the never-applied NetworkChaos released and gone", func() (bool, error) {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "NetworkChaosList"})
+		err := k8s.List(ctx, list, client.InNamespace(ns))
+		return err == nil && len(list.Items) == 0, err
+	})
+}

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/serdebench/serdebench/controllers/chaos"
 )
 
 // chaosMesh stands in for chaos-controller-manager, which envtest does not run, as
@@ -91,8 +93,13 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 	for i := range list.Items {
 		o := &list.Items[i]
 		present[o.GetUID()] = true
-		// Chaos Mesh's finalizer: a deleted object is undone first, then released.
+		// Chaos Mesh's finalizer: a deleted object is undone first, then released. One
+		// it could never apply (a NetworkChaos with no chaos-daemon: records waiting)
+		// it cannot undo either, and keeps, unless told to let go (cleanFinalizer).
 		if o.GetDeletionTimestamp() != nil {
+			if waiting(o) && o.GetAnnotations()[chaos.AnnotationCleanFinalizer] != chaos.CleanFinalizerForced {
+				continue
+			}
 			c.recover(o.GetUID())
 			o.SetFinalizers(slices.DeleteFunc(o.GetFinalizers(), func(f string) bool { return f == chaosFinalizer }))
 			if err := k8s.Update(ctx, o); err != nil && ctx.Err() == nil {
@@ -128,6 +135,7 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 			switch {
 			case rec["phase"] == "Not Injected" && !over && len(events) == 0: // never applied
 				if kind == "NetworkChaos" {
+					rec["phase"] = "Not Injected/Wait"
 					rec["events"] = append(events, map[string]any{"type": "Failed", "operation": "Apply", "timestamp": now,
 						"message": "rpc error: code = Unknown desc = error code: Error: Specified qdisc kind is unknown."})
 					changed = true
@@ -162,6 +170,17 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 		}
 	}
 	c.mu.Unlock()
+}
+
+// waiting says some record of o is between phases (as a failed apply leaves it).
+func waiting(o *unstructured.Unstructured) bool {
+	records, _, _ := unstructured.NestedSlice(o.Object, "status", "experiment", "containerRecords")
+	for _, r := range records {
+		if ph, _ := r.(map[string]any)["phase"].(string); strings.Contains(ph, "/") {
+			return true
+		}
+	}
+	return false
 }
 
 // selected are the pods (namespace/name, with the container for a StressChaos) the

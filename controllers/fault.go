@@ -26,7 +26,7 @@ import (
 	"github.com/serdebench/serdebench/workers/protocol"
 )
 
-// +kubebuilder:rbac:groups=chaos-mesh.org,resources=networkchaos;podchaos;stresschaos,verbs=get;list;watch;create;delete;deletecollection
+// +kubebuilder:rbac:groups=chaos-mesh.org,resources=networkchaos;podchaos;stresschaos,verbs=get;list;watch;create;patch;update;delete;deletecollection
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 
 // Reasons for faults.
@@ -181,7 +181,7 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 			case progress.selected:
 				why = "it has selected the target pods but not applied the fault to all of them"
 			}
-			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("Chaos Mesh did not apply the fault within %s: %s%s", r.faultInjectTimeout(), why, r.chaosEvents(ctx, x, fs)))
+			return r.stopFault(ctx, x, t, ReasonFaultNotInjected, fmt.Sprintf("Chaos Mesh did not apply the fault within %s: %s%s", r.faultInjectTimeout(), why, r.chaosEvents(ctx, x, fs, progress)))
 		}
 		return ctrl.Result{RequeueAfter: r.poll()}, true, nil
 	}
@@ -222,7 +222,7 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 	}
 	if left > 0 {
 		if now.After(undoneBy.Add(r.faultInjectTimeout())) {
-			return r.stopFault(ctx, x, t, ReasonFaultNotRecovered, fmt.Sprintf("Chaos Mesh has not finished removing %d fault object(s)%s", left, r.chaosEvents(ctx, x, fs)))
+			return r.stopFault(ctx, x, t, ReasonFaultNotRecovered, fmt.Sprintf("Chaos Mesh has not finished removing %d fault object(s)%s", left, r.chaosEvents(ctx, x, fs, progress)))
 		}
 		return ctrl.Result{RequeueAfter: r.poll()}, true, nil
 	}
@@ -316,7 +316,7 @@ func (r *ExperimentReconciler) faultProgress(ctx context.Context, x *serdebenchv
 
 // chaosEvents is Chaos Mesh's own account of why it did not act: the warning
 // events on the trial's fault objects ("Failed to select targets: ...").
-func (r *ExperimentReconciler) chaosEvents(ctx context.Context, x *serdebenchv1.SerializationExperiment, fs *serdebenchv1.FaultStatus) string {
+func (r *ExperimentReconciler) chaosEvents(ctx context.Context, x *serdebenchv1.SerializationExperiment, fs *serdebenchv1.FaultStatus, st faultState) string {
 	list := &corev1.EventList{}
 	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace)); err != nil {
 		return fmt.Sprintf(" (Chaos Mesh's events could not be read: %v)", err)
@@ -330,7 +330,10 @@ func (r *ExperimentReconciler) chaosEvents(ctx context.Context, x *serdebenchv1.
 			}
 		}
 	}
-	if len(msgs) == 0 {
+	switch {
+	case len(msgs) == 0 && (st.selected || st.failure != "" || st.recoverFailure != ""):
+		return "" // its status said what it could
+	case len(msgs) == 0:
 		return " (no status and no events from Chaos Mesh: is chaos-controller-manager running, and may it select pods in that namespace?)"
 	}
 	return "; Chaos Mesh says: " + strings.Join(msgs, "; ")
@@ -390,6 +393,38 @@ const windowLogBytes = 256 << 10
 // errNoWindow: a producer ended without a measured window.
 var errNoWindow = errors.New("no measured window")
 
+// releaseUnapplied marks the fault objects Chaos Mesh never applied to any pod for
+// removal without recovery (its cleanFinalizer annotation): there is nothing to
+// undo, and a NetworkChaos that could not reach a chaos-daemon would otherwise
+// keep its finalizer, and stay, forever.
+func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdebenchv1.SerializationExperiment, gvk schema.GroupVersionKind, sel labels.Set) error {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels(sel)); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil
+		}
+		return fmt.Errorf("list %s: %w", gvk.Kind, err)
+	}
+	for i := range list.Items {
+		o := &list.Items[i]
+		if chaos.Read(o).Applied || o.GetAnnotations()[chaos.AnnotationCleanFinalizer] == chaos.CleanFinalizerForced {
+			continue
+		}
+		patch := client.MergeFrom(o.DeepCopy())
+		a := o.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[chaos.AnnotationCleanFinalizer] = chaos.CleanFinalizerForced
+		o.SetAnnotations(a)
+		if err := r.Patch(ctx, o, patch); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("release %s %s (never applied): %w", gvk.Kind, o.GetName(), err)
+		}
+	}
+	return nil
+}
+
 // deleteFaults deletes the experiment's fault objects with the given labels, of
 // every Chaos Mesh kind the API server serves.
 func (r *ExperimentReconciler) deleteFaults(ctx context.Context, x *serdebenchv1.SerializationExperiment, set labels.Set) error {
@@ -399,6 +434,9 @@ func (r *ExperimentReconciler) deleteFaults(ctx context.Context, x *serdebenchv1
 	}
 	var errs []error
 	for _, gvk := range chaosKinds {
+		if err := r.releaseUnapplied(ctx, x, gvk, sel); err != nil {
+			errs = append(errs, err)
+		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		err := r.DeleteAllOf(ctx, u, client.InNamespace(x.Namespace), client.MatchingLabels(sel))

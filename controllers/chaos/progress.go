@@ -12,6 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
+// AnnotationCleanFinalizer set to CleanFinalizerForced makes Chaos Mesh drop a
+// deleted object's finalizer without undoing anything (its finalizers controller).
+const (
+	AnnotationCleanFinalizer = "chaos-mesh.chaos-mesh.org/cleanFinalizer"
+	CleanFinalizerForced     = "forced"
+)
+
 // Progress is a chaos object's state.
 type Progress struct {
 	// Selected says Chaos Mesh chose its target pods (it has a record for each).
@@ -35,6 +42,9 @@ type Progress struct {
 	// target's latest event of that operation). Chaos Mesh retries: a failure
 	// is final only when the caller stops waiting.
 	ApplyFailure, RecoverFailure string
+	// Applied says Chaos Mesh applied the fault to some target at some time: an
+	// object it never applied anywhere has nothing to undo.
+	Applied bool
 }
 
 // Read reads obj's status. Events are matched case-insensitively: the API module
@@ -74,6 +84,7 @@ func Read(obj *unstructured.Unstructured) Progress {
 			}
 		}
 		at, applied := succeeded(lastApply)
+		p.Applied = p.Applied || applied || injected > 0 || phase == "Injected"
 		if phase != "Injected" && injected == 0 && !applied {
 			p.Injected = false
 		}
