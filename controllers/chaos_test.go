@@ -304,8 +304,8 @@ func TestFaultAppliedOnceAndRemoved(t *testing.T) {
 // TestUnappliedFaultReleased: a NetworkChaos on the producers, which Chaos Mesh
 // selects but cannot apply on this kernel (its records wait, and its finalizer
 // stays: it cannot undo what it never did), fails the trial with FaultNotInjected
-// and Chaos Mesh's message, and the operator has Chaos Mesh let go of the object
-// (cleanFinalizer), so nothing is left.
+// and Chaos Mesh's message, and the operator removes the object's finalizer
+// (nothing to undo), so nothing is left.
 func TestUnappliedFaultReleased(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)

@@ -69,7 +69,7 @@ func newChaosMesh(t *testing.T, ns string) *chaosMesh {
 }
 
 // chaosFinalizer is the finalizer Chaos Mesh puts on its objects.
-const chaosFinalizer = "chaos-mesh/records"
+const chaosFinalizer = chaos.RecordsFinalizer
 
 // applies is how often each object was applied, by UID.
 func (c *chaosMesh) applies() map[types.UID]int {
@@ -95,9 +95,9 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 		present[o.GetUID()] = true
 		// Chaos Mesh's finalizer: a deleted object is undone first, then released. One
 		// it could never apply (a NetworkChaos with no chaos-daemon: records waiting)
-		// it cannot undo either, and keeps, unless told to let go (cleanFinalizer).
+		// it keeps retrying, and never releases (its finalizer step comes after).
 		if o.GetDeletionTimestamp() != nil {
-			if waiting(o) && o.GetAnnotations()[chaos.AnnotationCleanFinalizer] != chaos.CleanFinalizerForced {
+			if waiting(o) {
 				continue
 			}
 			c.recover(o.GetUID())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -393,10 +394,11 @@ const windowLogBytes = 256 << 10
 // errNoWindow: a producer ended without a measured window.
 var errNoWindow = errors.New("no measured window")
 
-// releaseUnapplied marks the fault objects Chaos Mesh never applied to any pod for
-// removal without recovery (its cleanFinalizer annotation): there is nothing to
-// undo, and a NetworkChaos that could not reach a chaos-daemon would otherwise
-// keep its finalizer, and stay, forever.
+// releaseUnapplied removes Chaos Mesh's finalizer from the deleted fault objects
+// it never applied to any pod: there is nothing to undo, and it cannot let go of
+// them itself — a NetworkChaos with no chaos-daemon to reach retries its apply on
+// every pass and never gets to its finalizer step (nor to the cleanFinalizer
+// annotation's), so it would stay forever.
 func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdebenchv1.SerializationExperiment, gvk schema.GroupVersionKind, sel labels.Set) error {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
@@ -408,19 +410,15 @@ func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdeben
 	}
 	for i := range list.Items {
 		o := &list.Items[i]
-		if chaos.Read(o).Applied || o.GetAnnotations()[chaos.AnnotationCleanFinalizer] == chaos.CleanFinalizerForced {
+		if o.GetDeletionTimestamp() == nil || chaos.Read(o).Applied || !slices.Contains(o.GetFinalizers(), chaos.RecordsFinalizer) {
 			continue
 		}
-		patch := client.MergeFrom(o.DeepCopy())
-		a := o.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
-		}
-		a[chaos.AnnotationCleanFinalizer] = chaos.CleanFinalizerForced
-		o.SetAnnotations(a)
-		if err := r.Patch(ctx, o, patch); err != nil && !apierrors.IsNotFound(err) {
+		patch := client.MergeFromWithOptions(o.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		o.SetFinalizers(slices.DeleteFunc(o.GetFinalizers(), func(f string) bool { return f == chaos.RecordsFinalizer }))
+		if err := r.Patch(ctx, o, patch); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("release %s %s (never applied): %w", gvk.Kind, o.GetName(), err)
 		}
+		r.event(x, corev1.EventTypeNormal, "FaultReleased", "%s %s: Chaos Mesh never applied it to any pod; its finalizer removed so that it goes", gvk.Kind, o.GetName())
 	}
 	return nil
 }
@@ -434,14 +432,15 @@ func (r *ExperimentReconciler) deleteFaults(ctx context.Context, x *serdebenchv1
 	}
 	var errs []error
 	for _, gvk := range chaosKinds {
-		if err := r.releaseUnapplied(ctx, x, gvk, sel); err != nil {
-			errs = append(errs, err)
-		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		err := r.DeleteAllOf(ctx, u, client.InNamespace(x.Namespace), client.MatchingLabels(sel))
 		if err != nil && !meta.IsNoMatchError(err) && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("delete %s: %w", gvk.Kind, err))
+			continue
+		}
+		if err := r.releaseUnapplied(ctx, x, gvk, sel); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

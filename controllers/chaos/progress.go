@@ -12,12 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// AnnotationCleanFinalizer set to CleanFinalizerForced makes Chaos Mesh drop a
-// deleted object's finalizer without undoing anything (its finalizers controller).
-const (
-	AnnotationCleanFinalizer = "chaos-mesh.chaos-mesh.org/cleanFinalizer"
-	CleanFinalizerForced     = "forced"
-)
+// RecordsFinalizer is the finalizer Chaos Mesh puts on its objects: it removes it
+// once it has undone the fault on every target.
+const RecordsFinalizer = "chaos-mesh/records"
 
 // Progress is a chaos object's state.
 type Progress struct {
