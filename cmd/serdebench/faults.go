@@ -16,28 +16,47 @@ import (
 // delay uses 4213).
 const defaultFaultQueue = 4214
 
-// localFaults opens the local rig's engine for an experiment's faults (nil
-// without any). serdebench run applies network faults to the packets the broker
-// sends, as Chaos Mesh's NetworkChaos on the brokers does; what it cannot apply
-// it refuses, so no result is ever measured on a healthy system under a fault's
-// name.
-func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16) (*runner.Faults, error) {
+// localFaults prepares what an experiment's faults need without Kubernetes (nil
+// without any): the local rig's engine for network faults on the packets the
+// broker sends, as Chaos Mesh's NetworkChaos on the brokers does, and the broker's
+// script for kills and failures, as its PodChaos does. What it cannot apply it
+// refuses, so no result is ever measured on a healthy system under a fault's name.
+func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16, brokerScript string) (*runner.Faults, error) {
 	f := x.Spec.Faults
 	if f == nil {
 		return nil, nil
 	}
 	var problems []string
+	var network, pod bool
 	for _, s := range f.Scenarios {
 		switch {
-		case s.Network == nil:
-			problems = append(problems, fmt.Sprintf("scenario %s is a pod or stress fault, which needs a cluster with Chaos Mesh", s.Name))
 		case s.Target.Role != "" && s.Target.Role != trial.RoleBrokers:
-			problems = append(problems, fmt.Sprintf("scenario %s targets the %s: the local rig impairs the broker's packets only", s.Name, s.Target.Role))
+			problems = append(problems, fmt.Sprintf("scenario %s targets the %s: serdebench run acts on the broker only", s.Name, s.Target.Role))
+		case s.Stress != nil:
+			problems = append(problems, fmt.Sprintf("scenario %s is a stress fault, which needs a cluster with Chaos Mesh", s.Name))
+		case s.Network != nil:
+			network = true
+		case s.Pod != nil:
+			pod = true
 		}
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("spec.faults: serdebench run applies network faults on the broker (delay, loss, bandwidth, partition) and nothing else: %s (docs/faults.md)",
+		return nil, fmt.Errorf("spec.faults: serdebench run applies network faults and kills or failures of the broker, and nothing else: %s (docs/faults.md)",
 			strings.Join(problems, "; "))
+	}
+	out := &runner.Faults{Interface: iface, Recovery: f.Recovery}
+	if pod {
+		if brokerScript == "" {
+			return nil, errors.New("spec.faults: serdebench run kills and restarts the broker through its script: name it with --fault-broker-script " +
+				"(hack/kafka/kafka.sh for the broker it started; docs/faults.md)")
+		}
+		if _, err := os.Stat(brokerScript); err != nil {
+			return nil, fmt.Errorf("spec.faults: --fault-broker-script: %w", err)
+		}
+		out.Broker = &runner.BrokerScript{Path: brokerScript}
+	}
+	if !network {
+		return out, nil
 	}
 	if iface == "" {
 		return nil, errors.New("spec.faults: serdebench run applies network faults with the local rig: run it as root behind hack/calibrate/netns.sh " +
@@ -50,5 +69,6 @@ func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16
 	if err != nil {
 		return nil, fmt.Errorf("spec.faults: open the local fault engine on %s: %w", iface, err)
 	}
-	return &runner.Faults{Engine: e, Interface: iface, Recovery: f.Recovery}, nil
+	out.Engine = e
+	return out, nil
 }

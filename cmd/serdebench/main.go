@@ -78,7 +78,7 @@ func validateCmd() *cobra.Command {
 }
 
 func runCmd() *cobra.Command {
-	var file, bootstrap, output, brokerVersion, caFile, saslMechanism, faultInterface string
+	var file, bootstrap, output, brokerVersion, caFile, saslMechanism, faultInterface, faultBroker string
 	var faultQueue uint16
 	var quiet, useTLS, tlsInsecure, keepTopics bool
 	var trialTimeout time.Duration
@@ -93,11 +93,11 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			faults, err := localFaults(x, faultInterface, faultQueue)
+			faults, err := localFaults(x, faultInterface, faultQueue, faultBroker)
 			if err != nil {
 				return err
 			}
-			if faults != nil {
+			if faults != nil && faults.Engine != nil {
 				defer func() { _ = faults.Engine.Close() }()
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -181,6 +181,8 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&faultInterface, "fault-interface", os.Getenv("SERDEBENCH_FAULT_INTERFACE"),
 		"spec.faults: the local rig's interface the broker's packets arrive on (hack/calibrate/netns.sh sets $SERDEBENCH_FAULT_INTERFACE); needs root")
 	c.Flags().Uint16Var(&faultQueue, "fault-queue", defaultFaultQueue, "spec.faults: the NFQUEUE number the fault engine binds")
+	c.Flags().StringVar(&faultBroker, "fault-broker-script", os.Getenv("SERDEBENCH_FAULT_BROKER_SCRIPT"),
+		"spec.faults: the script that kills, stops and restarts the broker for pod faults (hack/kafka/kafka.sh: status, kill, down, up; run with this command's environment)")
 	_ = c.MarkFlagRequired("file")
 	return c
 }

@@ -10,6 +10,7 @@ import (
 // and say which field is wrong, before touching any broker.
 func TestInvalidFileNamesTheField(t *testing.T) {
 	t.Setenv("SERDEBENCH_FAULT_INTERFACE", "")
+	t.Setenv("SERDEBENCH_FAULT_BROKER_SCRIPT", "")
 	for file, field := range map[string]string{
 		"testdata/bad-acks.yaml": "spec.producer.acks",
 		"testdata/typo.yaml":     "lingerMillis",
@@ -18,8 +19,9 @@ func TestInvalidFileNamesTheField(t *testing.T) {
 		"testdata/bad-source.yaml": "bad-orders.jsonl: payload source: samples line 3",
 		// Valid, but not applied without the local rig, or not at all locally:
 		// refused, never run without its fault.
-		"testdata/faults.yaml":      "name the rig's interface with --fault-interface",
-		"testdata/faults-kill.yaml": "scenario kill-one is a pod or stress fault, which needs a cluster with Chaos Mesh",
+		"testdata/faults.yaml":        "name the rig's interface with --fault-interface",
+		"testdata/faults-kill.yaml":   "name it with --fault-broker-script",
+		"testdata/faults-stress.yaml": "scenario cpu is a stress fault, which needs a cluster with Chaos Mesh",
 	} {
 		cmd := rootCmd()
 		var out bytes.Buffer

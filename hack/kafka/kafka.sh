@@ -6,7 +6,11 @@
 # (PLAIN user serdebench/serdebench-secret; SCRAM users are created by tests), SSL on
 # +3 (a throwaway CA in <state>/tls/ca.crt).
 #
-#   hack/kafka/kafka.sh up|down|restart|status|libs|perf-classpath
+#   hack/kafka/kafka.sh up|down|kill|restart|status|libs|perf-classpath
+#
+# `kill` ends the broker at once (SIGKILL, as a pod kill does; a local broker fault in
+# serdebench run, docs/faults.md) and fails when it is not running; `up` restarts it
+# on its existing data.
 #
 # Jars come from Maven Central and are cached by version under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/kafka-<version>/; broker state (data, log,
@@ -139,6 +143,29 @@ down() {
   log "stopped pid $pid"
 }
 
+# kill_broker SIGKILLs the recorded JVM and waits (up to 10 s) until it has exited
+# and its listeners are closed, so `up` can start it again at once.
+kill_broker() {
+  if ! running; then log "not running: nothing to kill"; exit 1; fi
+  local pid; pid="$(cat "$pidfile")"
+  kill -9 "$pid"
+  local deadline=$((SECONDS + 10))
+  # Exited: gone, or a zombie (state Z: it released everything; its parent has
+  # not reaped it yet).
+  until [[ ! -e "/proc/$pid" || "$(sed -E 's/.*\) (.).*/\1/' "/proc/$pid/stat" 2>/dev/null)" == Z ]]; do
+    if ((SECONDS > deadline)); then log "pid $pid still alive 10s after SIGKILL"; exit 1; fi
+    sleep 0.1
+  done
+  rm -f "$pidfile"
+  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT" "$KAFKA_SSL_PORT"; do
+    while port_open "$p"; do
+      if ((SECONDS > deadline)); then log "port $p still open 10s after the kill"; exit 1; fi
+      sleep 0.1
+    done
+  done
+  log "killed pid $pid"
+}
+
 kafka_version() { echo "$KAFKA_VERSION"; }
 
 status() {
@@ -150,9 +177,10 @@ case "${1:-}" in
   up) up ;;
   restart) down; up ;;
   down) down ;;
+  kill) kill_broker ;;
   status) status ;;
   ca) echo "$tls_dir/ca.crt" ;;
   libs) ensure_libs; echo "$libs" ;;
   perf-classpath) ensure_libs; echo "$libs/*" ;;
-  *) echo "usage: $0 up|down|restart|status|ca|libs|perf-classpath" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|kill|restart|status|ca|libs|perf-classpath" >&2; exit 2 ;;
 esac

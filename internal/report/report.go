@@ -291,15 +291,23 @@ type TrialResult struct {
 }
 
 // LocalFault is a fault as `serdebench run` applied it: when, and what the rig's
-// engine did to the broker's packets meanwhile.
+// engine did to the broker's packets meanwhile, or what happened to the broker.
 type LocalFault struct {
 	Name string `json:"name"`
-	// Impairment is what the engine applied, in netem's terms.
-	Impairment string `json:"impairment"`
-	// Due is when it was planned; Applied and Removed when its rule went in and out.
+	// Impairment is what the engine applied, in netem's terms (network faults).
+	Impairment string `json:"impairment,omitempty"`
+	// Action is what was done to the broker: kill, failure or container-kill
+	// (pod faults).
+	Action string `json:"action,omitempty"`
+	// Due is when it was planned. Applied is when its rule went in, or when the
+	// broker's kill or stop was asked for; Removed when the rule went out, or when
+	// a failed broker's restart was (a kill acts once: none).
 	Due     time.Time `json:"due"`
 	Applied time.Time `json:"applied"`
-	Removed time.Time `json:"removed"`
-	// Rig counts the packets the engine held, dropped and released.
-	Rig netem.Stats `json:"rig"`
+	Removed time.Time `json:"removed,omitzero"`
+	// Ready is when the broker served again after a pod fault.
+	Ready time.Time `json:"ready,omitzero"`
+	// Rig counts the packets the engine held, dropped and released (network
+	// faults).
+	Rig *netem.Stats `json:"rig,omitempty"`
 }

@@ -13,13 +13,18 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// Faults apply a run's network faults to the packets the broker sends, with the
-// local rig's engine (docs/faults.md, "Without Kubernetes").
+// Faults apply a run's faults without Kubernetes (docs/faults.md, "Without
+// Kubernetes"): network faults to the packets the broker sends, with the local
+// rig's engine; pod faults to the broker's process, through its script.
 type Faults struct {
-	// Engine impairs the packets arriving from the broker (netem.Open).
+	// Engine impairs the packets arriving from the broker (netem.Open; nil: a
+	// network fault fails its trial).
 	Engine *netem.Engine
 	// Interface is the engine's, for messages.
 	Interface string
+	// Broker kills, stops and restarts the broker (nil: a pod fault fails its
+	// trial).
+	Broker *BrokerScript
 	// Recovery is spec.faults.recovery.
 	Recovery trial.Recovery
 	// InjectTimeout bounds how late a fault may start (default 30 s, as the
@@ -42,23 +47,37 @@ type faultRun struct {
 	done chan struct{}
 	rec  report.LocalFault
 	err  *TrialError
+	// abort ends the trial (its workers) with the fault's error as the cause.
+	abort context.CancelCauseFunc
 }
 
 func newFaultRun(t trial.Trial, f *Faults) (*faultRun, error) {
-	if t.Fault.Network == nil {
-		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonFaultNotInjected,
-			Err: fmt.Errorf("fault %s: serdebench run applies network faults only; pod and stress faults need a cluster (docs/faults.md)", t.Fault.Name)}
+	refuse := func(format string, args ...any) (*faultRun, error) {
+		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonFaultNotInjected, Err: fmt.Errorf("fault %s: "+format, append([]any{t.Fault.Name}, args...)...)}
 	}
-	if f == nil || f.Engine == nil {
-		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonFaultNotInjected,
-			Err: fmt.Errorf("fault %s: no local fault rig (run as root behind hack/calibrate/netns.sh with --fault-interface; docs/faults.md)", t.Fault.Name)}
+	r := &faultRun{t: t, f: f, seed: uint64(t.Seed) + uint64(t.Index), ready: make(chan struct{}), done: make(chan struct{}),
+		rec: report.LocalFault{Name: t.Fault.Name}}
+	switch {
+	case t.Fault.Target.Role != "" && t.Fault.Target.Role != trial.RoleBrokers:
+		return refuse("serdebench run acts on the broker only, not on the %s (docs/faults.md)", t.Fault.Target.Role)
+	case t.Fault.Pod != nil:
+		if f == nil || f.Broker == nil {
+			return refuse("no script to kill and restart the broker (--fault-broker-script hack/kafka/kafka.sh; docs/faults.md)")
+		}
+		r.rec.Action = string(t.Fault.Pod.Action)
+	case t.Fault.Network != nil:
+		if f == nil || f.Engine == nil {
+			return refuse("no local fault rig (run as root behind hack/calibrate/netns.sh with --fault-interface; docs/faults.md)")
+		}
+		imp, err := netem.FromFault(t.Fault.Network)
+		if err != nil {
+			return refuse("%w", err)
+		}
+		r.imp, r.rec.Impairment = imp, imp.String()
+	default:
+		return refuse("serdebench run applies network faults and broker kills; stress faults need a cluster with Chaos Mesh (docs/faults.md)")
 	}
-	imp, err := netem.FromFault(t.Fault.Network)
-	if err != nil {
-		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonFaultNotInjected, Err: fmt.Errorf("fault %s: %w", t.Fault.Name, err)}
-	}
-	return &faultRun{t: t, f: f, imp: imp, seed: uint64(t.Seed) + uint64(t.Index), ready: make(chan struct{}), done: make(chan struct{}),
-		rec: report.LocalFault{Name: t.Fault.Name, Impairment: imp.String()}}, nil
+	return r, nil
 }
 
 // windowStarted is each producer's report (workers/run.Env.WindowStarted).
@@ -106,6 +125,10 @@ func (r *faultRun) run(ctx context.Context) {
 		fail("%s late: not applied elsewhere in the window", late.Round(time.Millisecond))
 		return
 	}
+	if r.t.Fault.Pod != nil {
+		r.runBroker(ctx)
+		return
+	}
 	if err := r.f.Engine.Apply(ctx, r.imp, r.seed); err != nil {
 		fail("%w", err)
 		return
@@ -113,7 +136,7 @@ func (r *faultRun) run(ctx context.Context) {
 	r.rec.Applied = time.Now()
 	ended := sleepUntil(ctx, r.rec.Applied.Add(time.Duration(r.t.Fault.DurationSeconds)*time.Second))
 	st, err := r.f.Engine.Clear(ctx)
-	r.rec.Removed, r.rec.Rig = st.Removed, st
+	r.rec.Removed, r.rec.Rig = st.Removed, &st
 	switch {
 	case st.ReadError != "":
 		fail("the engine stopped reading packets (%s): the fault did not act as set", st.ReadError)
@@ -126,13 +149,60 @@ func (r *faultRun) run(ctx context.Context) {
 	}
 }
 
+// runBroker kills or stops the broker and starts it again: at once after a kill
+// (as a StatefulSet makes a new pod, or the kubelet restarts a killed container),
+// durationSeconds later after a failure (as Chaos Mesh restores a failed pod).
+// The fault's start is when it was asked for, as Chaos Mesh's injectedTime is.
+func (r *faultRun) runBroker(ctx context.Context) {
+	fail := func(reason, format string, args ...any) {
+		r.err = &TrialError{Trial: r.t.Name, Reason: reason, Err: fmt.Errorf("fault %s: "+format, append([]any{r.t.Fault.Name}, args...)...)}
+	}
+	b := r.f.Broker
+	if err := b.Running(ctx); err != nil {
+		fail(protocol.ReasonFaultNotInjected, "the broker is not running, so nothing was killed: %w", err)
+		return
+	}
+	failure := r.t.Fault.Pod.Action == trial.PodFailure
+	r.rec.Applied = time.Now()
+	var err error
+	if failure {
+		err = b.Stop(ctx)
+	} else {
+		err = b.Kill(ctx)
+	}
+	if err != nil {
+		// Whatever the script did, the broker must be left running.
+		_ = b.Start(context.WithoutCancel(ctx))
+		fail(protocol.ReasonFaultNotInjected, "%w", err)
+		return
+	}
+	ended := true
+	if failure {
+		ended = sleepUntil(ctx, r.rec.Applied.Add(time.Duration(r.t.Fault.DurationSeconds)*time.Second))
+		r.rec.Removed = time.Now()
+	}
+	// The broker is started again even when the trial ends meanwhile: a run
+	// leaves it as it found it (bounded by the script's timeout).
+	if err := b.Start(context.WithoutCancel(ctx)); err != nil {
+		fail(protocol.ReasonFaultNotRecovered, "the broker did not start again: %w", err)
+		if r.abort != nil {
+			r.abort(r.err) // its workers would wait for it until the trial's timeout
+		}
+		return
+	}
+	r.rec.Ready = time.Now()
+	if !ended {
+		fail(protocol.ReasonFaultNotInjected, "the producers ended while the broker was down (the failure must end before the window does)")
+	}
+}
+
 // finish waits for the fault's goroutine and splits the result at the fault.
 func (r *faultRun) finish(res *summary.Result) (*report.LocalFault, error) {
 	<-r.done
 	if r.err != nil {
 		return nil, r.err
 	}
-	if st := r.rec.Rig; st.Unheld > 0 || st.Enobufs > 0 {
+	if st := r.rec.Rig; st != nil && (st.Unheld > 0 || st.Enobufs > 0) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: the local engine could not keep up: %d of %d packets passed on unheld (less delay than set), %d queue messages dropped by the kernel (more loss than set)",
 			r.t.Fault.Name, st.Unheld, st.Packets, st.Enobufs))
 	}

@@ -64,29 +64,9 @@ func TestBrokerRestartAccounting(t *testing.T) {
 				t.Fatal(o.err)
 			}
 			r := o.res.Result
-			acked, failed := map[int32]summary.Intervals{}, int64(0)
-			for _, s := range o.res.Summaries {
-				for _, d := range s.Acked {
-					acked[int32(d.Partition)] = append(acked[int32(d.Partition)], d.Intervals...)
-				}
-				for _, d := range s.Failed {
-					failed += d.Intervals.Size()
-				}
-			}
-			log := readBack(t, broker.Bootstrap, o.res.Topic, tr.Partitions)
-			var inLog, lost, unacked, copies int64
-			for p := range tr.Partitions {
-				inLog += log[p].set.Size()
-				copies += log[p].copies
-				lost += acked[p].Minus(log[p].set).Size()
-				unacked += log[p].set.Minus(acked[p]).Size()
-			}
+			a := account(t, o.res, broker.Bootstrap)
 			t.Logf("%s acks=%s: sent(acked) %d, failed %d, delivered %d, lost %d, unacknowledged-delivered %d, duplicated %d; log: %d distinct of %d copies",
-				c.client, acks, r.Sent, r.Failed, r.Delivered, r.Lost, r.UnacknowledgedDelivered, r.Duplicated, inLog, copies)
-			if r.Delivered != inLog || r.Lost != lost || r.UnacknowledgedDelivered != unacked || r.Failed != failed {
-				t.Fatalf("result delivered %d lost %d unacknowledged-delivered %d failed %d; read-back %d, %d, %d, producer failed %d",
-					r.Delivered, r.Lost, r.UnacknowledgedDelivered, r.Failed, inLog, lost, unacked, failed)
-			}
+				c.client, acks, r.Sent, r.Failed, r.Delivered, r.Lost, r.UnacknowledgedDelivered, r.Duplicated, a.inLog, a.copies)
 			// sarama gives up on sends while the broker is away; franz-go retries
 			// them through the restart, and its consumers re-read after rejoining.
 			if r.Failed == 0 && r.Lost == 0 && (c.client == trial.ClientSarama || r.Duplicated == 0) {
@@ -101,6 +81,43 @@ func TestBrokerRestartAccounting(t *testing.T) {
 			}
 		})
 	}
+}
+
+// accounting is a trial's delivery counts from an independent read-back of its
+// topic and the producers' own sets.
+type accounting struct {
+	inLog, copies, lost, unacked, failed int64
+}
+
+// account reads the trial's topic back and fails the test unless the result's
+// delivered, lost, unacknowledged-delivered and failed counts equal it: delivered
+// is what the log holds, lost is acknowledged ∖ log, unacknowledgedDelivered is
+// log ∖ acknowledged, failed is what the producers reported failing.
+func account(t *testing.T, res *report.TrialResult, brokers []string) accounting {
+	t.Helper()
+	var a accounting
+	acked := map[int32]summary.Intervals{}
+	for _, s := range res.Summaries {
+		for _, d := range s.Acked {
+			acked[int32(d.Partition)] = append(acked[int32(d.Partition)], d.Intervals...)
+		}
+		for _, d := range s.Failed {
+			a.failed += d.Intervals.Size()
+		}
+	}
+	log := readBack(t, brokers, res.Topic, res.Trial.Partitions)
+	for p := range res.Trial.Partitions {
+		a.inLog += log[p].set.Size()
+		a.copies += log[p].copies
+		a.lost += acked[p].Minus(log[p].set).Size()
+		a.unacked += log[p].set.Minus(acked[p]).Size()
+	}
+	r := res.Result
+	if r.Delivered != a.inLog || r.Lost != a.lost || r.UnacknowledgedDelivered != a.unacked || r.Failed != a.failed {
+		t.Fatalf("result delivered %d lost %d unacknowledged-delivered %d failed %d; read-back %d, %d, %d, producer failed %d",
+			r.Delivered, r.Lost, r.UnacknowledgedDelivered, r.Failed, a.inLog, a.lost, a.unacked, a.failed)
+	}
+	return a
 }
 
 type partitionLog struct {

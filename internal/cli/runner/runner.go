@@ -98,12 +98,16 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("trial timed out after %s", timeout))
 	defer cancel()
+	// A fault that leaves the trial without its broker ends it (abort's cause).
+	ctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
 	var fr *faultRun
 	if t.Fault != nil {
 		var err error
 		if fr, err = newFaultRun(t, o.Faults); err != nil {
 			return nil, err
 		}
+		fr.abort = abort
 	}
 	topic := names.Topic(o.Experiment, o.RunID, t, 1)
 	group := names.Group(o.Experiment, o.RunID, t, 1)
@@ -188,6 +192,10 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	pwg.Wait()
 	stopFault() // the fault ended before the window did, or it fails the trial
 	wg.Wait()
+	var aborted *TrialError
+	if errors.As(context.Cause(ctx), &aborted) {
+		return nil, aborted
+	}
 	if err := errors.Join(errs...); err != nil {
 		reason := protocol.ReasonWorkerFailed
 		if errors.Is(err, run.ErrInterrupted) && !failedOtherwise(errs) {

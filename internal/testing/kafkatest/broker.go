@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,9 +54,15 @@ func (b *Broker) Script(args ...string) (string, error) {
 	return string(out), err
 }
 
+// ScriptPath is hack/kafka/kafka.sh's path, for code that runs the script itself.
+func (b *Broker) ScriptPath() string { return filepath.Join(repoRoot(b.t), "hack", "kafka", "kafka.sh") }
+
+// Environ is the script's environment for this broker (see ScriptPath).
+func (b *Broker) Environ() []string { return slices.Clone(b.env) }
+
 // Command is the script invocation, for tests that wrap it (flock).
 func (b *Broker) Command(args ...string) *exec.Cmd {
-	cmd := exec.Command(filepath.Join(repoRoot(b.t), "hack", "kafka", "kafka.sh"), args...)
+	cmd := exec.Command(b.ScriptPath(), args...)
 	cmd.Env = b.env
 	return cmd
 }

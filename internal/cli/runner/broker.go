@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// BrokerScript kills, stops and starts the local broker a pod fault acts on,
+// through a script with hack/kafka/kafka.sh's subcommands: `status` (exit 0 when
+// running), `kill` (SIGKILL, failing when not running), `down` (SIGTERM, as the
+// kubelet stops a container) and `up` (start, returning once it serves).
+type BrokerScript struct {
+	// Path is the script (e.g. hack/kafka/kafka.sh).
+	Path string
+	// Env is its environment (nil: serdebench's own), which names the broker to
+	// kafka.sh: KAFKA_PORT, KAFKA_STATE_DIR.
+	Env []string
+	// Timeout bounds each call (default 2 min: kafka.sh up waits up to 90 s).
+	Timeout time.Duration
+}
+
+// Running fails unless the broker is running.
+func (b *BrokerScript) Running(ctx context.Context) error { return b.run(ctx, "status") }
+
+// Kill ends the broker's process at once, as a pod kill does.
+func (b *BrokerScript) Kill(ctx context.Context) error { return b.run(ctx, "kill") }
+
+// Stop ends the broker as the kubelet ends a container: SIGTERM, then SIGKILL
+// after a grace period (a pod failure).
+func (b *BrokerScript) Stop(ctx context.Context) error { return b.run(ctx, "down") }
+
+// Start starts the broker on its existing data and returns once it serves.
+func (b *BrokerScript) Start(ctx context.Context) error { return b.run(ctx, "up") }
+
+func (b *BrokerScript) run(ctx context.Context, arg string) error {
+	timeout := b.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.Path, arg)
+	cmd.Env = b.Env
+	// The broker it starts keeps the output pipe open only if it inherits it;
+	// kafka.sh redirects the JVM's, but a stray child must not hold us.
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if len(msg) > 2000 { // its last lines say why
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("%s %s: not done after %s: %s", b.Path, arg, timeout, msg)
+		}
+		return fmt.Errorf("%s %s: %w: %s", b.Path, arg, err, msg)
+	}
+	return nil
+}
