@@ -43,7 +43,8 @@ func TestSamplesAreValid(t *testing.T) {
 	for f, trials := range map[string]int{"../../config/samples/thesis-batch.yaml": 12, "../../config/samples/thesis-single.yaml": 12,
 		"../../config/samples/max-rate.yaml": 2, "../../config/samples/own-schema/local.yaml": 5 + 5,
 		"../../config/samples/all-codecs.yaml": 16, "../../config/samples/compression-grid.yaml": 24,
-		"../../config/samples/iov-network.yaml": 36, "../../config/samples/broker-failure.yaml": 2} {
+		"../../config/samples/iov-network.yaml": 36, "../../config/samples/broker-failure.yaml": 2,
+		"../../config/samples/broker-restart.yaml": 4} {
 		cmd := rootCmd()
 		var out bytes.Buffer
 		cmd.SetOut(&out)
