@@ -55,7 +55,9 @@ func (b *Broker) Script(args ...string) (string, error) {
 }
 
 // ScriptPath is hack/kafka/kafka.sh's path, for code that runs the script itself.
-func (b *Broker) ScriptPath() string { return filepath.Join(repoRoot(b.t), "hack", "kafka", "kafka.sh") }
+func (b *Broker) ScriptPath() string {
+	return filepath.Join(repoRoot(b.t), "hack", "kafka", "kafka.sh")
+}
 
 // Environ is the script's environment for this broker (see ScriptPath).
 func (b *Broker) Environ() []string { return slices.Clone(b.env) }
