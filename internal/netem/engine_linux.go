@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -32,6 +34,9 @@ type Engine struct {
 	rule             bool
 	// partition is the rule that drops packets sent to the broker (Partition).
 	partition bool
+
+	// dropsAtApply is the kernel's drop count for the queue when Apply ran.
+	dropsAtApply int64
 
 	mu sync.Mutex // guards st
 	st Stats
@@ -101,6 +106,7 @@ func (e *Engine) Apply(ctx context.Context, m Impairment, seed uint64) error {
 	e.mu.Lock()
 	e.st = Stats{late: &lateness{}, ReadError: e.st.ReadError}
 	e.mu.Unlock()
+	e.dropsAtApply, _ = kernelDrops(e.q.num) // unreadable: Clear says so
 	if e.iface == "" {
 		if m.Partition {
 			return fmt.Errorf("a partition needs the engine's interface (it drops packets both ways)")
@@ -168,10 +174,41 @@ wait:
 			break wait
 		}
 	}
+	drops, derr := kernelDrops(e.q.num)
 	e.mu.Lock()
 	e.st.Removed = removed
+	if derr == nil {
+		e.st.KernelDropped = drops - e.dropsAtApply
+	} else {
+		e.st.KernelDropped = -1
+	}
 	e.mu.Unlock()
 	return e.Stats(), err
+}
+
+// kernelDrops is what the kernel dropped of queue num's packets so far: with the
+// queue full, or when the message to the engine could not be sent (the
+// queue_dropped and user_dropped columns of /proc/net/netfilter/nfnetlink_queue).
+func kernelDrops(num uint16) (int64, error) {
+	raw, err := os.ReadFile("/proc/net/netfilter/nfnetlink_queue")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(raw)) {
+		// queue, peer port id, queued, copy mode, copy range, queue dropped,
+		// user dropped, last id, 1
+		f := strings.Fields(line)
+		if len(f) < 7 || f[0] != strconv.Itoa(int(num)) {
+			continue
+		}
+		q, err1 := strconv.ParseInt(f[5], 10, 64)
+		u, err2 := strconv.ParseInt(f[6], 10, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return 0, fmt.Errorf("nfnetlink_queue line %q: %w", line, err)
+		}
+		return q + u, nil
+	}
+	return 0, fmt.Errorf("queue %d not in /proc/net/netfilter/nfnetlink_queue", num)
 }
 
 // Stats returns what the engine did since Apply.

@@ -219,6 +219,11 @@ type Stats struct {
 	// fault differed from its setting.
 	Enobufs int64 `json:"enobufs"`
 	Unheld  int64 `json:"unheld"`
+	// KernelDropped is what the kernel itself dropped of the queue's packets
+	// between Apply and Clear (its queue full, or a message it could not send:
+	// what Enobufs notices, exactly): extra loss the engine never saw (-1: the
+	// kernel's counters were unreadable).
+	KernelDropped int64 `json:"kernelDropped"`
 	// Flushed packets were still held when Clear removed the rule and were let
 	// through at once (not in the delay statistics).
 	Flushed      int64 `json:"flushed"`

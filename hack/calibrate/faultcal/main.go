@@ -62,6 +62,7 @@ type Loss struct {
 	EngineLostPackets  int64   `json:"engineLostPackets"`
 	EngineOverlimit    int64   `json:"engineOverlimit"`
 	EngineEnobufs      int64   `json:"engineEnobufs"`
+	KernelDropped      int64   `json:"kernelDropped"`
 	EngineLateP99Micro float64 `json:"engineLateP99Micros"`
 }
 
@@ -411,7 +412,7 @@ func (r *Result) loss(ctx context.Context, percent float64) error {
 		return err
 	}
 	l := Loss{SettingPercent: percent, RigPackets: st.Packets, OutSegs: out1 - out0, Retrans: re1 - re0, ReceivedMegabytes: float64(n) / 1e6,
-		EngineLostPackets: st.Lost, EngineOverlimit: st.Overlimit, EngineEnobufs: st.Enobufs, EngineLateP99Micro: st.LateP99Micros}
+		EngineLostPackets: st.Lost, EngineOverlimit: st.Overlimit, EngineEnobufs: st.Enobufs, KernelDropped: st.KernelDropped, EngineLateP99Micro: st.LateP99Micros}
 	if st.Packets > 0 {
 		l.RigPercent = 100 * float64(st.Lost) / float64(st.Packets)
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -202,14 +203,35 @@ func (r *faultRun) finish(res *summary.Result) (*report.LocalFault, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if st := r.rec.Rig; st != nil && (st.Unheld > 0 || st.Enobufs > 0) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: the local engine could not keep up: %d of %d packets passed on unheld (less delay than set), %d queue messages dropped by the kernel (more loss than set)",
-			r.t.Fault.Name, st.Unheld, st.Packets, st.Enobufs))
+	if w := rigWarning(r.rec.Rig); w != "" {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: %s", r.t.Fault.Name, w))
 	}
 	if err := res.SplitAtFault(r.rec.Applied, r.rec.Removed, r.f.Recovery); err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("fault %s: no phases: %v", r.t.Fault.Name, err))
 	}
 	return &r.rec, nil
+}
+
+// rigWarning says how the engine's fault differed from its setting ("": it did
+// not, as far as it and the kernel can tell).
+func rigWarning(st *netem.Stats) string {
+	if st == nil {
+		return ""
+	}
+	var parts []string
+	if st.Unheld > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d packets passed on unheld (less delay than set)", st.Unheld, st.Packets))
+	}
+	switch {
+	case st.KernelDropped > 0:
+		parts = append(parts, fmt.Sprintf("the kernel dropped %d packets before the engine saw them (more loss than set)", st.KernelDropped))
+	case st.KernelDropped < 0 && st.Enobufs > 0:
+		parts = append(parts, fmt.Sprintf("the kernel dropped queue messages %d times (ENOBUFS; more loss than set, by how much is unknown: its counters were unreadable)", st.Enobufs))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the local engine could not keep up: " + strings.Join(parts, "; ")
 }
 
 // sleepUntil waits until t; false if ctx ended first.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/internal/netem"
 	"github.com/serdebench/serdebench/workers/protocol"
 )
 
@@ -45,5 +46,25 @@ func TestFaultRefusals(t *testing.T) {
 				t.Fatalf("got %v, want FaultNotInjected naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestRigWarning: the result says which way the engine missed its setting, with
+// the kernel's own drop count when it could be read.
+func TestRigWarning(t *testing.T) {
+	for _, c := range []struct {
+		st   *netem.Stats
+		want string
+	}{
+		{nil, ""},
+		{&netem.Stats{Packets: 100}, ""},
+		{&netem.Stats{Packets: 100, Unheld: 3}, "3 of 100 packets passed on unheld (less delay than set)"},
+		{&netem.Stats{Packets: 100, Enobufs: 2, KernelDropped: 40}, "the kernel dropped 40 packets before the engine saw them (more loss than set)"},
+		{&netem.Stats{Packets: 100, Enobufs: 2, KernelDropped: -1}, "the kernel dropped queue messages 2 times (ENOBUFS; more loss than set, by how much is unknown"},
+	} {
+		got := rigWarning(c.st)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%+v: %q, want %q", c.st, got, c.want)
+		}
 	}
 }
