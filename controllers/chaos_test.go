@@ -325,6 +325,10 @@ func TestUnappliedFaultReleased(t *testing.T) {
 	if c == nil || c.Reason != controllers.ReasonFaultNotInjected || !strings.Contains(c.Message, "Specified qdisc kind is unknown") {
 		t.Fatalf("failed condition %+v, want FaultNotInjected with Chaos Mesh's message", c)
 	}
+	// Its retries' events are one message with a count.
+	if n := strings.Count(c.Message, "Failed to apply chaos"); n != 1 || !strings.Contains(c.Message, "is unknown. (3 times)") {
+		t.Errorf("Chaos Mesh's repeated event said %d times, want once with its count: %s", n, c.Message)
+	}
 	waitFor(t, 20*time.Second, "the never-applied NetworkChaos released and gone", func() (bool, error) {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "NetworkChaosList"})

@@ -118,7 +118,7 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 		if len(records) == 0 {
 			pods := c.selected(ctx, o)
 			if len(pods) == 0 {
-				c.event(ctx, o, "Failed to select targets: no target has been selected")
+				c.event(ctx, o, "select", "Failed to select targets: no target has been selected")
 				continue
 			}
 			for _, p := range pods {
@@ -136,8 +136,12 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 			case rec["phase"] == "Not Injected" && !over && len(events) == 0: // never applied
 				if kind == "NetworkChaos" {
 					rec["phase"] = "Not Injected/Wait"
-					rec["events"] = append(events, map[string]any{"type": "Failed", "operation": "Apply", "timestamp": now,
-						"message": "rpc error: code = Unknown desc = error code: Error: Specified qdisc kind is unknown."})
+					const failure = "rpc error: code = Unknown desc = error code: Error: Specified qdisc kind is unknown."
+					rec["events"] = append(events, map[string]any{"type": "Failed", "operation": "Apply", "timestamp": now, "message": failure})
+					// Chaos Mesh retries the apply and writes an event each time.
+					for i := range 3 {
+						c.event(ctx, o, fmt.Sprintf("apply-%d", i), "Failed to apply chaos: "+failure)
+					}
 					changed = true
 					continue
 				}
@@ -238,9 +242,9 @@ func (c *chaosMesh) recover(uid types.UID) {
 	}
 }
 
-// event writes Chaos Mesh's warning event on o once.
-func (c *chaosMesh) event(ctx context.Context, o *unstructured.Unstructured, msg string) {
-	name := o.GetName() + ".select"
+// event writes Chaos Mesh's warning event on o, once per key.
+func (c *chaosMesh) event(ctx context.Context, o *unstructured.Unstructured, key, msg string) {
+	name := o.GetName() + "." + key
 	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: o.GetNamespace(), Name: strings.ToLower(name)},
 		InvolvedObject: corev1.ObjectReference{Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), UID: o.GetUID(), APIVersion: o.GetAPIVersion()},
 		Reason:         "Failed", Message: msg, Type: corev1.EventTypeWarning, Source: corev1.EventSource{Component: "chaos-controller-manager"},

@@ -322,13 +322,25 @@ func (r *ExperimentReconciler) chaosEvents(ctx context.Context, x *serdebenchv1.
 	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace)); err != nil {
 		return fmt.Sprintf(" (Chaos Mesh's events could not be read: %v)", err)
 	}
+	// Chaos Mesh retries a failed apply and says so each time: each message once,
+	// with how often (an event's own count, when aggregated, included).
 	var msgs []string
+	seen := map[string]int32{}
 	for _, e := range list.Items {
 		for _, o := range fs.Objects {
 			kind, name, _ := strings.Cut(o, "/")
 			if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name && e.Type == corev1.EventTypeWarning {
-				msgs = append(msgs, fmt.Sprintf("%s: %s", o, e.Message))
+				m := fmt.Sprintf("%s: %s", o, e.Message)
+				if _, ok := seen[m]; !ok {
+					msgs = append(msgs, m)
+				}
+				seen[m] += max(e.Count, 1)
 			}
+		}
+	}
+	for i, m := range msgs {
+		if n := seen[m]; n > 1 {
+			msgs[i] = fmt.Sprintf("%s (%d times)", m, n)
 		}
 	}
 	switch {
