@@ -305,7 +305,9 @@ type LocalFault struct {
 	Due     time.Time `json:"due"`
 	Applied time.Time `json:"applied"`
 	Removed time.Time `json:"removed,omitzero"`
-	// Ready is when the broker served again after a pod fault.
+	// Down is when the kill or stop had ended the broker's process, and Ready
+	// when the broker served again (pod faults).
+	Down  time.Time `json:"down,omitzero"`
 	Ready time.Time `json:"ready,omitzero"`
 	// Rig counts the packets the engine held, dropped and released (network
 	// faults).

@@ -177,6 +177,7 @@ func (r *faultRun) runBroker(ctx context.Context) {
 		fail(protocol.ReasonFaultNotInjected, "%w", err)
 		return
 	}
+	r.rec.Down = time.Now()
 	ended := true
 	if failure {
 		ended = sleepUntil(ctx, r.rec.Applied.Add(time.Duration(r.t.Fault.DurationSeconds)*time.Second))
