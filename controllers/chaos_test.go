@@ -22,6 +22,7 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/controllers/build"
+	"github.com/serdebench/serdebench/controllers/chaos"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
@@ -303,9 +304,10 @@ func TestFaultAppliedOnceAndRemoved(t *testing.T) {
 
 // TestUnappliedFaultReleased: a NetworkChaos on the producers, which Chaos Mesh
 // selects but cannot apply on this kernel (its records wait, and its finalizer
-// stays: it cannot undo what it never did), fails the trial with FaultNotInjected
-// and Chaos Mesh's message, and the operator removes the object's finalizer
-// (nothing to undo), so nothing is left.
+// stays), fails the trial with FaultNotInjected and Chaos Mesh's message; once
+// Chaos Mesh has seen the deletion, the operator withdraws the rules Chaos Mesh
+// wrote into the pod's PodNetworkChaos and removes the object's finalizer, so
+// nothing is left.
 func TestUnappliedFaultReleased(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
@@ -335,4 +337,16 @@ func TestUnappliedFaultReleased(t *testing.T) {
 		err := k8s.List(ctx, list, client.InNamespace(ns))
 		return err == nil && len(list.Items) == 0, err
 	})
+	// Its rules, which waited in the producer pod's PodNetworkChaos for a daemon,
+	// were withdrawn first: no daemon can apply them later.
+	pncs := &unstructured.UnstructuredList{}
+	pncs.SetGroupVersionKind(chaos.PodNetworkChaosKind.GroupVersion().WithKind("PodNetworkChaosList"))
+	if err := k8s.List(ctx, pncs, client.InNamespace(ns)); err != nil || len(pncs.Items) == 0 {
+		t.Fatalf("PodNetworkChaos: %d (%v), want the producer's", len(pncs.Items), err)
+	}
+	for _, p := range pncs.Items {
+		if tcs, _, _ := unstructured.NestedSlice(p.Object, "spec", "tcs"); len(tcs) != 0 {
+			t.Errorf("PodNetworkChaos %s still holds %v", p.GetName(), tcs)
+		}
+	}
 }

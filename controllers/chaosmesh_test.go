@@ -98,6 +98,14 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 		// it keeps retrying, and never releases (its finalizer step comes after).
 		if o.GetDeletionTimestamp() != nil {
 			if waiting(o) {
+				// Its desired-phase step notes the deletion; its records step then
+				// retries the wait forever.
+				if ph, _, _ := unstructured.NestedString(o.Object, "status", "experiment", "desiredPhase"); ph != "Stop" {
+					_ = unstructured.SetNestedField(o.Object, "Stop", "status", "experiment", "desiredPhase")
+					if err := k8s.Update(ctx, o); err != nil && ctx.Err() == nil {
+						c.t.Logf("chaos mesh stand-in: stop %s: %v", o.GetName(), err)
+					}
+				}
 				continue
 			}
 			c.recover(o.GetUID())
@@ -135,6 +143,10 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 			switch {
 			case rec["phase"] == "Not Injected" && !over && len(events) == 0: // never applied
 				if kind == "NetworkChaos" {
+					// Its rules go into the pod's PodNetworkChaos first (Chaos Mesh's
+					// commit), then it waits for chaos-daemon, which fails here.
+					id, _ := rec["id"].(string)
+					c.commit(ctx, id, o.GetNamespace()+"/"+o.GetName())
 					rec["phase"] = "Not Injected/Wait"
 					const failure = "rpc error: code = Unknown desc = error code: Error: Specified qdisc kind is unknown."
 					rec["events"] = append(events, map[string]any{"type": "Failed", "operation": "Apply", "timestamp": now, "message": failure})
@@ -160,6 +172,7 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 			continue
 		}
 		_ = unstructured.SetNestedSlice(o.Object, records, "status", "experiment", "containerRecords")
+		_ = unstructured.SetNestedField(o.Object, "Run", "status", "experiment", "desiredPhase")
 		// Chaos Mesh's CRDs have no status subresource: status is written with the object.
 		if err := k8s.Update(ctx, o); err != nil && ctx.Err() == nil {
 			c.t.Logf("chaos mesh stand-in: %v", err)
@@ -174,6 +187,29 @@ func (c *chaosMesh) reconcile(ctx context.Context, kind string) {
 		}
 	}
 	c.mu.Unlock()
+}
+
+// commit writes source's traffic control into pod id's PodNetworkChaos, as Chaos
+// Mesh's NetworkChaos apply does before it waits for chaos-daemon.
+func (c *chaosMesh) commit(ctx context.Context, id, source string) {
+	ns, name, _ := strings.Cut(id, "/")
+	pnc := &unstructured.Unstructured{}
+	pnc.SetGroupVersionKind(chaos.PodNetworkChaosKind)
+	tc := map[string]any{"type": "netem", "source": source}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pnc); err != nil {
+		pnc.SetNamespace(ns)
+		pnc.SetName(name)
+		pnc.Object["spec"] = map[string]any{"tcs": []any{tc}}
+		if err := k8s.Create(ctx, pnc); err != nil && ctx.Err() == nil {
+			c.t.Logf("chaos mesh stand-in: create PodNetworkChaos %s: %v", id, err)
+		}
+		return
+	}
+	tcs, _, _ := unstructured.NestedSlice(pnc.Object, "spec", "tcs")
+	_ = unstructured.SetNestedSlice(pnc.Object, append(tcs, tc), "spec", "tcs")
+	if err := k8s.Update(ctx, pnc); err != nil && ctx.Err() == nil {
+		c.t.Logf("chaos mesh stand-in: update PodNetworkChaos %s: %v", id, err)
+	}
 }
 
 // waiting says some record of o is between phases (as a failed apply leaves it).

@@ -28,6 +28,7 @@ import (
 )
 
 // +kubebuilder:rbac:groups=chaos-mesh.org,resources=networkchaos;podchaos;stresschaos,verbs=get;list;watch;create;patch;update;delete;deletecollection
+// +kubebuilder:rbac:groups=chaos-mesh.org,resources=podnetworkchaos,verbs=get;update
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 
 // Reasons for faults.
@@ -407,10 +408,12 @@ const windowLogBytes = 256 << 10
 var errNoWindow = errors.New("no measured window")
 
 // releaseUnapplied removes Chaos Mesh's finalizer from the deleted fault objects
-// it never applied to any pod: there is nothing to undo, and it cannot let go of
-// them itself — a NetworkChaos with no chaos-daemon to reach retries its apply on
-// every pass and never gets to its finalizer step (nor to the cleanFinalizer
-// annotation's), so it would stay forever.
+// it never applied to any pod, once it has seen their deletion (so no apply of
+// theirs is in flight): a NetworkChaos whose chaos-daemon cannot be reached retries
+// on every pass and never gets to its finalizer step (nor to the cleanFinalizer
+// annotation's), so it would stay forever. Its rules are already in the pods'
+// PodNetworkChaos, Chaos Mesh's desired state for the daemon: they are taken out
+// first, as Chaos Mesh's own recovery would, so that no daemon applies them later.
 func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdebenchv1.SerializationExperiment, gvk schema.GroupVersionKind, sel labels.Set) error {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
@@ -420,19 +423,60 @@ func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdeben
 		}
 		return fmt.Errorf("list %s: %w", gvk.Kind, err)
 	}
+	var errs []error
 	for i := range list.Items {
 		o := &list.Items[i]
-		if o.GetDeletionTimestamp() == nil || chaos.Read(o).Applied || !slices.Contains(o.GetFinalizers(), chaos.RecordsFinalizer) {
+		p := chaos.Read(o)
+		if o.GetDeletionTimestamp() == nil || !p.Stopping || !p.Untouched || !slices.Contains(o.GetFinalizers(), chaos.RecordsFinalizer) {
 			continue
+		}
+		source := o.GetNamespace() + "/" + o.GetName()
+		clean := true
+		for _, id := range p.Pending {
+			done, err := r.withdrawRules(ctx, id, source)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			clean = clean && done
+		}
+		if !clean {
+			continue // the next pass
 		}
 		patch := client.MergeFromWithOptions(o.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		o.SetFinalizers(slices.DeleteFunc(o.GetFinalizers(), func(f string) bool { return f == chaos.RecordsFinalizer }))
-		if err := r.Patch(ctx, o, patch); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			return fmt.Errorf("release %s %s (never applied): %w", gvk.Kind, o.GetName(), err)
+		switch err := r.Patch(ctx, o, patch); {
+		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+			// Gone, or changed since it was read: the next pass looks again.
+		case err != nil:
+			errs = append(errs, fmt.Errorf("release %s %s (never applied): %w", gvk.Kind, o.GetName(), err))
+		default:
+			r.event(x, corev1.EventTypeNormal, "FaultReleased", "%s %s: Chaos Mesh never applied it to any pod (%d pending rules withdrawn); its finalizer removed so that it goes",
+				gvk.Kind, o.GetName(), len(p.Pending))
 		}
-		r.event(x, corev1.EventTypeNormal, "FaultReleased", "%s %s: Chaos Mesh never applied it to any pod; its finalizer removed so that it goes", gvk.Kind, o.GetName())
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// withdrawRules takes source's rules out of the PodNetworkChaos of pod id
+// (namespace/name); done once none is left.
+func (r *ExperimentReconciler) withdrawRules(ctx context.Context, id, source string) (bool, error) {
+	ns, name, _ := strings.Cut(id, "/")
+	pnc := &unstructured.Unstructured{}
+	pnc.SetGroupVersionKind(chaos.PodNetworkChaosKind)
+	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pnc); apierrors.IsNotFound(err) {
+		return true, nil // the pod is gone, and its PodNetworkChaos with it
+	} else if err != nil {
+		return false, fmt.Errorf("get PodNetworkChaos %s: %w", id, err)
+	}
+	if !chaos.WithdrawRules(pnc, source) {
+		return true, nil
+	}
+	if err := r.Update(ctx, pnc); apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return false, nil // Chaos Mesh changed it meanwhile: the next pass
+	} else if err != nil {
+		return false, fmt.Errorf("withdraw %s's rules from PodNetworkChaos %s: %w", source, id, err)
+	}
+	return true, nil
 }
 
 // deleteFaults deletes the experiment's fault objects with the given labels, of

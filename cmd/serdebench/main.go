@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -110,6 +111,16 @@ func runCmd() *cobra.Command {
 				os.Exit(exitInterrupted)
 			})()
 			brokers := strings.Split(bootstrapFor(bootstrap, x.Spec.Kafka.BootstrapServers), ",")
+			if faults != nil && faults.Broker != nil {
+				// The script must act on the broker the trials use, not another one.
+				addr, err := faults.Broker.Bootstrap(ctx)
+				if err != nil {
+					return fmt.Errorf("spec.faults: --fault-broker-script: %w", err)
+				}
+				if !slices.Contains(brokers, addr) {
+					return fmt.Errorf("spec.faults: --fault-broker-script acts on the broker at %s, which is not among the bootstrap servers %v", addr, brokers)
+				}
+			}
 			sec := kafkaconn.Security{TLS: useTLS, InsecureSkipVerify: tlsInsecure, SASLMechanism: saslMechanism,
 				Username: os.Getenv("SERDEBENCH_SASL_USERNAME"), Password: os.Getenv("SERDEBENCH_SASL_PASSWORD")}
 			if caFile != "" {

@@ -6,10 +6,12 @@ package chaos
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // RecordsFinalizer is the finalizer Chaos Mesh puts on its objects: it removes it
@@ -39,18 +41,33 @@ type Progress struct {
 	// target's latest event of that operation). Chaos Mesh retries: a failure
 	// is final only when the caller stops waiting.
 	ApplyFailure, RecoverFailure string
-	// Applied says Chaos Mesh applied the fault to some target at some time: an
-	// object it never applied anywhere has nothing to undo.
+	// Applied says Chaos Mesh applied the fault to some target at some time.
 	Applied bool
+	// Stopping says Chaos Mesh has seen the object's deletion (its desired phase
+	// is Stop): no apply of its is in flight, and it starts none.
+	Stopping bool
+	// Untouched says every record is "Not Injected" or, for a NetworkChaos,
+	// "Not Injected/Wait", and none was ever applied. Pending are the waiting
+	// ones: Chaos Mesh wrote their rules into the pod's PodNetworkChaos (its
+	// desired state for chaos-daemon) and waits for the daemon to apply them.
+	Untouched bool
+	Pending   []string
 }
+
+// PendingPhase is a NetworkChaos record's phase once its rules are in the pod's
+// PodNetworkChaos and before chaos-daemon has applied them.
+const PendingPhase = "Not Injected/Wait"
 
 // Read reads obj's status. Events are matched case-insensitively: the API module
 // spells the operations Apply and Recover, its controllers log apply and recover.
 func Read(obj *unstructured.Unstructured) Progress {
 	var p Progress
 	records, _, _ := unstructured.NestedSlice(obj.Object, "status", "experiment", "containerRecords")
+	desired, _, _ := unstructured.NestedString(obj.Object, "status", "experiment", "desiredPhase")
+	p.Stopping = desired == "Stop"
 	p.Selected = len(records) > 0
 	p.Injected, p.Recovered = p.Selected, p.Selected
+	p.Untouched = true
 	for _, r := range records {
 		rec, ok := r.(map[string]any)
 		if !ok {
@@ -81,7 +98,13 @@ func Read(obj *unstructured.Unstructured) Progress {
 			}
 		}
 		at, applied := succeeded(lastApply)
-		p.Applied = p.Applied || applied || injected > 0 || phase == "Injected"
+		p.Applied = p.Applied || applied || injected > 0 || strings.HasPrefix(phase, "Injected")
+		switch {
+		case phase == PendingPhase && obj.GetKind() == "NetworkChaos":
+			p.Pending = append(p.Pending, id)
+		case phase != "Not Injected":
+			p.Untouched = false
+		}
 		if phase != "Injected" && injected == 0 && !applied {
 			p.Injected = false
 		}
@@ -105,6 +128,7 @@ func Read(obj *unstructured.Unstructured) Progress {
 			p.RecoverFailure = fmt.Sprintf("%s: %s", id, msg)
 		}
 	}
+	p.Untouched = p.Untouched && !p.Applied
 	if !p.Injected {
 		p.InjectedAt = time.Time{}
 	}
@@ -143,4 +167,32 @@ func failed(ev map[string]any) (string, bool) {
 	typ, _, _ := unstructured.NestedString(ev, "type")
 	msg, _, _ := unstructured.NestedString(ev, "message")
 	return msg, strings.EqualFold(typ, "Failed")
+}
+
+// PodNetworkChaosKind is Chaos Mesh's per-pod desired network state: the rules of
+// every NetworkChaos on the pod, each naming its source (namespace/name), which
+// chaos-daemon applies.
+var PodNetworkChaosKind = schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "PodNetworkChaos"}
+
+// WithdrawRules takes source's ipsets, iptables rules and traffic controls out of
+// a PodNetworkChaos (as Chaos Mesh's own recovery does before it commits); false
+// if it had none.
+func WithdrawRules(pnc *unstructured.Unstructured, source string) bool {
+	changed := false
+	for _, field := range []string{"ipsets", "iptables", "tcs"} {
+		items, found, _ := unstructured.NestedSlice(pnc.Object, "spec", field)
+		if !found {
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(items), func(it any) bool {
+			m, _ := it.(map[string]any)
+			src, _, _ := unstructured.NestedString(m, "source")
+			return src == source
+		})
+		if len(kept) != len(items) {
+			changed = true
+			_ = unstructured.SetNestedSlice(pnc.Object, kept, "spec", field)
+		}
+	}
+	return changed
 }

@@ -6,7 +6,7 @@
 #     generates them, into strimzi-<version>/ — 1.x serves kafka.strimzi.io/v1 only
 #     (its generator needs Java 21+), 0.4x serves v1beta2;
 #   - prometheus-operator (PodMonitor, PrometheusRule, ...): from the Go module;
-#   - Chaos Mesh (PodChaos, NetworkChaos, StressChaos, Schedule): from the Go module.
+#   - Chaos Mesh (PodChaos, NetworkChaos, PodNetworkChaos, StressChaos, Schedule): from the Go module.
 # Cached by version under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/crds-<versions>.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ CHAOS_MESH_VERSION="${CHAOS_MESH_VERSION:-v0.9.1-0.20260902003049-47411975a8cb}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 # LAYOUT changes when the set of CRDs gathered changes, so caches are rebuilt.
-LAYOUT=4
+LAYOUT=5
 out="$cache/crds-$LAYOUT-strimzi$STRIMZI_VERSION-$STRIMZI_PREVIOUS_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}"
 log() { printf 'crds: %s\n' "$*" >&2; }
 
@@ -70,7 +70,7 @@ moddir() {
 po="$(moddir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")"
 cp "$po"/example/prometheus-operator-crd/monitoring.coreos.com_*.yaml "$out/"
 cm="$(moddir "github.com/chaos-mesh/chaos-mesh@$CHAOS_MESH_VERSION")"
-for k in podchaos networkchaos stresschaos schedules; do cp "$cm/config/crd/bases/chaos-mesh.org_$k.yaml" "$out/"; done
+for k in podchaos networkchaos podnetworkchaos stresschaos schedules; do cp "$cm/config/crd/bases/chaos-mesh.org_$k.yaml" "$out/"; done
 chmod -R u+w "$out"
 rm -f "$out"/*.log
 touch "$out/.complete"

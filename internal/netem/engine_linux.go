@@ -35,8 +35,10 @@ type Engine struct {
 	// partition is the rule that drops packets sent to the broker (Partition).
 	partition bool
 
-	// dropsAtApply is the kernel's drop count for the queue when Apply ran.
+	// dropsAtApply is the kernel's drop count for the queue when Apply ran
+	// (dropsErr: it could not be read).
 	dropsAtApply int64
+	dropsErr     error
 
 	mu sync.Mutex // guards st
 	st Stats
@@ -106,7 +108,7 @@ func (e *Engine) Apply(ctx context.Context, m Impairment, seed uint64) error {
 	e.mu.Lock()
 	e.st = Stats{late: &lateness{}, ReadError: e.st.ReadError}
 	e.mu.Unlock()
-	e.dropsAtApply, _ = kernelDrops(e.q.num) // unreadable: Clear says so
+	e.dropsAtApply, e.dropsErr = kernelDrops(e.q.num) // unreadable: Clear says so
 	if e.iface == "" {
 		if m.Partition {
 			return fmt.Errorf("a partition needs the engine's interface (it drops packets both ways)")
@@ -177,7 +179,7 @@ wait:
 	drops, derr := kernelDrops(e.q.num)
 	e.mu.Lock()
 	e.st.Removed = removed
-	if derr == nil {
+	if derr == nil && e.dropsErr == nil {
 		e.st.KernelDropped = drops - e.dropsAtApply
 	} else {
 		e.st.KernelDropped = -1

@@ -23,8 +23,21 @@ type BrokerScript struct {
 	Timeout time.Duration
 }
 
-// Running fails unless the broker is running.
-func (b *BrokerScript) Running(ctx context.Context) error { return b.run(ctx, "status") }
+// Bootstrap is the running broker's address as its script's status names it
+// (kafka.sh: "running pid=… bootstrap=HOST:PORT …"); an error if it is not running
+// or the status names none.
+func (b *BrokerScript) Bootstrap(ctx context.Context) (string, error) {
+	out, err := b.output(ctx, "status")
+	if err != nil {
+		return "", err
+	}
+	for _, f := range strings.Fields(out) {
+		if addr, ok := strings.CutPrefix(f, "bootstrap="); ok {
+			return addr, nil
+		}
+	}
+	return "", fmt.Errorf("%s status names no bootstrap=HOST:PORT: %q", b.Path, strings.TrimSpace(out))
+}
 
 // Kill ends the broker's process at once, as a pod kill does.
 func (b *BrokerScript) Kill(ctx context.Context) error { return b.run(ctx, "kill") }
@@ -37,6 +50,14 @@ func (b *BrokerScript) Stop(ctx context.Context) error { return b.run(ctx, "down
 func (b *BrokerScript) Start(ctx context.Context) error { return b.run(ctx, "up") }
 
 func (b *BrokerScript) run(ctx context.Context, arg string) error {
+	_, err := b.output(ctx, arg)
+	return err
+}
+
+// output runs the script with arg, in a process group of its own: a Ctrl-C meant
+// for serdebench must not end a broker's stop or start half-way, and a start goes
+// on if serdebench exits meanwhile.
+func (b *BrokerScript) output(ctx context.Context, arg string) (string, error) {
 	timeout := b.Timeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
@@ -45,6 +66,7 @@ func (b *BrokerScript) run(ctx context.Context, arg string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, b.Path, arg)
 	cmd.Env = b.Env
+	detach(cmd)
 	// The broker it starts keeps the output pipe open only if it inherits it;
 	// kafka.sh redirects the JVM's, but a stray child must not hold us.
 	cmd.WaitDelay = 5 * time.Second
@@ -55,9 +77,9 @@ func (b *BrokerScript) run(ctx context.Context, arg string) error {
 			msg = "…" + msg[len(msg)-2000:]
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("%s %s: not done after %s: %s", b.Path, arg, timeout, msg)
+			return "", fmt.Errorf("%s %s: not done after %s: %s", b.Path, arg, timeout, msg)
 		}
-		return fmt.Errorf("%s %s: %w: %s", b.Path, arg, err, msg)
+		return "", fmt.Errorf("%s %s: %w: %s", b.Path, arg, err, msg)
 	}
-	return nil
+	return string(out), nil
 }

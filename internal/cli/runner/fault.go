@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,13 +51,15 @@ type faultRun struct {
 	err  *TrialError
 	// abort ends the trial (its workers) with the fault's error as the cause.
 	abort context.CancelCauseFunc
+	// brokers are the trial's bootstrap servers: a pod fault acts on one of them.
+	brokers []string
 }
 
-func newFaultRun(t trial.Trial, f *Faults) (*faultRun, error) {
+func newFaultRun(t trial.Trial, f *Faults, brokers []string) (*faultRun, error) {
 	refuse := func(format string, args ...any) (*faultRun, error) {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonFaultNotInjected, Err: fmt.Errorf("fault %s: "+format, append([]any{t.Fault.Name}, args...)...)}
 	}
-	r := &faultRun{t: t, f: f, seed: uint64(t.Seed) + uint64(t.Index), ready: make(chan struct{}), done: make(chan struct{}),
+	r := &faultRun{t: t, f: f, brokers: brokers, seed: uint64(t.Seed) + uint64(t.Index), ready: make(chan struct{}), done: make(chan struct{}),
 		rec: report.LocalFault{Name: t.Fault.Name}}
 	switch {
 	case t.Fault.Target.Role != "" && t.Fault.Target.Role != trial.RoleBrokers:
@@ -159,21 +162,32 @@ func (r *faultRun) runBroker(ctx context.Context) {
 		r.err = &TrialError{Trial: r.t.Name, Reason: reason, Err: fmt.Errorf("fault %s: "+format, append([]any{r.t.Fault.Name}, args...)...)}
 	}
 	b := r.f.Broker
-	if err := b.Running(ctx); err != nil {
+	addr, err := b.Bootstrap(ctx)
+	if err != nil {
 		fail(protocol.ReasonFaultNotInjected, "the broker is not running, so nothing was killed: %w", err)
 		return
 	}
+	if !slices.Contains(r.brokers, addr) {
+		fail(protocol.ReasonFaultNotInjected, "the script's broker is %s, not one of the trial's %v: nothing was killed", addr, r.brokers)
+		return
+	}
 	failure := r.t.Fault.Pod.Action == trial.PodFailure
+	// Once begun, a stop or kill runs to its end (bounded by the script's
+	// timeout) and the broker is started again, whatever ends the trial: a run
+	// leaves the broker as it found it.
+	bg := context.WithoutCancel(ctx)
 	r.rec.Applied = time.Now()
-	var err error
 	if failure {
-		err = b.Stop(ctx)
+		err = b.Stop(bg)
 	} else {
-		err = b.Kill(ctx)
+		err = b.Kill(bg)
 	}
 	if err != nil {
-		// Whatever the script did, the broker must be left running.
-		_ = b.Start(context.WithoutCancel(ctx))
+		if serr := b.Start(bg); serr != nil {
+			fail(protocol.ReasonFaultNotRecovered, "%w; and the broker did not start again: %w", err, serr)
+			r.abortTrial()
+			return
+		}
 		fail(protocol.ReasonFaultNotInjected, "%w", err)
 		return
 	}
@@ -183,18 +197,22 @@ func (r *faultRun) runBroker(ctx context.Context) {
 		ended = sleepUntil(ctx, r.rec.Applied.Add(time.Duration(r.t.Fault.DurationSeconds)*time.Second))
 		r.rec.Removed = time.Now()
 	}
-	// The broker is started again even when the trial ends meanwhile: a run
-	// leaves it as it found it (bounded by the script's timeout).
-	if err := b.Start(context.WithoutCancel(ctx)); err != nil {
+	if err := b.Start(bg); err != nil {
 		fail(protocol.ReasonFaultNotRecovered, "the broker did not start again: %w", err)
-		if r.abort != nil {
-			r.abort(r.err) // its workers would wait for it until the trial's timeout
-		}
+		r.abortTrial()
 		return
 	}
 	r.rec.Ready = time.Now()
 	if !ended {
 		fail(protocol.ReasonFaultNotInjected, "the producers ended while the broker was down (the failure must end before the window does)")
+	}
+}
+
+// abortTrial ends the trial with the fault's error: its workers would wait for a
+// broker that is not coming back until the trial's timeout.
+func (r *faultRun) abortTrial() {
+	if r.abort != nil {
+		r.abort(r.err)
 	}
 }
 

@@ -31,7 +31,7 @@ func TestFaultRefusals(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := c.fault
 			f.Name = "f"
-			r, err := newFaultRun(trial.Trial{Name: "t", Producers: 1, Fault: &f}, c.with)
+			r, err := newFaultRun(trial.Trial{Name: "t", Producers: 1, Fault: &f}, c.with, []string{"127.0.0.1:9092"})
 			if c.want == "" {
 				if err != nil {
 					t.Fatal(err)

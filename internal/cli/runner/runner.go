@@ -104,7 +104,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	var fr *faultRun
 	if t.Fault != nil {
 		var err error
-		if fr, err = newFaultRun(t, o.Faults); err != nil {
+		if fr, err = newFaultRun(t, o.Faults, o.Brokers); err != nil {
 			return nil, err
 		}
 		fr.abort = abort
