@@ -22,7 +22,7 @@ CAPNP_VERSION          := 0.9.2-2
 # The capnpc-go plugin is built from the capnp module go.mod requires: keep them equal.
 CAPNP_GO_VERSION       := v3.0.0-alpha.30
 PROMETHEUS_VERSION     := 2.42.0+ds-5+deb12u1
-CHROMIUM_VERSION       := 156.0.8078.79-1~deb12u1
+CHROMIUM_VERSION       := 156.0.8078.*
 OPENSSL_VERSION        := 3.0.19-1~deb12u2
 PROTOC_GEN_GO_VERSION  := v1.36.12
 VTPROTO_VERSION        := v0.6.0
@@ -118,7 +118,7 @@ prometheus: ## Debian's Prometheus server and promtool (pinned) for the Promethe
 
 .PHONY: chromium
 chromium: ## Debian's Chromium (pinned), headless, for the HTML report test.
-	hack/apt-install.sh chromium=$(CHROMIUM_VERSION)
+	hack/apt-install.sh 'chromium=$(CHROMIUM_VERSION)'
 
 .PHONY: demo
 demo: build $(HELM) ## The thesis batch experiment through the operator on a real cluster; prints the SerializationResult's table.
