@@ -147,6 +147,15 @@ func checkNoFaultObjects(t *testing.T) {
 	if strings.Contains(out, ".chaos-mesh.org/") { // kind.group/name; "No resources found" otherwise
 		t.Errorf("fault objects left after the experiment was deleted:\n%s", out)
 	}
+	// Nor rules of theirs waiting for a chaos-daemon in the brokers' PodNetworkChaos
+	// (each names its source, namespace/name).
+	out, err = kubectlIn("", "get", "podnetworkchaos", "-A", "-o", "jsonpath={.items[*].spec.*[*].source}")
+	if err != nil {
+		t.Fatalf("list PodNetworkChaos: %v: %s", err, out)
+	}
+	if strings.Contains(out, namespace+"/") {
+		t.Errorf("rules of deleted fault objects left in PodNetworkChaos: %s", out)
+	}
 }
 
 // readBack counts the distinct data records (producer, partition, sequence) in
