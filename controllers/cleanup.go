@@ -180,6 +180,19 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 		if err := r.deleteFaults(ctx, x, nil); err != nil {
 			return ctrl.Result{}, err
 		}
+		// Chaos Mesh undoes a fault before its object goes, and a never-applied one
+		// is released only once Chaos Mesh has seen its deletion (a pass later):
+		// the experiment stays until they are gone, within bounds.
+		left, err := r.faultsLeft(ctx, x, "")
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if left > 0 {
+			if time.Since(x.DeletionTimestamp.Time) < finalizeGiveUp {
+				return ctrl.Result{RequeueAfter: r.poll()}, nil
+			}
+			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up waiting for Chaos Mesh to remove %d fault object(s) after %s", left, finalizeGiveUp)
+		}
 	}
 	var failed []string
 	if x.Spec.Topic.Name == "" { // an existing topic is never deleted

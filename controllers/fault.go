@@ -236,11 +236,15 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 // faultsLeft counts the trial's fault objects that still exist (deleted ones wait
 // for Chaos Mesh's finalizer to undo them).
 func (r *ExperimentReconciler) faultsLeft(ctx context.Context, x *serdebenchv1.SerializationExperiment, trialName string) (int, error) {
+	sel := client.MatchingLabels{build.LabelExperiment: build.TrialLabels(x, trial.Trial{})[build.LabelExperiment], build.LabelRole: build.RoleFault}
+	if trialName != "" {
+		sel[build.LabelTrial] = trialName
+	}
 	n := 0
 	for _, gvk := range chaosKinds {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{build.LabelTrial: trialName, build.LabelRole: build.RoleFault})
+		err := r.List(ctx, list, client.InNamespace(x.Namespace), sel)
 		if meta.IsNoMatchError(err) {
 			continue
 		}
@@ -433,7 +437,7 @@ func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdeben
 		source := o.GetNamespace() + "/" + o.GetName()
 		clean := true
 		for _, id := range p.Pending {
-			done, err := r.withdrawRules(ctx, id, source)
+			done, err := r.withdrawRules(ctx, o, id, source)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -458,8 +462,11 @@ func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdeben
 }
 
 // withdrawRules takes source's rules out of the PodNetworkChaos of pod id
-// (namespace/name); done once none is left.
-func (r *ExperimentReconciler) withdrawRules(ctx context.Context, id, source string) (bool, error) {
+// (namespace/name); done once none is left. Rules chaos-daemon has already
+// applied (the PodNetworkChaos synced at or past the generation o committed, with
+// no failure) are left to Chaos Mesh, which now sees them applied and undoes them:
+// never done.
+func (r *ExperimentReconciler) withdrawRules(ctx context.Context, o *unstructured.Unstructured, id, source string) (bool, error) {
 	ns, name, _ := strings.Cut(id, "/")
 	pnc := &unstructured.Unstructured{}
 	pnc.SetGroupVersionKind(chaos.PodNetworkChaosKind)
@@ -467,6 +474,9 @@ func (r *ExperimentReconciler) withdrawRules(ctx context.Context, id, source str
 		return true, nil // the pod is gone, and its PodNetworkChaos with it
 	} else if err != nil {
 		return false, fmt.Errorf("get PodNetworkChaos %s: %w", id, err)
+	}
+	if chaos.Synced(o, pnc, id) {
+		return false, nil
 	}
 	if !chaos.WithdrawRules(pnc, source) {
 		return true, nil

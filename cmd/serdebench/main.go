@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -112,13 +111,8 @@ func runCmd() *cobra.Command {
 			})()
 			brokers := strings.Split(bootstrapFor(bootstrap, x.Spec.Kafka.BootstrapServers), ",")
 			if faults != nil && faults.Broker != nil {
-				// The script must act on the broker the trials use, not another one.
-				addr, err := faults.Broker.Bootstrap(ctx)
-				if err != nil {
+				if err := faults.Broker.Serves(ctx, brokers); err != nil {
 					return fmt.Errorf("spec.faults: --fault-broker-script: %w", err)
-				}
-				if !slices.Contains(brokers, addr) {
-					return fmt.Errorf("spec.faults: --fault-broker-script acts on the broker at %s, which is not among the bootstrap servers %v", addr, brokers)
 				}
 			}
 			sec := kafkaconn.Security{TLS: useTLS, InsecureSkipVerify: tlsInsecure, SASLMechanism: saslMechanism,

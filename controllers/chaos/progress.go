@@ -46,10 +46,11 @@ type Progress struct {
 	// Stopping says Chaos Mesh has seen the object's deletion (its desired phase
 	// is Stop): no apply of its is in flight, and it starts none.
 	Stopping bool
-	// Untouched says every record is "Not Injected" or, for a NetworkChaos,
-	// "Not Injected/Wait", and none was ever applied. Pending are the waiting
-	// ones: Chaos Mesh wrote their rules into the pod's PodNetworkChaos (its
-	// desired state for chaos-daemon) and waits for the daemon to apply them.
+	// Untouched says every record is "Not Injected" (never applied, or undone:
+	// what Chaos Mesh's own finalizer step waits for) or, for a NetworkChaos,
+	// "Not Injected/Wait". Pending are the waiting ones: Chaos Mesh wrote their
+	// rules into the pod's PodNetworkChaos (its desired state for chaos-daemon)
+	// and waits for the daemon to apply them.
 	Untouched bool
 	Pending   []string
 }
@@ -128,7 +129,6 @@ func Read(obj *unstructured.Unstructured) Progress {
 			p.RecoverFailure = fmt.Sprintf("%s: %s", id, msg)
 		}
 	}
-	p.Untouched = p.Untouched && !p.Applied
 	if !p.Injected {
 		p.InjectedAt = time.Time{}
 	}
@@ -195,4 +195,18 @@ func WithdrawRules(pnc *unstructured.Unstructured, source string) bool {
 		}
 	}
 	return changed
+}
+
+// Synced says chaos-daemon has applied what o (a NetworkChaos) committed to pod
+// id's PodNetworkChaos: the PodNetworkChaos's observed generation has reached the
+// one o recorded for the pod (status.instances), with no failure: the test
+// Chaos Mesh's own wait makes before it calls a record injected.
+func Synced(o, pnc *unstructured.Unstructured, id string) bool {
+	want, found, _ := unstructured.NestedFieldNoCopy(o.Object, "status", "instances", id)
+	if !found {
+		return false
+	}
+	observed, _, _ := unstructured.NestedFieldNoCopy(pnc.Object, "status", "observedGeneration")
+	failed, _, _ := unstructured.NestedString(pnc.Object, "status", "failedMessage")
+	return failed == "" && count(observed) >= count(want) && count(want) > 0
 }

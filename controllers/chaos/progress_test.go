@@ -39,7 +39,7 @@ func TestRead(t *testing.T) {
 			ApplyFailure: "kafka/my-cluster-broker-1: rpc error: code = Unknown desc = error code: Error: Specified qdisc kind is unknown."},
 		"injected": {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:03Z"), Targets: brokers, Applied: true},
 		// Applied and undone between two reads: still applied, at its time.
-		"recovered": {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:03Z"), Recovered: true, RecoveredAt: at("2026-11-24T10:00:33Z") /* recorded 10:00:32, rounded up to the end of that second */, Targets: brokers, Applied: true, Stopping: true},
+		"recovered": {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:03Z"), Recovered: true, RecoveredAt: at("2026-11-24T10:00:33Z") /* recorded 10:00:32, rounded up to the end of that second */, Targets: brokers, Applied: true, Stopping: true, Untouched: true},
 		"killed":    {Selected: true, Injected: true, InjectedAt: at("2026-11-24T10:00:20Z"), Targets: []string{"kafka/my-cluster-broker-2"}, Applied: true},
 		// Never applied anywhere, but its rules wait in the pod's PodNetworkChaos:
 		// pending, not nothing.
@@ -80,5 +80,29 @@ func TestWithdrawRules(t *testing.T) {
 	}
 	if WithdrawRules(pnc, "ns/mine") {
 		t.Fatal("withdrawn twice")
+	}
+}
+
+// TestSynced: rules chaos-daemon applied (the PodNetworkChaos observed the
+// generation the NetworkChaos committed, without failure) are Chaos Mesh's to undo.
+func TestSynced(t *testing.T) {
+	nc := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"instances": map[string]any{"kafka/kafka-0": int64(3)}}}}
+	pnc := func(observed int64, failed string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"observedGeneration": observed, "failedMessage": failed}}}
+	}
+	for _, c := range []struct {
+		pnc  *unstructured.Unstructured
+		id   string
+		want bool
+	}{
+		{pnc(3, ""), "kafka/kafka-0", true},
+		{pnc(4, ""), "kafka/kafka-0", true},
+		{pnc(2, ""), "kafka/kafka-0", false},
+		{pnc(3, "cannot find daemonIP on node vm"), "kafka/kafka-0", false},
+		{pnc(3, ""), "kafka/kafka-1", false},
+	} {
+		if got := Synced(nc, c.pnc, c.id); got != c.want {
+			t.Errorf("%v %s: %v, want %v", c.pnc.Object, c.id, got, c.want)
+		}
 	}
 }

@@ -169,7 +169,7 @@ kill_broker() {
 kafka_version() { echo "$KAFKA_VERSION"; }
 
 status() {
-  if running; then echo "running pid=$(cat "$pidfile") bootstrap=$KAFKA_HOST:$KAFKA_PORT version=$KAFKA_VERSION"
+  if running; then echo "running pid=$(cat "$pidfile") bootstrap=$KAFKA_HOST:$KAFKA_PORT listeners=$KAFKA_HOST:$KAFKA_PORT,$KAFKA_HOST:$KAFKA_SASL_PORT,$KAFKA_HOST:$KAFKA_SSL_PORT version=$KAFKA_VERSION"
   else echo "stopped"; return 3; fi
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,20 +24,46 @@ type BrokerScript struct {
 	Timeout time.Duration
 }
 
-// Bootstrap is the running broker's address as its script's status names it
-// (kafka.sh: "running pid=… bootstrap=HOST:PORT …"); an error if it is not running
-// or the status names none.
-func (b *BrokerScript) Bootstrap(ctx context.Context) (string, error) {
+// Addresses are the running broker's client addresses as its script's status
+// names them (kafka.sh: "running pid=… bootstrap=HOST:PORT listeners=A,B,C …"),
+// 127.0.0.1 also as localhost; an error if it is not running or names none.
+func (b *BrokerScript) Addresses(ctx context.Context) ([]string, error) {
 	out, err := b.output(ctx, "status")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
+	var addrs []string
 	for _, f := range strings.Fields(out) {
-		if addr, ok := strings.CutPrefix(f, "bootstrap="); ok {
-			return addr, nil
+		k, v, _ := strings.Cut(f, "=")
+		if k != "bootstrap" && k != "listeners" {
+			continue
+		}
+		for _, a := range strings.Split(v, ",") {
+			addrs = append(addrs, a)
+			if port, ok := strings.CutPrefix(a, "127.0.0.1:"); ok {
+				addrs = append(addrs, "localhost:"+port)
+			}
 		}
 	}
-	return "", fmt.Errorf("%s status names no bootstrap=HOST:PORT: %q", b.Path, strings.TrimSpace(out))
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("%s status names no bootstrap=HOST:PORT: %q", b.Path, strings.TrimSpace(out))
+	}
+	return addrs, nil
+}
+
+// Serves fails unless the broker is running and one of its addresses is among
+// brokers: the script acts on the broker the trials use, not another one.
+func (b *BrokerScript) Serves(ctx context.Context, brokers []string) error {
+	addrs, err := b.Addresses(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if slices.Contains(brokers, a) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s acts on the broker at %v, which is not among the bootstrap servers %v", b.Path, addrs, brokers)
 }
 
 // Kill ends the broker's process at once, as a pod kill does.

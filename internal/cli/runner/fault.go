@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -162,16 +161,12 @@ func (r *faultRun) runBroker(ctx context.Context) {
 		r.err = &TrialError{Trial: r.t.Name, Reason: reason, Err: fmt.Errorf("fault %s: "+format, append([]any{r.t.Fault.Name}, args...)...)}
 	}
 	b := r.f.Broker
-	addr, err := b.Bootstrap(ctx)
-	if err != nil {
-		fail(protocol.ReasonFaultNotInjected, "the broker is not running, so nothing was killed: %w", err)
-		return
-	}
-	if !slices.Contains(r.brokers, addr) {
-		fail(protocol.ReasonFaultNotInjected, "the script's broker is %s, not one of the trial's %v: nothing was killed", addr, r.brokers)
+	if err := b.Serves(ctx, r.brokers); err != nil {
+		fail(protocol.ReasonFaultNotInjected, "nothing was killed: %w", err)
 		return
 	}
 	failure := r.t.Fault.Pod.Action == trial.PodFailure
+	var err error
 	// Once begun, a stop or kill runs to its end (bounded by the script's
 	// timeout) and the broker is started again, whatever ends the trial: a run
 	// leaves the broker as it found it.
