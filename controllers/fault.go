@@ -236,7 +236,7 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 // faultsLeft counts the trial's fault objects that still exist (deleted ones wait
 // for Chaos Mesh's finalizer to undo them).
 func (r *ExperimentReconciler) faultsLeft(ctx context.Context, x *serdebenchv1.SerializationExperiment, trialName string) (int, error) {
-	sel := client.MatchingLabels{build.LabelExperiment: build.TrialLabels(x, trial.Trial{})[build.LabelExperiment], build.LabelRole: build.RoleFault}
+	sel := faultLabels(x)
 	if trialName != "" {
 		sel[build.LabelTrial] = trialName
 	}
@@ -244,7 +244,7 @@ func (r *ExperimentReconciler) faultsLeft(ctx context.Context, x *serdebenchv1.S
 	for _, gvk := range chaosKinds {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		err := r.List(ctx, list, client.InNamespace(x.Namespace), sel)
+		err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels(sel))
 		if meta.IsNoMatchError(err) {
 			continue
 		}
@@ -412,8 +412,8 @@ const windowLogBytes = 256 << 10
 var errNoWindow = errors.New("no measured window")
 
 // releaseUnapplied removes Chaos Mesh's finalizer from the deleted fault objects
-// it never applied to any pod, once it has seen their deletion (so no apply of
-// theirs is in flight): a NetworkChaos whose chaos-daemon cannot be reached retries
+// in effect on no pod (never applied, or undone), once it has seen their deletion
+// (so no apply of theirs is in flight): a NetworkChaos whose chaos-daemon cannot be reached retries
 // on every pass and never gets to its finalizer step (nor to the cleanFinalizer
 // annotation's), so it would stay forever. Its rules are already in the pods'
 // PodNetworkChaos, Chaos Mesh's desired state for the daemon: they are taken out
@@ -452,9 +452,9 @@ func (r *ExperimentReconciler) releaseUnapplied(ctx context.Context, x *serdeben
 		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
 			// Gone, or changed since it was read: the next pass looks again.
 		case err != nil:
-			errs = append(errs, fmt.Errorf("release %s %s (never applied): %w", gvk.Kind, o.GetName(), err))
+			errs = append(errs, fmt.Errorf("release %s %s (in effect on no pod): %w", gvk.Kind, o.GetName(), err))
 		default:
-			r.event(x, corev1.EventTypeNormal, "FaultReleased", "%s %s: Chaos Mesh never applied it to any pod (%d pending rules withdrawn); its finalizer removed so that it goes",
+			r.event(x, corev1.EventTypeNormal, "FaultReleased", "%s %s: in effect on no pod (%d pending rules withdrawn); its finalizer removed so that it goes",
 				gvk.Kind, o.GetName(), len(p.Pending))
 		}
 	}
@@ -489,10 +489,15 @@ func (r *ExperimentReconciler) withdrawRules(ctx context.Context, o *unstructure
 	return true, nil
 }
 
+// faultLabels select every fault object of the experiment.
+func faultLabels(x *serdebenchv1.SerializationExperiment) labels.Set {
+	return labels.Set{build.LabelExperiment: build.TrialLabels(x, trial.Trial{})[build.LabelExperiment], build.LabelRole: build.RoleFault}
+}
+
 // deleteFaults deletes the experiment's fault objects with the given labels, of
 // every Chaos Mesh kind the API server serves.
 func (r *ExperimentReconciler) deleteFaults(ctx context.Context, x *serdebenchv1.SerializationExperiment, set labels.Set) error {
-	sel := labels.Set{build.LabelExperiment: build.TrialLabels(x, trial.Trial{})[build.LabelExperiment], build.LabelRole: build.RoleFault}
+	sel := faultLabels(x)
 	for k, v := range set {
 		sel[k] = v
 	}
