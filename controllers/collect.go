@@ -24,6 +24,7 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers/promquery"
 	"github.com/serdebench/serdebench/internal/names"
+	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -286,6 +287,7 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 		res.Trials = append(res.Trials, tr)
 	}
 	res.Summary = build.Summary(res.Trials)
+	res.Statistics = report.Statistics(report.ResultRows(res))
 	if create {
 		err = r.Create(ctx, res)
 	} else {

@@ -149,7 +149,10 @@ func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res
 		tc := serdebenchv1.TrialComparison{Name: t.Name, BaselineRuns: int32(t.Baselines), Regressed: t.Regressed}
 		for _, m := range t.Metrics {
 			tc.Metrics = append(tc.Metrics, serdebenchv1.MetricComparison{Name: m.Name, Unit: m.Unit, Baseline: dec(m.Baseline),
-				BaselineMin: dec(m.Min), BaselineMax: dec(m.Max), Candidate: dec(m.Candidate), ChangePercent: dec(m.ChangePercent), Regressed: m.Regressed})
+				BaselineMin: dec(m.Min), BaselineMax: dec(m.Max), BaselineLow: dec(m.BaselineLow), BaselineHigh: dec(m.BaselineHigh),
+				Candidate: dec(m.Candidate), CandidateLow: dec(m.CandidateLow), CandidateHigh: dec(m.CandidateHigh),
+				ChangePercent: dec(m.ChangePercent), ChangeLowPercent: dec(m.ChangeLowPercent), ChangeHighPercent: dec(m.ChangeHighPercent),
+				PValue: strconv.FormatFloat(m.P, 'f', 4, 64), Significant: m.Significant, Regressed: m.Regressed})
 		}
 		out.Trials = append(out.Trials, tc)
 	}

@@ -35,11 +35,17 @@ type ConsumerSettings struct {
 
 // Trial is one run: a codec and payload size under one set of producer settings.
 type Trial struct {
-	// Index is the trial's position in the plan, from 0.
+	// Index is the trial's position in the plan, from 0: the order trials run in.
 	Index int `json:"index"`
 	// Name is short, unique within the experiment and usable in Kafka topic and
 	// Kubernetes object names.
 	Name string `json:"name"`
+	// Config names what the repetitions of one trial share: its name without the
+	// repetition's suffix (-r<n>); equal to Name when the spec asks for one.
+	Config string `json:"config,omitempty"`
+	// Repetition is which repetition of its Config the trial is, from 1 (0: the
+	// spec asks for one).
+	Repetition int32 `json:"repetition,omitempty"`
 	// Codec encodes the records.
 	Codec Codec `json:"codec"`
 	// Schema is the built-in payload schema (empty with Source).

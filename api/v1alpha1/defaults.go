@@ -11,7 +11,9 @@ const (
 	DefaultReplicas   int32 = 1
 	DefaultSeed       int64 = 1
 	DefaultPoolSize   int32 = 1024
-	DefaultRetries    int32 = 1
+	// DefaultRepetitions is how many times each trial runs.
+	DefaultRepetitions int32 = 1
+	DefaultRetries     int32 = 1
 	// Payload source ConfigMap keys (SourceConfigMap).
 	DefaultSourceSchemaKey  = "schema"
 	DefaultSourceSamplesKey = "samples.jsonl"
@@ -59,6 +61,9 @@ func (s *ExperimentSpec) Default() {
 	}
 	if s.PoolSize == 0 {
 		s.PoolSize = DefaultPoolSize
+	}
+	if s.Repetitions == 0 {
+		s.Repetitions = DefaultRepetitions
 	}
 	if f := s.Faults; f != nil {
 		if f.Baseline == nil {

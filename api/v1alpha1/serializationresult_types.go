@@ -33,9 +33,16 @@ type SerializationResult struct {
 	// +optional
 	Summary ResultSummary `json:"summary,omitempty"`
 
-	// Trials are the measured trials, in plan order.
+	// Trials are the measured trials, in the order they ran; with repetitions
+	// each repetition is one (name <trial>-r<k>).
 	// +optional
 	Trials []TrialResult `json:"trials,omitempty"`
+
+	// Statistics are the repeated trials' figures over their repetitions
+	// (spec.repetitions above 1): each the median, a confidence interval of it and
+	// the mean (docs/measurement.md).
+	// +optional
+	Statistics []TrialStatistics `json:"statistics,omitempty"`
 
 	// Comparison is this run against its schedule's baseline; only results of
 	// scheduled runs that had a baseline have one.
@@ -86,18 +93,43 @@ type MetricComparison struct {
 	Name string `json:"name"`
 	// Unit of the values: records/s, µs or µs/record.
 	Unit string `json:"unit"`
-	// Baseline is the median of the baseline runs.
+	// Baseline is the median of the baseline runs' values (every repetition of
+	// every baseline run).
 	Baseline string `json:"baseline"`
-	// BaselineMin is the lowest baseline run's value.
+	// BaselineMin is the lowest baseline value.
 	BaselineMin string `json:"baselineMin"`
-	// BaselineMax is the highest baseline run's value.
+	// BaselineMax is the highest baseline value.
 	BaselineMax string `json:"baselineMax"`
-	// Candidate is this run's value.
+	// BaselineLow and BaselineHigh bound the baseline median's confidence
+	// interval (the values' range below 6 of them).
+	// +optional
+	BaselineLow string `json:"baselineLow,omitempty"`
+	// +optional
+	BaselineHigh string `json:"baselineHigh,omitempty"`
+	// Candidate is this run's value: the median of its repetitions.
 	Candidate string `json:"candidate"`
+	// CandidateLow and CandidateHigh bound its confidence interval.
+	// +optional
+	CandidateLow string `json:"candidateLow,omitempty"`
+	// +optional
+	CandidateHigh string `json:"candidateHigh,omitempty"`
 	// ChangePercent is the candidate's change from the baseline.
 	ChangePercent string `json:"changePercent"`
-	// Regressed says the change is worse than the threshold and beyond every baseline
-	// run.
+	// ChangeLowPercent and ChangeHighPercent bound the change's confidence
+	// interval (the Hodges-Lehmann shift over the baseline).
+	// +optional
+	ChangeLowPercent string `json:"changeLowPercent,omitempty"`
+	// +optional
+	ChangeHighPercent string `json:"changeHighPercent,omitempty"`
+	// PValue is the Mann-Whitney U test's: the chance of a difference at least
+	// this large between runs of the same distribution.
+	// +optional
+	PValue string `json:"pValue,omitempty"`
+	// Significant says PValue is below 0.05.
+	// +optional
+	Significant bool `json:"significant,omitempty"`
+	// Regressed says the change is worse than the threshold and the candidate's
+	// interval lies beyond the baseline's, on the worse side.
 	Regressed bool `json:"regressed"`
 }
 
@@ -159,10 +191,47 @@ type ResultSummary struct {
 	DuplicatedRecords int64 `json:"duplicatedRecords"`
 }
 
+// TrialStatistics are one trial's figures over its repetitions.
+type TrialStatistics struct {
+	// Name is the trial's: its repetitions' names without -r<k>.
+	Name string `json:"name"`
+	// Runs are the repetitions measured (trial names), in repetition order.
+	Runs []string `json:"runs"`
+	// Metrics are the figures, each named by the trial result's field it sums up.
+	Metrics []MetricEstimate `json:"metrics"`
+}
+
+// MetricEstimate is one figure over a trial's repetitions, as integers in Unit.
+type MetricEstimate struct {
+	// Name is the trial result's field, e.g. recordsPerSecond or
+	// endToEndMicros.p99.
+	Name string `json:"name"`
+	// Unit of every value.
+	Unit string `json:"unit"`
+	// Values are the repetitions' values, in Runs' order.
+	Values []int64 `json:"values"`
+	// Median of the values: the figure the table shows. Counts of records lost,
+	// duplicated or failed are shown as their total instead.
+	Median int64 `json:"median"`
+	// Mean of the values.
+	Mean int64 `json:"mean"`
+	// Low and High bound the median's confidence interval: order statistics of
+	// the values, valid whatever their distribution.
+	Low  int64 `json:"low"`
+	High int64 `json:"high"`
+	// ConfidencePermille is the interval's confidence: 950 or more from 6
+	// repetitions; fewer reach only their range's (750 with 3, 875 with 4, 937
+	// with 5).
+	ConfidencePermille int32 `json:"confidencePermille"`
+}
+
 // LatencyMicros are percentiles of a merged latency histogram, in microseconds.
 type LatencyMicros struct {
 	// Count of recorded values.
 	Count int64 `json:"count"`
+	// Mean of the recorded values.
+	// +optional
+	Mean int64 `json:"mean,omitempty"`
 	// P50 is the median.
 	P50 int64 `json:"p50"`
 	// P75 is the 75th percentile.
@@ -188,6 +257,12 @@ type LatencyMicros struct {
 type TrialResult struct {
 	// Name of the trial.
 	Name string `json:"name"`
+	// Config is the name its repetitions share (spec.repetitions above 1).
+	// +optional
+	Config string `json:"config,omitempty"`
+	// Repetition is which repetition it is, from 1 (spec.repetitions above 1).
+	// +optional
+	Repetition int32 `json:"repetition,omitempty"`
 	// Codec of the trial.
 	Codec trial.Codec `json:"codec"`
 	// Schema of the payload.

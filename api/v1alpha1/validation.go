@@ -9,9 +9,9 @@ const (
 	MaxSizeBytes = 1 << 20
 )
 
-// TrialCount is the number of trials the spec expands into.
+// TrialCount is the number of trials the spec expands into, repetitions included.
 func (s *ExperimentSpec) TrialCount() int {
-	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps()) * s.Faults.Count()
+	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps()) * s.Faults.Count() * max(1, int(s.Repetitions))
 }
 
 // MaxTrials is how many trials the spec may expand into: fewer with faults, whose

@@ -26,9 +26,12 @@ func compareCmd() *cobra.Command {
 		Use:   "compare BASELINE... CANDIDATE",
 		Short: "Compare a run with one or more baseline runs, trial by trial; exit 3 on a regression",
 		Long: "Each argument is a `serdebench run -o json` report, a SerializationResult file (YAML or JSON), or the name " +
-			"of a SerializationResult in the cluster (--kubeconfig, -n). Trials match by codec, schema, size and settings. " +
-			"A metric regresses when it is worse than the median of the baselines by more than its threshold and worse " +
-			"than every baseline run, so one noisy run is not an alert.",
+			"of a SerializationResult in the cluster (--kubeconfig, -n). Trials match by codec, schema, size and settings; " +
+			"a trial's repetitions (spec.repetitions) are its values and every figure is their median. DIFF says whether the " +
+			"change is significant (Mann-Whitney U test, p < 0.05: needs 4 repetitions on each side; ~ where it is not), " +
+			"with the change's 95 % interval. A metric regresses when it is worse than the baselines' median by more than " +
+			"its threshold and its interval lies beyond the baseline's (with single runs: worse than every baseline run), " +
+			"so noise is not an alert.",
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "table" && output != "json" {
@@ -72,19 +75,26 @@ func compareCmd() *cobra.Command {
 
 func compareTable(w io.Writer, res compare.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TRIAL\tMETRIC\tUNIT\tBASELINE\tMIN\tMAX\tCANDIDATE\tCHANGE %\t\t")
+	fmt.Fprintln(tw, "TRIAL\tRUNS\tMETRIC\tUNIT\tBASELINE\tBASELINE CI\tCANDIDATE\tCANDIDATE CI\tCHANGE %\tCHANGE CI %\tp\tDIFF\t\t")
 	for _, t := range res.Trials {
 		for _, m := range t.Metrics {
-			flag := ""
+			flag, diff := "", "~"
 			if m.Regressed {
 				flag = "REGRESSED"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%+.1f\t%s\t\n", t.Name, m.Name, m.Unit, m.Baseline, m.Min, m.Max, m.Candidate, m.ChangePercent, flag)
+			if m.Significant {
+				diff = "different"
+			}
+			fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%.2f\t%.2f–%.2f\t%.2f\t%.2f–%.2f\t%+.1f\t%+.1f…%+.1f\t%.3f\t%s\t%s\t\n", t.Name,
+				t.BaselineValues, t.Repetitions, m.Name, m.Unit, m.Baseline, m.BaselineLow, m.BaselineHigh, m.Candidate, m.CandidateLow,
+				m.CandidateHigh, m.ChangePercent, m.ChangeLowPercent, m.ChangeHighPercent, m.P, diff, flag)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "RUNS: baseline values (every repetition of every baseline run) / candidate repetitions. CI: the median's interval (the range below 6 values);")
+	fmt.Fprintln(w, "CHANGE CI: the change's (Hodges-Lehmann shift over the baseline median). DIFF: different where the Mann-Whitney U test gives p < 0.05, else ~.")
 	for _, u := range res.Unmatched {
 		fmt.Fprintf(w, "not in any baseline: %s\n", u)
 	}

@@ -157,7 +157,7 @@ func runCmd() *cobra.Command {
 			var werr error
 			switch output {
 			case "json":
-				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results})
+				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results, Statistics: report.Statistics(report.LocalRows(results))})
 			case "csv":
 				werr = report.CSV(out, report.LocalRows(results))
 			default:

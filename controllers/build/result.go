@@ -1,6 +1,8 @@
 package build
 
 import (
+	"math"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -28,7 +30,8 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 		size = int32(m.PayloadBytesPerRecord + 0.5) // the user's records: their mean JSON size
 	}
 	res := serdebenchv1.TrialResult{
-		Name: t.Name, Codec: t.Codec, Schema: t.PayloadSchema(), SizeBytes: size,
+		Name: t.Name, Codec: t.Codec,
+		Config: repeated(t, t.Config), Repetition: t.Repetition, Schema: t.PayloadSchema(), SizeBytes: size,
 		Settings:       t.Settings,
 		ClientSettings: m.ClientSettings,
 		Producers:      int32(m.Producers), Consumers: int32(m.Consumers),
@@ -122,7 +125,7 @@ func phases(p *summary.Phases) *serdebenchv1.FaultPhases {
 
 // latency converts merged percentiles into the API's.
 func latency(p summary.Percentiles) serdebenchv1.LatencyMicros {
-	return serdebenchv1.LatencyMicros{Count: p.Count, P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
+	return serdebenchv1.LatencyMicros{Count: p.Count, Mean: int64(math.Round(p.Mean)), P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
 		P9999: p.P9999, Max: p.Max}
 }
 
@@ -137,4 +140,13 @@ func Summary(trials []serdebenchv1.TrialResult) serdebenchv1.ResultSummary {
 		}
 	}
 	return s
+}
+
+// repeated is v for a repeated trial, empty otherwise (the result says Config only
+// when it differs from Name).
+func repeated(t trial.Trial, v string) string {
+	if t.Repetition == 0 {
+		return ""
+	}
+	return v
 }

@@ -1,15 +1,17 @@
 // Package compare matches the trials of a candidate run with those of baseline runs
 // and flags regressions: a metric worse than the baseline by more than its threshold
-// and outside the spread of the baseline runs, so that one noisy run is not an alert
-// (serdebench compare, and the SerializationSchedule's comparison).
+// (the smallest change worth an alert) whose interval lies outside the baseline's,
+// so that noise is not an alert (serdebench compare, and the SerializationSchedule's
+// comparison). Repetitions of a trial, in the candidate or the baselines, are its
+// values; every figure is their median.
 package compare
 
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
 )
 
 // Thresholds are the relative changes that count as a regression, in percent.
@@ -31,25 +33,46 @@ type Metric struct {
 	// Name and Unit say what was compared.
 	Name string `json:"name"`
 	Unit string `json:"unit"`
-	// Baseline is the median of the baseline runs, Min and Max their spread.
-	Baseline float64 `json:"baseline"`
-	Min      float64 `json:"min"`
-	Max      float64 `json:"max"`
-	// Candidate is the compared run's value; ChangePercent its change from Baseline.
+	// Baseline is the median of the baseline values (every repetition of every
+	// baseline run), Min and Max their spread, Low and High the median's
+	// confidence interval (the range below 6 values).
+	Baseline     float64 `json:"baseline"`
+	Min          float64 `json:"min"`
+	Max          float64 `json:"max"`
+	BaselineLow  float64 `json:"baselineLow"`
+	BaselineHigh float64 `json:"baselineHigh"`
+	// Candidate is the compared run's median over its repetitions, with its
+	// interval.
 	Candidate     float64 `json:"candidate"`
-	ChangePercent float64 `json:"changePercent"`
-	// Regressed says the change is worse than the threshold and outside the spread.
+	CandidateLow  float64 `json:"candidateLow"`
+	CandidateHigh float64 `json:"candidateHigh"`
+	// ChangePercent is Candidate's change from Baseline; ChangeLowPercent and
+	// ChangeHighPercent bound the change (the Hodges-Lehmann shift's interval over
+	// Baseline) at ChangeConfidence.
+	ChangePercent     float64 `json:"changePercent"`
+	ChangeLowPercent  float64 `json:"changeLowPercent"`
+	ChangeHighPercent float64 `json:"changeHighPercent"`
+	ChangeConfidence  float64 `json:"changeConfidence"`
+	// P is the Mann-Whitney U test's p-value; Significant says P < 0.05.
+	P           float64 `json:"p"`
+	Significant bool    `json:"significant"`
+	// Regressed says the change is worse than the threshold and the candidate's
+	// interval lies beyond the baseline's, on the worse side.
 	Regressed bool `json:"regressed"`
 }
 
 // Trial is one trial of the candidate against the same trial of the baseline runs.
 type Trial struct {
 	// Key is what matches trials across runs: codec, schema, size and settings.
-	Key       string   `json:"key"`
-	Name      string   `json:"name"`
-	Baselines int      `json:"baselineRuns"`
-	Metrics   []Metric `json:"metrics"`
-	Regressed bool     `json:"regressed"`
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Baselines is how many baseline runs had the trial, BaselineValues how many
+	// repetitions they had in all, Repetitions the candidate's.
+	Baselines      int      `json:"baselineRuns"`
+	BaselineValues int      `json:"baselineValues"`
+	Repetitions    int      `json:"repetitions"`
+	Metrics        []Metric `json:"metrics"`
+	Regressed      bool     `json:"regressed"`
 }
 
 // Result is a candidate run against its baseline runs.
@@ -83,41 +106,46 @@ var metrics = []metric{
 }
 
 // Compare matches each candidate trial with the same trial in the baseline runs and
-// flags regressions.
+// flags regressions. A trial's repetitions (in either) are its values.
 func Compare(baselines [][]report.Row, candidate []report.Row, th Thresholds) Result {
 	byKey := map[string][]report.Row{}
+	runs := map[string]int{}
 	var keys []string
 	for _, run := range baselines {
+		seen := map[string]bool{}
 		for _, r := range run {
-			if byKey[Key(r)] == nil {
-				keys = append(keys, Key(r))
+			k := Key(r)
+			if byKey[k] == nil {
+				keys = append(keys, k)
 			}
-			byKey[Key(r)] = append(byKey[Key(r)], r)
+			byKey[k] = append(byKey[k], r)
+			if !seen[k] {
+				seen[k] = true
+				runs[k]++
+			}
 		}
 	}
+	groups := report.Groups(candidate)
 	inCandidate := map[string]bool{}
-	for _, c := range candidate {
-		inCandidate[Key(c)] = true
+	for _, g := range groups {
+		inCandidate[Key(g[0])] = true
 	}
 	var out Result
 	for _, k := range keys {
 		if !inCandidate[k] {
-			out.Missing = append(out.Missing, byKey[k][0].Name)
+			out.Missing = append(out.Missing, name(byKey[k][0]))
 		}
 	}
-	for _, c := range candidate {
-		base := byKey[Key(c)]
+	for _, g := range groups {
+		k := Key(g[0])
+		base := byKey[k]
 		if len(base) == 0 {
-			out.Unmatched = append(out.Unmatched, c.Name)
+			out.Unmatched = append(out.Unmatched, name(g[0]))
 			continue
 		}
-		t := Trial{Key: Key(c), Name: c.Name, Baselines: len(base)}
+		t := Trial{Key: k, Name: name(g[0]), Baselines: runs[k], BaselineValues: len(base), Repetitions: len(g)}
 		for _, m := range metrics {
-			vals := make([]float64, len(base))
-			for i, b := range base {
-				vals[i] = m.value(b)
-			}
-			mt := judge(m, vals, m.value(c), m.threshold(th))
+			mt := judge(m, values(m, base), values(m, g), m.threshold(th))
 			t.Metrics = append(t.Metrics, mt)
 			t.Regressed = t.Regressed || mt.Regressed
 		}
@@ -127,29 +155,41 @@ func Compare(baselines [][]report.Row, candidate []report.Row, th Thresholds) Re
 	return out
 }
 
-// judge compares a candidate value with the baseline runs' values: the median is the
-// baseline; a regression must exceed the threshold from it and lie beyond the
-// baseline runs' worst value.
-func judge(m metric, vals []float64, candidate, thresholdPercent float64) Metric {
-	sort.Float64s(vals)
-	out := Metric{Name: m.name, Unit: m.unit, Baseline: median(vals), Min: vals[0], Max: vals[len(vals)-1], Candidate: candidate}
-	if out.Baseline != 0 {
-		out.ChangePercent = 100 * (candidate - out.Baseline) / out.Baseline
+// name is what a trial is called across its repetitions.
+func name(r report.Row) string {
+	if r.Config != "" {
+		return r.Config
 	}
-	if m.higherIsBetter {
-		out.Regressed = out.ChangePercent < -thresholdPercent && candidate < out.Min
-	} else {
-		out.Regressed = out.ChangePercent > thresholdPercent && candidate > out.Max
+	return r.Name
+}
+
+func values(m metric, rows []report.Row) []float64 {
+	out := make([]float64, len(rows))
+	for i, r := range rows {
+		out[i] = m.value(r)
 	}
 	return out
 }
 
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
+// judge compares the candidate's values with the baseline's: the medians are the
+// figures; a regression must exceed the threshold from the baseline's median and
+// the candidate's interval must lie beyond the baseline's (with single values and
+// fewer than 6 baseline runs: beyond every baseline run), so noise is not an alert.
+func judge(m metric, base, cand []float64, thresholdPercent float64) Metric {
+	b, c, d := stats.Median(base), stats.Median(cand), stats.Compare(base, cand)
+	lo, hi := slices.Min(base), slices.Max(base)
+	out := Metric{Name: m.name, Unit: m.unit, Baseline: b.Median, Min: lo, Max: hi, BaselineLow: b.Low, BaselineHigh: b.High,
+		Candidate: c.Median, CandidateLow: c.Low, CandidateHigh: c.High, ChangeConfidence: d.Confidence, P: d.P, Significant: d.Significant}
+	if b.Median != 0 {
+		out.ChangePercent = 100 * (c.Median - b.Median) / b.Median
+		out.ChangeLowPercent, out.ChangeHighPercent = 100*d.Low/b.Median, 100*d.High/b.Median
 	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
+	if m.higherIsBetter {
+		out.Regressed = out.ChangePercent < -thresholdPercent && c.High < b.Low
+	} else {
+		out.Regressed = out.ChangePercent > thresholdPercent && c.Low > b.High
+	}
+	return out
 }
 
 // RegressedTrials names the regressed trials and their metrics, for conditions and

@@ -4,16 +4,18 @@ package plan
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 )
 
-// Expand defaults a copy of spec and returns its trials in a stable order: codecs
-// outermost, then sizes, then matrix dimensions in declaration order, then the
-// fault scenarios (the baseline first), so a setting's faulted trials follow its
-// baseline.
+// Expand defaults a copy of spec and returns its trials in the order they run. One
+// repetition is in a stable order: codecs outermost, then sizes, then matrix
+// dimensions in declaration order, then the fault scenarios (the baseline first),
+// so a setting's faulted trials follow its baseline. With repetitions, see
+// Repeat.
 func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 	spec = *spec.DeepCopy()
 	spec.Default()
@@ -90,10 +92,35 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 						t.Fault = &f
 						t.Name += "-" + f.Name
 					}
+					t.Config = t.Name
 					trials = append(trials, t)
 				}
 			}
 		}
 	}
-	return trials, nil
+	return Repeat(trials, spec.Repetitions, *spec.Seed), nil
+}
+
+// Repeat runs every trial n times, interleaved: each round runs every trial once,
+// in an order shuffled by seed (a different one each round), so drift over the
+// experiment (a warming page cache, a neighbour's load, a growing log) spreads
+// over all trials instead of favouring the ones that ran first. Each repetition
+// is a trial of its own, named <config>-r<k>, on its own topic; Index is its
+// position in the run order. One repetition leaves the plan as it is.
+func Repeat(configs []trial.Trial, n int32, seed int64) []trial.Trial {
+	if n <= 1 {
+		return configs
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5e7de)) // #nosec G404 -- an order, not a secret
+	out := make([]trial.Trial, 0, len(configs)*int(n))
+	for k := range n {
+		for _, i := range rng.Perm(len(configs)) {
+			t := configs[i]
+			t.Repetition = k + 1
+			t.Name = fmt.Sprintf("%s-r%d", t.Config, t.Repetition)
+			t.Index = len(out)
+			out = append(out, t)
+		}
+	}
+	return out
 }

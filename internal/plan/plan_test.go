@@ -117,3 +117,62 @@ func TestVariantTrialNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRepetitionsInterleaved: every round runs every trial once, rounds are
+// shuffled differently, the order is the seed's, and every repetition has its own
+// name (hence topic) and position.
+func TestRepetitionsInterleaved(t *testing.T) {
+	s := base()
+	s.Matrix = &v1alpha1.Matrix{LingerMs: []int32{0, 10, 100}}
+	s.Repetitions = 4
+	runs, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs := 2 * 2 * 3
+	if len(runs) != 4*configs || s.TrialCount() != len(runs) {
+		t.Fatalf("%d runs (TrialCount %d), want %d", len(runs), s.TrialCount(), 4*configs)
+	}
+	names := map[string]bool{}
+	var orders []string
+	for k := range 4 {
+		round := runs[k*configs : (k+1)*configs]
+		seen := map[string]bool{}
+		order := ""
+		for i, r := range round {
+			if r.Index != k*configs+i || r.Repetition != int32(k+1) || r.Name != fmt.Sprintf("%s-r%d", r.Config, k+1) {
+				t.Fatalf("run %d: index %d repetition %d name %s config %s", k*configs+i, r.Index, r.Repetition, r.Name, r.Config)
+			}
+			if seen[r.Config] || names[r.Name] {
+				t.Fatalf("round %d runs %s twice", k+1, r.Config)
+			}
+			seen[r.Config], names[r.Name] = true, true
+			order += r.Config + " "
+		}
+		if len(seen) != configs {
+			t.Fatalf("round %d runs %d of %d trials", k+1, len(seen), configs)
+		}
+		orders = append(orders, order)
+	}
+	if orders[0] == orders[1] && orders[1] == orders[2] {
+		t.Errorf("rounds not shuffled: %v", orders)
+	}
+	again, _ := plan.Expand(s)
+	seed := int64(2)
+	s.Seed = &seed
+	other, _ := plan.Expand(s)
+	same, differs := true, false
+	for i := range runs {
+		same = same && again[i].Name == runs[i].Name
+		differs = differs || other[i].Name != runs[i].Name
+	}
+	if !same || !differs {
+		t.Errorf("the order must be the seed's: same seed same order %v, other seed other order %v", same, differs)
+	}
+	// One repetition: the plan as it was, names without a suffix.
+	s.Repetitions = 1
+	one, _ := plan.Expand(s)
+	if len(one) != configs || one[0].Name != one[0].Config || one[0].Repetition != 0 || one[1].Index != 1 {
+		t.Errorf("one repetition: %d trials, first %+v", len(one), one[0])
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/netem"
+	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -41,19 +42,35 @@ type Report struct {
 	Environment Environment   `json:"environment"`
 	Spec        any           `json:"spec"`
 	Trials      []TrialResult `json:"trials"`
+	// Statistics are the repeated trials' figures over their repetitions, as in
+	// a SerializationResult.
+	Statistics []v1alpha1.TrialStatistics `json:"statistics,omitempty"`
 }
 
 var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s", "MB_per_s", "ser_us", "deser_us",
-	"ser_share_pct", "deser_share_pct", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated",
-	"compressed_B", "compress_us", "decompress_us"}
+	"ser_share_pct", "deser_share_pct", "e2e_mean_us", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated",
+	"compressed_B", "compress_us", "decompress_us",
+	"runs", "rec_per_s_lo", "rec_per_s_hi", "e2e_p99_us_lo", "e2e_p99_us_hi", "ci_confidence_pct"}
 
 // Row is one trial of the table, from a local run or from a SerializationResult.
 type Row struct {
-	Name, Codec, Settings                       string
+	// Name is the trial's; Config the name its repetitions share and Repetition
+	// which one it is (0 without repetitions). An aggregated row (Aggregate) is
+	// named by its Config and Runs counts its repetitions.
+	Name, Config, Codec, Settings               string
+	Repetition, Runs                            int
 	SizeBytes                                   int32
 	SerializedBytes, RecordsPerSecond, MBPerSec float64
 	SerMicros, DeserMicros, SerPct, DeserPct    float64
 	P50, P99, P999, Max, Lost, Duplicated       int64
+	// E2EMean is the mean end-to-end latency (µs), AckP50, AckP99 and AckMean the
+	// acknowledgement latency's; Failed the sends that failed.
+	E2EMean, AckMean float64
+	AckP50, AckP99   int64
+	Failed           int64
+	// Estimates are an aggregated row's figures over its repetitions, by metric
+	// name (nil for one run).
+	Estimates map[string]stats.Estimate
 	// CompBytes, CompMicros and DecompMicros are payload compression's mean value
 	// size and times (0 without it).
 	CompBytes, CompMicros, DecompMicros float64
@@ -98,7 +115,9 @@ func LocalRows(trials []TrialResult) []Row {
 		if t.Trial.Source != nil {
 			size = int32(r.PayloadBytesPerRecord + 0.5) // the samples' mean JSON size
 		}
-		rows = append(rows, Row{Name: t.Trial.Name, Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(),
+		rows = append(rows, Row{Name: t.Trial.Name, Config: t.Trial.Config, Repetition: int(t.Trial.Repetition), Runs: 1,
+			Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(),
+			E2EMean: r.EndToEnd.Mean, AckMean: r.Ack.Mean, AckP50: r.Ack.P50, AckP99: r.Ack.P99, Failed: r.Failed,
 			SizeBytes: size, SerializedBytes: r.SerializedBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
 			MBPerSec: r.SerializedMBPerSecond, SerMicros: r.SerializeMicrosPerRecord, DeserMicros: r.DeserializeMicrosPerRecord,
 			SerPct: r.SerializeSharePercent, DeserPct: r.DeserializeSharePercent,
@@ -131,7 +150,10 @@ func LocalRows(trials []TrialResult) []Row {
 func ResultRows(res *v1alpha1.SerializationResult) []Row {
 	rows := make([]Row, 0, len(res.Trials))
 	for _, t := range res.Trials {
-		rows = append(rows, Row{Name: t.Name, Codec: string(t.Codec), Settings: t.Settings.Describe(),
+		rows = append(rows, Row{Name: t.Name, Config: t.Config, Repetition: int(t.Repetition), Runs: 1,
+			Codec: string(t.Codec), Settings: t.Settings.Describe(),
+			E2EMean: float64(t.EndToEndMicros.Mean), AckMean: float64(t.AckMicros.Mean), AckP50: t.AckMicros.P50, AckP99: t.AckMicros.P99,
+			Failed:    t.FailedRecords,
 			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), RecordsPerSecond: float64(t.RecordsPerSecond),
 			MBPerSec: float64(t.SerializedBytesPerSecond) / 1e6, SerMicros: float64(t.SerializeNanosPerRecord) / 1e3,
 			DeserMicros: float64(t.DeserializeNanosPerRecord) / 1e3, SerPct: float64(t.SerializeSharePermille) / 10,
@@ -164,7 +186,8 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 // Columns are the table's column names, units in the names (CSV header and HTML).
 func Columns() []string { return slices.Clone(columns) }
 
-// Cells are the row's values in Columns' order.
+// Cells are the row's values in Columns' order; an aggregated row's intervals
+// are those of its throughput and end-to-end p99 (empty for one run).
 func (r Row) Cells() []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
@@ -172,33 +195,61 @@ func (r Row) Cells() []string {
 	if r.Fault != "" {
 		settings += " fault=" + r.Fault
 	}
-	return []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), settings,
+	cells := []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), settings,
 		f(r.SerializedBytes, 0), f(r.RecordsPerSecond, 0), f(r.MBPerSec, 2),
 		f(r.SerMicros, 2), f(r.DeserMicros, 2), f(r.SerPct, 1), f(r.DeserPct, 1),
-		i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated),
-		f(r.CompBytes, 0), f(r.CompMicros, 2), f(r.DecompMicros, 2)}
+		f(r.E2EMean, 0), i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated),
+		f(r.CompBytes, 0), f(r.CompMicros, 2), f(r.DecompMicros, 2), strconv.Itoa(max(r.Runs, 1))}
+	rps, p99 := r.Estimates["recordsPerSecond"], r.Estimates["endToEndMicros.p99"]
+	if rps.N < 2 {
+		return append(cells, "", "", "", "", "")
+	}
+	return append(cells, f(rps.Low, 0), f(rps.High, 0), f(p99.Low, 0), f(p99.High, 0), f(100*rps.Confidence, 1))
 }
 
-// Table writes one row per trial with units in the headers. The payload compression
-// columns appear when a trial compressed its values.
-func Table(w io.Writer, rows []Row) error {
-	compressed := false
+// Table writes one row per trial with units in the headers: a repeated trial's
+// median over its repetitions, with the intervals of its throughput and p99 and
+// whether its throughput differs from the fastest trial's. The payload
+// compression columns appear when a trial compressed its values.
+func Table(w io.Writer, runs []Row) error {
+	rows := Aggregate(runs)
+	compressed, repeated := false, false
 	for _, r := range rows {
 		compressed = compressed || r.CompBytes > 0
+		repeated = repeated || r.Runs > 1
 	}
-	header := "CODEC\tSIZE B\tSETTINGS\tSER B\tREC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E p50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t"
+	header := "CODEC\tSIZE B\tSETTINGS\tSER B\tREC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E mean µs\tp50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t"
 	if compressed {
 		header += "COMP B\tCOMP µs\tDECOMP µs\t"
+	}
+	if repeated {
+		header += "RUNS\tREC/S CI\tp99 CI µs\tCI %\tvs FASTEST\t"
+	}
+	byConfig := map[string][]Row{}
+	for _, g := range Groups(runs) {
+		byConfig[configOf(g[0])] = g
+	}
+	var fastest []Row
+	if i := Fastest(rows); i >= 0 {
+		fastest = byConfig[rows[i].Name]
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
 		cells := r.Cells()
-		if !compressed {
-			cells = cells[:len(cells)-3]
+		base := cells[:17]
+		if compressed {
+			base = cells[:20]
 		}
-		for _, c := range cells {
+		for _, c := range base {
 			fmt.Fprint(tw, c, "\t")
+		}
+		if repeated {
+			ci := "-\t-\t-\t"
+			if c := cells[20:]; c[1] != "" {
+				ci = fmt.Sprintf("%s–%s\t%s–%s\t%s\t", c[1], c[2], c[3], c[4], c[5])
+			}
+			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, VersusFastest(byConfig[r.Name], fastest))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -210,7 +261,12 @@ func Table(w io.Writer, rows []Row) error {
 	if compressed {
 		fmt.Fprintln(w, "COMP B: mean value size after payload compression, as sent; COMP/DECOMP µs: mean time to compress/decompress one value (not in SER/DESER µs).")
 	}
-	fmt.Fprintln(w, "E2E: receive time minus intended send time (includes serialization, payload compression and batching, not decompression or deserialization), from merged histograms.")
+	fmt.Fprintln(w, "E2E: receive time minus intended send time (includes serialization, payload compression and batching, not decompression or deserialization), from merged histograms; mean beside the percentiles.")
+	if repeated {
+		fmt.Fprintln(w, "Repeated trials: every figure is the median over RUNS repetitions (LOST and DUP their total). CI: the interval that holds the true median with CI % confidence")
+		fmt.Fprintln(w, "(order statistics, no assumption on the distribution; 95 % needs 6 repetitions). vs FASTEST: throughput's change from the fastest trial where a Mann-Whitney U test")
+		fmt.Fprintln(w, "finds it significant (p < 0.05; needs 4 repetitions), ~ where it does not: those trials are not told apart. docs/measurement.md says more.")
+	}
 	for _, r := range rows {
 		if r.Search != "" {
 			fmt.Fprintf(w, "rate search: %s: %s\n", r.Name, r.Search)
@@ -233,6 +289,31 @@ func Table(w io.Writer, rows []Row) error {
 	return nil
 }
 
+// Fastest is the aggregated row of the highest median throughput (-1: none).
+func Fastest(rows []Row) int {
+	best := -1
+	for i, r := range rows {
+		if best < 0 || r.RecordsPerSecond > rows[best].RecordsPerSecond {
+			best = i
+		}
+	}
+	return best
+}
+
+// VersusFastest says whether a trial's throughput differs from the fastest
+// trial's, from their repetitions: its change in percent where the difference is
+// significant, ~ where it is not, "fastest" for the fastest itself.
+func VersusFastest(mine, fastest []Row) string {
+	if configOf(mine[0]) == configOf(fastest[0]) {
+		return "fastest"
+	}
+	c := DifferenceOf(Metrics[0], fastest, mine)
+	if !c.Significant {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f %%", c.Percent)
+}
+
 // CommonWarnings are the warnings every one of several rows has, in the first
 // row's order: said once for the experiment instead of once per trial.
 func CommonWarnings(rows []Row) []string {
@@ -252,8 +333,10 @@ func CommonWarnings(rows []Row) []string {
 	return common
 }
 
-// CSV writes the table's columns as CSV.
-func CSV(w io.Writer, rows []Row) error {
+// CSV writes the table's columns as CSV: one line per trial, repetitions
+// aggregated as in the table.
+func CSV(w io.Writer, runs []Row) error {
+	rows := Aggregate(runs)
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
 		cells[i] = r.Cells()

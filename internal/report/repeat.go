@@ -1,0 +1,216 @@
+package report
+
+import (
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/stats"
+)
+
+// Metric is one figure of a trial that repetitions sum up and comparisons test:
+// one table, read by the table, the result's statistics and compare alike.
+type Metric struct {
+	// Name is the trial result's field (v1alpha1.TrialResult), dotted into its
+	// latency blocks.
+	Name string
+	// Unit of the field: the API's integer unit.
+	Unit string
+	// Lower says lower is better (latency, time per record).
+	Lower bool
+	// Total says the repetitions add up (records lost, duplicated or failed: each
+	// one counts) instead of being summed up by their median.
+	Total bool
+	// scale converts the row's value (the table's unit) to Unit.
+	scale  float64
+	field  func(*Row) *float64
+	ifield func(*Row) *int64
+}
+
+// Of is the row's value in Unit.
+func (m Metric) Of(r Row) float64 {
+	if m.ifield != nil {
+		return float64(*m.ifield(&r))
+	}
+	return *m.field(&r) * m.scale
+}
+
+// set stores v (in Unit) in the row, in the table's unit.
+func (m Metric) set(r *Row, v float64) {
+	if m.ifield != nil {
+		*m.ifield(r) = int64(math.Round(v))
+		return
+	}
+	*m.field(r) = v / m.scale
+}
+
+func fm(name, unit string, lower bool, scale float64, f func(*Row) *float64) Metric {
+	return Metric{Name: name, Unit: unit, Lower: lower, scale: scale, field: f}
+}
+
+func im(name, unit string, lower, total bool, f func(*Row) *int64) Metric {
+	return Metric{Name: name, Unit: unit, Lower: lower, Total: total, ifield: f}
+}
+
+// Metrics are the figures repetitions sum up, in the result's order.
+var Metrics = []Metric{
+	fm("recordsPerSecond", "records/s", false, 1, func(r *Row) *float64 { return &r.RecordsPerSecond }),
+	fm("serializedBytesPerSecond", "B/s", false, 1e6, func(r *Row) *float64 { return &r.MBPerSec }),
+	fm("serializedBytesPerRecord", "B", true, 1, func(r *Row) *float64 { return &r.SerializedBytes }),
+	fm("serializeNanosPerRecord", "ns", true, 1e3, func(r *Row) *float64 { return &r.SerMicros }),
+	fm("deserializeNanosPerRecord", "ns", true, 1e3, func(r *Row) *float64 { return &r.DeserMicros }),
+	fm("serializeSharePermille", "‰", true, 10, func(r *Row) *float64 { return &r.SerPct }),
+	fm("deserializeSharePermille", "‰", true, 10, func(r *Row) *float64 { return &r.DeserPct }),
+	fm("endToEndMicros.mean", "µs", true, 1, func(r *Row) *float64 { return &r.E2EMean }),
+	im("endToEndMicros.p50", "µs", true, false, func(r *Row) *int64 { return &r.P50 }),
+	im("endToEndMicros.p99", "µs", true, false, func(r *Row) *int64 { return &r.P99 }),
+	im("endToEndMicros.p999", "µs", true, false, func(r *Row) *int64 { return &r.P999 }),
+	im("endToEndMicros.max", "µs", true, false, func(r *Row) *int64 { return &r.Max }),
+	fm("ackMicros.mean", "µs", true, 1, func(r *Row) *float64 { return &r.AckMean }),
+	im("ackMicros.p50", "µs", true, false, func(r *Row) *int64 { return &r.AckP50 }),
+	im("ackMicros.p99", "µs", true, false, func(r *Row) *int64 { return &r.AckP99 }),
+	im("lostRecords", "records", true, true, func(r *Row) *int64 { return &r.Lost }),
+	im("duplicatedRecords", "records", true, true, func(r *Row) *int64 { return &r.Duplicated }),
+	im("failedRecords", "records", true, true, func(r *Row) *int64 { return &r.Failed }),
+}
+
+// MetricNamed is the metric of that name.
+func MetricNamed(name string) (Metric, bool) {
+	i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Name == name })
+	if i < 0 {
+		return Metric{}, false
+	}
+	return Metrics[i], true
+}
+
+// configOf is the name a row's repetitions share (older results: its name).
+func configOf(r Row) string {
+	if r.Config != "" {
+		return r.Config
+	}
+	return r.Name
+}
+
+// Groups are the rows by the trial they repeat, in plan order (config names
+// begin with the plan index), each group's rows in repetition order.
+func Groups(rows []Row) [][]Row {
+	by := map[string][]Row{}
+	for _, r := range rows {
+		by[configOf(r)] = append(by[configOf(r)], r)
+	}
+	out := make([][]Row, 0, len(by))
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		g := by[k]
+		slices.SortStableFunc(g, func(a, b Row) int { return a.Repetition - b.Repetition })
+		out = append(out, g)
+	}
+	return out
+}
+
+// Values are a metric's values over rows, in Unit.
+func Values(m Metric, rows []Row) []float64 {
+	out := make([]float64, len(rows))
+	for i, r := range rows {
+		out[i] = m.Of(r)
+	}
+	return out
+}
+
+// Aggregate sums up each trial's repetitions in one row named by the trial: every
+// metric its median (counts of lost, duplicated and failed records their total),
+// with Estimates saying how sure each is. The rest (phases, rate search, settings)
+// is the repetition of median throughput's. Rows without repetitions come back
+// as they are, in plan order.
+func Aggregate(rows []Row) []Row {
+	groups := Groups(rows)
+	out := make([]Row, 0, len(groups))
+	for _, g := range groups {
+		if len(g) == 1 {
+			out = append(out, g[0])
+			continue
+		}
+		rps := Values(Metrics[0], g)
+		mid := stats.Median(rps).Median
+		pick := 0
+		for i, v := range rps {
+			if math.Abs(v-mid) < math.Abs(rps[pick]-mid) {
+				pick = i
+			}
+		}
+		agg := g[pick]
+		agg.Name, agg.Repetition, agg.Runs = configOf(agg), 0, len(g)
+		agg.Estimates = map[string]stats.Estimate{}
+		for _, m := range Metrics {
+			vals := Values(m, g)
+			e := stats.Median(vals)
+			agg.Estimates[m.Name] = e
+			if m.Total {
+				var sum float64
+				for _, v := range vals {
+					sum += v
+				}
+				m.set(&agg, sum)
+			} else {
+				m.set(&agg, e.Median)
+			}
+		}
+		agg.Warnings = nil
+		for _, r := range g {
+			for _, w := range r.Warnings {
+				if !slices.Contains(agg.Warnings, w) {
+					agg.Warnings = append(agg.Warnings, w)
+				}
+			}
+		}
+		out = append(out, agg)
+	}
+	return out
+}
+
+// Statistics are the result's figures of every repeated trial (nil when no trial
+// was repeated).
+func Statistics(rows []Row) []v1alpha1.TrialStatistics {
+	var out []v1alpha1.TrialStatistics
+	for _, g := range Groups(rows) {
+		if len(g) < 2 {
+			continue
+		}
+		ts := v1alpha1.TrialStatistics{Name: configOf(g[0])}
+		for _, r := range g {
+			ts.Runs = append(ts.Runs, r.Name)
+		}
+		for _, m := range Metrics {
+			vals := Values(m, g)
+			e := stats.Median(vals)
+			me := v1alpha1.MetricEstimate{Name: m.Name, Unit: m.Unit, Median: round(e.Median), Mean: round(e.Mean),
+				Low: round(e.Low), High: round(e.High), ConfidencePermille: int32(math.Floor(e.Confidence * 1000))}
+			for _, v := range vals {
+				me.Values = append(me.Values, round(v))
+			}
+			ts.Metrics = append(ts.Metrics, me)
+		}
+		out = append(out, ts)
+	}
+	return out
+}
+
+func round(v float64) int64 { return int64(math.Round(v)) }
+
+// Change is one metric of trial b against trial a over their repetitions.
+type Change struct {
+	stats.Difference
+	// Percent is the shift relative to a's median; LowPercent and HighPercent
+	// bound it.
+	Percent, LowPercent, HighPercent float64
+}
+
+// DifferenceOf tests whether b's repetitions differ from a's in m.
+func DifferenceOf(m Metric, a, b []Row) Change {
+	av := Values(m, a)
+	c := Change{Difference: stats.Compare(av, Values(m, b))}
+	if base := stats.Median(av).Median; base != 0 {
+		c.Percent, c.LowPercent, c.HighPercent = 100*c.Shift/base, 100*c.Low/base, 100*c.High/base
+	}
+	return c
+}
