@@ -78,7 +78,7 @@ func TestRunOutputs(t *testing.T) {
 	}
 
 	table := run("table")
-	if !strings.Contains(table, "E2E p50 µs") || !strings.Contains(table, "protobuf") || !strings.Contains(table, "raw") {
+	if !strings.Contains(table, "E2E mean µs") || !strings.Contains(table, "p50 µs") || !strings.Contains(table, "protobuf") || !strings.Contains(table, "raw") {
 		t.Fatalf("table:\n%s", table)
 	}
 }
