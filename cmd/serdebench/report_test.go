@@ -26,12 +26,14 @@ metadata:
 spec:
   codecs: [json, protobuf, avro]
   payload: {schema: business-record, sizesBytes: [1176, 4096]}
-  records: 6000
+  records: 3000
   warmup: {records: 500}
   poolSize: 32
+  repetitions: 2
 `
 
-// TestReportInChromium runs an experiment twice against the broker, writes the HTML
+// TestReportInChromium runs an experiment (2 repetitions of each trial: error
+// bars) twice against the broker, writes the HTML
 // report of the first run and the comparison of both, and opens each in Debian's
 // headless Chromium: no console errors or exceptions, no request leaves the file (it
 // opens offline), and every chart holds the data points the report computed. A
@@ -66,11 +68,12 @@ func TestReportInChromium(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		runs []string
-		// points per chart: 6 trials, twice for two series per trial, per run.
+		// points per chart: 6 trials of 2 repetitions each, per run: a bar and its
+		// error bar (a line's 6 points: the bar and two caps), or two series.
 		points map[string]int
 	}{
-		{"report", runs[:1], map[string]int{"throughput": 6, "size": 6, "serde-time": 12, "serde-share": 12}},
-		{"comparison", runs, map[string]int{"throughput": 12, "size": 12, "serde-time": 24, "serde-share": 24}},
+		{"report", runs[:1], map[string]int{"throughput": 6 * 7, "size": 6 * 7, "serde-time": 12, "serde-share": 12}},
+		{"comparison", runs, map[string]int{"throughput": 12 * 7, "size": 12 * 7, "serde-time": 24, "serde-share": 24}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			html := filepath.Join(dir, c.name+".html")

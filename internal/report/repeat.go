@@ -139,6 +139,7 @@ func Aggregate(rows []Row) []Row {
 			}
 		}
 		agg := g[pick]
+		agg.Shown = agg.Name
 		agg.Name, agg.Repetition, agg.Runs = configOf(agg), 0, len(g)
 		agg.Estimates = map[string]stats.Estimate{}
 		for _, m := range Metrics {

@@ -69,8 +69,10 @@ type Row struct {
 	AckP50, AckP99   int64
 	Failed           int64
 	// Estimates are an aggregated row's figures over its repetitions, by metric
-	// name (nil for one run).
+	// name (nil for one run); Shown names the repetition whose phases, rate search
+	// and series it carries (the one of median throughput).
 	Estimates map[string]stats.Estimate
+	Shown     string
 	// CompBytes, CompMicros and DecompMicros are payload compression's mean value
 	// size and times (0 without it).
 	CompBytes, CompMicros, DecompMicros float64

@@ -64,11 +64,12 @@ func Charts(runs []Run) []Chart {
 	l := newLabeler(runs)
 	return []Chart{
 		perVariant(runs, l, "throughput", "Throughput per codec and size", "records/s",
-			"Records per second end to end (producers' measured window, warmup excluded); one bar per payload size.",
-			func(r report.Row) float64 { return r.RecordsPerSecond }),
+			"Records per second end to end (producers' measured window, warmup excluded); one bar per payload size. "+
+				"A repeated trial's bar is the median over its repetitions, its error bar the median's confidence interval (the table says at which confidence).",
+			"recordsPerSecond"),
 		perVariant(runs, l, "size", "Serialized size per codec", "bytes/record",
 			"Mean serialized value size, before any payload compression; one bar per payload size.",
-			func(r report.Row) float64 { return r.SerializedBytes }),
+			"serializedBytesPerRecord"),
 		serdeTime(runs, l),
 		serdeShare(runs, l),
 		latency(runs, l),
@@ -88,9 +89,11 @@ func barOption(unit string, cats []string, series []map[string]any) map[string]a
 	}
 }
 
-// perVariant is a bar chart of one metric: codec variants on the axis, a bar per
-// payload size (and run).
-func perVariant(runs []Run, l labeler, id, title, unit, caption string, value func(report.Row) float64) Chart {
+// perVariant is a bar chart of one metric (report.Metrics, in its unit): codec
+// variants on the axis, a bar per payload size (and run), with an error bar where
+// the row is the median of repetitions.
+func perVariant(runs []Run, l labeler, id, title, unit, caption, metric string) Chart {
+	m, _ := report.MetricNamed(metric)
 	var cats []string
 	type key struct {
 		run  int
@@ -98,6 +101,7 @@ func perVariant(runs []Run, l labeler, id, title, unit, caption string, value fu
 	}
 	var keys []key
 	vals := map[key]map[string]float64{}
+	bars := map[key]map[string][2]float64{}
 	for i, r := range runs {
 		for _, row := range r.Rows {
 			v := l.variant(row)
@@ -107,26 +111,63 @@ func perVariant(runs []Run, l labeler, id, title, unit, caption string, value fu
 			k := key{i, row.SizeBytes}
 			if vals[k] == nil {
 				keys = append(keys, k)
-				vals[k] = map[string]float64{}
+				vals[k], bars[k] = map[string]float64{}, map[string][2]float64{}
 			}
-			vals[k][v] = value(row)
+			vals[k][v] = m.Of(row)
+			if lo, hi, ok := interval(row, m); ok {
+				bars[k][v] = [2]float64{lo, hi}
+			}
 		}
 	}
 	points := 0
-	var series []map[string]any
-	for _, k := range keys {
+	var series, errorBars []map[string]any
+	for n, k := range keys {
 		data := make([]any, len(cats))
+		var errs []any
 		for j, c := range cats {
 			if v, ok := vals[k][c]; ok {
 				data[j] = round(v)
 				points++
 			}
+			if b, ok := bars[k][c]; ok {
+				// The bars fill 80 % of a category's band without gaps (barCategoryGap
+				// 20 %, barGap 0): series n of len(keys) is centred at x; on the value
+				// axis laid over the category axis, category j spans j ± 0.5.
+				w := 0.8 / float64(len(keys))
+				x, c := float64(j)-0.4+(float64(n)+0.5)*w, w/4
+				lo, hi := round(b[0]), round(b[1])
+				errs = append(errs, []float64{x, lo}, []float64{x, hi}, nil, []float64{x - c, lo}, []float64{x + c, lo}, nil,
+					[]float64{x - c, hi}, []float64{x + c, hi}, nil)
+				points += 6
+			}
 		}
-		series = append(series, map[string]any{"type": "bar", "name": seriesName(runs, k.run, fmt.Sprintf("%d B", k.size)), "data": data})
+		name := seriesName(runs, k.run, fmt.Sprintf("%d B", k.size))
+		series = append(series, map[string]any{"type": "bar", "name": name, "data": data, "barGap": "0%", "barCategoryGap": "20%"})
+		if len(errs) > 0 {
+			errorBars = append(errorBars, map[string]any{"type": "line", "name": name, "data": errs, "xAxisIndex": 1, "symbol": "none",
+				"connectNulls": false, "silent": true, "z": 10, "lineStyle": map[string]any{"color": "#1f2328", "width": 1.5},
+				"tooltip": map[string]any{"show": false}})
+		}
 	}
-	return Chart{ID: id, Title: title, Caption: caption, Option: barOption(unit, cats, series), Points: points}
+	opt := barOption(unit, cats, append(series, errorBars...))
+	if len(errorBars) > 0 {
+		// A hidden value axis over the category axis places the error bars within
+		// a category's band (ECharts' common bundle has no custom series).
+		opt["xAxis"] = []any{opt["xAxis"], map[string]any{"type": "value", "min": -0.5, "max": float64(len(cats)) - 0.5, "show": false}}
+		// Else the value axis's 0 (the first category's centre) would carry the y axis.
+		opt["yAxis"].(map[string]any)["axisLine"] = map[string]any{"onZero": false}
+	}
+	return Chart{ID: id, Title: title, Caption: caption, Option: opt, Points: points}
 }
 
+// interval is a repeated row's confidence interval of m (ok false for one run).
+func interval(row report.Row, m report.Metric) (lo, hi float64, ok bool) {
+	e, has := row.Estimates[m.Name]
+	if row.Runs < 2 || !has || e.N < 2 {
+		return 0, 0, false
+	}
+	return e.Low, e.High, true
+}
 // trialCats are every trial's label, in run and plan order, without repeats.
 func trialCats(runs []Run, l labeler) []string {
 	var cats []string

@@ -22,7 +22,7 @@ type Run struct {
 	Label string
 	// Environment is what the run records about where it ran, as name/value pairs.
 	Environment [][2]string
-	// Rows are the table's rows, one per trial.
+	// Rows are the table's rows, one per trial (its repetitions summed up).
 	Rows []report.Row
 	// Trials hold each row's distributions and series, in the same order.
 	Trials []Trial
@@ -86,7 +86,8 @@ func curve(vals ...int64) []Percentile {
 
 // FromResult is a SerializationResult as a run.
 func FromResult(res *v1alpha1.SerializationResult) Run {
-	run := Run{Label: res.Name, Rows: report.ResultRows(res)}
+	run := Run{Label: res.Name}
+	rows := report.ResultRows(res)
 	env := res.Environment
 	run.Environment = nonEmpty([][2]string{
 		{"result", res.Name}, {"experiment", res.Experiment.Name}, {"created", res.CreationTimestamp.UTC().Format(time.RFC3339)},
@@ -109,12 +110,31 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 		}
 		run.Trials = append(run.Trials, tr)
 	}
+	return aggregate(run, rows)
+}
+
+// aggregate makes a run's rows one per trial, repetitions summed up
+// (report.Aggregate), each with the series of the repetition it shows.
+func aggregate(run Run, rows []report.Row) Run {
+	byName := map[string]Trial{}
+	for i, r := range rows {
+		byName[r.Name] = run.Trials[i]
+	}
+	run.Rows, run.Trials = report.Aggregate(rows), nil
+	for _, r := range run.Rows {
+		name := r.Name
+		if r.Shown != "" {
+			name = r.Shown
+		}
+		run.Trials = append(run.Trials, byName[name])
+	}
 	return run
 }
 
 // FromLocal is a `serdebench run -o json` report as a run.
 func FromLocal(rep report.Report) Run {
-	run := Run{Label: rep.Experiment, Rows: report.LocalRows(rep.Trials)}
+	run := Run{Label: rep.Experiment}
+	rows := report.LocalRows(rep.Trials)
 	if rep.Environment.StartedAt != "" {
 		run.Label = rep.Experiment + " " + rep.Environment.StartedAt
 	}
@@ -131,7 +151,7 @@ func FromLocal(rep report.Report) Run {
 		}
 		run.Trials = append(run.Trials, localTrial(t.Result, name))
 	}
-	return run
+	return aggregate(run, rows)
 }
 
 // localTrial is a local result's trial; name is its fault's ("" for none).
