@@ -80,3 +80,36 @@ func TestFaultScenariosDoNotMatchTheBaseline(t *testing.T) {
 		t.Fatalf("a faulted trial matched the healthy baseline: %+v", res)
 	}
 }
+
+// reps are repetitions of one trial: rows named <config>-r<k>.
+func reps(codec string, rps ...float64) []report.Row {
+	var out []report.Row
+	for k, v := range rps {
+		r := row(codec, v, 10000, 2)
+		r.Config, r.Repetition = r.Name, k+1
+		r.Name += "-r" + string(rune('1'+k))
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestRepetitionsNeedIntervalsApart: with repetitions, a regression needs the
+// candidate's interval beyond the baseline's. Six noisy repetitions whose median
+// dropped 12 % but whose intervals overlap are not an alert; a 20 % drop whose
+// intervals part is, and the test calls it significant with an interval of the
+// change that covers the drop.
+func TestRepetitionsNeedIntervalsApart(t *testing.T) {
+	base := [][]report.Row{reps("json", 100, 96, 104, 90, 110, 99)}
+	noisy := reps("json", 88, 105, 80, 95, 84, 90)
+	res := Compare(base, noisy, DefaultThresholds)
+	m := res.Trials[0].Metrics[0]
+	if res.Regressed || m.ChangePercent > -10 || res.Trials[0].Repetitions != 6 || res.Trials[0].BaselineValues != 6 || res.Trials[0].Name != "t-json" {
+		t.Fatalf("overlapping intervals flagged: %+v", res)
+	}
+	slow := reps("json", 80, 79, 82, 78, 81, 80)
+	res = Compare(base, slow, DefaultThresholds)
+	m = res.Trials[0].Metrics[0]
+	if !res.Regressed || !m.Significant || m.ChangeLowPercent > -20 || m.ChangeHighPercent < -20 || m.CandidateHigh >= m.BaselineLow {
+		t.Fatalf("20 %% drop: %+v", m)
+	}
+}

@@ -168,6 +168,7 @@ func interval(row report.Row, m report.Metric) (lo, hi float64, ok bool) {
 	}
 	return e.Low, e.High, true
 }
+
 // trialCats are every trial's label, in run and plan order, without repeats.
 func trialCats(runs []Run, l labeler) []string {
 	var cats []string
