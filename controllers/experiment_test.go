@@ -151,6 +151,33 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 	}
 }
 
+// checkStatistics: a result of one trial's two repetitions sums them up in
+// statistics: every metric's values are the repetitions' own, in repetition order,
+// with their median between the interval's bounds.
+func checkStatistics(t *testing.T, res *serdebenchv1.SerializationResult) {
+	t.Helper()
+	if len(res.Statistics) != 1 || len(res.Statistics[0].Runs) != 2 || res.Statistics[0].Name != "t000-protobuf-256b" {
+		t.Fatalf("statistics %+v", res.Statistics)
+	}
+	byName := map[string]serdebenchv1.TrialResult{}
+	for _, tr := range res.Trials {
+		if tr.Config != "t000-protobuf-256b" || tr.Name != fmt.Sprintf("%s-r%d", tr.Config, tr.Repetition) || tr.EndToEndMicros.Mean <= 0 {
+			t.Fatalf("trial %s: config %q repetition %d, e2e mean %d", tr.Name, tr.Config, tr.Repetition, tr.EndToEndMicros.Mean)
+		}
+		byName[tr.Name] = tr
+	}
+	st := res.Statistics[0]
+	rps := st.Metrics[0]
+	if rps.Name != "recordsPerSecond" || len(rps.Values) != 2 || rps.Low > rps.Median || rps.High < rps.Median || rps.ConfidencePermille != 500 {
+		t.Fatalf("recordsPerSecond %+v", rps)
+	}
+	for i, run := range st.Runs {
+		if got := byName[run].RecordsPerSecond; rps.Values[i] != got {
+			t.Fatalf("run %s: statistics say %d rec/s, its result %d", run, rps.Values[i], got)
+		}
+	}
+}
+
 // TestStrimzi runs the cases whose topics are Strimzi KafkaTopics against the CRDs
 // of the current Strimzi (1.2.0, kafka.strimzi.io/v1 only) and of the previous
 // generation (0.45.0, v1beta2): the operator discovers which one is served.
@@ -248,6 +275,8 @@ func TestAdminAPIPath(t *testing.T) {
 	create(t, experiment(ns, "admin", func(x *serdebenchv1.SerializationExperiment) {
 		x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}
 		x.Spec.Topic.Config = map[string]string{"retention.ms": "600000"}
+		// One trial twice: the result's statistics sum up its repetitions.
+		x.Spec.Codecs, x.Spec.Repetitions = []trial.Codec{"protobuf"}, 2
 	}))
 	// While running, the trial's topic exists in the broker.
 	waitFor(t, 30*time.Second, "topic in the broker", func() (bool, error) {
@@ -260,6 +289,7 @@ func TestAdminAPIPath(t *testing.T) {
 	x := waitStage(t, ns, "admin", serdebenchv1.StageSucceeded, 90*time.Second)
 	res := result(t, ns, "admin")
 	checkResult(t, res, 2)
+	checkStatistics(t, res)
 	// Every summary came through the pod log: the termination messages only say so.
 	pods := &corev1.PodList{}
 	if err := k8s.List(context.Background(), pods, client.InNamespace(ns)); err != nil {
