@@ -235,7 +235,7 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	}
 	if len(points) == 0 {
 		// A trial shorter than a few scrape intervals has no rate to show.
-		tr.Warnings = append(tr.Warnings, "prometheus has no rate samples in the trial window (trial too short for the scrape interval)")
+		tr.Warnings = append(tr.Warnings, "WindowTooShort: Prometheus has no rate samples in the trial window, which is shorter than a few scrape intervals: raise durationSeconds (or records), or lower the PodMonitor's interval")
 		return
 	}
 	series := &serdebenchv1.ThroughputSeries{StartTime: metav1.NewTime(points[0].Time), StepSeconds: int32(step / time.Second)}

@@ -247,7 +247,7 @@ func TestThesisBatch(t *testing.T) {
 		t.Fatalf("build CLI: %v\n%s", err, out)
 	}
 	out, err := exec.Command(cli, "get", "result", res.Name, "-n", namespace, "--kubeconfig", stack.kubeconfig).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "E2E p50 µs") || strings.Count(string(out), " acks=1 snappy") != 12 {
+	if err != nil || !strings.Contains(string(out), "E2E mean µs") || strings.Count(string(out), " acks=1 snappy") != 12 {
 		t.Fatalf("serdebench get result: %v\n%s", err, out)
 	}
 	t.Logf("serdebench get result:\n%s", out)

@@ -7,6 +7,7 @@ package protocol
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -65,8 +66,51 @@ func Annotate(t trial.Trial, r *summary.Result) {
 	if t.Search != nil {
 		r.EvaluateSearch(int64(t.Search.MaxP99Millis) * 1000)
 	}
+	if w := WindowTooShort(t, r); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	if t.Settings.Acks == "0" && r.Lost > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("acks=0: %d records were written to the connection but never stored by the broker; "+
 			"with acks=0 the producer cannot know what the broker got", r.Lost))
 	}
+}
+
+// The shortest measured window worth a result: MinWindowSeconds, and MinPeriods of
+// each period that shapes a record's latency (linger.ms, the consumers' measured
+// fetch interval); Prometheus' scrape interval is the operator's to check. Fewer periods and the window's edges (a batch cut in half, a fetch
+// that straddles the end) weigh as much as its middle.
+const (
+	MinWindowSeconds = 5
+	MinPeriods       = 20
+)
+
+// WindowTooShort is the trial's WindowTooShort warning, or "" when its measured
+// window is long enough: what was too short, and what to raise.
+func WindowTooShort(t trial.Trial, r *summary.Result) string {
+	w := r.WindowSeconds
+	if w <= 0 || t.Search != nil {
+		return "" // a rate search's steps have their own length
+	}
+	need, why := float64(MinWindowSeconds), fmt.Sprintf("under %d s", MinWindowSeconds)
+	if t.Settings.Mode == trial.ModeBatch && t.Settings.LingerMs > 0 {
+		if p := float64(MinPeriods*t.Settings.LingerMs) / 1000; p > need {
+			need, why = p, fmt.Sprintf("under %d linger.ms periods of %d ms", MinPeriods, t.Settings.LingerMs)
+		}
+	}
+	// The fetch interval as measured (franz-go's consumers): fetch.max.wait.ms
+	// bounds it only while no records wait, so it says nothing of a busy stream.
+	if f := r.FetchInterval; f.Count > 0 {
+		if p := float64(MinPeriods*f.P50) / 1e6; p > need {
+			need, why = p, fmt.Sprintf("under %d fetch intervals (their p50, %.0f ms)", MinPeriods, float64(f.P50)/1e3)
+		}
+	}
+	if w >= need {
+		return ""
+	}
+	raise := fmt.Sprintf("set durationSeconds to at least %.0f", math.Ceil(need))
+	if t.Records > 0 {
+		raise = fmt.Sprintf("raise records to at least %d per producer (or set durationSeconds to at least %.0f)",
+			int64(math.Ceil(float64(t.Records)*need/w)), math.Ceil(need))
+	}
+	return fmt.Sprintf("WindowTooShort: the measured window was %.2f s, %s: its edges weigh as much as its middle; %s", w, why, raise)
 }
