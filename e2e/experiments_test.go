@@ -127,6 +127,10 @@ func checkTrials(t *testing.T, res *v1alpha1.SerializationResult, want int) {
 			t.Errorf("%s: end-to-end percentiles out of order: %+v", tr.Name, e)
 		case tr.PrometheusRecordsDifference == nil:
 			t.Errorf("%s: not cross-checked with Prometheus: %v", tr.Name, tr.Warnings)
+		case tr.Resources == nil || tr.Resources.Scope != "workers" || tr.Resources.ProducerCPUNanosPerRecord <= 0 ||
+			tr.Resources.ConsumerCPUNanosPerRecord <= 0 || tr.Resources.PeakRSSBytes < 1<<20 || tr.Resources.PeakHeapBytes <= 0:
+			// Each worker pod measured its own process.
+			t.Errorf("%s: resources %+v", tr.Name, tr.Resources)
 		default:
 			if d := *tr.PrometheusRecordsDifference; d*100 > tr.Records || -d*100 > tr.Records {
 				t.Errorf("%s: Prometheus total differs from the summaries by %d of %d records (> 1%%)", tr.Name, d, tr.Records)

@@ -328,6 +328,11 @@ type TrialResult struct {
 	FetchIntervalMicros *LatencyMicros `json:"fetchIntervalMicros,omitempty"`
 	// SendDelayMicros: actual minus intended send time.
 	SendDelayMicros LatencyMicros `json:"sendDelayMicros"`
+	// Resources are what the trial's workers (and broker, where it could be read)
+	// spent in the measured window: CPU per record and peak memory (absent: not
+	// measured).
+	// +optional
+	Resources *ResourceUsage `json:"resources,omitempty"`
 	// SentRecords acknowledged by the brokers, warmup included.
 	SentRecords int64 `json:"sentRecords"`
 	// DeliveredRecords received at least once, warmup included.
@@ -372,6 +377,34 @@ type TrialResult struct {
 	// Warnings say what the numbers cannot be trusted for.
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ResourceUsage is what a trial's processes spent in its measured window, from
+// each process's CPU time (user + system) and memory sampled every 100 ms.
+type ResourceUsage struct {
+	// Scope is workers (each worker measured its own process: a pod's container)
+	// or process (every worker ran in one process, `serdebench run`: its
+	// producers' and consumers' shares cannot be told apart).
+	Scope string `json:"scope"`
+	// WorkerCPUNanosPerRecord is the workers' CPU time, producers and consumers,
+	// per measured record; ProducerCPUNanosPerRecord and ConsumerCPUNanosPerRecord
+	// split it (scope workers).
+	WorkerCPUNanosPerRecord int64 `json:"workerCPUNanosPerRecord"`
+	// +optional
+	ProducerCPUNanosPerRecord int64 `json:"producerCPUNanosPerRecord,omitempty"`
+	// +optional
+	ConsumerCPUNanosPerRecord int64 `json:"consumerCPUNanosPerRecord,omitempty"`
+	// RecordsPerCPUSecond is measured records per second of the workers' CPU.
+	RecordsPerCPUSecond int64 `json:"recordsPerCPUSecond"`
+	// PeakRSSBytes and PeakHeapBytes are the largest resident set and Go heap of
+	// one worker's process (scope workers: the larger of a producer's and a
+	// consumer's; scope process: the shared process's).
+	PeakRSSBytes  int64 `json:"peakRSSBytes"`
+	PeakHeapBytes int64 `json:"peakHeapBytes"`
+	// BrokerCPUNanosPerRecord is the broker's CPU time per measured record (a
+	// local broker's process; absent: not read).
+	// +optional
+	BrokerCPUNanosPerRecord int64 `json:"brokerCPUNanosPerRecord,omitempty"`
 }
 
 // FaultPhases are a faulted trial's measurements before, during and after its

@@ -22,7 +22,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	code := run.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	code := run.ProcessMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

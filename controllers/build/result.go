@@ -8,6 +8,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // seriesBudget bounds the intervals, and the search steps, of all trials in one
@@ -59,6 +60,7 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 		Errors:                         m.Errors,
 		Warnings:                       m.Warnings,
 	}
+	res.Resources = Resources(m.Usage)
 	if m.FetchInterval.Count > 0 {
 		f := lat(m.FetchInterval)
 		res.FetchIntervalMicros = &f
@@ -149,4 +151,20 @@ func repeated(t trial.Trial, v string) string {
 		return ""
 	}
 	return v
+}
+
+// Resources converts a trial's usage to the API's integers (nil: not measured).
+func Resources(u *summary.Usage) *serdebenchv1.ResourceUsage {
+	if u == nil {
+		return nil
+	}
+	r := &serdebenchv1.ResourceUsage{Scope: u.Scope, WorkerCPUNanosPerRecord: int64(math.Round(u.WorkerCPUMicrosPerRecord * 1e3)),
+		ProducerCPUNanosPerRecord: int64(math.Round(u.ProducerCPUMicrosPerRecord * 1e3)), ConsumerCPUNanosPerRecord: int64(math.Round(u.ConsumerCPUMicrosPerRecord * 1e3)),
+		BrokerCPUNanosPerRecord: int64(math.Round(u.BrokerCPUMicrosPerRecord * 1e3)), RecordsPerCPUSecond: int64(math.Round(u.RecordsPerCPUSecond))}
+	for _, w := range []*usage.Window{u.Producers, u.Consumers, u.Process} {
+		if w != nil {
+			r.PeakRSSBytes, r.PeakHeapBytes = max(r.PeakRSSBytes, w.PeakRSSBytes), max(r.PeakHeapBytes, w.PeakHeapBytes)
+		}
+	}
+	return r
 }

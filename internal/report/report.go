@@ -17,6 +17,7 @@ import (
 	"github.com/serdebench/serdebench/internal/netem"
 	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // Environment records what is needed to reproduce a run.
@@ -50,7 +51,8 @@ type Report struct {
 var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s", "MB_per_s", "ser_us", "deser_us",
 	"ser_share_pct", "deser_share_pct", "e2e_mean_us", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated",
 	"compressed_B", "compress_us", "decompress_us",
-	"runs", "rec_per_s_lo", "rec_per_s_hi", "e2e_p99_us_lo", "e2e_p99_us_hi", "ci_confidence_pct"}
+	"runs", "rec_per_s_lo", "rec_per_s_hi", "e2e_p99_us_lo", "e2e_p99_us_hi", "ci_confidence_pct",
+	"cpu_us_per_rec", "rec_per_cpu_s", "peak_rss_MB", "peak_heap_MB", "broker_cpu_us_per_rec", "cpu_scope"}
 
 // Row is one trial of the table, from a local run or from a SerializationResult.
 type Row struct {
@@ -68,6 +70,13 @@ type Row struct {
 	E2EMean, AckMean float64
 	AckP50, AckP99   int64
 	Failed           int64
+	// WorkerCPUMicros is the workers' CPU time per record (0: not measured),
+	// BrokerCPUMicros the broker's, RecordsPerCPUSecond records per second of the
+	// workers' CPU, PeakRSSMB and PeakHeapMB one worker process's peaks (10^6 B);
+	// UsageScope says whose CPU it is (workers, or one shared process).
+	WorkerCPUMicros, BrokerCPUMicros, RecordsPerCPUSecond float64
+	PeakRSSMB, PeakHeapMB                                float64
+	UsageScope                                           string
 	// Estimates are an aggregated row's figures over its repetitions, by metric
 	// name (nil for one run); Shown names the repetition whose phases, rate search
 	// and series it carries (the one of median throughput).
@@ -132,6 +141,16 @@ func LocalRows(trials []TrialResult) []Row {
 			rows[len(rows)-1].Fault = f.Name
 			rows[len(rows)-1].Phases = localPhases(r.Phases)
 		}
+		if u := r.Usage; u != nil {
+			row := &rows[len(rows)-1]
+			row.WorkerCPUMicros, row.BrokerCPUMicros, row.RecordsPerCPUSecond, row.UsageScope = u.WorkerCPUMicrosPerRecord,
+				u.BrokerCPUMicrosPerRecord, u.RecordsPerCPUSecond, u.Scope
+			for _, w := range []*usage.Window{u.Producers, u.Consumers, u.Process} {
+				if w != nil {
+					row.PeakRSSMB, row.PeakHeapMB = max(row.PeakRSSMB, float64(w.PeakRSSBytes)/1e6), max(row.PeakHeapMB, float64(w.PeakHeapBytes)/1e6)
+				}
+			}
+		}
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
 			for _, st := range sr.Steps {
@@ -170,6 +189,9 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			rows[len(rows)-1].Fault = f.Name
 			rows[len(rows)-1].Phases = resultPhases(t)
 		}
+		if t.Resources != nil {
+			rows[len(rows)-1].setResources(t.Resources)
+		}
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {
@@ -183,6 +205,13 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 		}
 	}
 	return rows
+}
+
+// setResources takes a trial's resource usage into the table's units.
+func (r *Row) setResources(u *v1alpha1.ResourceUsage) {
+	r.WorkerCPUMicros, r.BrokerCPUMicros = float64(u.WorkerCPUNanosPerRecord)/1e3, float64(u.BrokerCPUNanosPerRecord)/1e3
+	r.RecordsPerCPUSecond, r.UsageScope = float64(u.RecordsPerCPUSecond), u.Scope
+	r.PeakRSSMB, r.PeakHeapMB = float64(u.PeakRSSBytes)/1e6, float64(u.PeakHeapBytes)/1e6
 }
 
 // Columns are the table's column names, units in the names (CSV header and HTML).
@@ -204,9 +233,24 @@ func (r Row) Cells() []string {
 		f(r.CompBytes, 0), f(r.CompMicros, 2), f(r.DecompMicros, 2), strconv.Itoa(max(r.Runs, 1))}
 	rps, p99 := r.Estimates["recordsPerSecond"], r.Estimates["endToEndMicros.p99"]
 	if rps.N < 2 {
-		return append(cells, "", "", "", "", "")
+		cells = append(cells, "", "", "", "", "")
+	} else {
+		cells = append(cells, f(rps.Low, 0), f(rps.High, 0), f(p99.Low, 0), f(p99.High, 0), f(100*rps.Confidence, 1))
 	}
-	return append(cells, f(rps.Low, 0), f(rps.High, 0), f(p99.Low, 0), f(p99.High, 0), f(100*rps.Confidence, 1))
+	return append(cells, r.usageCells()...)
+}
+
+// usageCells are the resource usage columns (empty when not measured).
+func (r Row) usageCells() []string {
+	if r.UsageScope == "" {
+		return []string{"", "", "", "", "", ""}
+	}
+	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	broker := ""
+	if r.BrokerCPUMicros > 0 {
+		broker = f(r.BrokerCPUMicros, 2)
+	}
+	return []string{f(r.WorkerCPUMicros, 2), f(r.RecordsPerCPUSecond, 0), f(r.PeakRSSMB, 1), f(r.PeakHeapMB, 1), broker, r.UsageScope}
 }
 
 // Table writes one row per trial with units in the headers: a repeated trial's
@@ -215,14 +259,22 @@ func (r Row) Cells() []string {
 // compression columns appear when a trial compressed its values.
 func Table(w io.Writer, runs []Row) error {
 	rows := Aggregate(runs)
-	compressed, repeated := false, false
+	compressed, repeated, used, broker := false, false, false, false
 	for _, r := range rows {
 		compressed = compressed || r.CompBytes > 0
 		repeated = repeated || r.Runs > 1
+		used = used || r.UsageScope != ""
+		broker = broker || r.BrokerCPUMicros > 0
 	}
 	header := "CODEC\tSIZE B\tSETTINGS\tSER B\tREC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E mean µs\tp50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t"
 	if compressed {
 		header += "COMP B\tCOMP µs\tDECOMP µs\t"
+	}
+	if used {
+		header += "CPU µs/REC\tREC/CPU-s\tRSS MB\tHEAP MB\t"
+		if broker {
+			header += "BROKER µs/REC\t"
+		}
 	}
 	if repeated {
 		header += "RUNS\tREC/S CI\tp99 CI µs\tCI %\tvs FASTEST\t"
@@ -246,6 +298,17 @@ func Table(w io.Writer, runs []Row) error {
 		for _, c := range base {
 			fmt.Fprint(tw, c, "\t")
 		}
+		if used {
+			u := r.usageCells()
+			if !broker {
+				u = u[:4]
+			} else {
+				u = u[:5]
+			}
+			for _, c := range u {
+				fmt.Fprint(tw, c, "\t")
+			}
+		}
 		if repeated {
 			ci := "-\t-\t-\t"
 			if c := cells[20:]; c[1] != "" {
@@ -264,6 +327,21 @@ func Table(w io.Writer, runs []Row) error {
 		fmt.Fprintln(w, "COMP B: mean value size after payload compression, as sent; COMP/DECOMP µs: mean time to compress/decompress one value (not in SER/DESER µs).")
 	}
 	fmt.Fprintln(w, "E2E: receive time minus intended send time (includes serialization, payload compression and batching, not decompression or deserialization), from merged histograms; mean beside the percentiles.")
+	if used {
+		scopes := map[string]bool{}
+		for _, r := range rows {
+			scopes[r.UsageScope] = true
+		}
+		fmt.Fprintln(w, "CPU µs/REC: the workers' CPU time (user + system, producers and consumers) per measured record over the producers' window; REC/CPU-s its inverse;")
+		fmt.Fprint(w, "RSS/HEAP MB: the peak resident set and Go heap of one worker process (10^6 B)")
+		if scopes[summary.ScopeProcess] {
+			fmt.Fprint(w, "; here every worker ran in serdebench's own process, measured as a whole (the runner's work included)")
+		}
+		fmt.Fprintln(w, ".")
+		if broker {
+			fmt.Fprintln(w, "BROKER µs/REC: the local broker process's CPU time per measured record over the same window.")
+		}
+	}
 	if repeated {
 		fmt.Fprintln(w, "Repeated trials: every figure is the median over RUNS repetitions (LOST and DUP their total). CI: the interval that holds the true median with CI % confidence")
 		fmt.Fprintln(w, "(order statistics, no assumption on the distribution; 95 % needs 6 repetitions). vs FASTEST: throughput's change from the fastest trial where a Mann-Whitney U test")

@@ -20,6 +20,7 @@ import (
 	"github.com/serdebench/serdebench/workers/producer"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/usage"
 	"github.com/serdebench/serdebench/workers/wire"
 )
 
@@ -30,7 +31,20 @@ var ErrInterrupted = errors.New("interrupted before the trial was complete")
 // ends (SIGTERM in cmd/worker), printing the summary to stdout and logs to stderr,
 // and returns the process exit code (protocol.Exit*). The environment is read
 // through getenv (the SASL credentials).
+//
+// Main does not measure the process's CPU and memory: its caller may run other
+// workers in it (the envtest's kubelet does). ProcessMain does.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return main(ctx, args, getenv, stdout, stderr, false)
+}
+
+// ProcessMain is Main for a process that runs this one worker (cmd/worker in its
+// pod): the summary also says what the process spent in the measured window.
+func ProcessMain(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return main(ctx, args, getenv, stdout, stderr, true)
+}
+
+func main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, measure bool) int {
 	if len(args) > 0 && args[0] == protocol.CheckCommand {
 		return checkMain(args[1:], stderr)
 	}
@@ -40,7 +54,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		log.Error("invalid arguments", "err", err)
 		return protocol.ExitUsage
 	}
-	sum, err := Execute(ctx, w, Env{Getenv: getenv, Log: log})
+	sum, err := Execute(ctx, w, Env{Getenv: getenv, Log: log, MeasureUsage: measure})
 	if sum != nil {
 		if werr := protocol.WriteSummary(stdout, sum, w.SummaryFile, w.TerminationLog, w.TerminationMax); werr != nil {
 			err = errors.Join(err, werr)
@@ -72,6 +86,10 @@ type Env struct {
 	// WindowStarted, if set, learns when a producer's measured window began (the
 	// local runner times faults from it).
 	WindowStarted func(time.Time)
+	// MeasureUsage measures the process's CPU time and memory over the worker's
+	// measured window: only where the worker has its process to itself (a pod);
+	// in-process workers share theirs, which the local runner measures.
+	MeasureUsage bool
 }
 
 // stopGrace is how long Execute waits, beyond the worker's drain timeout, for a
@@ -130,6 +148,10 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		sum *summary.Summary
 		err error
 	}
+	var sampler *usage.Sampler
+	if env.MeasureUsage {
+		sampler = usage.Start(usage.Self())
+	}
 	done := make(chan outcome, 1)
 	go func() {
 		var o outcome
@@ -171,6 +193,15 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 			why = cause.Error()
 		}
 		o.err = errors.Join(o.err, fmt.Errorf("%w: %s", ErrInterrupted, why))
+	}
+	if sampler != nil {
+		if err := sampler.Stop(); err != nil {
+			env.Log.Warn("process usage not measured", "err", err)
+		} else if o.sum != nil {
+			if u, ok := sampler.Window(o.sum.WindowStart, o.sum.WindowEnd); ok {
+				o.sum.Usage = &u
+			}
+		}
 	}
 	// Stop serving only after the grace period, so a final scrape sees the totals.
 	finish()

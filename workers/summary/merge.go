@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // Result is the merged outcome of one trial. Every field name carries its unit;
@@ -45,6 +47,10 @@ type Result struct {
 	DeserializeSharePercent float64 `json:"deserializeSharePercent"`
 	// ConsumerRecordsPerSecond is the consumers' receive rate over their window.
 	ConsumerRecordsPerSecond float64 `json:"consumerRecordsPerSecond"`
+
+	// Usage is what the trial's processes spent in the measured window (nil: not
+	// measured).
+	Usage *Usage `json:"usage,omitempty"`
 
 	// ClientSettings are the first producer's client settings (every producer of a
 	// trial has the same).
@@ -150,6 +156,8 @@ func Merge(summaries []*Summary) (*Result, error) {
 	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	producers := map[int]bool{}
 	var totalReceived int64
+	var prodUsage, consUsage *usage.Window
+	unmeasured := false
 	var pSeries, cSeries *Series
 	mergeSeries := func(dst **Series, o *Series) {
 		if o == nil {
@@ -178,6 +186,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		switch s.Role {
 		case RoleProducer:
 			r.Producers++
+			addUsage(&prodUsage, s.Usage, &unmeasured)
 			if r.ClientSettings == nil {
 				r.ClientSettings = s.ClientSettings
 			}
@@ -207,6 +216,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			}
 		case RoleConsumer:
 			r.Consumers++
+			addUsage(&consUsage, s.Usage, &unmeasured)
 			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
 			mergeSeries(&cSeries, s.Series)
 			deserNanos += s.CodecNanos
@@ -236,6 +246,10 @@ func Merge(summaries []*Summary) (*Result, error) {
 		}
 	}
 	r.Duplicated = totalReceived - r.Delivered
+	if !unmeasured && prodUsage != nil && consUsage != nil {
+		r.Usage = &Usage{Producers: prodUsage, Consumers: consUsage, Scope: ScopeWorkers}
+		r.Usage.derive(r.Records, consumed)
+	}
 	if len(r.Interrupted) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("stopped before the trial was complete: %s", strings.Join(r.Interrupted, ", ")))
 	}
@@ -315,4 +329,92 @@ func widen(start, end, s, e time.Time) (time.Time, time.Time) {
 		end = e
 	}
 	return start, end
+}
+
+// Scopes of a trial's usage: what its CPU time is of.
+const (
+	// ScopeWorkers: each worker measured its own process (a pod's container).
+	ScopeWorkers = "workers"
+	// ScopeProcess: every worker of the trial ran in one process, measured as a
+	// whole (`serdebench run`): its producers' and consumers' shares cannot be told
+	// apart, and the runner's own work is in it.
+	ScopeProcess = "process"
+)
+
+// Usage is what a trial's processes spent in its measured window.
+type Usage struct {
+	// Scope is ScopeWorkers or ScopeProcess.
+	Scope string `json:"scope"`
+	// Producers and Consumers are the roles' CPU time summed and their peaks the
+	// largest of one worker's (ScopeWorkers).
+	Producers *usage.Window `json:"producers,omitempty"`
+	Consumers *usage.Window `json:"consumers,omitempty"`
+	// Process is the one process every worker ran in, over the producers' window
+	// (ScopeProcess).
+	Process *usage.Window `json:"process,omitempty"`
+	// Broker is the broker's process (`serdebench run` against a local broker) over
+	// the producers' window (nil: not read).
+	Broker *usage.Window `json:"broker,omitempty"`
+
+	// WorkerCPUMicrosPerRecord is the workers' CPU time (producers and consumers)
+	// per measured record; ProducerCPUMicrosPerRecord and ConsumerCPUMicrosPerRecord
+	// split it (ScopeWorkers); BrokerCPUMicrosPerRecord is the broker's.
+	WorkerCPUMicrosPerRecord   float64 `json:"workerCPUMicrosPerRecord"`
+	ProducerCPUMicrosPerRecord float64 `json:"producerCPUMicrosPerRecord,omitempty"`
+	ConsumerCPUMicrosPerRecord float64 `json:"consumerCPUMicrosPerRecord,omitempty"`
+	BrokerCPUMicrosPerRecord   float64 `json:"brokerCPUMicrosPerRecord,omitempty"`
+	// RecordsPerCPUSecond is measured records per second of the workers' CPU.
+	RecordsPerCPUSecond float64 `json:"recordsPerCPUSecond"`
+}
+
+// addUsage sums a worker's usage into its role's; a worker without one leaves the
+// trial unmeasured (a sum over some workers would read as the whole).
+func addUsage(into **usage.Window, w *usage.Window, unmeasured *bool) {
+	if w == nil {
+		*unmeasured = true
+		return
+	}
+	if *into == nil {
+		*into = &usage.Window{}
+	}
+	t := *into
+	t.CPUSeconds += w.CPUSeconds
+	t.PeakRSSBytes = max(t.PeakRSSBytes, w.PeakRSSBytes)
+	t.PeakHeapBytes = max(t.PeakHeapBytes, w.PeakHeapBytes)
+	t.Seconds = max(t.Seconds, w.Seconds)
+}
+
+// derive computes the per-record figures from the windows: records are the
+// producers' measured records, consumed the consumers'.
+func (u *Usage) derive(records, consumed int64) {
+	if records <= 0 {
+		return
+	}
+	perRecord := func(w *usage.Window, n int64) float64 {
+		if w == nil || n <= 0 {
+			return 0
+		}
+		return w.CPUSeconds * 1e6 / float64(n)
+	}
+	var cpu float64
+	switch u.Scope {
+	case ScopeWorkers:
+		u.ProducerCPUMicrosPerRecord = perRecord(u.Producers, records)
+		u.ConsumerCPUMicrosPerRecord = perRecord(u.Consumers, consumed)
+		cpu = u.Producers.CPUSeconds + u.Consumers.CPUSeconds
+	case ScopeProcess:
+		cpu = u.Process.CPUSeconds
+	}
+	u.WorkerCPUMicrosPerRecord = cpu * 1e6 / float64(records)
+	if cpu > 0 {
+		u.RecordsPerCPUSecond = float64(records) / cpu
+	}
+	u.BrokerCPUMicrosPerRecord = perRecord(u.Broker, records)
+}
+
+// SetProcessUsage records the usage of a trial whose workers shared one process,
+// and the broker's when read (nil: not).
+func (r *Result) SetProcessUsage(process, broker *usage.Window) {
+	r.Usage = &Usage{Scope: ScopeProcess, Process: process, Broker: broker}
+	r.Usage.derive(r.Records, r.Records)
 }

@@ -2,6 +2,8 @@ package summary
 
 import (
 	"time"
+
+	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // Roles of workers.
@@ -98,6 +100,10 @@ type Summary struct {
 	// ClientSettings are the client library's own settings this worker ran with, by
 	// the library's names, where their meaning differs between clients.
 	ClientSettings map[string]string `json:"clientSettings,omitempty"`
+	// Usage is what the worker's process spent in its measured window: CPU time,
+	// peak resident set and Go heap (nil: not measured, as when workers share a
+	// process in `serdebench run`).
+	Usage *usage.Window `json:"usage,omitempty"`
 	// Interrupted is true when the worker stopped before its trial was complete
 	// (SIGTERM, timeout): its numbers are partial and the trial must not count.
 	Interrupted bool `json:"interrupted,omitempty"`

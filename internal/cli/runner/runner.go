@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/run"
 	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // Options configure a local run.
@@ -151,6 +154,17 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 			errs = append(errs, err)
 		}
 	}
+	// The workers share this process: it is measured as a whole, and a broker on
+	// this machine by its PID.
+	self := usage.Start(usage.Self())
+	defer func() { _ = self.Stop() }()
+	var broker *usage.Sampler
+	if pid, err := brokerPID(o.Brokers); err == nil {
+		broker = usage.Start(usage.Process(pid))
+		defer func() { _ = broker.Stop() }()
+	} else {
+		o.Log.Debug("broker CPU not read", "err", err)
+	}
 	base := protocol.Worker{Trial: t, Bootstrap: o.Brokers, Topic: topic, Group: group, Experiment: o.Experiment,
 		ExperimentUID: o.RunID, WaitTimeout: time.Minute, DrainTimeout: o.DrainTimeout}
 	env := run.Env{Log: o.Log, Progress: o.Progress, Security: &o.Security}
@@ -208,6 +222,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerFailed, Err: err}
 	}
 	protocol.Annotate(t, res)
+	setUsage(res, sums, self, broker)
 	if len(res.Interrupted) > 0 {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerInterrupted, Err: fmt.Errorf("partial summaries from %v", res.Interrupted)}
 	}
@@ -218,6 +233,57 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		}
 	}
 	return out, nil
+}
+
+// setUsage records what this process, and the broker's, spent over the
+// producers' combined window.
+func setUsage(res *summary.Result, sums []*summary.Summary, self, broker *usage.Sampler) {
+	var from, to time.Time
+	for _, s := range sums {
+		if s.Role != protocol.RoleProducer || s.WindowStart.IsZero() {
+			continue
+		}
+		if from.IsZero() || s.WindowStart.Before(from) {
+			from = s.WindowStart
+		}
+		if s.WindowEnd.After(to) {
+			to = s.WindowEnd
+		}
+	}
+	if self.Stop() != nil {
+		return
+	}
+	w, ok := self.Window(from, to)
+	if !ok {
+		return
+	}
+	var b *usage.Window
+	if broker != nil && broker.Stop() == nil {
+		if bw, ok := broker.Window(from, to); ok {
+			b = &bw
+		}
+	}
+	res.SetProcessUsage(&w, b)
+}
+
+// brokerPID is the PID of the process serving the first bootstrap address when
+// it is on this machine (a loopback address), for its CPU time.
+func brokerPID(brokers []string) (int, error) {
+	if len(brokers) == 0 {
+		return 0, errors.New("no brokers")
+	}
+	host, port, err := net.SplitHostPort(brokers[0])
+	if err != nil {
+		return 0, err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return 0, fmt.Errorf("broker %s is not on this machine's loopback", brokers[0])
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return 0, err
+	}
+	return usage.ListeningPID(p)
 }
 
 // failedOtherwise reports whether any error is a failure rather than an interrupt.
