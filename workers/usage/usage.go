@@ -98,6 +98,16 @@ func (s *Sampler) Stop() error {
 	return s.err
 }
 
+// First is the first sample (zero when there is none).
+func (s *Sampler) First() Reading {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.samples) == 0 {
+		return Reading{}
+	}
+	return s.samples[0]
+}
+
 // Window cuts [from, to] out of the samples taken so far: CPU interpolated
 // linearly at both bounds, peaks over the samples inside and the first one after
 // (a window shorter than a Period may hold none). ok is false when the samples

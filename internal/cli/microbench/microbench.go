@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/compress"
 	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // Op is one operation's cost per record.
@@ -24,7 +26,21 @@ type Op struct {
 	NsPerOp     float64 `json:"nsPerOp"`
 	BytesPerOp  int64   `json:"bytesPerOp"`
 	AllocsPerOp int64   `json:"allocsPerOp"`
+	// CPUNsPerOp is the process's CPU time (user + system) per operation: above
+	// NsPerOp when the garbage collector works on other cores meanwhile.
+	CPUNsPerOp float64 `json:"cpuNsPerOp,omitempty"`
+	// PeakHeapGrowthBytes is how far the Go heap rose above its level after a
+	// collection while the operation ran (sampled every 100 ms): what the codec's
+	// allocations, garbage not yet collected included, add to a process's peak
+	// on top of the records it works on.
+	PeakHeapGrowthBytes int64 `json:"peakHeapGrowthBytes,omitempty"`
 }
+
+// Extra metrics the benchmark loop reports (testing.BenchmarkResult.Extra).
+const (
+	cpuMetric  = "cpu-ns/op"
+	heapMetric = "peak-heap-growth-B"
+)
 
 // Result is one codec, payload and payload compressor measured in process.
 type Result struct {
@@ -145,12 +161,22 @@ func measure(ctx context.Context, t trial.Trial) (Result, error) {
 	loop := func(body func(i int) error) func(b *testing.B) {
 		return func(b *testing.B) {
 			b.ReportAllocs()
+			runtime.GC()
+			s := usage.Start(usage.Self())
+			from := time.Now()
 			i := 0
 			for b.Loop() {
 				if err := body(i % len(pool)); err != nil && failed == nil {
 					failed = err
 				}
 				i++
+			}
+			to := time.Now()
+			if s.Stop() == nil && i > 0 {
+				if w, ok := s.Window(from, to); ok {
+					b.ReportMetric(w.CPUSeconds*1e9/float64(i), cpuMetric)
+					b.ReportMetric(float64(max(0, w.PeakHeapBytes-s.First().HeapBytes)), heapMetric)
+				}
 			}
 		}
 	}
@@ -188,5 +214,6 @@ func op(r testing.BenchmarkResult) Op {
 	if r.N == 0 {
 		return Op{}
 	}
-	return Op{NsPerOp: float64(r.T.Nanoseconds()) / float64(r.N), BytesPerOp: r.AllocedBytesPerOp(), AllocsPerOp: r.AllocsPerOp()}
+	return Op{NsPerOp: float64(r.T.Nanoseconds()) / float64(r.N), BytesPerOp: r.AllocedBytesPerOp(), AllocsPerOp: r.AllocsPerOp(),
+		CPUNsPerOp: r.Extra[cpuMetric], PeakHeapGrowthBytes: int64(r.Extra[heapMetric])}
 }

@@ -94,15 +94,20 @@ func Join(results []Result, e2e []report.Row) []Row {
 }
 
 var columns = []string{"codec", "schema", "size_B", "payload_compression", "encoded_B", "marshal_ns", "marshal_alloc_B", "marshal_allocs",
-	"unmarshal_ns", "unmarshal_alloc_B", "unmarshal_allocs", "compressed_B", "compress_ns", "decompress_ns", "micro_rank",
-	"e2e_settings", "e2e_rec_per_s", "e2e_rank"}
+	"unmarshal_ns", "unmarshal_alloc_B", "unmarshal_allocs", "marshal_cpu_ns", "marshal_peak_heap_growth_B",
+	"unmarshal_cpu_ns", "unmarshal_peak_heap_growth_B", "compressed_B", "compress_ns", "decompress_ns", "micro_rank",
+	"e2e_settings", "e2e_rec_per_s", "e2e_cpu_us_per_rec", "e2e_rank"}
+
+// e2eColumns is how many columns at the end are the end-to-end trial's.
+const e2eColumns = 4
 
 func (r Row) cells() []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	out := []string{r.Codec, r.Schema, i(int64(r.SizeBytes)), r.PayloadCompression, f(r.EncodedBytes, 0),
 		f(r.Marshal.NsPerOp, 0), i(r.Marshal.BytesPerOp), i(r.Marshal.AllocsPerOp),
-		f(r.Unmarshal.NsPerOp, 0), i(r.Unmarshal.BytesPerOp), i(r.Unmarshal.AllocsPerOp)}
+		f(r.Unmarshal.NsPerOp, 0), i(r.Unmarshal.BytesPerOp), i(r.Unmarshal.AllocsPerOp),
+		f(r.Marshal.CPUNsPerOp, 0), i(r.Marshal.PeakHeapGrowthBytes), f(r.Unmarshal.CPUNsPerOp, 0), i(r.Unmarshal.PeakHeapGrowthBytes)}
 	if r.Compress != nil {
 		out = append(out, f(r.CompressedBytes, 0), f(r.Compress.NsPerOp, 0), f(r.Decompress.NsPerOp, 0))
 	} else {
@@ -110,9 +115,13 @@ func (r Row) cells() []string {
 	}
 	out = append(out, strconv.Itoa(r.MicroRank))
 	if r.E2E != nil {
-		out = append(out, r.E2E.Settings, f(r.E2E.RecordsPerSecond, 0), strconv.Itoa(r.E2ERank))
+		cpu := "-"
+		if r.E2E.UsageScope != "" {
+			cpu = f(r.E2E.WorkerCPUMicros, 1)
+		}
+		out = append(out, r.E2E.Settings, f(r.E2E.RecordsPerSecond, 0), cpu, strconv.Itoa(r.E2ERank))
 	} else {
-		out = append(out, "-", "-", "-")
+		out = append(out, "-", "-", "-", "-")
 	}
 	return out
 }
@@ -122,16 +131,17 @@ func (r Row) cells() []string {
 func Table(w io.Writer, rows []Row) error {
 	withE2E := len(rows) > 0 && rows[0].E2E != nil
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	h := "CODEC\tSCHEMA\tSIZE B\tPAYLOAD COMP\tENC B\tSER ns\tSER alloc B\tSER allocs\tDESER ns\tDESER alloc B\tDESER allocs\tCOMP B\tCOMP ns\tDECOMP ns\tMICRO RANK\t"
+	h := "CODEC\tSCHEMA\tSIZE B\tPAYLOAD COMP\tENC B\tSER ns\tSER alloc B\tSER allocs\tDESER ns\tDESER alloc B\tDESER allocs\t" +
+		"SER CPU ns\tSER HEAP+ B\tDESER CPU ns\tDESER HEAP+ B\tCOMP B\tCOMP ns\tDECOMP ns\tMICRO RANK\t"
 	if withE2E {
-		h += "E2E SETTINGS\tE2E REC/S\tE2E RANK\t\t"
+		h += "E2E SETTINGS\tE2E REC/S\tE2E CPU µs/REC\tE2E RANK\t\t"
 	}
 	fmt.Fprintln(tw, h)
 	for _, r := range rows {
 		cells := r.cells()
 		switch {
 		case !withE2E:
-			cells = cells[:len(cells)-3]
+			cells = cells[:len(cells)-e2eColumns]
 		case r.MicroRank != r.E2ERank:
 			cells = append(cells, "≠")
 		default:
@@ -146,10 +156,13 @@ func Table(w io.Writer, rows []Row) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nIn process, no Kafka: per record, mean over the pool the first producer sends. ns: time; alloc B, allocs: heap allocated per call.")
+	fmt.Fprintln(w, "CPU ns: the process's CPU time per call (above ns when the garbage collector runs on other cores); HEAP+ B: the Go heap's peak rise above")
+	fmt.Fprintln(w, "its level after a collection while the calls ran (sampled every 100 ms; garbage not yet collected included, as in a process's peak).")
 	fmt.Fprintln(w, "MICRO RANK: by SER+DESER(+COMP+DECOMP) ns among the codecs of the same payload and compressor.")
 	if withE2E {
 		fmt.Fprintln(w, "E2E RANK: among the same, under the same producer settings, by end-to-end records per second (closed loop), end-to-end p50")
 		fmt.Fprintln(w, "latency (at a target rate, which every codec reaches) or the maximum sustained rate (rate search); ≠ marks where the two rankings differ.")
+		fmt.Fprintln(w, "E2E CPU µs/REC: the end-to-end trial's workers' CPU time per record (serialization, the Kafka client and the rest).")
 	}
 	return nil
 }
