@@ -75,8 +75,8 @@ type Row struct {
 	// workers' CPU, PeakRSSMB and PeakHeapMB one worker process's peaks (10^6 B);
 	// UsageScope says whose CPU it is (workers, or one shared process).
 	WorkerCPUMicros, BrokerCPUMicros, RecordsPerCPUSecond float64
-	PeakRSSMB, PeakHeapMB                                float64
-	UsageScope                                           string
+	PeakRSSMB, PeakHeapMB                                 float64
+	UsageScope                                            string
 	// Estimates are an aggregated row's figures over its repetitions, by metric
 	// name (nil for one run); Shown names the repetition whose phases, rate search
 	// and series it carries (the one of median throughput).
