@@ -72,8 +72,8 @@ func TestReportInChromium(t *testing.T) {
 		// error bar (a line's 6 points: the bar and two caps), or two series.
 		points map[string]int
 	}{
-		{"report", runs[:1], map[string]int{"throughput": 6 * 7, "size": 6 * 7, "serde-time": 12, "serde-share": 12}},
-		{"comparison", runs, map[string]int{"throughput": 12 * 7, "size": 12 * 7, "serde-time": 24, "serde-share": 24}},
+		{"report", runs[:1], map[string]int{"throughput": 6 * 7, "size": 6 * 7, "cpu": 6 * 7, "serde-time": 12, "serde-share": 12}},
+		{"comparison", runs, map[string]int{"throughput": 12 * 7, "size": 12 * 7, "cpu": 12 * 7, "serde-time": 24, "serde-share": 24}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			html := filepath.Join(dir, c.name+".html")
@@ -96,7 +96,7 @@ func TestReportInChromium(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(artifacts, "report-"+c.name+".png"), png, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, id := range []string{"throughput", "size", "serde-time", "serde-share", "latency", "over-time"} {
+			for _, id := range []string{"throughput", "size", "serde-time", "serde-share", "cpu", "latency", "over-time"} {
 				p, ok := points[id]
 				if !ok {
 					t.Errorf("chart %s was not rendered (charts: %v)", id, points)

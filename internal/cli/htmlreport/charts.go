@@ -72,6 +72,10 @@ func Charts(runs []Run) []Chart {
 			"serializedBytesPerRecord"),
 		serdeTime(runs, l),
 		serdeShare(runs, l),
+		perVariant(runs, l, "cpu", "CPU time per record", "ns/record",
+			"The workers' CPU time (user + system, producers and consumers) per measured record over the producers' window: what a codec costs in cores, "+
+				"the Kafka client's work included. In `serdebench run` every worker shares one process, measured as a whole.",
+			"resources.workerCPUNanosPerRecord"),
 		latency(runs, l),
 		overTime(runs, l),
 		p99OverTime(runs, l),
