@@ -163,8 +163,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	complete := make(chan struct{})
 	go c.watchCompletion(runCtx, checks, complete, stop)
 	consumed := make(chan error, 1)
+	var stats *summary.ClientStats
 	go func() {
 		err := m.consume(runCtx)
+		// Before leaving: sarama unregisters a broker's metrics when it disconnects.
+		stats = m.stats()
 		if lerr := m.leave(); lerr != nil && err == nil {
 			err = fmt.Errorf("leave consumer group: %w", lerr)
 		}
@@ -182,6 +185,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		consumeErr = fmt.Errorf("consumer did not leave group %s within %s of stopping", cfg.Group, cfg.DrainTimeout)
 	}
 	sum := c.summary()
+	if consumeErr == nil || stats != nil {
+		sum.Client = stats
+	}
 	select {
 	case <-complete:
 		// The trial is whole: a slow or failed leave does not change what was measured.
@@ -210,6 +216,8 @@ type member interface {
 	consume(ctx context.Context) error
 	// leave leaves the group and closes the member's connections.
 	leave() error
+	// stats are the client's own statistics so far (summary.ClientStats).
+	stats() *summary.ClientStats
 }
 
 // watchCompletion closes complete (and so ends Consume) once every partition's

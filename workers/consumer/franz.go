@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -25,8 +26,9 @@ const franzCommitInterval = 200 * time.Millisecond
 // the member ID there), and blocks rebalances while it processes a poll so that a
 // revoke commits exactly what was processed.
 type franzMember struct {
-	c  *consumer
-	cl *kgo.Client
+	c     *consumer
+	cl    *kgo.Client
+	hooks *clientstats.Franz
 
 	mu  sync.Mutex // guards pos and topicID
 	pos map[int32]position
@@ -79,12 +81,16 @@ func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMe
 		kgo.OnPartitionsRevoked(m.revoked),
 		kgo.OnPartitionsLost(m.lost),
 	)
-	m.cl, err = kafkaconn.NewFranz(ctx, c.cfg.Brokers, opts...)
+	m.hooks = clientstats.NewFranz()
+	m.cl, err = kafkaconn.NewFranz(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks))...)
 	if err != nil {
 		return nil, err
 	}
+	m.hooks.Watch(m.cl)
 	return m, nil
 }
+
+func (m *franzMember) stats() *summary.ClientStats { return m.hooks.Stats() }
 
 // adjust runs when partitions are assigned, before fetching starts: it continues
 // each partition's marker mask from the group's commit, and on an existing topic

@@ -9,14 +9,17 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // saramaMember is the consumer as a member of a sarama ConsumerGroup.
 type saramaMember struct {
-	c      *consumer
-	client sarama.Client
-	group  sarama.ConsumerGroup
+	c        *consumer
+	client   sarama.Client
+	group    sarama.ConsumerGroup
+	internal *clientstats.Sarama
 }
 
 // SaramaConfig maps a trial's consumer settings onto sarama
@@ -47,6 +50,7 @@ func newSaramaMember(ctx context.Context, c *consumer, clientID string) (*sarama
 	if err := c.cfg.Security.Apply(scfg); err != nil {
 		return nil, err
 	}
+	internal := clientstats.NewSarama(scfg)
 	client, err := kafkaconn.NewClient(ctx, c.cfg.Brokers, scfg)
 	if err != nil {
 		return nil, err
@@ -61,8 +65,10 @@ func newSaramaMember(ctx context.Context, c *consumer, clientID string) (*sarama
 			c.cfg.Log.Warn("consumer group error", "consumer", c.cfg.Name, "err", err)
 		}
 	}()
-	return &saramaMember{c: c, client: client, group: group}, nil
+	return &saramaMember{c: c, client: client, group: group, internal: internal}, nil
 }
+
+func (m *saramaMember) stats() *summary.ClientStats { return m.internal.Stats() }
 
 func (m *saramaMember) consume(ctx context.Context) error {
 	for ctx.Err() == nil {

@@ -9,7 +9,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // javaBufferMemory is the Java client's buffer.memory default, franz-go's bound on
@@ -74,6 +76,7 @@ type franzClient struct {
 	drain  context.Context
 	eff    map[string]string
 	closed chan struct{}
+	hooks  *clientstats.Franz
 
 	mu      sync.Mutex
 	stopped bool
@@ -92,12 +95,16 @@ func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, top
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kafkaconn.NewFranz(ctx, r.cfg.Brokers, append(conn, opts...)...)
+	hooks := clientstats.NewFranz()
+	cl, err := kafkaconn.NewFranz(ctx, r.cfg.Brokers, append(append(conn, opts...), kgo.WithHooks(hooks))...)
 	if err != nil {
 		return nil, err
 	}
-	return &franzClient{r: r, cl: cl, drain: drain, eff: eff, closed: make(chan struct{})}, nil
+	hooks.Watch(cl)
+	return &franzClient{r: r, cl: cl, drain: drain, eff: eff, closed: make(chan struct{}), hooks: hooks}, nil
 }
+
+func (c *franzClient) stats() *summary.ClientStats { return c.hooks.Stats() }
 
 func (c *franzClient) send(ctx context.Context, m *message) bool {
 	if ctx.Err() != nil {

@@ -224,6 +224,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if cfg.Metrics != nil {
 		cfg.Metrics.Done.Set(1)
 	}
+	r.sum.Client = r.client.stats()
 	r.finishSummary()
 	if ctx.Err() != nil {
 		r.sum.Interrupted = true

@@ -8,7 +8,9 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // client is a Kafka client library's asynchronous producer as the worker drives it.
@@ -28,6 +30,8 @@ type client interface {
 	// settings are the client's own settings, by its names, where their meaning
 	// differs between clients (recorded in the result).
 	settings() map[string]string
+	// stats are the client's own statistics so far (summary.ClientStats).
+	stats() *summary.ClientStats
 }
 
 // saramaClient is IBM/sarama's async producer.
@@ -36,6 +40,7 @@ type saramaClient struct {
 	client   sarama.Client
 	producer sarama.AsyncProducer
 	conf     *sarama.Config
+	internal *clientstats.Sarama
 }
 
 func newSarama(ctx context.Context, r *run, clientID string, maxValue, topicMax int) (*saramaClient, error) {
@@ -47,6 +52,7 @@ func newSarama(ctx context.Context, r *run, clientID string, maxValue, topicMax 
 	if err := r.cfg.Security.Apply(scfg); err != nil {
 		return nil, err
 	}
+	internal := clientstats.NewSarama(scfg)
 	client, err := kafkaconn.NewClient(ctx, r.cfg.Brokers, scfg)
 	if err != nil {
 		return nil, err
@@ -56,8 +62,10 @@ func newSarama(ctx context.Context, r *run, clientID string, maxValue, topicMax 
 		_ = client.Close()
 		return nil, fmt.Errorf("create producer: %w", err)
 	}
-	return &saramaClient{r: r, client: client, producer: producer, conf: scfg}, nil
+	return &saramaClient{r: r, client: client, producer: producer, conf: scfg, internal: internal}, nil
 }
+
+func (c *saramaClient) stats() *summary.ClientStats { return c.internal.Stats() }
 
 func (c *saramaClient) send(ctx context.Context, m *message) bool {
 	pm := m.saramaForm(c.r.cfg.Topic)

@@ -48,6 +48,9 @@ type Result struct {
 	// ConsumerRecordsPerSecond is the consumers' receive rate over their window.
 	ConsumerRecordsPerSecond float64 `json:"consumerRecordsPerSecond"`
 
+	// Client are the Kafka clients' internals, by the Java client's names (nil:
+	// summaries without them).
+	Client *ClientInternals `json:"client,omitempty"`
 	// Usage is what the trial's processes spent in the measured window (nil: not
 	// measured).
 	Usage *Usage `json:"usage,omitempty"`
@@ -157,6 +160,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	producers := map[int]bool{}
 	var totalReceived int64
 	var prodUsage, consUsage *usage.Window
+	var prodClient, consClient ClientStats
 	unmeasured := false
 	var pSeries, cSeries *Series
 	mergeSeries := func(dst **Series, o *Series) {
@@ -187,6 +191,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		case RoleProducer:
 			r.Producers++
 			addUsage(&prodUsage, s.Usage, &unmeasured)
+			prodClient.Add(s.Client)
 			if r.ClientSettings == nil {
 				r.ClientSettings = s.ClientSettings
 			}
@@ -217,6 +222,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		case RoleConsumer:
 			r.Consumers++
 			addUsage(&consUsage, s.Usage, &unmeasured)
+			consClient.Add(s.Client)
 			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
 			mergeSeries(&cSeries, s.Series)
 			deserNanos += s.CodecNanos
@@ -292,6 +298,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	r.Ack = percentiles(hists[AckLatencyMicros])
 	r.FetchInterval = percentiles(hists[FetchIntervalMicros])
 	r.SendDelay = percentiles(hists[SendDelayMicros])
+	r.Client = internals(prodClient, consClient, r.Ack.Mean-r.SendDelay.Mean)
 	r.Serialize = percentiles(hists[SerializeNanos])
 	r.Deserialize = percentiles(hists[DeserializeNanos])
 	r.Compress = percentiles(hists[CompressNanos])

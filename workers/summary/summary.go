@@ -100,6 +100,9 @@ type Summary struct {
 	// ClientSettings are the client library's own settings this worker ran with, by
 	// the library's names, where their meaning differs between clients.
 	ClientSettings map[string]string `json:"clientSettings,omitempty"`
+	// Client are the Kafka client's own statistics over the worker's run (nil in
+	// summaries of older versions).
+	Client *ClientStats `json:"client,omitempty"`
 	// Usage is what the worker's process spent in its measured window: CPU time,
 	// peak resident set and Go heap (nil: not measured, as when workers share a
 	// process in `serdebench run`).
