@@ -227,7 +227,9 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 	if diff != 0 {
 		tr.Warnings = append(tr.Warnings, fmt.Sprintf("prometheus counted %d measured producer records, the summaries %d", got, records))
 	}
-	step := max(time.Second, end.Sub(start)/maxSeriesPoints+time.Second).Truncate(time.Second)
+	// Like intervals, the series shares the result's budget with the other trials.
+	most := min(maxSeriesPoints, build.SeriesPerTrial(len(x.Status.Trials)))
+	step := max(time.Second, end.Sub(start)/time.Duration(most)+time.Second).Truncate(time.Second)
 	points, err := r.Prometheus.RecordsRate(qctx, sel, start.Truncate(step), end.Add(step), step)
 	if err != nil {
 		tr.Warnings = append(tr.Warnings, "prometheus rate series unavailable: "+err.Error())
@@ -239,7 +241,7 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 		return
 	}
 	series := &serdebenchv1.ThroughputSeries{StartTime: metav1.NewTime(points[0].Time), StepSeconds: int32(step / time.Second)}
-	for _, p := range points[:min(len(points), maxSeriesPoints)] {
+	for _, p := range points[:min(len(points), most)] {
 		series.RecordsPerSecond = append(series.RecordsPerSecond, int64(p.Value+0.5))
 	}
 	tr.ThroughputSeries = series

@@ -13,12 +13,14 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers/build"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestResultSizeAtMatrixCap: a result for the largest matrix the API admits (256
-// trials, 128 with faults), every number at its widest, stays well under etcd's
-// 1.5 MiB object limit and the 1 MiB target, with intervals at their per-trial
+// trials, 128 with faults or repetitions, 64 with both), every number at its
+// widest (client internals and resource usage included), stays under the 1 MiB
+// target, a third below etcd's 1.5 MiB object limit, with intervals at their per-trial
 // budget and either a rate search or (they do not combine) a fault with its status
 // and phases per trial.
 func TestResultSizeAtMatrixCap(t *testing.T) {
@@ -37,13 +39,29 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 				{Name: strings.Repeat("a", 20), StartSeconds: 1, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}},
 				{Name: strings.Repeat("b", 20), StartSeconds: 1, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}}}}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			b := resultAtCap(t, spec)
-			// 7/8 of the target: every field here is at its widest, which no real result is.
-			if len(b) > 896<<10 {
-				t.Fatalf("result is %d bytes: too close to the 1 MiB target", len(b))
-			}
-		})
+		specs := map[string]serdebenchv1.ExperimentSpec{name: spec}
+		// With repetitions the cap halves (64 runs with faults and repetitions) and
+		// the result adds each repeated trial's statistics.
+		repeated := spec
+		repeated.Repetitions = 2
+		switch name {
+		case "search":
+			repeated.Matrix = &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5}}
+		case "faults":
+			repeated.Matrix = &serdebenchv1.Matrix{LingerMs: []int32{0}}
+		}
+		specs[name+"-repeated"] = repeated
+		for name, spec := range specs {
+			t.Run(name, func(t *testing.T) {
+				b := resultAtCap(t, spec)
+				// The 1 MiB target with every field at its widest, which no real result
+				// is (a real result at the cap is about half of this): a third below
+				// etcd's limit.
+				if len(b) > 1<<20 {
+					t.Fatalf("result is %d bytes: above the 1 MiB target", len(b))
+				}
+			})
+		}
 	}
 }
 
@@ -66,7 +84,13 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 		m := &summary.Result{Producers: 64, Consumers: 64, WindowSeconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7,
 			SerializedMBPerSecond: 1e4, SerializedBytesPerRecord: 1 << 20, SerializeMicrosPerRecord: 1e6, DeserializeMicrosPerRecord: 1e6,
 			EndToEnd: wide, Ack: wide, SendDelay: wide, Sent: 1 << 40, Delivered: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40,
-			Warnings: []string{"prometheus cross-check skipped: query sum(max_over_time(serdebench_records_total{...}[86400s])): connection refused"}}
+			Warnings: []string{"prometheus cross-check skipped: query sum(max_over_time(serdebench_records_total{...}[86400s])): connection refused"},
+			Client: &summary.ClientInternals{BatchSizeAvgBytes: 1e12, BatchRecordsAvg: 1e12, RecordsPerRequestAvg: 1e12, ProduceRequests: 1 << 40,
+				CompressionRateAvg: 0.123456, RequestLatencyAvgMicros: 3.6e9, RequestLatencyMaxMicros: 3_600_000_000, RecordQueueTimeAvgMicros: 3.6e9,
+				RequestsInFlightAvg: 1e6, RequestsInFlightMax: 1 << 20, BufferedBytesMax: 1 << 40, BufferedRecordsMax: 1 << 40,
+				FetchRequestRate: 1e9, FetchSizeAvgBytes: 1e12, RecordsPerFetchAvg: 1e12},
+			Usage: &summary.Usage{Scope: summary.ScopeWorkers, WorkerCPUMicrosPerRecord: 1e9, ProducerCPUMicrosPerRecord: 1e9, ConsumerCPUMicrosPerRecord: 1e9,
+				BrokerCPUMicrosPerRecord: 1e9, RecordsPerCPUSecond: 1e12}}
 		if tr.Fault != nil {
 			phase := &summary.Phase{Start: at.Time, End: at.Time, Seconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7, OfferedRecordsPerSecond: 1e7,
 				Ack: wide, EndToEnd: wide, Failed: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40}
@@ -100,12 +124,16 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 		diff := int64(-1 << 40)
 		r.PrometheusRecordsDifference = &diff
 		r.ThroughputSeries = &serdebenchv1.ThroughputSeries{StepSeconds: 1440}
-		for range maxSeriesPoints {
+		for range min(maxSeriesPoints, n) {
 			r.ThroughputSeries.RecordsPerSecond = append(r.ThroughputSeries.RecordsPerSecond, 10_000_000)
 		}
 		res.Trials = append(res.Trials, r)
 	}
 	res.Summary = build.Summary(res.Trials)
+	res.Statistics = report.Statistics(report.ResultRows(&res))
+	if spec.Repetitions > 1 && len(res.Statistics) != len(res.Trials)/int(spec.Repetitions) {
+		t.Fatalf("%d statistics for %d trials of %d repetitions", len(res.Statistics), len(res.Trials), spec.Repetitions)
+	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)

@@ -139,12 +139,15 @@ func DefaultOf(field string) any {
 	return nil
 }
 
-// MaxTrials caps the number of trials one experiment expands into, and
-// MaxFaultedTrials one with faults, whose trials each carry their phases (a
-// result stays under 1 MiB: controllers/result_size_test.go).
+// MaxTrials caps the number of trials one experiment expands into (repetitions
+// counted), MaxFaultedTrials one with faults, whose trials each carry their
+// phases, or with repetitions, whose trials' statistics the result adds, and
+// MaxFaultedRepeatedTrials one with both (a result stays under 1 MiB:
+// controllers/result_size_test.go).
 const (
-	MaxTrials        = 256
-	MaxFaultedTrials = 128
+	MaxTrials                = 256
+	MaxFaultedTrials         = 128
+	MaxFaultedRepeatedTrials = 64
 )
 
 // Sweep is one matrix dimension: how many values it lists and how value i is set.

@@ -328,6 +328,10 @@ type TrialResult struct {
 	FetchIntervalMicros *LatencyMicros `json:"fetchIntervalMicros,omitempty"`
 	// SendDelayMicros: actual minus intended send time.
 	SendDelayMicros LatencyMicros `json:"sendDelayMicros"`
+	// Client are the Kafka clients' own statistics, by the Java client's metric
+	// names (docs/measurement.md): what explains the trial's batching.
+	// +optional
+	Client *ClientInternals `json:"client,omitempty"`
 	// Resources are what the trial's workers (and broker, where it could be read)
 	// spent in the measured window: CPU per record and peak memory (absent: not
 	// measured).
@@ -377,6 +381,45 @@ type TrialResult struct {
 	// Warnings say what the numbers cannot be trusted for.
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ClientInternals are a trial's producer and consumer clients' statistics over
+// their whole run (warmup and end markers included). Averages are decimal
+// strings.
+type ClientInternals struct {
+	// BatchSizeAvgBytes (batch-size-avg): bytes per partition batch as sent.
+	BatchSizeAvgBytes string `json:"batchSizeAvgBytes"`
+	// BatchRecordsAvg: records per partition batch.
+	BatchRecordsAvg string `json:"batchRecordsAvg"`
+	// RecordsPerRequestAvg (records-per-request-avg) over ProduceRequests.
+	RecordsPerRequestAvg string `json:"recordsPerRequestAvg"`
+	ProduceRequests      int64  `json:"produceRequests"`
+	// CompressionRateAvg (compression-rate-avg): compressed over uncompressed
+	// size, mean over batches.
+	// +optional
+	CompressionRateAvg string `json:"compressionRateAvg,omitempty"`
+	// RequestLatencyAvgMicros and RequestLatencyMaxMicros (request-latency-avg,
+	// -max): produce requests from written to answered.
+	RequestLatencyAvgMicros int64 `json:"requestLatencyAvgMicros"`
+	RequestLatencyMaxMicros int64 `json:"requestLatencyMaxMicros"`
+	// RecordQueueTimeAvgMicros (record-queue-time-avg), estimated: the mean
+	// acknowledgement latency from the actual send less the mean request latency.
+	RecordQueueTimeAvgMicros int64 `json:"recordQueueTimeAvgMicros"`
+	// RequestsInFlightAvg and RequestsInFlightMax (requests-in-flight), sampled
+	// every 100 ms.
+	RequestsInFlightAvg string `json:"requestsInFlightAvg"`
+	RequestsInFlightMax int64  `json:"requestsInFlightMax"`
+	// BufferedBytesMax and BufferedRecordsMax: the most held in the producer
+	// client (franz-go: buffer.memory minus buffer-available-bytes).
+	// +optional
+	BufferedBytesMax int64 `json:"bufferedBytesMax,omitempty"`
+	// +optional
+	BufferedRecordsMax int64 `json:"bufferedRecordsMax,omitempty"`
+	// FetchRequestRate (fetch-rate) per second, all consumers; FetchSizeAvgBytes
+	// (fetch-size-avg); RecordsPerFetchAvg (records per fetch response).
+	FetchRequestRate   string `json:"fetchRequestRate"`
+	FetchSizeAvgBytes  int64  `json:"fetchSizeAvgBytes"`
+	RecordsPerFetchAvg string `json:"recordsPerFetchAvg"`
 }
 
 // ResourceUsage is what a trial's processes spent in its measured window, from

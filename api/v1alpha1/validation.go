@@ -15,9 +15,14 @@ func (s *ExperimentSpec) TrialCount() int {
 }
 
 // MaxTrials is how many trials the spec may expand into: fewer with faults, whose
-// trials each carry their phases.
+// trials each carry their phases, or repetitions, whose statistics the result
+// adds, and fewer still with both.
 func (s *ExperimentSpec) MaxTrials() int {
-	if s.Faults != nil {
+	repeated := s.Repetitions > 1
+	switch {
+	case s.Faults != nil && repeated:
+		return trial.MaxFaultedRepeatedTrials
+	case s.Faults != nil || repeated:
 		return trial.MaxFaultedTrials
 	}
 	return trial.MaxTrials

@@ -2,6 +2,7 @@ package build
 
 import (
 	"math"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -61,6 +62,7 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 		Warnings:                       m.Warnings,
 	}
 	res.Resources = Resources(m.Usage)
+	res.Client = Internals(m.Client)
 	if m.FetchInterval.Count > 0 {
 		f := lat(m.FetchInterval)
 		res.FetchIntervalMicros = &f
@@ -167,4 +169,22 @@ func Resources(u *summary.Usage) *serdebenchv1.ResourceUsage {
 		}
 	}
 	return r
+}
+
+// Internals converts a trial's client internals to the API's fields (nil: none).
+func Internals(c *summary.ClientInternals) *serdebenchv1.ClientInternals {
+	if c == nil {
+		return nil
+	}
+	dec := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	out := &serdebenchv1.ClientInternals{BatchSizeAvgBytes: dec(c.BatchSizeAvgBytes, 0), BatchRecordsAvg: dec(c.BatchRecordsAvg, 2),
+		RecordsPerRequestAvg: dec(c.RecordsPerRequestAvg, 2), ProduceRequests: c.ProduceRequests,
+		RequestLatencyAvgMicros: int64(math.Round(c.RequestLatencyAvgMicros)), RequestLatencyMaxMicros: c.RequestLatencyMaxMicros,
+		RecordQueueTimeAvgMicros: int64(math.Round(c.RecordQueueTimeAvgMicros)), RequestsInFlightAvg: dec(c.RequestsInFlightAvg, 2),
+		RequestsInFlightMax: c.RequestsInFlightMax, BufferedBytesMax: c.BufferedBytesMax, BufferedRecordsMax: c.BufferedRecordsMax,
+		FetchRequestRate: dec(c.FetchRequestRate, 1), FetchSizeAvgBytes: int64(math.Round(c.FetchSizeAvgBytes)), RecordsPerFetchAvg: dec(c.RecordsPerFetchAvg, 2)}
+	if c.CompressionRateAvg > 0 {
+		out.CompressionRateAvg = dec(c.CompressionRateAvg, 3)
+	}
+	return out
 }

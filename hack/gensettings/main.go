@@ -77,8 +77,8 @@ func trialCountRule(rows []trial.Row) string {
 		f := "self.matrix." + r.JSON
 		dims = append(dims, fmt.Sprintf("(has(%s) && size(%s) > 0 ? size(%s) : 1)", f, f, f))
 	}
-	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repetitions) ? self.repetitions : 1) <= (has(self.faults) ? %d : %d)",message="the matrix expands to more than %d trials, %d with faults (codecs × sizes × matrix values × fault scenarios × repetitions)"`,
-		strings.Join(dims, " * "), trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials)
+	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repetitions) ? self.repetitions : 1) <= (has(self.faults) && has(self.repetitions) && self.repetitions > 1 ? %d : (has(self.faults) || (has(self.repetitions) && self.repetitions > 1) ? %d : %d))",message="the matrix expands to more than %d trials, %d with faults or repetitions, %d with both (codecs × sizes × matrix values × fault scenarios × repetitions)"`,
+		strings.Join(dims, " * "), trial.MaxFaultedRepeatedTrials, trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials, trial.MaxFaultedRepeatedTrials)
 }
 
 // The generated rules' lines, found by how they start.
