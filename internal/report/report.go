@@ -77,6 +77,8 @@ type Row struct {
 	WorkerCPUMicros, BrokerCPUMicros, RecordsPerCPUSecond float64
 	PeakRSSMB, PeakHeapMB                                 float64
 	UsageScope                                            string
+	// Client are the clients' internals (nil: not reported).
+	Client *summary.ClientInternals
 	// Estimates are an aggregated row's figures over its repetitions, by metric
 	// name (nil for one run); Shown names the repetition whose phases, rate search
 	// and series it carries (the one of median throughput).
@@ -141,6 +143,7 @@ func LocalRows(trials []TrialResult) []Row {
 			rows[len(rows)-1].Fault = f.Name
 			rows[len(rows)-1].Phases = localPhases(r.Phases)
 		}
+		rows[len(rows)-1].Client = r.Client
 		if u := r.Usage; u != nil {
 			row := &rows[len(rows)-1]
 			row.WorkerCPUMicros, row.BrokerCPUMicros, row.RecordsPerCPUSecond, row.UsageScope = u.WorkerCPUMicrosPerRecord,
@@ -192,6 +195,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 		if t.Resources != nil {
 			rows[len(rows)-1].setResources(t.Resources)
 		}
+		rows[len(rows)-1].Client = internalsOf(t.Client)
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {
@@ -205,6 +209,60 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 		}
 	}
 	return rows
+}
+
+// internalsOf reads a result's client internals back into numbers.
+func internalsOf(c *v1alpha1.ClientInternals) *summary.ClientInternals {
+	if c == nil {
+		return nil
+	}
+	d := func(s string) float64 {
+		v, _ := strconv.ParseFloat(s, 64)
+		return v
+	}
+	return &summary.ClientInternals{BatchSizeAvgBytes: d(c.BatchSizeAvgBytes), BatchRecordsAvg: d(c.BatchRecordsAvg),
+		RecordsPerRequestAvg: d(c.RecordsPerRequestAvg), ProduceRequests: c.ProduceRequests, CompressionRateAvg: d(c.CompressionRateAvg),
+		RequestLatencyAvgMicros: float64(c.RequestLatencyAvgMicros), RequestLatencyMaxMicros: c.RequestLatencyMaxMicros,
+		RecordQueueTimeAvgMicros: float64(c.RecordQueueTimeAvgMicros), RequestsInFlightAvg: d(c.RequestsInFlightAvg),
+		RequestsInFlightMax: c.RequestsInFlightMax, BufferedBytesMax: c.BufferedBytesMax, BufferedRecordsMax: c.BufferedRecordsMax,
+		FetchRequestRate: d(c.FetchRequestRate), FetchSizeAvgBytes: float64(c.FetchSizeAvgBytes), RecordsPerFetchAvg: d(c.RecordsPerFetchAvg)}
+}
+
+// InternalsTable writes the trials' client internals by the Java client's names
+// (docs/measurement.md), when they have them: what explains their batching.
+func InternalsTable(w io.Writer, rows []Row) error {
+	has := false
+	for _, r := range rows {
+		has = has || r.Client != nil
+	}
+	if !has {
+		return nil
+	}
+	fmt.Fprintln(w, "\nClient internals (whole run, warmup included; Java client names):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "CODEC\tSIZE B\tSETTINGS\tbatch-size-avg B\trecords/batch\trecords-per-request-avg\trecord-queue-time-avg ms\trequest-latency-avg ms\tin-flight avg\tcompression-rate-avg\tbuffered max B\tfetch-rate /s\tfetch-size-avg B\trecords/fetch\t")
+	for _, r := range rows {
+		c := r.Client
+		if c == nil {
+			continue
+		}
+		settings := r.Settings
+		if r.Fault != "" {
+			settings += " fault=" + r.Fault
+		}
+		rate := "-"
+		if c.CompressionRateAvg > 0 {
+			rate = fmt.Sprintf("%.3f", c.CompressionRateAvg)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%s\t%d\t%.1f\t%.0f\t%.2f\t\n", r.Codec, r.SizeBytes, settings,
+			c.BatchSizeAvgBytes, c.BatchRecordsAvg, c.RecordsPerRequestAvg, c.RecordQueueTimeAvgMicros/1e3, c.RequestLatencyAvgMicros/1e3,
+			c.RequestsInFlightAvg, rate, c.BufferedBytesMax, c.FetchRequestRate, c.FetchSizeAvgBytes, c.RecordsPerFetchAvg)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "record-queue-time-avg is estimated: mean acknowledgement latency from the actual send less request-latency-avg. A repeated trial shows the repetition of median throughput's.")
+	return nil
 }
 
 // setResources takes a trial's resource usage into the table's units.
@@ -353,6 +411,9 @@ func Table(w io.Writer, runs []Row) error {
 		}
 	}
 	if err := PhaseTable(w, rows); err != nil {
+		return err
+	}
+	if err := InternalsTable(w, rows); err != nil {
 		return err
 	}
 	common := CommonWarnings(rows)
