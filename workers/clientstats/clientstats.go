@@ -79,7 +79,7 @@ func uvarintLen(x int64) int64 {
 type Sarama struct {
 	reg                                   metrics.Registry
 	batchSize, perRequest, ratio, latency *exact
-	fetchSize, fetchBatch                 *exact
+	fetchBatch                            *exact
 	sampler                               sampler
 	start                                 time.Time
 }

@@ -71,7 +71,7 @@ func TestListeningPID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	pid, err := ListeningPID(l.Addr().(*net.TCPAddr).Port)
 	if err != nil || pid != os.Getpid() {
 		t.Fatalf("ListeningPID = %d, %v; want %d", pid, err, os.Getpid())

@@ -74,7 +74,7 @@ func topicBytes(t *testing.T, brokers []string, topic string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	ids := []int32{}
 	bs, _, err := admin.DescribeCluster()
 	if err != nil {
