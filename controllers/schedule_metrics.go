@@ -86,7 +86,8 @@ func (m *ScheduleMetrics) show(key types.NamespacedName, res *serdebenchv1.Seria
 			regressed[t.Name] = t.Regressed
 		}
 	}
-	for _, row := range report.ResultRows(res) {
+	// One series per trial: a repeated trial's median over its repetitions.
+	for _, row := range report.Aggregate(report.ResultRows(res)) {
 		l := prometheus.Labels{"namespace": key.Namespace, "schedule": key.Name, "trial": row.Name, "codec": row.Codec}
 		m.recordsPerSecond.With(l).Set(row.RecordsPerSecond)
 		m.p99Seconds.With(l).Set(float64(row.P99) / 1e6)

@@ -101,7 +101,7 @@ type MetricComparison struct {
 	// BaselineMax is the highest baseline value.
 	BaselineMax string `json:"baselineMax"`
 	// BaselineLow and BaselineHigh bound the baseline median's confidence
-	// interval (the values' range below 6 of them).
+	// interval (the values' range up to 7 of them).
 	// +optional
 	BaselineLow string `json:"baselineLow,omitempty"`
 	// +optional

@@ -30,7 +30,7 @@ func compareCmd() *cobra.Command {
 			"a trial's repetitions (spec.repetitions) are its values and every figure is their median. DIFF says whether the " +
 			"change is significant (Mann-Whitney U test, p < 0.05: needs 4 repetitions on each side; ~ where it is not), " +
 			"with the change's 95 % interval. A metric regresses when it is worse than the baselines' median by more than " +
-			"its threshold and its interval lies beyond the baseline's (with single runs: worse than every baseline run), " +
+			"its threshold and its interval lies beyond the baseline's (with single runs and up to 7 baseline values: worse than every baseline run), " +
 			"so noise is not an alert.",
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,7 +43,7 @@ func compareCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				runs[i] = run.Rows
+				runs[i] = run.Runs // every repetition: the comparison tests them
 			}
 			res := compare.Compare(runs[:len(runs)-1], runs[len(runs)-1], th)
 			if len(res.Trials) == 0 {
@@ -93,7 +93,7 @@ func compareTable(w io.Writer, res compare.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "RUNS: baseline values (every repetition of every baseline run) / candidate repetitions. CI: the median's interval (the range below 6 values);")
+	fmt.Fprintln(w, "RUNS: baseline values (every repetition of every baseline run) / candidate repetitions. CI: the median's interval (the range up to 7 values);")
 	fmt.Fprintln(w, "CHANGE CI: the change's (Hodges-Lehmann shift over the baseline median). DIFF: different where the Mann-Whitney U test gives p < 0.05, else ~.")
 	for _, u := range res.Unmatched {
 		fmt.Fprintf(w, "not in any baseline: %s\n", u)

@@ -35,7 +35,7 @@ type Metric struct {
 	Unit string `json:"unit"`
 	// Baseline is the median of the baseline values (every repetition of every
 	// baseline run), Min and Max their spread, Low and High the median's
-	// confidence interval (the range below 6 values).
+	// confidence interval (the range up to 7 values).
 	Baseline     float64 `json:"baseline"`
 	Min          float64 `json:"min"`
 	Max          float64 `json:"max"`
@@ -174,7 +174,7 @@ func values(m metric, rows []report.Row) []float64 {
 // judge compares the candidate's values with the baseline's: the medians are the
 // figures; a regression must exceed the threshold from the baseline's median and
 // the candidate's interval must lie beyond the baseline's (with single values and
-// fewer than 6 baseline runs: beyond every baseline run), so noise is not an alert.
+// up to 7 baseline values: beyond every baseline run), so noise is not an alert.
 func judge(m metric, base, cand []float64, thresholdPercent float64) Metric {
 	b, c, d := stats.Median(base), stats.Median(cand), stats.Compare(base, cand)
 	lo, hi := slices.Min(base), slices.Max(base)

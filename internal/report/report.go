@@ -49,9 +49,10 @@ type Report struct {
 }
 
 var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s", "MB_per_s", "ser_us", "deser_us",
-	"ser_share_pct", "deser_share_pct", "e2e_mean_us", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated",
+	"ser_share_pct", "deser_share_pct", "e2e_p50_us", "e2e_p99_us", "e2e_p999_us", "e2e_max_us", "lost", "duplicated",
 	"compressed_B", "compress_us", "decompress_us",
-	"runs", "rec_per_s_lo", "rec_per_s_hi", "e2e_p99_us_lo", "e2e_p99_us_hi", "ci_confidence_pct",
+	// Added later, at the end: readers by position keep working.
+	"e2e_mean_us", "runs", "rec_per_s_lo", "rec_per_s_hi", "e2e_p99_us_lo", "e2e_p99_us_hi", "ci_confidence_pct",
 	"cpu_us_per_rec", "rec_per_cpu_s", "peak_rss_MB", "peak_heap_MB", "broker_cpu_us_per_rec", "cpu_scope"}
 
 // Row is one trial of the table, from a local run or from a SerializationResult.
@@ -287,8 +288,8 @@ func (r Row) Cells() []string {
 	cells := []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), settings,
 		f(r.SerializedBytes, 0), f(r.RecordsPerSecond, 0), f(r.MBPerSec, 2),
 		f(r.SerMicros, 2), f(r.DeserMicros, 2), f(r.SerPct, 1), f(r.DeserPct, 1),
-		f(r.E2EMean, 0), i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated),
-		f(r.CompBytes, 0), f(r.CompMicros, 2), f(r.DecompMicros, 2), strconv.Itoa(max(r.Runs, 1))}
+		i(r.P50), i(r.P99), i(r.P999), i(r.Max), i(r.Lost), i(r.Duplicated),
+		f(r.CompBytes, 0), f(r.CompMicros, 2), f(r.DecompMicros, 2), f(r.E2EMean, 0), strconv.Itoa(max(r.Runs, 1))}
 	rps, p99 := r.Estimates["recordsPerSecond"], r.Estimates["endToEndMicros.p99"]
 	if rps.N < 2 {
 		cells = append(cells, "", "", "", "", "")
@@ -343,15 +344,16 @@ func Table(w io.Writer, runs []Row) error {
 	}
 	var fastest []Row
 	if i := Fastest(rows); i >= 0 {
-		fastest = byConfig[rows[i].Name]
+		fastest = byConfig[configOf(rows[i])]
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
 		cells := r.Cells()
-		base := cells[:17]
+		// The table shows the mean beside the percentiles (the CSV has it last).
+		base := append(append(slices.Clone(cells[:10]), cells[19]), cells[10:16]...)
 		if compressed {
-			base = cells[:20]
+			base = append(base, cells[16:19]...)
 		}
 		for _, c := range base {
 			fmt.Fprint(tw, c, "\t")
@@ -372,7 +374,7 @@ func Table(w io.Writer, runs []Row) error {
 			if c := cells[20:]; c[1] != "" {
 				ci = fmt.Sprintf("%s–%s\t%s–%s\t%s\t", c[1], c[2], c[3], c[4], c[5])
 			}
-			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, VersusFastest(byConfig[r.Name], fastest))
+			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, VersusFastest(byConfig[configOf(r)], fastest))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -445,6 +447,9 @@ func Fastest(rows []Row) int {
 // trial's, from their repetitions: its change in percent where the difference is
 // significant, ~ where it is not, "fastest" for the fastest itself.
 func VersusFastest(mine, fastest []Row) string {
+	if len(mine) == 0 || len(fastest) == 0 {
+		return ""
+	}
 	if configOf(mine[0]) == configOf(fastest[0]) {
 		return "fastest"
 	}

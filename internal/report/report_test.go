@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,5 +57,26 @@ func TestWarningsOnce(t *testing.T) {
 	// One trial's warnings are its own.
 	if got := CommonWarnings(ResultRows(&v1alpha1.SerializationResult{Trials: res.Trials[:1]})); got != nil {
 		t.Fatalf("one trial: common %v", got)
+	}
+}
+
+// TestTablePartialRepetitions: a result read while its second round runs (or after
+// a failure) has trials with fewer repetitions than others, even one; the table
+// still sums each up and compares it with the fastest.
+func TestTablePartialRepetitions(t *testing.T) {
+	rep := func(config string, k int, rps float64) Row {
+		return Row{Name: fmt.Sprintf("%s-r%d", config, k), Config: config, Repetition: k, Runs: 1, Codec: "json", Settings: config, RecordsPerSecond: rps}
+	}
+	rows := []Row{rep("t000-json", 1, 100), rep("t001-avro", 1, 300), rep("t000-json", 2, 110)}
+	var out bytes.Buffer
+	if err := Table(&out, rows); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "RUNS") || !strings.Contains(s, "fastest") || strings.Count(s, "\n  ") < 2 {
+		t.Fatalf("table:\n%s", s)
+	}
+	if agg := Aggregate(rows); len(agg) != 2 || agg[0].Runs != 2 || agg[0].RecordsPerSecond != 105 || agg[1].Runs != 1 {
+		t.Fatalf("aggregate %+v", agg)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/aclements/go-moremath/stats"
 )
 
 func TestMedianSmallSamples(t *testing.T) {
@@ -97,5 +99,34 @@ func TestCompareSmallSamples(t *testing.T) {
 	d = Compare([]float64{5, 5, 5}, []float64{5, 5, 5})
 	if d.Significant || d.P != 1 || d.Low != 0 || d.High != 0 {
 		t.Errorf("equal = %+v", d)
+	}
+}
+
+// TestCompareLargeSamples: a schedule may pool many baseline values; the interval
+// then comes from the normal approximation, fast, and still covers the shift.
+func TestCompareLargeSamples(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, b := make([]float64, 300), make([]float64, 20)
+	for i := range a {
+		a[i] = 100 + rng.NormFloat64()
+	}
+	for i := range b {
+		b[i] = 90 + rng.NormFloat64()
+	}
+	d := Compare(a, b)
+	if !d.Significant || d.Low > -10 || d.High < -10 || d.Confidence < 0.94 || d.Confidence > 0.96 {
+		t.Fatalf("300 vs 20, shifted by -10: %+v", d)
+	}
+	// Where both apply, the approximation's order is within one of the exact one.
+	for _, n := range [][2]int{{20, 20}, {21, 20}, {30, 14}} {
+		exact := 0
+		u := stats.UDist{N1: n[0], N2: n[1]}
+		for exact+1 <= n[0]*n[1]/2 && u.CDF(float64(exact)) <= Alpha/2 {
+			exact++
+		}
+		approx, _ := order(n[0], n[1])
+		if approx < exact-1 || approx > exact+1 {
+			t.Errorf("%v: normal order %d, exact %d", n, approx, exact)
+		}
 	}
 }

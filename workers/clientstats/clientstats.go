@@ -5,6 +5,7 @@ package clientstats
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,11 +85,28 @@ type Sarama struct {
 	start                                 time.Time
 }
 
-// NewSarama registers exact histograms under the names sarama updates.
+// kept are the metrics a worker reads: sarama unregisters a broker's metrics when
+// any of its connections closes, and would start them over on the next one.
+var kept = map[string]bool{"batch-size": true, "records-per-request": true, "compression-ratio": true, "request-latency-in-ms": true,
+	"consumer-batch-size": true, "requests-in-flight": true, "incoming-byte-rate": true, "consumer-fetch-rate": true}
+
+// keepRegistry is a registry that does not let go of the kept metrics.
+type keepRegistry struct{ metrics.Registry }
+
+// Unregister removes a metric unless a worker reads it.
+func (r keepRegistry) Unregister(name string) {
+	if !kept[name] {
+		r.Registry.Unregister(name)
+	}
+}
+
+// NewSarama registers exact histograms under the names sarama updates, in a
+// registry of cfg's that keeps what the worker reads.
 func NewSarama(cfg *sarama.Config) *Sarama {
 	if cfg.MetricRegistry == nil {
 		cfg.MetricRegistry = metrics.NewRegistry()
 	}
+	cfg.MetricRegistry = keepRegistry{cfg.MetricRegistry}
 	s := &Sarama{reg: cfg.MetricRegistry, start: time.Now()}
 	reg := func(name string) *exact {
 		h := &exact{Histogram: metrics.NewHistogram(metrics.NewExpDecaySample(1028, 0.015))}
@@ -105,6 +123,17 @@ func NewSarama(cfg *sarama.Config) *Sarama {
 		return 0
 	}, nil)
 	return s
+}
+
+// Close stops sampling (Stats does too) and lets go of the kept metrics (a
+// meter ticks until unregistered); safe to call more than once.
+func (s *Sarama) Close() {
+	s.sampler.stop()
+	if k, ok := s.reg.(keepRegistry); ok {
+		for name := range kept {
+			k.Registry.Unregister(name)
+		}
+	}
 }
 
 // Stats are what the client did so far; it stops sampling.
@@ -189,9 +218,11 @@ func (f *Franz) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.
 // fetches (key 1).
 func (f *Franz) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e kgo.BrokerE2E) {
 	switch {
-	case key == 0 && e.WriteErr == nil:
+	case key == 0 && (e.WriteErr == nil || connectionDied(e.WriteErr)):
+		// Written (OnBrokerWrite counted it), now answered, failed reading, or
+		// dropped with its connection.
 		f.inFlight.Add(-1)
-		if e.ReadErr != nil {
+		if e.WriteErr != nil || e.ReadErr != nil {
 			return
 		}
 		f.requests.Add(1)
@@ -210,10 +241,20 @@ func (f *Franz) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e kgo.BrokerE2E) {
 	}
 }
 
+// connectionDied says a written request was dropped because its connection died:
+// franz-go reports it through OnBrokerE2E's WriteErr (its unexported
+// errChosenBrokerDead), after OnBrokerWrite counted the write as a success.
+func connectionDied(err error) bool {
+	return strings.Contains(err.Error(), "chosen to issue this request has died")
+}
+
 // OnFetchBatchRead counts the records a fetch brought.
 func (f *Franz) OnFetchBatchRead(_ kgo.BrokerMetadata, _ string, _ int32, m kgo.FetchBatchMetrics) {
 	f.fetchRecords.Add(int64(m.NumRecords))
 }
+
+// Close stops sampling (Stats does too); safe to call more than once.
+func (f *Franz) Close() { f.sampler.stop() }
 
 // Stats are what the client did so far; it stops sampling.
 func (f *Franz) Stats() *summary.ClientStats {

@@ -162,32 +162,35 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	defer stop()
 	complete := make(chan struct{})
 	go c.watchCompletion(runCtx, checks, complete, stop)
-	consumed := make(chan error, 1)
-	var stats *summary.ClientStats
+	type outcome struct {
+		err   error
+		stats *summary.ClientStats
+	}
+	consumed := make(chan outcome, 1)
 	go func() {
 		err := m.consume(runCtx)
-		// Before leaving: sarama unregisters a broker's metrics when it disconnects.
-		stats = m.stats()
+		// Before leaving: the client's counts are complete once it stops consuming.
+		stats := m.stats()
 		if lerr := m.leave(); lerr != nil && err == nil {
 			err = fmt.Errorf("leave consumer group: %w", lerr)
 		}
 		_ = c.admin.Close()
-		consumed <- err
+		consumed <- outcome{err, stats}
 	}()
 	// runCtx ends on completion or when the caller stops us; either way leaving the
 	// group gets DrainTimeout.
 	drain, stopDrain := kafkaconn.AfterDone(runCtx, cfg.DrainTimeout)
 	defer stopDrain()
 	var consumeErr error
+	var stats *summary.ClientStats
 	select {
-	case consumeErr = <-consumed:
+	case o := <-consumed:
+		consumeErr, stats = o.err, o.stats
 	case <-drain.Done():
 		consumeErr = fmt.Errorf("consumer did not leave group %s within %s of stopping", cfg.Group, cfg.DrainTimeout)
 	}
 	sum := c.summary()
-	if consumeErr == nil || stats != nil {
-		sum.Client = stats
-	}
+	sum.Client = stats
 	select {
 	case <-complete:
 		// The trial is whole: a slow or failed leave does not change what was measured.

@@ -280,5 +280,6 @@ func (m *franzMember) leave() error {
 	// Leaving revokes every partition, whose callback commits; the rebalance must
 	// be allowed for that (BlockRebalanceOnPoll).
 	m.cl.CloseAllowingRebalance()
+	m.hooks.Close()
 	return nil
 }

@@ -92,6 +92,7 @@ func (m *saramaMember) leave() error {
 	err := m.group.Close()
 	// NewConsumerGroupFromClient leaves its client open.
 	_ = m.client.Close()
+	m.internal.Close()
 	return err
 }
 

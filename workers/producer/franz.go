@@ -145,6 +145,9 @@ func (c *franzClient) close() {
 	}()
 }
 
-func (c *franzClient) release() { c.cl.Close() }
+func (c *franzClient) release() {
+	c.cl.Close()
+	c.hooks.Close()
+}
 
 func (c *franzClient) settings() map[string]string { return c.eff }

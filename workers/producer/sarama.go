@@ -101,7 +101,10 @@ func (c *saramaClient) acks(stop <-chan struct{}) {
 
 func (c *saramaClient) close() { c.producer.AsyncClose() }
 
-func (c *saramaClient) release() { _ = c.client.Close() }
+func (c *saramaClient) release() {
+	_ = c.client.Close()
+	c.internal.Close()
+}
 
 func (c *saramaClient) settings() map[string]string {
 	p := c.conf.Producer

@@ -198,7 +198,13 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		if err := sampler.Stop(); err != nil {
 			env.Log.Warn("process usage not measured", "err", err)
 		} else if o.sum != nil {
-			if u, ok := sampler.Window(o.sum.WindowStart, o.sum.WindowEnd); ok {
+			u, ok := sampler.Window(o.sum.WindowStart, o.sum.WindowEnd)
+			if !ok && o.sum.Records == 0 {
+				// A consumer that got no partition has no window: its whole run, which
+				// is idle, stands in rather than leave the trial unmeasured.
+				u, ok = sampler.Whole()
+			}
+			if ok {
 				o.sum.Usage = &u
 			}
 		}

@@ -108,6 +108,16 @@ func (s *Sampler) First() Reading {
 	return s.samples[0]
 }
 
+// Whole is the window from the first sample to the last.
+func (s *Sampler) Whole() (Window, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.samples) < 2 {
+		return Window{}, false
+	}
+	return cut(s.samples, s.samples[0].At, s.samples[len(s.samples)-1].At)
+}
+
 // Window cuts [from, to] out of the samples taken so far: CPU interpolated
 // linearly at both bounds, peaks over the samples inside and the first one after
 // (a window shorter than a Period may hold none). ok is false when the samples

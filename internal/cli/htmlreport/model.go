@@ -24,6 +24,9 @@ type Run struct {
 	Environment [][2]string
 	// Rows are the table's rows, one per trial (its repetitions summed up).
 	Rows []report.Row
+	// Runs are the rows as measured, a repeated trial's every repetition: what a
+	// comparison tests.
+	Runs []report.Row
 	// Trials hold each row's distributions and series, in the same order.
 	Trials []Trial
 }
@@ -120,7 +123,7 @@ func aggregate(run Run, rows []report.Row) Run {
 	for i, r := range rows {
 		byName[r.Name] = run.Trials[i]
 	}
-	run.Rows, run.Trials = report.Aggregate(rows), nil
+	run.Runs, run.Rows, run.Trials = rows, report.Aggregate(rows), nil
 	for _, r := range run.Rows {
 		name := r.Name
 		if r.Shown != "" {

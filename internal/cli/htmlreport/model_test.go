@@ -37,7 +37,7 @@ func TestFromResult(t *testing.T) {
 		t.Fatalf("series %v", got)
 	}
 	charts := Charts([]Run{run})
-	if charts[0].ID != "throughput" || charts[0].Points != 2 || charts[4].ID != "latency" || charts[4].Points != 5 {
+	if charts[0].ID != "throughput" || charts[0].Points != 2 || charts[5].ID != "latency" || charts[5].Points != 5 {
 		t.Fatalf("charts %+v", charts)
 	}
 	var buf bytes.Buffer

@@ -58,9 +58,9 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 	if len(runs) > 1 {
 		baselines := make([][]report.Row, 0, len(runs)-1)
 		for _, r := range runs[:len(runs)-1] {
-			baselines = append(baselines, r.Rows)
+			baselines = append(baselines, r.Runs)
 		}
-		res := compare.Compare(baselines, runs[len(runs)-1].Rows, compare.DefaultThresholds)
+		res := compare.Compare(baselines, runs[len(runs)-1].Runs, compare.DefaultThresholds)
 		data.Comparison = &res
 	}
 	if err := page.Execute(w, data); err != nil {

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -283,7 +285,16 @@ func brokerPID(brokers []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return usage.ListeningPID(p)
+	pid, err := usage.ListeningPID(p)
+	if err != nil {
+		return 0, err
+	}
+	// A proxy in front of a containerised broker (docker-proxy, a port-forward)
+	// holds the port too: only a JVM is the broker.
+	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err != nil || strings.TrimSpace(string(comm)) != "java" {
+		return 0, fmt.Errorf("port %d is held by %q, not a broker's JVM", p, strings.TrimSpace(string(comm)))
+	}
+	return pid, nil
 }
 
 // failedOtherwise reports whether any error is a failure rather than an interrupt.
