@@ -9,7 +9,6 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // seriesBudget bounds the intervals, and the search steps, of all trials in one
@@ -163,11 +162,7 @@ func Resources(u *summary.Usage) *serdebenchv1.ResourceUsage {
 	r := &serdebenchv1.ResourceUsage{Scope: u.Scope, WorkerCPUNanosPerRecord: int64(math.Round(u.WorkerCPUMicrosPerRecord * 1e3)),
 		ProducerCPUNanosPerRecord: int64(math.Round(u.ProducerCPUMicrosPerRecord * 1e3)), ConsumerCPUNanosPerRecord: int64(math.Round(u.ConsumerCPUMicrosPerRecord * 1e3)),
 		BrokerCPUNanosPerRecord: int64(math.Round(u.BrokerCPUMicrosPerRecord * 1e3)), RecordsPerCPUSecond: int64(math.Round(u.RecordsPerCPUSecond))}
-	for _, w := range []*usage.Window{u.Producers, u.Consumers, u.Process} {
-		if w != nil {
-			r.PeakRSSBytes, r.PeakHeapBytes = max(r.PeakRSSBytes, w.PeakRSSBytes), max(r.PeakHeapBytes, w.PeakHeapBytes)
-		}
-	}
+	r.PeakRSSBytes, r.PeakHeapBytes = u.Peaks()
 	return r
 }
 

@@ -133,17 +133,17 @@ func Compare(baselines [][]report.Row, candidate []report.Row, th Thresholds) Re
 	var out Result
 	for _, k := range keys {
 		if !inCandidate[k] {
-			out.Missing = append(out.Missing, name(byKey[k][0]))
+			out.Missing = append(out.Missing, report.ConfigOf(byKey[k][0]))
 		}
 	}
 	for _, g := range groups {
 		k := Key(g[0])
 		base := byKey[k]
 		if len(base) == 0 {
-			out.Unmatched = append(out.Unmatched, name(g[0]))
+			out.Unmatched = append(out.Unmatched, report.ConfigOf(g[0]))
 			continue
 		}
-		t := Trial{Key: k, Name: name(g[0]), Baselines: runs[k], BaselineValues: len(base), Repetitions: len(g)}
+		t := Trial{Key: k, Name: report.ConfigOf(g[0]), Baselines: runs[k], BaselineValues: len(base), Repetitions: len(g)}
 		for _, m := range metrics {
 			mt := judge(m, values(m, base), values(m, g), m.threshold(th))
 			t.Metrics = append(t.Metrics, mt)
@@ -153,14 +153,6 @@ func Compare(baselines [][]report.Row, candidate []report.Row, th Thresholds) Re
 		out.Regressed = out.Regressed || t.Regressed
 	}
 	return out
-}
-
-// name is what a trial is called across its repetitions.
-func name(r report.Row) string {
-	if r.Config != "" {
-		return r.Config
-	}
-	return r.Name
 }
 
 func values(m metric, rows []report.Row) []float64 {

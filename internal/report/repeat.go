@@ -89,8 +89,8 @@ func MetricNamed(name string) (Metric, bool) {
 	return Metrics[i], true
 }
 
-// configOf is the name a row's repetitions share (older results: its name).
-func configOf(r Row) string {
+// ConfigOf is the name a row's repetitions share (older results: its name).
+func ConfigOf(r Row) string {
 	if r.Config != "" {
 		return r.Config
 	}
@@ -102,7 +102,7 @@ func configOf(r Row) string {
 func Groups(rows []Row) [][]Row {
 	by := map[string][]Row{}
 	for _, r := range rows {
-		by[configOf(r)] = append(by[configOf(r)], r)
+		by[ConfigOf(r)] = append(by[ConfigOf(r)], r)
 	}
 	out := make([][]Row, 0, len(by))
 	for _, k := range slices.Sorted(maps.Keys(by)) {
@@ -145,7 +145,7 @@ func Aggregate(rows []Row) []Row {
 		}
 		agg := g[pick]
 		agg.Shown = agg.Name
-		agg.Name, agg.Repetition, agg.Runs = configOf(agg), 0, len(g)
+		agg.Name, agg.Repetition, agg.Runs = ConfigOf(agg), 0, len(g)
 		agg.Estimates = map[string]stats.Estimate{}
 		for _, m := range Metrics {
 			vals := Values(m, g)
@@ -182,7 +182,7 @@ func Statistics(rows []Row) []v1alpha1.TrialStatistics {
 		if len(g) < 2 {
 			continue
 		}
-		ts := v1alpha1.TrialStatistics{Name: configOf(g[0])}
+		ts := v1alpha1.TrialStatistics{Name: ConfigOf(g[0])}
 		for _, r := range g {
 			ts.Runs = append(ts.Runs, r.Name)
 		}

@@ -17,7 +17,6 @@ import (
 	"github.com/serdebench/serdebench/internal/netem"
 	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // Environment records what is needed to reproduce a run.
@@ -149,11 +148,8 @@ func LocalRows(trials []TrialResult) []Row {
 			row := &rows[len(rows)-1]
 			row.WorkerCPUMicros, row.BrokerCPUMicros, row.RecordsPerCPUSecond, row.UsageScope = u.WorkerCPUMicrosPerRecord,
 				u.BrokerCPUMicrosPerRecord, u.RecordsPerCPUSecond, u.Scope
-			for _, w := range []*usage.Window{u.Producers, u.Consumers, u.Process} {
-				if w != nil {
-					row.PeakRSSMB, row.PeakHeapMB = max(row.PeakRSSMB, float64(w.PeakRSSBytes)/1e6), max(row.PeakHeapMB, float64(w.PeakHeapBytes)/1e6)
-				}
-			}
+			rss, heap := u.Peaks()
+			row.PeakRSSMB, row.PeakHeapMB = float64(rss)/1e6, float64(heap)/1e6
 		}
 		if sr := r.Search; sr != nil {
 			failed, reason := -1, ""
@@ -340,11 +336,11 @@ func Table(w io.Writer, runs []Row) error {
 	}
 	byConfig := map[string][]Row{}
 	for _, g := range Groups(runs) {
-		byConfig[configOf(g[0])] = g
+		byConfig[ConfigOf(g[0])] = g
 	}
 	var fastest []Row
 	if i := Fastest(rows); i >= 0 {
-		fastest = byConfig[configOf(rows[i])]
+		fastest = byConfig[ConfigOf(rows[i])]
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, header)
@@ -374,7 +370,7 @@ func Table(w io.Writer, runs []Row) error {
 			if c := cells[20:]; c[1] != "" {
 				ci = fmt.Sprintf("%s–%s\t%s–%s\t%s\t", c[1], c[2], c[3], c[4], c[5])
 			}
-			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, VersusFastest(byConfig[configOf(r)], fastest))
+			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, VersusFastest(byConfig[ConfigOf(r)], fastest))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -450,7 +446,7 @@ func VersusFastest(mine, fastest []Row) string {
 	if len(mine) == 0 || len(fastest) == 0 {
 		return ""
 	}
-	if configOf(mine[0]) == configOf(fastest[0]) {
+	if ConfigOf(mine[0]) == ConfigOf(fastest[0]) {
 		return "fastest"
 	}
 	c := DifferenceOf(Metrics[0], fastest, mine)

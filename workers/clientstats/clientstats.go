@@ -40,9 +40,14 @@ func (h *exact) Update(v int64) {
 	}
 	h.count.Add(1)
 	h.sum.Add(v)
+	storeMax(&h.max, v)
+}
+
+// storeMax raises m to v if v is larger.
+func storeMax(m *atomic.Int64, v int64) {
 	for {
-		m := h.max.Load()
-		if v <= m || h.max.CompareAndSwap(m, v) {
+		cur := m.Load()
+		if v <= cur || m.CompareAndSwap(cur, v) {
 			return
 		}
 	}
@@ -229,12 +234,7 @@ func (f *Franz) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e kgo.BrokerE2E) {
 		lat := e.DurationE2E().Microseconds()
 		f.latSum.Add(lat)
 		f.latCount.Add(1)
-		for {
-			m := f.latMax.Load()
-			if lat <= m || f.latMax.CompareAndSwap(m, lat) {
-				break
-			}
-		}
+		storeMax(&f.latMax, lat)
 	case key == 1 && e.WriteErr == nil && e.ReadErr == nil:
 		f.fetches.Add(1)
 		f.fetchBytes.Add(int64(e.BytesRead))

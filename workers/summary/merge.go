@@ -374,6 +374,16 @@ type Usage struct {
 	RecordsPerCPUSecond float64 `json:"recordsPerCPUSecond"`
 }
 
+// Peaks are the largest resident set and Go heap of one of the trial's processes.
+func (u *Usage) Peaks() (rssBytes, heapBytes int64) {
+	for _, w := range []*usage.Window{u.Producers, u.Consumers, u.Process} {
+		if w != nil {
+			rssBytes, heapBytes = max(rssBytes, w.PeakRSSBytes), max(heapBytes, w.PeakHeapBytes)
+		}
+	}
+	return rssBytes, heapBytes
+}
+
 // addUsage sums a worker's usage into its role's; a worker without one leaves the
 // trial unmeasured (a sum over some workers would read as the whole).
 func addUsage(into **usage.Window, w *usage.Window, unmeasured *bool) {

@@ -58,6 +58,12 @@ func Process(pid int) Reader {
 	}
 }
 
+// Command is a process's command name (/proc/<pid>/comm), e.g. java.
+func Command(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSpace(string(b)), err
+}
+
 // residentBytes is /proc/<pid>/statm's resident pages in bytes.
 func residentBytes(pid string) (int64, error) {
 	b, err := os.ReadFile("/proc/" + pid + "/statm")

@@ -15,5 +15,8 @@ func Self() Reader { return func() (Reading, error) { return Reading{}, errNotLi
 // Process reads another process: Linux only.
 func Process(int) Reader { return func() (Reading, error) { return Reading{}, errNotLinux } }
 
+// Command names a process: Linux only.
+func Command(int) (string, error) { return "", errNotLinux }
+
 // ListeningPID finds a listening process: Linux only.
 func ListeningPID(int) (int, error) { return 0, errNotLinux }

@@ -12,9 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -291,8 +289,8 @@ func brokerPID(brokers []string) (int, error) {
 	}
 	// A proxy in front of a containerised broker (docker-proxy, a port-forward)
 	// holds the port too: only a JVM is the broker.
-	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err != nil || strings.TrimSpace(string(comm)) != "java" {
-		return 0, fmt.Errorf("port %d is held by %q, not a broker's JVM", p, strings.TrimSpace(string(comm)))
+	if comm, err := usage.Command(pid); err != nil || comm != "java" {
+		return 0, fmt.Errorf("port %d is held by %q, not a broker's JVM", p, comm)
 	}
 	return pid, nil
 }
