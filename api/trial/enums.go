@@ -34,7 +34,9 @@ const (
 // +kubebuilder:validation:Enum=batch;single
 type Mode string
 
-// Producer modes (the thesis' Test 1 and Test 2).
+// Producer modes. Single is not the 2024 thesis's "one by one" test 2: its producer
+// still batched and its consumer committed every record (Commit
+// CommitEachRecord).
 const (
 	// ModeBatch sends asynchronously and lets the client batch.
 	ModeBatch Mode = "batch"
@@ -105,4 +107,37 @@ const (
 	// PartitionerSticky sends records to one partition until batchSizeBytes went
 	// there, then moves on: the Java client's default for unkeyed records (KIP-794).
 	PartitionerSticky Partitioner = "sticky"
+)
+
+// Commit is when a consumer commits its offsets.
+// +kubebuilder:validation:Enum=interval;eachRecord
+type Commit string
+
+// Consumer commit modes.
+const (
+	// CommitInterval hands every fetched record over at once and commits the
+	// processed offsets in the background (sarama every second, franz-go every
+	// 200 ms): Java's enable.auto.commit.
+	CommitInterval Commit = "interval"
+	// CommitEachRecord polls one record, processes it, commits its offset and
+	// waits for the commit's answer before polling the next (Java's
+	// max.poll.records=1 with commitSync() after each record): the 2024 thesis's
+	// "one by one" consumer, with the commit's round trip in every record's path.
+	CommitEachRecord Commit = "eachRecord"
+)
+
+// Headers is which serdebench headers each record carries.
+// +kubebuilder:validation:Enum=full;compact
+type Headers string
+
+// Header sets (workers/wire).
+const (
+	// HeadersFull is five headers a record's reader can decode on its own
+	// (sb-p, sb-s, sb-i, sb-a, sb-r: 56 B of keys and values).
+	HeadersFull Headers = "full"
+	// HeadersCompact is one header "sb" with only what the trial's consumer
+	// needs (run, intended send time, sequence, and the producer only when
+	// there are several): 16 to 19 B for one producer, for records of a few
+	// bytes whose headers would otherwise outweigh them.
+	HeadersCompact Headers = "compact"
 )

@@ -38,6 +38,12 @@ type Settings struct {
 	// PayloadCompression compresses each value before it is sent (empty: none).
 	// +optional
 	PayloadCompression PayloadCompression `json:"payloadCompression,omitempty"`
+	// Records is how many measured records each producer sends (0: the window is
+	// durationSeconds long). The planner copies it into Trial.Records, which the
+	// workers read; it is here so the matrix can sweep it (the SIKE study plots
+	// against the number of messages).
+	// +optional
+	Records int64 `json:"records,omitempty"`
 }
 
 // Row is one producer setting: a field of Settings, how the experiment spec sets it
@@ -99,6 +105,9 @@ var Table = []Row{
 		MaxItems: 2, SweepDoc: "Client values to sweep: the same trials with each Kafka client."},
 	{Field: "PayloadCompression", JSON: "payloadCompression", Type: "trial.PayloadCompression", Spec: "Payload.Compression",
 		MaxItems: 6, SweepDoc: "PayloadCompression values to sweep (payload.compression)."},
+	{Field: "Records", JSON: "records", Type: "int64", Spec: "MeasuredRecords()",
+		Markers:  []string{"Minimum=1", "Maximum=1099511627776"},
+		MaxItems: 8, SweepDoc: "Records values to sweep: measured records per producer (needs spec.records)."},
 	{Field: "Idempotent", JSON: "idempotent", Type: "bool", Default: false,
 		Doc: "Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in\nsarama). Default false."},
 	{Field: "SendBufferBytes", JSON: "sendBufferBytes", Type: "int32", Default: DefaultSocketBufferBytes,

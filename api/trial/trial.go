@@ -31,6 +31,8 @@ type ConsumerSettings struct {
 	MaxPartitionFetchBytes int32 `json:"maxPartitionFetchBytes"`
 	ReceiveBufferBytes     int32 `json:"receiveBufferBytes"`
 	SendBufferBytes        int32 `json:"sendBufferBytes"`
+	// Commit is when the consumers commit (empty in older plans: interval).
+	Commit Commit `json:"commit,omitempty"`
 }
 
 // Trial is one run: a codec and payload size under one set of producer settings.
@@ -54,6 +56,9 @@ type Trial struct {
 	Source *Source `json:"source,omitempty"`
 	// SizeBytes is the payload's target JSON-encoded size.
 	SizeBytes int32 `json:"sizeBytes"`
+	// Headers is the serdebench header set each record carries (empty in older
+	// plans: full).
+	Headers Headers `json:"headers,omitempty"`
 	// Settings are the effective producer settings.
 	Settings Settings `json:"settings"`
 	// Consumer are the effective consumer settings.
@@ -111,6 +116,9 @@ func (s Settings) Describe() string {
 	}
 	if s.RecordsPerSecond > 0 {
 		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)
+	}
+	if s.Records > 0 {
+		fmt.Fprintf(&b, " records=%d", s.Records)
 	}
 	return b.String()
 }
@@ -189,10 +197,15 @@ type RateSearch struct {
 	MaxP99Millis int32 `json:"maxP99Millis,omitempty"`
 }
 
+// BytesSchema is the opaque payload schema: a record of exactly its size, which
+// only the raw codec sends.
+const BytesSchema = "bytes"
+
 // MinSizeBytes is the smallest payload size each built-in schema can fill: below
 // it the record's fields alone are larger (workers/payload tests that every seed's
 // pool fills at it). The planner rejects smaller sizes.
 var MinSizeBytes = map[string]int32{
+	"bytes":           2,
 	"business-record": 960,
 	"simple":          84,
 	"nested":          144,

@@ -36,6 +36,12 @@ func (s *ExperimentSpec) Default() {
 	if s.Payload.Compression == "" {
 		s.Payload.Compression = trial.PayloadCompressionNone
 	}
+	if s.Payload.Headers == "" {
+		s.Payload.Headers = trial.HeadersFull
+	}
+	if s.Consumer.Commit == "" {
+		s.Consumer.Commit = trial.CommitInterval
+	}
 	if src := s.Payload.Source; src != nil && src.ConfigMap != nil {
 		if src.ConfigMap.SchemaKey == "" {
 			src.ConfigMap.SchemaKey = DefaultSourceSchemaKey

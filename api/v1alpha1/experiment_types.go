@@ -12,12 +12,14 @@ import "github.com/serdebench/serdebench/api/trial"
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || !has(self.rate.recordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmup) || !(has(self.warmup.records) && self.warmup.records > 0 && has(self.warmup.durationSeconds) && self.warmup.durationSeconds > 0)",message="warmup.records and warmup.durationSeconds are mutually exclusive"
-// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1) * (has(self.matrix.payloadCompression) && size(self.matrix.payloadCompression) > 0 ? size(self.matrix.payloadCompression) : 1))) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repetitions) ? self.repetitions : 1) <= (has(self.faults) && has(self.repetitions) && self.repetitions > 1 ? 64 : (has(self.faults) || (has(self.repetitions) && self.repetitions > 1) ? 128 : 256))",message="the matrix expands to more than 256 trials, 128 with faults or repetitions, 64 with both (codecs × sizes × matrix values × fault scenarios × repetitions)"
+// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : ((has(self.matrix.batchSizeBytes) && size(self.matrix.batchSizeBytes) > 0 ? size(self.matrix.batchSizeBytes) : 1) * (has(self.matrix.lingerMs) && size(self.matrix.lingerMs) > 0 ? size(self.matrix.lingerMs) : 1) * (has(self.matrix.acks) && size(self.matrix.acks) > 0 ? size(self.matrix.acks) : 1) * (has(self.matrix.compression) && size(self.matrix.compression) > 0 ? size(self.matrix.compression) : 1) * (has(self.matrix.maxInFlight) && size(self.matrix.maxInFlight) > 0 ? size(self.matrix.maxInFlight) : 1) * (has(self.matrix.mode) && size(self.matrix.mode) > 0 ? size(self.matrix.mode) : 1) * (has(self.matrix.recordsPerSecond) && size(self.matrix.recordsPerSecond) > 0 ? size(self.matrix.recordsPerSecond) : 1) * (has(self.matrix.client) && size(self.matrix.client) > 0 ? size(self.matrix.client) : 1) * (has(self.matrix.payloadCompression) && size(self.matrix.payloadCompression) > 0 ? size(self.matrix.payloadCompression) : 1) * (has(self.matrix.records) && size(self.matrix.records) > 0 ? size(self.matrix.records) : 1))) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repetitions) ? self.repetitions : 1) <= (has(self.faults) && has(self.repetitions) && self.repetitions > 1 ? 64 : (has(self.faults) || (has(self.repetitions) && self.repetitions > 1) ? 128 : 256))",message="the matrix expands to more than 256 trials, 128 with faults or repetitions, 64 with both (codecs × sizes × matrix values × fault scenarios × repetitions)"
+// +kubebuilder:validation:XValidation:rule="!has(self.matrix) || !has(self.matrix.records) || size(self.matrix.records) == 0 || has(self.records)",message="matrix.records sweeps the measured records: set records, not durationSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || has(self.durationSeconds)",message="faults begin and end at times in the measured window: set durationSeconds, not records"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.durationSeconds) || self.faults.scenarios.all(f, f.startSeconds + (has(f.durationSeconds) ? f.durationSeconds : 0) < self.durationSeconds)",message="a fault must end before the measured window does (startSeconds + durationSeconds < durationSeconds): the seconds after it show the recovery"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.warmup) || !has(self.warmup.records) || self.warmup.records == 0",message="with faults, warm up by warmup.durationSeconds: a fault's start is timed from the measured window's"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || self.intervalSeconds <= 2",message="faults are measured in whole intervals (their phases, the time to the first error, the recovery): set intervalSeconds to 1 or 2"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.rate) || !has(self.rate.search)",message="rate.search and faults do not combine: a search's steps would meet the fault at different rates"
+// +kubebuilder:validation:XValidation:rule="!has(self.payload.schema) || self.payload.schema != 'bytes' || self.codecs.all(c, c == 'raw')",message="payload.schema bytes is an opaque record: only the raw codec applies"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || self.codecs.all(c, c in ['json', 'json/goccy', 'avro', 'protobuf', 'msgpack', 'cbor', 'raw'])",message="with payload.source only json, json/goccy, avro, protobuf, msgpack, cbor and raw apply: the other codecs need code generated from the schema"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'avro') || self.payload.source.format == 'avro'",message="codec avro with payload.source needs an Avro schema (format: avro)"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'protobuf') || self.payload.source.format == 'protobuf'",message="codec protobuf with payload.source needs a .proto (format: protobuf)"
@@ -195,17 +197,20 @@ func (f *Faults) Variants() []*trial.Fault {
 // +kubebuilder:validation:XValidation:rule="has(self.schema) != has(self.source)",message="exactly one of payload.schema and payload.source must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.schema) || has(self.sizesBytes)",message="payload.schema needs sizesBytes"
 // +kubebuilder:validation:XValidation:rule="!has(self.source) || !has(self.sizesBytes)",message="payload.source records have their own sizes: leave sizesBytes unset"
-// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in {'business-record': 960, 'complex': 64, 'nested': 144, 'simple': 84}) || self.sizesBytes.all(s, s >= {'business-record': 960, 'complex': 64, 'nested': 144, 'simple': 84}[self.schema])",message="payload.sizesBytes: a size is below its schema's minimum (business-record 960 B, complex 64 B, nested 144 B, simple 84 B): the record's fields alone take about that much"
+// +kubebuilder:validation:XValidation:rule="!has(self.schema) || !has(self.sizesBytes) || !(self.schema in {'business-record': 960, 'bytes': 2, 'complex': 64, 'nested': 144, 'simple': 84}) || self.sizesBytes.all(s, s >= {'business-record': 960, 'bytes': 2, 'complex': 64, 'nested': 144, 'simple': 84}[self.schema])",message="payload.sizesBytes: a size is below its schema's minimum (business-record 960 B, bytes 2 B, complex 64 B, nested 144 B, simple 84 B): the record's fields alone take about that much"
 type PayloadSpec struct {
-	// Schema is a built-in payload schema: business-record, simple, complex or nested.
-	// +kubebuilder:validation:Enum=business-record;simple;complex;nested
+	// Schema is a built-in payload schema: business-record, simple, complex or
+	// nested; or bytes, an opaque record of exactly the size (a JSON string of
+	// random capital letters, as Kafka's ProducerPerformance sends) down to 2 B, for
+	// the raw codec only.
+	// +kubebuilder:validation:Enum=business-record;simple;complex;nested;bytes
 	// +optional
 	Schema string `json:"schema,omitempty"`
 
 	// SizesBytes are target sizes of one record's JSON encoding; each is a trial.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
-	// +kubebuilder:validation:items:Minimum=64
+	// +kubebuilder:validation:items:Minimum=2
 	// +kubebuilder:validation:items:Maximum=1048576
 	// +listType=set
 	// +optional
@@ -226,6 +231,15 @@ type PayloadSpec struct {
 	// +kubebuilder:default=none
 	// +optional
 	Compression trial.PayloadCompression `json:"compression,omitempty"`
+
+	// Headers is the serdebench header set each record carries: full (five
+	// headers, 56 B of keys and values, that any reader can decode) or compact
+	// (one header with only what the trial's consumers need, 16 to 19 B with one
+	// producer). Each trial result reports the header bytes per record beside
+	// the value's. Default full.
+	// +kubebuilder:default=full
+	// +optional
+	Headers trial.Headers `json:"headers,omitempty"`
 }
 
 // PayloadSource is a schema plus a JSON-lines file of sample records (one JSON object
@@ -324,6 +338,16 @@ type ConsumerSettings struct {
 	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
 	// +optional
 	SendBufferBytes *int32 `json:"sendBufferBytes,omitempty"`
+
+	// Commit is when consumers commit: interval (every fetched record handed
+	// over at once, offsets committed in the background, Java's auto commit) or
+	// eachRecord (poll one record, process it, commit its offset and wait for the
+	// answer before the next: Java's max.poll.records=1 and commitSync(), the
+	// 2024 thesis's "one by one" consumer). Not the producer's mode: single,
+	// which waits for each acknowledgement instead. Default interval.
+	// +kubebuilder:default=interval
+	// +optional
+	Commit trial.Commit `json:"commit,omitempty"`
 }
 
 // Rate shapes the send schedule.

@@ -299,6 +299,11 @@ type TrialResult struct {
 	SerializedBytesPerSecond int64 `json:"serializedBytesPerSecond"`
 	// SerializedBytesPerRecord is the mean encoded value size.
 	SerializedBytesPerRecord int64 `json:"serializedBytesPerRecord"`
+	// HeaderBytesPerRecord is the mean size of a record's serdebench headers,
+	// keys and values (payload.headers): what each record carries besides its
+	// value (0 in results of older versions).
+	// +optional
+	HeaderBytesPerRecord int64 `json:"headerBytesPerRecord,omitempty"`
 	// SerializeNanosPerRecord is the mean Marshal time.
 	SerializeNanosPerRecord int64 `json:"serializeNanosPerRecord"`
 	// DeserializeNanosPerRecord is the mean Unmarshal time.

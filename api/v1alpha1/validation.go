@@ -27,3 +27,11 @@ func (s *ExperimentSpec) MaxTrials() int {
 	}
 	return trial.MaxTrials
 }
+
+// MeasuredRecords is spec.records, 0 when the window is durationSeconds long.
+func (s *ExperimentSpec) MeasuredRecords() int64 {
+	if s.Records == nil {
+		return 0
+	}
+	return *s.Records
+}

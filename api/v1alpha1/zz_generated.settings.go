@@ -163,6 +163,13 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	PayloadCompression []trial.PayloadCompression `json:"payloadCompression,omitempty"`
+	// Records values to sweep: measured records per producer (needs spec.records).
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=1099511627776
+	// +listType=set
+	// +optional
+	Records []int64 `json:"records,omitempty"`
 }
 
 // Sweeps are the matrix's dimensions in api/trial.Table's order (nil without a
@@ -181,6 +188,7 @@ func (m *Matrix) Sweeps() []trial.Sweep {
 		{Field: "RecordsPerSecond", Len: len(m.RecordsPerSecond), Set: func(s *trial.Settings, i int) { s.RecordsPerSecond = m.RecordsPerSecond[i] }},
 		{Field: "Client", Len: len(m.Client), Set: func(s *trial.Settings, i int) { s.Client = m.Client[i] }},
 		{Field: "PayloadCompression", Len: len(m.PayloadCompression), Set: func(s *trial.Settings, i int) { s.PayloadCompression = m.PayloadCompression[i] }},
+		{Field: "Records", Len: len(m.Records), Set: func(s *trial.Settings, i int) { s.Records = m.Records[i] }},
 	}
 }
 
@@ -196,6 +204,7 @@ func (s *ExperimentSpec) BaseSettings() trial.Settings {
 		RecordsPerSecond:   s.Rate.RecordsPerSecond,
 		Client:             s.Client,
 		PayloadCompression: s.Payload.Compression,
+		Records:            s.MeasuredRecords(),
 		Idempotent:         *s.Producer.Idempotent,
 		SendBufferBytes:    *s.Producer.SendBufferBytes,
 		ReceiveBufferBytes: *s.Producer.ReceiveBufferBytes,

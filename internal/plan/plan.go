@@ -26,6 +26,8 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		return nil, fmt.Errorf("at least one codec, and payload sizes or a payload source, are needed")
 	case (spec.Records == nil) == (spec.DurationSeconds == nil):
 		return nil, fmt.Errorf("exactly one of records and durationSeconds must be set")
+	case spec.Records == nil && spec.Matrix != nil && len(spec.Matrix.Records) > 0:
+		return nil, fmt.Errorf("matrix.records sweeps the measured records: set records, not durationSeconds")
 	case spec.TrialCount() > spec.MaxTrials():
 		return nil, fmt.Errorf("the matrix expands to %d trials, more than %d", spec.TrialCount(), spec.MaxTrials())
 	}
@@ -35,9 +37,17 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		MaxPartitionFetchBytes: *spec.Consumer.MaxPartitionFetchBytes,
 		ReceiveBufferBytes:     *spec.Consumer.ReceiveBufferBytes,
 		SendBufferBytes:        *spec.Consumer.SendBufferBytes,
+		Commit:                 spec.Consumer.Commit,
 	}
 	variants := trial.Expand(spec.BaseSettings(), spec.Matrix.Sweeps())
 	sizes := spec.Payload.SizesBytes
+	if spec.Payload.Schema == trial.BytesSchema {
+		for _, c := range spec.Codecs {
+			if c != trial.CodecRaw {
+				return nil, fmt.Errorf("payload.schema %s is an opaque record: only the raw codec applies, not %s", trial.BytesSchema, c)
+			}
+		}
+	}
 	for _, size := range sizes {
 		if low := trial.MinSizeBytes[spec.Payload.Schema]; size < low {
 			return nil, fmt.Errorf("payload.sizesBytes: %d B is below the %s schema's minimum of %d B (its fields alone take about that much)", size, spec.Payload.Schema, low)
@@ -59,6 +69,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 						Schema:          spec.Payload.Schema,
 						Source:          src,
 						SizeBytes:       size,
+						Headers:         spec.Payload.Headers,
 						Settings:        st,
 						Consumer:        consumer,
 						Warmup:          spec.Warmup,
@@ -74,7 +85,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 						PoolSize:        spec.PoolSize,
 					}
 					if spec.Records != nil {
-						t.Records = *spec.Records
+						t.Records = st.Records // the spec's, or the matrix's value
 					} else {
 						t.DurationSeconds = *spec.DurationSeconds
 					}

@@ -65,7 +65,7 @@ func TestExpandDefaults(t *testing.T) {
 	}
 	tr := trials[0]
 	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5,
-		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none"}
+		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none", Records: 100}
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}
@@ -79,12 +79,38 @@ func TestExpandDefaults(t *testing.T) {
 
 // TestExpandGuards: the planner refuses what it cannot plan even if a spec skipped
 // admission (field checks are admission's: internal/cli/experiment's table).
+// TestRecordsSwept: matrix.records is an axis like any setting: each value is a
+// trial whose producers send that many measured records.
+func TestRecordsSwept(t *testing.T) {
+	s := base()
+	s.Codecs = []trial.Codec{"json"}
+	s.Payload.SizesBytes = []int32{1176}
+	s.Matrix = &v1alpha1.Matrix{Records: []int64{1000, 10000, 100000}}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 3 {
+		t.Fatalf("%d trials, want 3", len(trials))
+	}
+	for i, want := range []int64{1000, 10000, 100000} {
+		if tr := trials[i]; tr.Records != want || tr.Settings.Records != want || tr.DurationSeconds != 0 {
+			t.Errorf("trial %d: records %d (settings %d, duration %d s), want %d", i, tr.Records, tr.Settings.Records, tr.DurationSeconds, want)
+		}
+	}
+}
+
 func TestExpandGuards(t *testing.T) {
 	for name, mutate := range map[string]func(*v1alpha1.ExperimentSpec){
 		"no codecs":                    func(s *v1alpha1.ExperimentSpec) { s.Codecs = nil },
 		"neither records nor duration": func(s *v1alpha1.ExperimentSpec) { s.Records = nil },
 		"records and duration":         func(s *v1alpha1.ExperimentSpec) { d := int32(5); s.DurationSeconds = &d },
 		"too many trials":              func(s *v1alpha1.ExperimentSpec) { s.Matrix = &v1alpha1.Matrix{BatchSizeBytes: make([]int32, 300)} },
+		"records swept in a duration window": func(s *v1alpha1.ExperimentSpec) {
+			d := int32(5)
+			s.Records, s.DurationSeconds = nil, &d
+			s.Matrix = &v1alpha1.Matrix{Records: []int64{10, 20}}
+		},
 		"idempotent with acks 1": func(s *v1alpha1.ExperimentSpec) {
 			yes := true
 			s.Producer.Idempotent = &yes

@@ -52,7 +52,8 @@ var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s
 	"compressed_B", "compress_us", "decompress_us",
 	// Added later, at the end: readers by position keep working.
 	"e2e_mean_us", "runs", "rec_per_s_lo", "rec_per_s_hi", "e2e_p99_us_lo", "e2e_p99_us_hi", "ci_confidence_pct",
-	"cpu_us_per_rec", "rec_per_cpu_s", "peak_rss_MB", "peak_heap_MB", "broker_cpu_us_per_rec", "cpu_scope"}
+	"cpu_us_per_rec", "rec_per_cpu_s", "peak_rss_MB", "peak_heap_MB", "broker_cpu_us_per_rec", "cpu_scope",
+	"header_B"}
 
 // Row is one trial of the table, from a local run or from a SerializationResult.
 type Row struct {
@@ -63,6 +64,8 @@ type Row struct {
 	Repetition, Runs                            int
 	SizeBytes                                   int32
 	SerializedBytes, RecordsPerSecond, MBPerSec float64
+	// HeaderBytes is a record's mean serdebench header size (0: not reported).
+	HeaderBytes                                 float64
 	SerMicros, DeserMicros, SerPct, DeserPct    float64
 	P50, P99, P999, Max, Lost, Duplicated       int64
 	// E2EMean is the mean end-to-end latency (µs), AckP50, AckP99 and AckMean the
@@ -131,7 +134,7 @@ func LocalRows(trials []TrialResult) []Row {
 		rows = append(rows, Row{Name: t.Trial.Name, Config: t.Trial.Config, Repetition: int(t.Trial.Repetition), Runs: 1,
 			Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(),
 			E2EMean: r.EndToEnd.Mean, AckMean: r.Ack.Mean, AckP50: r.Ack.P50, AckP99: r.Ack.P99, Failed: r.Failed,
-			SizeBytes: size, SerializedBytes: r.SerializedBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
+			SizeBytes: size, SerializedBytes: r.SerializedBytesPerRecord, HeaderBytes: r.HeaderBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
 			MBPerSec: r.SerializedMBPerSecond, SerMicros: r.SerializeMicrosPerRecord, DeserMicros: r.DeserializeMicrosPerRecord,
 			SerPct: r.SerializeSharePercent, DeserPct: r.DeserializeSharePercent,
 			P50: r.EndToEnd.P50, P99: r.EndToEnd.P99, P999: r.EndToEnd.P999, Max: r.EndToEnd.Max,
@@ -175,7 +178,8 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			Codec: string(t.Codec), Settings: t.Settings.Describe(),
 			E2EMean: float64(t.EndToEndMicros.Mean), AckMean: float64(t.AckMicros.Mean), AckP50: t.AckMicros.P50, AckP99: t.AckMicros.P99,
 			Failed:    t.FailedRecords,
-			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), RecordsPerSecond: float64(t.RecordsPerSecond),
+			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), HeaderBytes: float64(t.HeaderBytesPerRecord),
+			RecordsPerSecond: float64(t.RecordsPerSecond),
 			MBPerSec: float64(t.SerializedBytesPerSecond) / 1e6, SerMicros: float64(t.SerializeNanosPerRecord) / 1e3,
 			DeserMicros: float64(t.DeserializeNanosPerRecord) / 1e3, SerPct: float64(t.SerializeSharePermille) / 10,
 			DeserPct: float64(t.DeserializeSharePermille) / 10,
@@ -292,7 +296,12 @@ func (r Row) Cells() []string {
 	} else {
 		cells = append(cells, f(rps.Low, 0), f(rps.High, 0), f(p99.Low, 0), f(p99.High, 0), f(100*rps.Confidence, 1))
 	}
-	return append(cells, r.usageCells()...)
+	cells = append(cells, r.usageCells()...)
+	hdr := ""
+	if r.HeaderBytes > 0 {
+		hdr = f(r.HeaderBytes, 0)
+	}
+	return append(cells, hdr)
 }
 
 // usageCells are the resource usage columns (empty when not measured).
@@ -314,14 +323,20 @@ func (r Row) usageCells() []string {
 // compression columns appear when a trial compressed its values.
 func Table(w io.Writer, runs []Row) error {
 	rows := Aggregate(runs)
-	compressed, repeated, used, broker := false, false, false, false
+	compressed, repeated, used, broker, headers := false, false, false, false, false
 	for _, r := range rows {
+		// Headers are worth a column once they are a tenth of some value.
+		headers = headers || (r.HeaderBytes > 0 && r.HeaderBytes*10 >= r.SerializedBytes)
 		compressed = compressed || r.CompBytes > 0
 		repeated = repeated || r.Runs > 1
 		used = used || r.UsageScope != ""
 		broker = broker || r.BrokerCPUMicros > 0
 	}
-	header := "CODEC\tSIZE B\tSETTINGS\tSER B\tREC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E mean µs\tp50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t"
+	header := "CODEC\tSIZE B\tSETTINGS\tSER B\t"
+	if headers {
+		header += "HDR B\t"
+	}
+	header += "REC/S\tMB/S\tSER µs\tDESER µs\tSER %\tDESER %\tE2E mean µs\tp50 µs\tp99 µs\tp99.9 µs\tmax µs\tLOST\tDUP\t"
 	if compressed {
 		header += "COMP B\tCOMP µs\tDECOMP µs\t"
 	}
@@ -347,7 +362,11 @@ func Table(w io.Writer, runs []Row) error {
 	for _, r := range rows {
 		cells := r.Cells()
 		// The table shows the mean beside the percentiles (the CSV has it last).
-		base := append(append(slices.Clone(cells[:10]), cells[19]), cells[10:16]...)
+		base := slices.Clone(cells[:4])
+		if headers {
+			base = append(base, cells[len(cells)-1])
+		}
+		base = append(append(append(base, cells[4:10]...), cells[19]), cells[10:16]...)
 		if compressed {
 			base = append(base, cells[16:19]...)
 		}
@@ -378,6 +397,9 @@ func Table(w io.Writer, runs []Row) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nSER B: mean encoded value size. REC/S, MB/S: acknowledged records and encoded bytes per second over the producers' measured window (10^6 B).")
+	if headers {
+		fmt.Fprintln(w, "HDR B: mean size of a record's serdebench headers, keys and values (payload.headers), sent beside its SER B.")
+	}
 	fmt.Fprintln(w, "SER/DESER µs: mean Marshal/Unmarshal time per record; SER %/DESER %: share of the producers'/consumers' window spent in them.")
 	if compressed {
 		fmt.Fprintln(w, "COMP B: mean value size after payload compression, as sent; COMP/DECOMP µs: mean time to compress/decompress one value (not in SER/DESER µs).")

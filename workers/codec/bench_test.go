@@ -12,7 +12,7 @@ import (
 // of distinct records built before the timer starts. Reported: ns/op, B/op and
 // allocs/op of the codec call alone, plus the mean encoded size (enc-B/rec).
 func BenchmarkCodecs(b *testing.B) {
-	for _, schemaName := range payload.Names() {
+	for _, schemaName := range payload.Structured() {
 		schema, _ := payload.Lookup(schemaName)
 		for _, size := range sizes {
 			pool, err := schema.Pool(1, size, 64)

@@ -67,7 +67,7 @@ func zeroPointerIsNil[T comparable]() cmp.Option {
 }
 
 func TestRoundTripGeneratedRecords(t *testing.T) {
-	for _, schemaName := range payload.Names() {
+	for _, schemaName := range payload.Structured() {
 		schema, err := payload.Lookup(schemaName)
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +185,7 @@ func TestUnknownCodec(t *testing.T) {
 // consumer must survive a foreign record), and half a value is an error in every
 // codec that can tell (TestHostileLengths covers counts that claim gigabytes).
 func TestUnmarshalGarbage(t *testing.T) {
-	for _, schemaName := range payload.Names() {
+	for _, schemaName := range payload.Structured() {
 		schema, _ := payload.Lookup(schemaName)
 		pool, err := schema.Pool(3, 1176, 4)
 		if err != nil {

@@ -30,7 +30,7 @@ func TestSerializedSizes(t *testing.T) {
 		fmt.Fprintf(&table, " %9s", n)
 	}
 	table.WriteString("\n")
-	for _, schemaName := range payload.Names() {
+	for _, schemaName := range payload.Structured() {
 		schema, _ := payload.Lookup(schemaName)
 		for _, size := range sizes {
 			pool, err := schema.Pool(1, size, 256)

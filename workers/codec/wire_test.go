@@ -44,7 +44,7 @@ func TestVariantsAreWireCompatible(t *testing.T) {
 		}
 	}
 	for variant, def := range variants {
-		for _, schemaName := range payload.Names() {
+		for _, schemaName := range payload.Structured() {
 			schema, _ := payload.Lookup(schemaName)
 			for _, size := range sizes {
 				pool, err := schema.Pool(11, size, 20)

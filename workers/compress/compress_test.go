@@ -18,7 +18,7 @@ import (
 // values returns encoded records of every schema at 1,176 B, plus edge inputs.
 func values(t testing.TB) map[string][]byte {
 	out := map[string][]byte{"empty": {}, "one byte": {42}, "random 64 KiB": random(64 << 10), "zeros 1 MiB": make([]byte, 1<<20)}
-	for _, schemaName := range payload.Names() {
+	for _, schemaName := range payload.Structured() {
 		schema, _ := payload.Lookup(schemaName)
 		pool, err := schema.Pool(5, 1176, 2)
 		if err != nil {

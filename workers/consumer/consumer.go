@@ -85,6 +85,9 @@ type consumer struct {
 	// (guarded by mu); measuring is set by the first measured record.
 	fetches   *summary.Histogram
 	measuring atomic.Bool
+	// commits counts the offset commits the consumer waited for, one per record
+	// in commit mode eachRecord.
+	commits atomic.Int64
 	// series is the consumer's per-interval measurements, across its partitions.
 	seriesMu sync.Mutex
 	series   *summary.Series
@@ -336,6 +339,8 @@ type fields struct {
 	// step is the rate-search step, if hasStep.
 	step    uint32
 	hasStep bool
+	// run32 says run holds only the run's low 32 bits (the compact header).
+	run32 bool
 }
 
 // Header indexes, from the key.
@@ -348,6 +353,7 @@ const (
 	hWarmup
 	hEnd
 	hStep
+	hCompact
 )
 
 func keyIndex(k string) int {
@@ -366,6 +372,8 @@ func keyIndex(k string) int {
 		return hEnd
 	case wire.Step:
 		return hStep
+	case wire.Compact:
+		return hCompact
 	}
 	return hOther
 }
@@ -391,6 +399,13 @@ func (f *fields) set(i int, v []byte) {
 		f.end = true
 	case hStep:
 		f.step, f.hasStep = wire.Uint32(v)
+	case hCompact:
+		// A malformed value leaves the fields zero: run 0 makes it another run's.
+		if c, ok := wire.ParseCompact(v); ok {
+			f.run, f.run32, f.producer, f.seq, f.intended = uint64(c.Run), true, c.Producer, c.Seq, uint64(c.Intended)
+			f.warmup, f.end = c.Flags&wire.FlagWarmup != 0, c.Flags&wire.FlagEnd != 0
+			f.step, f.hasStep = c.Step, c.Flags&wire.FlagStep != 0
+		}
 	}
 }
 
@@ -398,7 +413,11 @@ func (f *fields) set(i int, v []byte) {
 // headers.
 func (c *consumer) record(st *partition, now time.Time, f *fields, partition int32, offset int64, value []byte, mt *metrics.Worker) {
 	producer, seq, intended, run, warmup, end := f.producer, f.seq, f.intended, f.run, f.warmup, f.end
-	if run != c.cfg.Run {
+	want := c.cfg.Run
+	if f.run32 {
+		want = uint64(uint32(want))
+	}
+	if run != want {
 		st.sum.Foreign++ // another run's record, or other traffic on a shared topic
 		return
 	}
@@ -502,6 +521,7 @@ func (c *consumer) summary() *summary.Summary {
 	if p := t.Settings.PayloadCompression; p != "" && p != compress.None {
 		out.Histogram(summary.DecompressNanos, summary.NewDuration)
 	}
+	out.Commits = c.commits.Load()
 	if c.fetches != nil {
 		out.Histogram(summary.FetchIntervalMicros, summary.NewLatency).Merge(c.fetches)
 	}

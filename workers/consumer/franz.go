@@ -138,16 +138,26 @@ func (m *franzMember) forget(parts []int32) {
 }
 
 func (m *franzMember) consume(ctx context.Context) error {
-	go m.commitLoop(ctx)
 	c := m.c
+	// eachRecord polls one record and commits it before the next; otherwise a
+	// poll takes all that was fetched and commits run in the background.
+	each := c.cfg.Trial.Consumer.Commit == trial.CommitEachRecord
+	if !each {
+		go m.commitLoop(ctx)
+	}
 	mt := c.cfg.Metrics
 	var last time.Time
 	for ctx.Err() == nil {
-		fetches := m.cl.PollFetches(ctx)
+		var fetches kgo.Fetches
+		if each {
+			fetches = m.cl.PollRecords(ctx, 1)
+		} else {
+			fetches = m.cl.PollFetches(ctx)
+		}
 		if fetches.IsClientClosed() {
 			return nil
 		}
-		if fetches.NumRecords() > 0 {
+		if fetches.NumRecords() > 0 && !each {
 			// One source per broker: a poll with records is a fetch response.
 			now := time.Now()
 			if !last.IsZero() && c.measuring.Load() {
@@ -195,6 +205,14 @@ func (m *franzMember) consume(ctx context.Context) error {
 			m.pos[ftp.Partition] = position{offset: last.Offset + 1, epoch: last.LeaderEpoch, meta: meta, dirty: true}
 			m.mu.Unlock()
 		})
+		if each && perr == nil && fetches.NumRecords() > 0 {
+			// Within the poll's generation: the rebalance waits for the commit.
+			if err := m.commit(ctx); err != nil && ctx.Err() == nil {
+				c.cfg.Log.Debug("commit", "consumer", c.cfg.Name, "err", err)
+			} else if err == nil {
+				c.commits.Add(1)
+			}
+		}
 		m.cl.AllowRebalance()
 		if perr != nil {
 			return perr

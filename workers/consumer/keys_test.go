@@ -9,7 +9,7 @@ import (
 // TestKeyIndexAllocatesNothing: sarama's []byte header keys map to the same index
 // as franz-go's strings, without an allocation per header.
 func TestKeyIndexAllocatesNothing(t *testing.T) {
-	keys := []string{wire.Run, wire.Producer, wire.Seq, wire.Intended, wire.Warmup, wire.End, "other"}
+	keys := []string{wire.Run, wire.Producer, wire.Seq, wire.Intended, wire.Warmup, wire.End, wire.Step, wire.Compact, "other"}
 	raw := make([][]byte, len(keys))
 	for i, k := range keys {
 		raw[i] = []byte(k)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -20,6 +21,9 @@ type saramaMember struct {
 	client   sarama.Client
 	group    sarama.ConsumerGroup
 	internal *clientstats.Sarama
+	// one lets one record at a time through, across partitions, in eachRecord
+	// mode: a Java consumer's poll returns one record to one thread.
+	one sync.Mutex
 }
 
 // SaramaConfig maps a trial's consumer settings onto sarama
@@ -33,6 +37,8 @@ func SaramaConfig(clientID string, s trial.ConsumerSettings) *sarama.Config {
 	// added ~25 ms to end-to-end p50 (docs/measurement.md, "Calibration"). Once a
 	// second only delays the end of a trial by up to a second.
 	scfg.Consumer.Offsets.AutoCommit.Interval = time.Second
+	// eachRecord commits every record itself (ConsumeClaim).
+	scfg.Consumer.Offsets.AutoCommit.Enable = s.Commit != trial.CommitEachRecord
 	scfg.Consumer.Return.Errors = true
 	// Members learn of a rebalance at their next heartbeat: sarama's 3 s default
 	// would make every trial wait that long for its group to settle when the second
@@ -126,6 +132,7 @@ func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sara
 		st.continueMarkers(mask)
 	}
 	mt := c.cfg.Metrics
+	each := c.cfg.Trial.Consumer.Commit == trial.CommitEachRecord
 	for {
 		select {
 		case <-sess.Context().Done():
@@ -139,11 +146,21 @@ func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sara
 			for _, h := range msg.Headers {
 				f.set(keyIndexBytes(h.Key), h.Value)
 			}
+			if each {
+				m.one.Lock()
+			}
 			st.mu.Lock()
 			c.record(st, now, &f, msg.Partition, msg.Offset, msg.Value, mt)
 			meta := st.meta
 			st.mu.Unlock()
 			sess.MarkMessage(msg, meta)
+			if each {
+				// Synchronous: sarama sends the marked offsets and waits for the
+				// answer (a failure reaches the group's error channel).
+				sess.Commit()
+				c.commits.Add(1)
+				m.one.Unlock()
+			}
 		}
 	}
 }

@@ -38,6 +38,9 @@ type Schema struct {
 	fill func(rng *rand.Rand, rec any, sizeBytes int) error
 	// samples are a source's records, used in turn instead of generated ones.
 	samples []any
+	// opaque marks a record without fields (the bytes schema), which only the raw
+	// codec sends.
+	opaque bool
 }
 
 // FromSource is the schema of a user's own records: every size is the records' own,
@@ -80,6 +83,18 @@ func Names() []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Structured lists the built-in schemas whose records have fields: the ones
+// every codec encodes.
+func Structured() []string {
+	var out []string
+	for _, n := range Names() {
+		if !schemas[n].opaque {
+			out = append(out, n)
+		}
+	}
 	return out
 }
 

@@ -14,8 +14,10 @@ import (
 // client's record form, reused after acknowledgement so sending allocates nothing of
 // its own.
 type message struct {
-	// vals holds the header values; nh of them are set (see setHeaders).
+	// vals holds the header values; nh of them are set (see setData). In the
+	// compact set the one value is packed into packed instead.
 	vals      [6][8]byte
+	packed    []byte
 	nh        int
 	keys      *[6]string
 	value     valueBytes
@@ -68,20 +70,33 @@ var (
 	stepKeys = [6]string{wire.Producer, wire.Seq, wire.Intended, wire.Actual, wire.Run, wire.Step}
 	// markerKeys are those of an end record: producer, records sent, run.
 	markerKeys = [6]string{wire.Producer, wire.End, wire.Run}
+	// compactKeys are a record's keys in the compact set: one.
+	compactKeys = [6]string{wire.Compact}
 	// byteKeys are the keys as sarama wants them, converted once.
 	byteKeys = map[string][]byte{}
 )
 
 func init() {
-	for _, k := range append(dataKeys[:], wire.End, wire.Step) {
+	for _, k := range append(dataKeys[:], wire.End, wire.Step, wire.Compact) {
 		byteKeys[k] = []byte(k)
 	}
 }
 
 // setData sets a data record's header values; step is the rate-search step of a
-// measured record (-1: none).
-func (m *message) setData(partition int32, producer uint32, run, seq uint64, intended, actual time.Time, warmup bool, step int) {
+// measured record (-1: none); compact packs them into one header.
+func (m *message) setData(partition int32, producer uint32, run, seq uint64, intended, actual time.Time, warmup bool, step int, compact bool) {
 	m.partition, m.keys, m.marker, m.step = partition, &dataKeys, false, step
+	if compact {
+		f := wire.Fields{Run: uint32(run), Intended: intended.UnixNano(), Seq: seq, Producer: producer}
+		switch {
+		case warmup:
+			f.Flags = wire.FlagWarmup
+		case step >= 0:
+			f.Flags, f.Step = wire.FlagStep, uint32(step)
+		}
+		m.setCompact(f)
+		return
+	}
 	wire.PutUint32(m.vals[0][:], producer)
 	wire.PutUint64(m.vals[1][:], seq)
 	wire.PutUint64(m.vals[2][:], uint64(intended.UnixNano()))
@@ -101,17 +116,42 @@ func (m *message) setData(partition int32, producer uint32, run, seq uint64, int
 
 // setMarker sets an end record's header values: the producer and how many records
 // it sent to the partition.
-func (m *message) setMarker(partition int32, producer uint32, run, sent uint64) {
+func (m *message) setMarker(partition int32, producer uint32, run, sent uint64, compact bool) {
 	m.partition, m.keys, m.marker, m.step = partition, &markerKeys, true, -1
 	m.value.b = nil
+	if compact {
+		m.setCompact(wire.Fields{Flags: wire.FlagEnd, Run: uint32(run), Seq: sent, Producer: producer})
+		return
+	}
 	wire.PutUint32(m.vals[0][:], producer)
 	wire.PutUint64(m.vals[1][:], sent)
 	wire.PutUint64(m.vals[2][:], run)
 	m.nh = 3
 }
 
+// setCompact makes f the record's one header.
+func (m *message) setCompact(f wire.Fields) {
+	if m.packed == nil {
+		m.packed = make([]byte, 0, wire.CompactMaxBytes)
+	}
+	m.keys, m.nh = &compactKeys, 1
+	m.packed = wire.AppendCompact(m.packed[:0], f)
+}
+
+// headerBytes is what the record's headers take: keys and values.
+func (m *message) headerBytes() int {
+	n := 0
+	for i := range m.nh {
+		n += len(m.keys[i]) + len(m.val(i))
+	}
+	return n
+}
+
 // val is header i's value.
 func (m *message) val(i int) []byte {
+	if m.keys == &compactKeys {
+		return m.packed
+	}
 	if m.keys[i] == wire.Producer || m.keys[i] == wire.Step {
 		return m.vals[i][:4]
 	}

@@ -17,6 +17,9 @@ type partitioner struct {
 	// full), so in practice Java, and this, stay for about 2 × batch.size. 0 is
 	// round-robin per record.
 	stickyBytes int
+	// headerBytes is what every data record adds to its value (dataHeaderBytes or
+	// compactHeaderBytes).
+	headerBytes int
 	cur         int32
 	// produced is what went to the current partition; batch models the client's
 	// open batch there (batch header included; 0: none).
@@ -29,13 +32,21 @@ type partitioner struct {
 var dataHeaderBytes = len(wire.Producer) + 4 + len(wire.Seq) + 8 + len(wire.Intended) + 8 +
 	len(wire.Actual) + 8 + len(wire.Run) + 8 + recordFramingBytes
 
+// compactHeaderBytes is dataHeaderBytes for the compact set: its one key, a value
+// with a 3-byte sequence number, and framing with one header's lengths instead
+// of five.
+var compactHeaderBytes = len(wire.Compact) + 1 + 4 + 8 + 3 + recordFramingBytes - 8
+
 // recordFramingBytes is a record's framing in a v2 batch with short varints: length,
 // attributes, timestamp and offset deltas, key length, value length, header count
 // and each header's two lengths.
 const recordFramingBytes = 20
 
-func newPartitioner(s trial.Partitioner, parts int32, batchSizeBytes int32) *partitioner {
-	p := &partitioner{parts: parts}
+func newPartitioner(s trial.Partitioner, parts int32, batchSizeBytes int32, headers trial.Headers) *partitioner {
+	p := &partitioner{parts: parts, headerBytes: dataHeaderBytes}
+	if headers == trial.HeadersCompact {
+		p.headerBytes = compactHeaderBytes
+	}
 	if s == trial.PartitionerSticky {
 		// batch.size 0 (no batching): every record is a full batch, so each moves on.
 		p.stickyBytes = max(int(batchSizeBytes), 1)
@@ -44,14 +55,14 @@ func newPartitioner(s trial.Partitioner, parts int32, batchSizeBytes int32) *par
 }
 
 // next returns the partition of a record whose value (and any header beyond the
-// five every data record has) is valueBytes long.
+// ones every data record has) is valueBytes long.
 func (p *partitioner) next(valueBytes int) int32 {
 	part := p.cur
 	if p.stickyBytes == 0 {
 		p.cur = (p.cur + 1) % p.parts
 		return part
 	}
-	n := valueBytes + dataHeaderBytes
+	n := valueBytes + p.headerBytes
 	if p.batch == 0 || p.batch+n > p.stickyBytes {
 		p.batch = batchOverheadBytes // the record opens a new batch
 		p.produced += batchOverheadBytes

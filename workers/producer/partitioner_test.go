@@ -7,7 +7,7 @@ import (
 )
 
 func TestPartitionerRoundRobin(t *testing.T) {
-	p := newPartitioner(trial.PartitionerRoundRobin, 3, 16384)
+	p := newPartitioner(trial.PartitionerRoundRobin, 3, 16384, trial.HeadersFull)
 	for i := range 9 {
 		if got := p.next(1176); got != int32(i%3) {
 			t.Fatalf("record %d: partition %d, want %d", i, got, i%3)
@@ -21,7 +21,7 @@ func TestPartitionerSticky(t *testing.T) {
 	// the Java client.
 	perRecord := 1176 + dataHeaderBytes
 	want := (2*16384 - 2*batchOverheadBytes + perRecord - 1) / perRecord
-	p := newPartitioner(trial.PartitionerSticky, 3, 16384)
+	p := newPartitioner(trial.PartitionerSticky, 3, 16384, trial.HeadersFull)
 	counts := map[int32]int{}
 	var order []int32
 	for range 3 * want {
@@ -48,7 +48,7 @@ func TestPartitionerStickyFullBatch(t *testing.T) {
 	// A record larger than batch.size is a full batch of its own: batch.size went
 	// and the batch is full, so every record moves on. batch.size 0 likewise.
 	for _, batch := range []int32{1000, 0} {
-		p := newPartitioner(trial.PartitionerSticky, 2, batch)
+		p := newPartitioner(trial.PartitionerSticky, 2, batch, trial.HeadersFull)
 		if a, b, c := p.next(1176), p.next(1176), p.next(1176); a != 0 || b != 1 || c != 0 {
 			t.Errorf("batch.size %d: partitions %d, %d, %d; want 0, 1, 0", batch, a, b, c)
 		}
@@ -59,7 +59,7 @@ func TestPartitionerStickyExactlyFull(t *testing.T) {
 	// Four records that fill batch.size exactly: batch.size went and the batch is
 	// full, so the fifth goes to the next partition.
 	n := 1000 + dataHeaderBytes
-	p := newPartitioner(trial.PartitionerSticky, 2, int32(batchOverheadBytes+4*n))
+	p := newPartitioner(trial.PartitionerSticky, 2, int32(batchOverheadBytes+4*n), trial.HeadersFull)
 	for i := range 4 {
 		if got := p.next(1000); got != 0 {
 			t.Fatalf("record %d: partition %d, want 0", i, got)

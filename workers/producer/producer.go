@@ -66,6 +66,8 @@ type run struct {
 	// sender's buffer for the codec's output.
 	comp    compress.Compressor
 	encoded []byte
+	// compact packs each record's headers into one (api/trial HeadersCompact).
+	compact bool
 	natives []any
 	sizes   []int64
 	client  client
@@ -159,7 +161,8 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		}
 	}
 	r.free = make(chan *message, freeListSize)
-	r.parts = newPartitioner(t.Settings.Partitioner, t.Partitions, t.Settings.BatchSizeBytes)
+	r.compact = t.Headers == trial.HeadersCompact
+	r.parts = newPartitioner(t.Settings.Partitioner, t.Partitions, t.Settings.BatchSizeBytes, t.Headers)
 	r.slowAcks = map[int]int64{}
 	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
 		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
@@ -384,7 +387,7 @@ func (r *run) send(ctx context.Context) error {
 			}
 		}
 		// The sixth header, warmup mark or search step: key, value and their two
-		// length bytes.
+		// length bytes (a byte or two of the compact one's).
 		step, sixth := -1, 0
 		switch {
 		case warmup:
@@ -393,10 +396,13 @@ func (r *run) send(ctx context.Context) error {
 			step, sixth = sched.step, len(wire.Step)+4+2
 			m.stepTarget = sched.steps[step].target
 		}
+		if r.compact {
+			sixth = 0
+		}
 		p := r.parts.next(len(b) + sixth)
 		m.value.b = b
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
-		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup, step)
+		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup, step, r.compact)
 		seqs[p]++
 		if !r.handOver(ctx, m) {
 			return nil
@@ -469,6 +475,7 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		r.sum.Series.Done(now, true)
 		r.sum.Records++
 		r.sum.SerializedBytes += m.encodedBytes
+		r.sum.HeaderBytes += int64(m.headerBytes())
 		r.sum.PayloadBytes += m.payload
 		r.sum.CodecNanos += m.serNanos
 		r.serHist.Record(m.serNanos)
@@ -555,7 +562,7 @@ func (r *run) sendMarkers(ctx context.Context) error {
 		sent := make([]*message, 0, len(todo))
 		for _, p := range todo {
 			m := &message{}
-			m.setMarker(int32(p), uint32(r.cfg.ID), r.cfg.Run, r.seqs[p])
+			m.setMarker(int32(p), uint32(r.cfg.ID), r.cfg.Run, r.seqs[p], r.compact)
 			if !r.handOver(ctx, m) {
 				return nil
 			}

@@ -27,6 +27,11 @@ type Result struct {
 	PayloadMBPerSecond float64 `json:"payloadMBPerSecond"`
 	// SerializedBytesPerRecord is the mean encoded value size.
 	SerializedBytesPerRecord float64 `json:"serializedBytesPerRecord"`
+	// Commits is the consumers' offset commits waited for (commit eachRecord).
+	Commits int64 `json:"commits,omitempty"`
+	// HeaderBytesPerRecord is the mean size of a record's serdebench headers, keys
+	// and values: what a record carries besides its value.
+	HeaderBytesPerRecord float64 `json:"headerBytesPerRecord,omitempty"`
 	// PayloadBytesPerRecord is the mean JSON-encoded size.
 	PayloadBytesPerRecord float64 `json:"payloadBytesPerRecord"`
 
@@ -148,13 +153,18 @@ const SaramaInFlightWarning = "client sarama sends one produce request per parti
 	"with network delay its acknowledgement latency grows by more than one round trip, small batches saturate it, and its " +
 	"consumer's heartbeats and commits delay fetches on the same connection (docs/producer-settings.md; franz-go has neither limit)"
 
+// SaramaCommitWarning says why sarama's consumers commit each record slowly.
+const SaramaCommitWarning = "client sarama commits on the connection it fetches on, and holds it while a fetch waits at the broker: " +
+	"with commit eachRecord a commit can wait up to consumer.fetchMaxWaitMs, which then bounds the consumer's rate " +
+	"(the Java client and franz-go commit on a connection of their own)"
+
 // Merge combines every worker summary of one trial.
 func Merge(summaries []*Summary) (*Result, error) {
 	r := &Result{summaries: summaries}
 	hists := map[string]*Histogram{}
 	var pStart, pEnd, cStart, cEnd time.Time
 	var serBytes, payBytes, serNanos, deserNanos, consumed int64
-	var compBytes, compNanos, decompNanos int64
+	var compBytes, compNanos, decompNanos, hdrBytes int64
 	type key struct{ producer, partition int }
 	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	producers := map[int]bool{}
@@ -199,6 +209,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			mergeSeries(&pSeries, s.Series)
 			r.Records += s.Records
 			serBytes += s.SerializedBytes
+			hdrBytes += s.HeaderBytes
 			payBytes += s.PayloadBytes
 			serNanos += s.CodecNanos
 			compBytes += s.CompressedBytes
@@ -223,6 +234,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.Consumers++
 			addUsage(&consUsage, s.Usage, &unmeasured)
 			consClient.Add(s.Client)
+			r.Commits += s.Commits
 			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
 			mergeSeries(&cSeries, s.Series)
 			deserNanos += s.CodecNanos
@@ -269,6 +281,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	if r.Records > 0 {
 		r.SerializedBytesPerRecord = float64(serBytes) / float64(r.Records)
 		r.PayloadBytesPerRecord = float64(payBytes) / float64(r.Records)
+		r.HeaderBytesPerRecord = float64(hdrBytes) / float64(r.Records)
 		r.SerializeMicrosPerRecord = float64(serNanos) / float64(r.Records) / 1e3
 		r.CompressedBytesPerRecord = float64(compBytes) / float64(r.Records)
 		r.CompressMicrosPerRecord = float64(compNanos) / float64(r.Records) / 1e3
@@ -305,6 +318,9 @@ func Merge(summaries []*Summary) (*Result, error) {
 	r.Decompress = percentiles(hists[DecompressNanos])
 	if r.ClientSettings["client"] == "sarama" && r.ClientSettings["Net.MaxOpenRequests"] != "1" {
 		r.Warnings = append(r.Warnings, SaramaInFlightWarning)
+	}
+	if r.ClientSettings["client"] == "sarama" && r.Commits > 0 {
+		r.Warnings = append(r.Warnings, SaramaCommitWarning)
 	}
 	for name, h := range hists {
 		if h.Clamped > 0 {

@@ -58,6 +58,12 @@ type Summary struct {
 	PayloadBytes int64 `json:"payloadBytes"`
 	// SerializedBytes is the size of the measured records' encoded values.
 	SerializedBytes int64 `json:"serializedBytes"`
+	// Commits counts the offset commits a consumer waited for: one per record
+	// with commit eachRecord, 0 with interval (the clients commit then).
+	Commits int64 `json:"commits,omitempty"`
+	// HeaderBytes is what the measured records' serdebench headers took, keys and
+	// values (producer only).
+	HeaderBytes int64 `json:"headerBytes,omitempty"`
 	// CodecNanos is the total time spent in Marshal (producer) or Unmarshal (consumer)
 	// for measured records.
 	CodecNanos int64 `json:"codecNanos"`
