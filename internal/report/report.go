@@ -65,9 +65,9 @@ type Row struct {
 	SizeBytes                                   int32
 	SerializedBytes, RecordsPerSecond, MBPerSec float64
 	// HeaderBytes is a record's mean serdebench header size (0: not reported).
-	HeaderBytes                                 float64
-	SerMicros, DeserMicros, SerPct, DeserPct    float64
-	P50, P99, P999, Max, Lost, Duplicated       int64
+	HeaderBytes                              float64
+	SerMicros, DeserMicros, SerPct, DeserPct float64
+	P50, P99, P999, Max, Lost, Duplicated    int64
 	// E2EMean is the mean end-to-end latency (µs), AckP50, AckP99 and AckMean the
 	// acknowledgement latency's; Failed the sends that failed.
 	E2EMean, AckMean float64
@@ -180,7 +180,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			Failed:    t.FailedRecords,
 			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), HeaderBytes: float64(t.HeaderBytesPerRecord),
 			RecordsPerSecond: float64(t.RecordsPerSecond),
-			MBPerSec: float64(t.SerializedBytesPerSecond) / 1e6, SerMicros: float64(t.SerializeNanosPerRecord) / 1e3,
+			MBPerSec:         float64(t.SerializedBytesPerSecond) / 1e6, SerMicros: float64(t.SerializeNanosPerRecord) / 1e3,
 			DeserMicros: float64(t.DeserializeNanosPerRecord) / 1e3, SerPct: float64(t.SerializeSharePermille) / 10,
 			DeserPct: float64(t.DeserializeSharePermille) / 10,
 			P50:      t.EndToEndMicros.P50, P99: t.EndToEndMicros.P99, P999: t.EndToEndMicros.P999, Max: t.EndToEndMicros.Max,
