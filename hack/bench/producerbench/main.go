@@ -39,6 +39,7 @@ func benchMain() error {
 	linger := flag.Int("linger-ms", 100, "linger in ms")
 	acks := flag.String("acks", "1", "acks")
 	compression := flag.String("compression", "none", "compression")
+	client := flag.String("client", "sarama", "Kafka client: sarama or franz-go")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here")
 	flag.Parse()
@@ -55,7 +56,7 @@ func benchMain() error {
 	if *memprofile != "" {
 		runtime.MemProfileRate = 4096
 	}
-	if err := run(*bootstrap, *codecName, *schema, *size, *records, *warmup, *batch, *linger, *acks, *compression); err != nil {
+	if err := run(*bootstrap, *codecName, *schema, *size, *records, *warmup, *batch, *linger, *acks, *compression, trial.Client(*client)); err != nil {
 		return err
 	}
 	if *memprofile != "" {
@@ -69,12 +70,13 @@ func benchMain() error {
 	return nil
 }
 
-func run(bootstrap, codecName, schema string, size int, records, warmup int64, batch, linger int, acks, compression string) error {
+func run(bootstrap, codecName, schema string, size int, records, warmup int64, batch, linger int, acks, compression string, client trial.Client) error {
 	b, l := int32(batch), int32(linger)
 	trials, err := plan.Expand(v1alpha1.ExperimentSpec{
 		Codecs:   []trial.Codec{trial.Codec(codecName)},
 		Payload:  v1alpha1.PayloadSpec{Schema: schema, SizesBytes: []int32{int32(size)}},
 		Producer: v1alpha1.ProducerSettings{BatchSizeBytes: &b, LingerMs: &l, Acks: trial.Acks(acks), Compression: trial.Compression(compression)},
+		Client:   client,
 		Records:  &records,
 		Warmup:   trial.Warmup{Records: warmup},
 	})
@@ -97,7 +99,7 @@ func run(bootstrap, codecName, schema string, size int, records, warmup int64, b
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"codec": codecName, "serializedBytesPerRecord": r.SerializedBytesPerRecord, "recordsPerSecond": r.RecordsPerSecond,
+		"codec": codecName, "client": client, "serializedBytesPerRecord": r.SerializedBytesPerRecord, "recordsPerSecond": r.RecordsPerSecond,
 		"serializedMBPerSecond": r.SerializedMBPerSecond, "serializeMicrosPerRecord": r.SerializeMicrosPerRecord,
 		"ackP99Micros": r.Ack.P99,
 	})
