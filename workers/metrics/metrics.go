@@ -82,8 +82,9 @@ func (w *Worker) Handler() http.Handler {
 
 // Serve serves /metrics on addr until ctx ends, then keeps serving for grace so a
 // final scrape sees the totals. It returns the bound address at once (addr may use
-// port 0) and a wait function that blocks until the server stops.
-func (w *Worker) Serve(ctx context.Context, addr string, grace time.Duration) (string, func(), error) {
+// port 0) and a wait function that blocks until the server stops. register, if
+// set, adds more endpoints (the worker's control: workers/control).
+func (w *Worker) Serve(ctx context.Context, addr string, grace time.Duration, register func(*http.ServeMux)) (string, func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
@@ -91,6 +92,9 @@ func (w *Worker) Serve(ctx context.Context, addr string, grace time.Duration) (s
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", w.Handler())
 	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) { rw.WriteHeader(http.StatusOK) })
+	if register != nil {
+		register(mux)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() {

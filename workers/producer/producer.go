@@ -52,6 +52,10 @@ type Config struct {
 	// WindowStarted, if set, is called when the measured window begins (it also
 	// goes to Log, for the operator).
 	WindowStarted func(time.Time)
+	// StartAt, if set, is called once the producer is ready to send (connected,
+	// its group stable) and returns the instant its schedule begins, warmup
+	// included: the trial's coordinator gives every producer the same one.
+	StartAt func(context.Context) (time.Time, error)
 }
 
 // DefaultDrainTimeout is how long a stopped worker waits for what is in flight.
@@ -202,6 +206,13 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			return nil, err
 		}
 	}
+	if cfg.StartAt != nil {
+		at, err := cfg.StartAt(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("wait for the trial's start: %w", err)
+		}
+		r.sum.StartAt = at
+	}
 	ackDone := make(chan struct{})
 	go func() {
 		defer close(ackDone)
@@ -303,16 +314,28 @@ func (r *run) send(ctx context.Context) error {
 	single := t.Settings.Mode == trial.ModeSingle
 	warmupDur := time.Duration(t.Warmup.DurationSeconds) * time.Second
 	measureDur := time.Duration(t.DurationSeconds) * time.Second
-	start := time.Now()
-	measureStart := start.Add(warmupDur)
-	measuredSent := int64(0)
-	sched := newSchedule(rate, t.Search, start)
-	r.sched = sched
 	pace, err := newPacer()
 	if err != nil {
 		return err
 	}
 	defer pace.close()
+	start := time.Now()
+	if at := r.sum.StartAt; !at.IsZero() {
+		// Begin at the coordinator's instant; one that has passed (a slow start
+		// message) begins now, and the window's start shows how late.
+		if ok, err := pace.until(ctx, at); !ok {
+			return err
+		}
+		if now := time.Now(); now.Sub(at) > time.Millisecond {
+			start = now
+		} else {
+			start = at
+		}
+	}
+	measureStart := start.Add(warmupDur)
+	measuredSent := int64(0)
+	sched := newSchedule(rate, t.Search, start)
+	r.sched = sched
 	for i := int64(0); ; i++ {
 		if ctx.Err() != nil {
 			return nil

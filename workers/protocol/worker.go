@@ -31,7 +31,11 @@ type Worker struct {
 	ID string
 	// WaitForGroup makes a producer wait until Group is Stable with all consumers.
 	WaitForGroup bool
-	// WaitTimeout bounds that wait.
+	// StartGate makes a producer, once its group is stable, wait for its
+	// coordinator to start it (workers/control: PUT /start on the metrics
+	// port), so that all of a trial's producers begin at one instant.
+	StartGate bool
+	// WaitTimeout bounds each of those waits.
 	WaitTimeout time.Duration
 	// MetricsAddr is where to serve /metrics ("" disables); MetricsGrace is how long
 	// to keep serving after the work ends, for a final scrape.
@@ -92,6 +96,9 @@ func (w Worker) Args() ([]string, error) {
 	if w.WaitForGroup {
 		args = append(args, "--wait-for-group", "--wait-timeout="+w.WaitTimeout.String())
 	}
+	if w.StartGate {
+		args = append(args, "--start-gate")
+	}
 	if w.SummaryFile != "" {
 		args = append(args, "--summary-file="+w.SummaryFile)
 	}
@@ -128,7 +135,8 @@ func Parse(args []string, stderr io.Writer) (Worker, error) {
 	fs.StringVar(&w.ExperimentUID, "experiment-uid", "", "experiment UID, for metric labels")
 	fs.StringVar(&w.ID, "id", "", "producer index, or consumer name (default c0)")
 	fs.BoolVar(&w.WaitForGroup, "wait-for-group", false, "producer: wait until --group is Stable with all consumers")
-	fs.DurationVar(&w.WaitTimeout, "wait-timeout", DefaultWaitTimeout, "producer: how long to wait for the group")
+	fs.BoolVar(&w.StartGate, "start-gate", false, "producer: once ready, wait for PUT /start?at=<Unix ns> on the metrics port (workers/control)")
+	fs.DurationVar(&w.WaitTimeout, "wait-timeout", DefaultWaitTimeout, "producer: how long to wait for the group, and for the start")
 	fs.StringVar(&w.MetricsAddr, "metrics-addr", DefaultMetricsAddr, "where to serve /metrics; empty disables")
 	fs.DurationVar(&w.MetricsGrace, "metrics-grace", DefaultMetricsGrace, "keep serving /metrics this long after the work ends")
 	fs.DurationVar(&w.Timeout, "timeout", 0, "stop (interrupted) after this long; 0: no limit")
@@ -165,6 +173,8 @@ func (w Worker) Validate() error {
 		return errors.New("--topic is required")
 	case w.Group == "":
 		return errors.New("--group is required")
+	case w.StartGate && w.MetricsAddr == "":
+		return errors.New("--start-gate needs --metrics-addr: the start arrives there")
 	}
 	return nil
 }

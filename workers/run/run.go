@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/serdebench/serdebench/workers/consumer"
+	"github.com/serdebench/serdebench/workers/control"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/producer"
@@ -86,6 +88,10 @@ type Env struct {
 	// WindowStarted, if set, learns when a producer's measured window began (the
 	// local runner times faults from it).
 	WindowStarted func(time.Time)
+	// StartAt, if set, holds a producer once it is ready and returns the instant
+	// its schedule begins: the local runner starts a trial's producers together
+	// with it. (A pod's producer with --start-gate waits for the operator instead.)
+	StartAt func(context.Context) (time.Time, error)
 	// MeasureUsage measures the process's CPU time and memory over the worker's
 	// measured window: only where the worker has its process to itself (a pod);
 	// in-process workers share theirs, which the local runner measures.
@@ -135,8 +141,13 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 	workDone, finish := context.WithCancel(context.Background())
 	defer finish()
 	wait := func() {}
+	var gate *control.Gate
+	if w.StartGate && w.Role == protocol.RoleProducer {
+		gate = control.NewGate()
+		env.StartAt = func(ctx context.Context) (time.Time, error) { return gate.Wait(ctx, w.WaitTimeout) }
+	}
 	if w.MetricsAddr != "" {
-		addr, wt, err := m.Serve(workDone, w.MetricsAddr, w.MetricsGrace)
+		addr, wt, err := m.Serve(workDone, w.MetricsAddr, w.MetricsGrace, func(mux *http.ServeMux) { control.Register(mux, gate) })
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +179,7 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 			}
 			o.sum, o.err = producer.Run(ctx, producer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Experiment: w.Experiment,
 				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
-				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted})
+				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted, StartAt: env.StartAt})
 		case protocol.RoleConsumer:
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
 				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), Metrics: m, Progress: env.Progress,

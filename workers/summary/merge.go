@@ -27,6 +27,14 @@ type Result struct {
 	PayloadMBPerSecond float64 `json:"payloadMBPerSecond"`
 	// SerializedBytesPerRecord is the mean encoded value size.
 	SerializedBytesPerRecord float64 `json:"serializedBytesPerRecord"`
+	// WindowStartSpreadMicros is how far apart the producers' measured windows
+	// began (latest minus earliest start, each on its worker's clock; the
+	// operator corrects them by the nodes' clock offsets). 0 with one producer.
+	WindowStartSpreadMicros int64 `json:"windowStartSpreadMicros,omitempty"`
+	// ProducerRatesSum is the sum of each producer's own rate (its records over
+	// its own window): with windows that coincide, RecordsPerSecond (all records
+	// over their union) equals it; windows that do not overlap make it larger.
+	ProducerRatesSum float64 `json:"producerRatesSum,omitempty"`
 	// Commits is the consumers' offset commits waited for (commit eachRecord).
 	Commits int64 `json:"commits,omitempty"`
 	// HeaderBytesPerRecord is the mean size of a record's serdebench headers, keys
@@ -158,6 +166,23 @@ const SaramaCommitWarning = "client sarama commits on the connection it fetches 
 	"with commit eachRecord a commit can wait up to consumer.fetchMaxWaitMs, which then bounds the consumer's rate " +
 	"(the Java client and franz-go commit on a connection of their own)"
 
+// Spread is the latest of ts minus the earliest.
+func Spread(ts []time.Time) time.Duration {
+	if len(ts) == 0 {
+		return 0
+	}
+	lo, hi := ts[0], ts[0]
+	for _, t := range ts[1:] {
+		if t.Before(lo) {
+			lo = t
+		}
+		if t.After(hi) {
+			hi = t
+		}
+	}
+	return hi.Sub(lo)
+}
+
 // Merge combines every worker summary of one trial.
 func Merge(summaries []*Summary) (*Result, error) {
 	r := &Result{summaries: summaries}
@@ -165,6 +190,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	var pStart, pEnd, cStart, cEnd time.Time
 	var serBytes, payBytes, serNanos, deserNanos, consumed int64
 	var compBytes, compNanos, decompNanos, hdrBytes int64
+	var starts []time.Time
 	type key struct{ producer, partition int }
 	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	producers := map[int]bool{}
@@ -206,6 +232,12 @@ func Merge(summaries []*Summary) (*Result, error) {
 				r.ClientSettings = s.ClientSettings
 			}
 			pStart, pEnd = widen(pStart, pEnd, s.WindowStart, s.WindowEnd)
+			if !s.WindowStart.IsZero() {
+				starts = append(starts, s.WindowStart)
+				if w := s.WindowEnd.Sub(s.WindowStart).Seconds(); w > 0 {
+					r.ProducerRatesSum += float64(s.Records) / w
+				}
+			}
 			mergeSeries(&pSeries, s.Series)
 			r.Records += s.Records
 			serBytes += s.SerializedBytes
@@ -277,6 +309,9 @@ func Merge(summaries []*Summary) (*Result, error) {
 		r.SerializedMBPerSecond = float64(serBytes) / w / 1e6
 		r.PayloadMBPerSecond = float64(payBytes) / w / 1e6
 		r.SerializeSharePercent = 100 * float64(serNanos) / (w * 1e9 * float64(max(r.Producers, 1)))
+	}
+	if len(starts) > 1 {
+		r.WindowStartSpreadMicros = Spread(starts).Microseconds()
 	}
 	if r.Records > 0 {
 		r.SerializedBytesPerRecord = float64(serBytes) / float64(r.Records)

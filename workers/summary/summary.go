@@ -58,6 +58,9 @@ type Summary struct {
 	PayloadBytes int64 `json:"payloadBytes"`
 	// SerializedBytes is the size of the measured records' encoded values.
 	SerializedBytes int64 `json:"serializedBytes"`
+	// StartAt is the instant the trial's coordinator gave a producer to begin
+	// at (warmup included), on its clock; zero without one.
+	StartAt time.Time `json:"startAt,omitzero"`
 	// Commits counts the offset commits a consumer waited for: one per record
 	// with commit eachRecord, 0 with interval (the clients commit then).
 	Commits int64 `json:"commits,omitempty"`

@@ -22,6 +22,7 @@ import (
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/control"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/run"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -190,12 +191,16 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 			collect(s, err)
 		})
 	}
+	// The producers start together, as the operator starts a trial's pods.
+	start := control.NewBarrier(int(t.Producers), startLead)
+	env.StartAt = func(ctx context.Context) (time.Time, error) { return start.Wait(ctx, base.WaitTimeout) }
 	for i := range int(t.Producers) {
 		w := base
 		w.Role, w.ID, w.WaitForGroup = protocol.RoleProducer, protocol.ProducerID(i), true
 		pwg.Go(func() {
 			s, err := run.Execute(ctx, w, env)
 			if err != nil {
+				start.Abort(fmt.Errorf("producer %s failed", w.ID))
 				err = fmt.Errorf("producer %s: %w", w.ID, err)
 				// Without a producer the consumers would wait for its end records.
 				stopConsumers(fmt.Errorf("producer %s failed", w.ID))
@@ -234,6 +239,10 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	}
 	return out, nil
 }
+
+// startLead is how long after the last producer is ready they all begin: time
+// for each to leave the barrier and reach its pacer.
+const startLead = 20 * time.Millisecond
 
 // setUsage records what this process, and the broker's, spent over the
 // producers' combined window.

@@ -1,0 +1,190 @@
+// Package control is how a trial's coordinator (the operator, or the local
+// runner) starts a trial's producers together and reads each worker's clock. In a
+// pod it is served beside the worker's metrics:
+//
+//   - GET /clock answers the worker's wall clock, Unix ns, for the coordinator's
+//     offset measurement (an NTP-style exchange: the offset is the answer minus
+//     the midpoint of the request's round trip, uncertain by half of it);
+//   - GET /readyz is 200 once a producer is ready to send (connected, its
+//     consumer group stable) and waits for its start, 503 before;
+//   - PUT /start?at=<Unix ns on the worker's clock> releases it: its schedule
+//     begins at that instant. The first start counts; a repeat is accepted and
+//     ignored, so the coordinator can retry.
+package control
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Paths served.
+const (
+	ClockPath = "/clock"
+	ReadyPath = "/readyz"
+	StartPath = "/start"
+)
+
+// Gate holds a producer until the coordinator starts it.
+type Gate struct {
+	mu      sync.Mutex
+	ready   bool
+	started bool
+	at      time.Time
+	start   chan struct{}
+}
+
+// NewGate returns a closed gate.
+func NewGate() *Gate { return &Gate{start: make(chan struct{})} }
+
+// Wait marks the producer ready and blocks until it is started, timeout passes or
+// ctx ends; it returns the instant its schedule begins.
+func (g *Gate) Wait(ctx context.Context, timeout time.Duration) (time.Time, error) {
+	g.mu.Lock()
+	g.ready = true
+	g.mu.Unlock()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-g.start:
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.at, nil
+	case <-t.C:
+		return time.Time{}, fmt.Errorf("ready, but not started within %s: the operator releases a trial's producers "+
+			"once all are ready, over HTTP to each pod's metrics port (%s): can it reach them (NetworkPolicy)?", timeout, StartPath)
+	case <-ctx.Done():
+		return time.Time{}, context.Cause(ctx)
+	}
+}
+
+// Start releases the gate at instant at (the worker's clock); false if it had
+// already been started.
+func (g *Gate) Start(at time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started {
+		return false
+	}
+	g.started, g.at = true, at
+	close(g.start)
+	return true
+}
+
+// Ready says whether the producer waits for its start (or has been started).
+func (g *Gate) Ready() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ready
+}
+
+// Register adds the endpoints to mux; g may be nil (a consumer: /clock only).
+func Register(mux *http.ServeMux, g *Gate) {
+	mux.HandleFunc("GET "+ClockPath, func(rw http.ResponseWriter, _ *http.Request) {
+		now := time.Now().UnixNano()
+		rw.Header().Set("Content-Type", "text/plain")
+		_, _ = rw.Write([]byte(strconv.FormatInt(now, 10)))
+	})
+	if g == nil {
+		return
+	}
+	mux.HandleFunc("GET "+ReadyPath, func(rw http.ResponseWriter, _ *http.Request) {
+		if !g.Ready() {
+			http.Error(rw, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		rw.WriteHeader(http.StatusOK)
+	})
+	mux.HandleFunc("PUT "+StartPath, func(rw http.ResponseWriter, r *http.Request) {
+		ns, err := strconv.ParseInt(r.URL.Query().Get("at"), 10, 64)
+		if err != nil || ns <= 0 {
+			http.Error(rw, "start: want ?at=<Unix ns>", http.StatusBadRequest)
+			return
+		}
+		g.Start(time.Unix(0, ns))
+		rw.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// Client is the coordinator's side.
+type Client struct {
+	// HTTP makes the requests; each is bounded by its context.
+	HTTP *http.Client
+}
+
+// Reading is one clock measurement: the worker's clock minus the coordinator's,
+// uncertain by Uncertainty either way (half the round trip).
+type Reading struct {
+	Offset, Uncertainty time.Duration
+	// At is when it was taken, on the coordinator's clock.
+	At time.Time
+}
+
+// clockSamples is how many exchanges one reading takes; the one with the shortest
+// round trip is kept (its midpoint is the least uncertain).
+const clockSamples = 3
+
+// Clock measures the worker's clock at base (http://host:port).
+func (c Client) Clock(ctx context.Context, base string) (Reading, error) {
+	var best Reading
+	bestRTT := time.Duration(-1)
+	for range clockSamples {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+ClockPath, nil)
+		if err != nil {
+			return Reading{}, err
+		}
+		t0 := time.Now()
+		resp, err := c.HTTP.Do(req)
+		if err != nil {
+			return Reading{}, fmt.Errorf("read the clock of %s: %w", base, err)
+		}
+		var body [32]byte
+		n, _ := resp.Body.Read(body[:])
+		_ = resp.Body.Close()
+		t1 := time.Now()
+		ns, err := strconv.ParseInt(string(body[:n]), 10, 64)
+		if resp.StatusCode != http.StatusOK || err != nil {
+			return Reading{}, fmt.Errorf("read the clock of %s: HTTP %d %q", base, resp.StatusCode, body[:n])
+		}
+		rtt := t1.Sub(t0)
+		if bestRTT < 0 || rtt < bestRTT {
+			mid := t0.Add(rtt / 2)
+			bestRTT, best = rtt, Reading{Offset: time.Unix(0, ns).Sub(mid), Uncertainty: rtt / 2, At: mid}
+		}
+	}
+	return best, nil
+}
+
+// Ready says whether the producer at base waits for its start.
+func (c Client) Ready(ctx context.Context, base string) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+ReadyPath, nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return false, fmt.Errorf("ask %s whether it is ready: %w", base, err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusOK, nil
+}
+
+// Start releases the producer at base at instant at, on its own clock.
+func (c Client) Start(ctx context.Context, base string, at time.Time) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+StartPath+"?at="+strconv.FormatInt(at.UnixNano(), 10), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return fmt.Errorf("start %s: %w", base, err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		return fmt.Errorf("start %s: HTTP %d", base, resp.StatusCode)
+	}
+	return nil
+}
