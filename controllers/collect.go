@@ -58,18 +58,23 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		protocol.Annotate(t, merged)
 		splitAtFault(merged, x, t.Fault, ts.Fault, time.Now())
 		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
+		tr.Sync = trialSync(ts.Start, sums, merged)
 		tr.Attempts = ts.Attempt
 		tr.Fault = ts.Fault.DeepCopy()
 		if w := faultWindowWarning(t.Fault, tr.Fault, sums); w != "" {
 			tr.Warnings = append(tr.Warnings, w)
 		}
 		r.crossCheck(ctx, x, t, sums, &tr)
+		ran.clocks = ts.Start
 		if err := r.writeResult(ctx, x, tr, ran); err != nil {
 			return ctrl.Result{}, err
 		}
 		r.sideEffect(x, "result written")
 	}
 	now := metav1.Now()
+	if ts.Start != nil {
+		ts.Start.Nodes = nil // in the result now; the status stays small
+	}
 	ts.Phase = serdebenchv1.TrialSucceeded
 	ts.CompletionTime = &now
 	ts.CleanedUp = false
@@ -134,7 +139,11 @@ func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.Se
 
 // placement is where a trial's workers ran: nodes and the image digests their
 // containers ran (sorted, distinct).
-type placement struct{ nodes, imageIDs []string }
+// placement is where a trial's workers ran: nodes, images, and the nodes' clocks.
+type placement struct {
+	nodes, imageIDs []string
+	clocks          *serdebenchv1.TrialStart
+}
 
 func nonEmpty(s string) []string {
 	if s == "" {
@@ -279,6 +288,7 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	res.Environment.OperatorVersion = r.OperatorVersion
 	res.Environment.NodeNames = mergeSorted(res.Environment.NodeNames, ran.nodes)
 	res.Environment.WorkerImageIDs = mergeSorted(res.Environment.WorkerImageIDs, ran.imageIDs)
+	res.Environment.Clocks = mergeClocks(res.Environment.Clocks, ran.clocks)
 	replaced := false
 	for i := range res.Trials {
 		if res.Trials[i].Name == tr.Name {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/serdebench/serdebench/controllers/build"
@@ -68,6 +69,11 @@ type ExperimentReconciler struct {
 	// TerminationMessageBytes is the budget for a worker's summary in its
 	// termination message; larger summaries go through the log (default 4096).
 	TerminationMessageBytes int
+	// ControlHTTP, if set, talks to the workers' control endpoints (default: a
+	// client with a 2 s timeout).
+	ControlHTTP *http.Client
+	// clocks are the workers' clock readings of running trials.
+	clocks clockBook
 	// MaxConcurrentReconciles is how many experiments advance at once (default 1;
 	// the manager's --max-concurrent-reconciles defaults to 4).
 	MaxConcurrentReconciles int
@@ -87,8 +93,11 @@ const (
 	ReasonWaitingForTopic = "WaitingForTopic"
 	// ReasonWaitingForKafka is the Ready reason while a trial's topic cannot be
 	// made (the TopicsReady message says why).
-	ReasonWaitingForKafka   = "WaitingForKafka"
-	ReasonTopicReady        = "TopicReady"
+	ReasonWaitingForKafka = "WaitingForKafka"
+	ReasonTopicReady      = "TopicReady"
+	// ReasonProducersStarted is the event of a trial's producers given their
+	// start.
+	ReasonProducersStarted  = "ProducersStarted"
 	ReasonTopicFailed       = protocol.ReasonTopicFailed
 	ReasonTrialRunning      = "TrialRunning"
 	ReasonTrialMeasured     = "TrialMeasured"
@@ -386,6 +395,20 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 			done++
 		}
 	}
+	if done < len(jobs) {
+		if ts.Start == nil {
+			started, err := r.startProducers(ctx, x, t)
+			if err != nil {
+				log.FromContext(ctx).Info("producers not started yet", "trial", t.Name, "err", err)
+			}
+			if !started {
+				return ctrl.Result{RequeueAfter: startPoll}, nil
+			}
+			r.event(x, corev1.EventTypeNormal, ReasonProducersStarted, "trial %s: producers start at %s", t.Name, ts.Start.At.UTC().Format(time.RFC3339Nano))
+			return r.updateStatus(ctx, x)
+		}
+		r.readClocks(ctx, x, t)
+	}
 	if t.Fault != nil {
 		if res, stop, err := r.fault(ctx, x, t, done == len(jobs)); stop {
 			return res, err
@@ -395,6 +418,7 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 		// Job status changes are watched; the poll is a safety net.
 		return ctrl.Result{RequeueAfter: r.poll()}, nil
 	}
+	r.endClocks(x, t)
 	ts.Phase = serdebenchv1.TrialCollecting
 	return r.updateStatus(ctx, x)
 }
@@ -414,6 +438,7 @@ func (r *ExperimentReconciler) jobFailed(ctx context.Context, x *serdebenchv1.Se
 		ts.Phase = serdebenchv1.TrialCreatingTopic
 		ts.TopicRequested = ptr.To(false)
 		ts.Fault = nil      // the next attempt's fault is planned and applied anew
+		ts.Start = nil      // and its producers started anew
 		ts.StartTime = &now // timeoutSeconds bounds each attempt
 		ts.Message = fmt.Sprintf("attempt %d disrupted: %s", ts.Attempt-1, msg)
 		return r.updateStatus(ctx, x)

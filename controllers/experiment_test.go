@@ -145,6 +145,19 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 		if tr.Producers != 1 || tr.Consumers != 2 || tr.RecordsPerSecond <= 0 || tr.EndToEndMicros.P99 <= 0 || tr.SerializedBytesPerRecord <= 0 {
 			t.Fatalf("trial %s implausible: %+v", tr.Name, tr)
 		}
+		// The operator started the producer over HTTP, reading the clocks of the
+		// stand-in's pods (this process's clock: 0 within the stated uncertainty).
+		if tr.Sync == nil || tr.Sync.StartAt == nil || tr.Sync.EndToEndClockUncertaintyMicros != 0 || tr.HeaderBytesPerRecord != 56 {
+			t.Fatalf("trial %s: sync %+v, header bytes %d", tr.Name, tr.Sync, tr.HeaderBytesPerRecord)
+		}
+	}
+	if len(res.Environment.Clocks) != 1 {
+		t.Fatalf("clocks %+v, want the stand-in's one node", res.Environment.Clocks)
+	}
+	for _, c := range res.Environment.Clocks {
+		if c.OffsetMicros > c.UncertaintyMicros || -c.OffsetMicros > c.UncertaintyMicros {
+			t.Fatalf("node %s: offset %d ± %d µs on one clock", c.Node, c.OffsetMicros, c.UncertaintyMicros)
+		}
 	}
 	if res.Summary.FastestCodec == "" || res.Summary.FastestRecordsPerSecond <= 0 || res.Summary.LostRecords != 0 {
 		t.Fatalf("summary %+v", res.Summary)

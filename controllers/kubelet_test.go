@@ -281,7 +281,7 @@ func (k *kubelet) runJob(ctx context.Context, j *batchv1.Job, how runHow) {
 	for idx := range n {
 		podIP := nextPodIP()
 		// As the kubelet: the pod is Running, its containers started, while they run.
-		pods[idx] = k.startPod(ctx, j, idx)
+		pods[idx] = k.startPod(ctx, j, idx, podIP)
 		k.mu.Lock()
 		register := k.metricsTarget
 		k.mu.Unlock()
@@ -520,7 +520,7 @@ func (k *kubelet) volumeFiles(ctx context.Context, v corev1.Volume) (map[string]
 // including Pod Security, checks it) and sets its terminated status.
 // startPod creates the Job's pod idx as Running, each container started now (nil
 // if it cannot: the error is reported, and recordPod creates it at the end).
-func (k *kubelet) startPod(ctx context.Context, j *batchv1.Job, idx int) *corev1.Pod {
+func (k *kubelet) startPod(ctx context.Context, j *batchv1.Job, idx int, podIP string) *corev1.Pod {
 	labels := map[string]string{"batch.kubernetes.io/job-name": j.Name, "batch.kubernetes.io/job-completion-index": fmt.Sprint(idx)}
 	for key, v := range j.Spec.Template.Labels {
 		labels[key] = v
@@ -539,6 +539,7 @@ func (k *kubelet) startPod(ctx context.Context, j *batchv1.Job, idx int) *corev1
 	}
 	now := metav1.Now()
 	pod.Status.Phase = corev1.PodRunning
+	pod.Status.PodIP = podIP
 	for _, c := range pod.Spec.Containers {
 		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true, Started: ptr(true),
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}})
@@ -552,7 +553,7 @@ func (k *kubelet) startPod(ctx context.Context, j *batchv1.Job, idx int) *corev1
 func (k *kubelet) recordPod(ctx context.Context, j *batchv1.Job, idx int, started *corev1.Pod, res []containerResult, evicted bool) (bool, string) {
 	pod := started
 	if pod == nil {
-		if pod = k.startPod(ctx, j, idx); pod == nil {
+		if pod = k.startPod(ctx, j, idx, ""); pod == nil {
 			return false, ""
 		}
 	}

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -127,8 +128,18 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 		for range min(maxSeriesPoints, n) {
 			r.ThroughputSeries.RecordsPerSecond = append(r.ThroughputSeries.RecordsPerSecond, 10_000_000)
 		}
+		r.HeaderBytesPerRecord = 1 << 20
+		r.Sync = &serdebenchv1.TrialSync{StartAt: ptr.To(metav1.NewMicroTime(at.Time)), WindowStartSpreadMicros: 3_600_000_000,
+			ProducerRatesSumPerSecond: 640_000_000, EndToEndClockUncertaintyMicros: 3_600_000_000}
 		res.Trials = append(res.Trials, r)
 	}
+	// Every node's clock, its name at the longest.
+	var clocks serdebenchv1.TrialStart
+	for i := range maxClockNodes {
+		clocks.Nodes = append(clocks.Nodes, serdebenchv1.NodeClock{Node: fmt.Sprintf("%0253d", i), OffsetMicros: -3_600_000_000, UncertaintyMicros: 3_600_000_000,
+			EndOffsetMicros: ptr.To(int64(-3_600_000_000)), EndUncertaintyMicros: ptr.To(int64(3_600_000_000))})
+	}
+	res.Environment.Clocks = mergeClocks(nil, &clocks)
 	res.Summary = build.Summary(res.Trials)
 	res.Statistics = report.Statistics(report.ResultRows(&res))
 	if spec.Repetitions > 1 && len(res.Statistics) != len(res.Trials)/int(spec.Repetitions) {

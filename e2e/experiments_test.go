@@ -425,3 +425,50 @@ func TestOwnSchema(t *testing.T) {
 	}
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
+
+// TestScaleOut runs a trial of 8 producer and 8 consumer pods. The operator starts
+// the producers at one instant once all are ready: their measured windows begin
+// within 50 ms of each other (16 pods on 2 shared cores), so the trial's rate (all
+// records over the union of the windows) is the sum of the producers' own rates
+// within 5 %. Every pod here runs on the operator's node, whose clock it shares:
+// each clock reading must be 0 within the uncertainty it states, and latency
+// carries no clock uncertainty.
+func TestScaleOut(t *testing.T) {
+	x := small("scale-out", 0, "protobuf")
+	x.Spec.Records = nil
+	x.Spec.DurationSeconds = ptr(int32(5))
+	x.Spec.Warmup = trial.Warmup{DurationSeconds: 1}
+	x.Spec.Producers, x.Spec.Consumers = 8, 8
+	x.Spec.Topic.Partitions = 8
+	create(t, x)
+	x, res := succeeded(t, x.Name, 8*time.Minute)
+	checkTrials(t, res, 1)
+	tr := res.Trials[0]
+	if tr.Producers != 8 || tr.Consumers != 8 {
+		t.Fatalf("trial ran %d producers, %d consumers", tr.Producers, tr.Consumers)
+	}
+	s := tr.Sync
+	if s == nil || s.StartAt == nil {
+		t.Fatalf("the operator did not start the producers: sync %+v", s)
+	}
+	if s.WindowStartSpreadMicros > 50_000 {
+		t.Errorf("measured windows began %d µs apart, want within 50 ms", s.WindowStartSpreadMicros)
+	}
+	if d := float64(tr.RecordsPerSecond-s.ProducerRatesSumPerSecond) / float64(s.ProducerRatesSumPerSecond); d > 0.05 || d < -0.05 {
+		t.Errorf("trial rate %d rec/s, the producers' own rates sum to %d (%.1f %% apart)", tr.RecordsPerSecond, s.ProducerRatesSumPerSecond, 100*d)
+	}
+	if s.EndToEndClockUncertaintyMicros != 0 {
+		t.Errorf("one node, yet a clock uncertainty of %d µs", s.EndToEndClockUncertaintyMicros)
+	}
+	clocks := res.Environment.Clocks
+	if len(clocks) == 0 {
+		t.Fatal("no node clocks in the result")
+	}
+	for _, c := range clocks {
+		if c.UncertaintyMicros <= 0 || c.OffsetMicros > c.UncertaintyMicros || -c.OffsetMicros > c.UncertaintyMicros || c.EndOffsetMicros == nil {
+			t.Errorf("node %s: offset %d ± %d µs (end %v), want 0 within its uncertainty on the operator's own clock", c.Node, c.OffsetMicros, c.UncertaintyMicros, c.EndOffsetMicros)
+		}
+	}
+	t.Logf("windows within %d µs; %d rec/s against a sum of %d; clocks %+v", s.WindowStartSpreadMicros, tr.RecordsPerSecond, s.ProducerRatesSumPerSecond, clocks)
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}

@@ -142,6 +142,14 @@ type WorkersSpec struct {
 	// +optional
 	Affinity *corev1.Affinity `json:"affinity,omitempty"`
 
+	// TopologySpreadConstraints place worker pods. Default: each Job's pods (one
+	// role of a trial) preferably spread over nodes (kubernetes.io/hostname,
+	// maxSkew 1, ScheduleAnyway), so a trial larger than one node uses several
+	// and one node still runs it all. Set to replace that.
+	// +optional
+	// +listType=atomic
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
 	// Tolerations for worker pods.
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
@@ -229,9 +237,52 @@ type TrialStatus struct {
 	// Fault is the trial's fault as it was applied (spec.faults).
 	// +optional
 	Fault *FaultStatus `json:"fault,omitempty"`
+	// Start is when the operator started the current attempt's producers, all
+	// at one instant once every one was ready, and the clocks of the nodes its
+	// workers ran on.
+	// +optional
+	Start *TrialStart `json:"start,omitempty"`
 	// Message explains a failure or a warning.
 	// +optional
 	Message string `json:"message,omitempty"`
+}
+
+// TrialStart is the instant a trial's producers were given and the clocks of its
+// workers' nodes against the operator's.
+type TrialStart struct {
+	// At is the instant every producer began (warmup included), on the
+	// operator's clock; each was given it on its own node's clock.
+	At metav1.MicroTime `json:"at"`
+	// Nodes are the clocks of the nodes the workers ran on.
+	// +optional
+	// +listType=map
+	// +listMapKey=node
+	// +kubebuilder:validation:MaxItems=128
+	Nodes []NodeClock `json:"nodes,omitempty"`
+}
+
+// NodeClock is one node's clock against the operator's: its offset (node minus
+// operator) when the trial started and, once it ended, at the last reading
+// before, each within its uncertainty either way (half the round trip of the
+// exchange that measured it).
+type NodeClock struct {
+	// Node is the node's name.
+	Node string `json:"node"`
+	// Workers are the trial's workers on it: p<index> for producers, consumers
+	// by name (c<index>).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=128
+	Workers []string `json:"workers,omitempty"`
+	// OffsetMicros and UncertaintyMicros are the reading at the start.
+	OffsetMicros      int64 `json:"offsetMicros"`
+	UncertaintyMicros int64 `json:"uncertaintyMicros"`
+	// EndOffsetMicros and EndUncertaintyMicros are the last reading while the
+	// workers ran (absent if none was taken after the start).
+	// +optional
+	EndOffsetMicros *int64 `json:"endOffsetMicros,omitempty"`
+	// +optional
+	EndUncertaintyMicros *int64 `json:"endUncertaintyMicros,omitempty"`
 }
 
 // FaultStatus is a trial's fault as Chaos Mesh applied it: when, to which pods,

@@ -170,6 +170,15 @@ type Environment struct {
 	// NodeNames the worker pods ran on.
 	// +optional
 	NodeNames []string `json:"nodeNames,omitempty"`
+	// Clocks are those nodes' clocks against the operator's: the first reading
+	// of the experiment (offsetMicros) and the last (endOffsetMicros). Each
+	// trial's sync says what they mean for its latencies. At most 32 nodes,
+	// the first by name.
+	// +optional
+	// +listType=map
+	// +listMapKey=node
+	// +kubebuilder:validation:MaxItems=32
+	Clocks []NodeClock `json:"clocks,omitempty"`
 }
 
 // ResultSummary is the headline across trials.
@@ -342,6 +351,11 @@ type TrialResult struct {
 	// measured).
 	// +optional
 	Resources *ResourceUsage `json:"resources,omitempty"`
+	// Sync says how together the trial's producers ran and how far the
+	// workers' clocks could bend its end-to-end latency (absent in results of
+	// older versions).
+	// +optional
+	Sync *TrialSync `json:"sync,omitempty"`
 	// SentRecords acknowledged by the brokers, warmup included.
 	SentRecords int64 `json:"sentRecords"`
 	// DeliveredRecords received at least once, warmup included.
@@ -386,6 +400,30 @@ type TrialResult struct {
 	// Warnings say what the numbers cannot be trusted for.
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// TrialSync is how together a trial's producers ran, and the clocks behind its
+// numbers.
+type TrialSync struct {
+	// StartAt is the instant every producer was given to begin (warmup
+	// included), on the operator's clock (absent where the operator did not
+	// start them: results of `serdebench run` say so with zero offsets).
+	// +optional
+	StartAt *metav1.MicroTime `json:"startAt,omitempty"`
+	// WindowStartSpreadMicros is the latest producer's measured window start
+	// minus the earliest's, on the operator's clock (each corrected by its
+	// node's offset).
+	WindowStartSpreadMicros int64 `json:"windowStartSpreadMicros"`
+	// ProducerRatesSumPerSecond is the sum of each producer's own rate (its
+	// records over its own window); recordsPerSecond (all records over the
+	// union of the windows) equals it when the windows coincide.
+	ProducerRatesSumPerSecond int64 `json:"producerRatesSumPerSecond"`
+	// EndToEndClockUncertaintyMicros bounds how far the nodes' clocks can have
+	// moved the end-to-end latencies (a consumer's receive time minus a
+	// producer's send time, each on its own node's clock): the largest
+	// difference between a producer node's and a consumer node's offsets, plus
+	// both readings' uncertainty. 0 when every worker ran on one node.
+	EndToEndClockUncertaintyMicros int64 `json:"endToEndClockUncertaintyMicros"`
 }
 
 // ClientInternals are a trial's producer and consumer clients' statistics over

@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"strings"
 	"time"
@@ -86,7 +87,8 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 	}
 	producer := func(id string) protocol.Worker {
 		w := base
-		w.Role, w.ID, w.WaitForGroup = protocol.RoleProducer, id, true
+		// The operator starts a trial's producers together (controllers' start).
+		w.Role, w.ID, w.WaitForGroup, w.StartGate = protocol.RoleProducer, id, true, true
 		return w
 	}
 	if x.Spec.Workers.Colocate {
@@ -210,6 +212,7 @@ func job(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, n 
 	labels[LabelRole] = role
 	labels[LabelAttempt] = fmt.Sprint(attempt)
 	pod := podSpec(x, containers)
+	pod.TopologySpreadConstraints = spread(x, labels)
 	if tls := x.Spec.Kafka.TLS; tls != nil && tls.CASecretRef != nil {
 		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "kafka-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: tls.CASecretRef.Name}}})
 	}
@@ -286,6 +289,22 @@ func SourceVolume(x *serdebenchv1.SerializationExperiment) *corev1.Volume {
 		Items: []corev1.KeyToPath{{Key: src.ConfigMap.SchemaKey, Path: src.ConfigMap.SchemaKey},
 			{Key: src.ConfigMap.SamplesKey, Path: src.ConfigMap.SamplesKey}},
 	}}}
+}
+
+// spread is where a Job's pods go: the user's topology spread constraints, or by
+// default one that prefers spreading the Job's pods (one role of one attempt)
+// over nodes, so a trial that outgrows one node's cores uses several. It is a
+// preference (ScheduleAnyway): a one-node cluster still runs every pod.
+func spread(x *serdebenchv1.SerializationExperiment, labels map[string]string) []corev1.TopologySpreadConstraint {
+	if c := x.Spec.Workers.TopologySpreadConstraints; len(c) > 0 {
+		return c
+	}
+	return []corev1.TopologySpreadConstraint{{
+		MaxSkew:           1,
+		TopologyKey:       corev1.LabelHostname,
+		WhenUnsatisfiable: corev1.ScheduleAnyway,
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: maps.Clone(labels)},
+	}}
 }
 
 // podSpec runs containers once, as user 65532 under the restricted Pod Security

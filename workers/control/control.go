@@ -82,9 +82,12 @@ func (g *Gate) Ready() bool {
 }
 
 // Register adds the endpoints to mux; g may be nil (a consumer: /clock only).
-func Register(mux *http.ServeMux, g *Gate) {
+func Register(mux *http.ServeMux, g *Gate) { register(mux, g, time.Now) }
+
+// register is Register with the worker's clock (tests shift it).
+func register(mux *http.ServeMux, g *Gate, clock func() time.Time) {
 	mux.HandleFunc("GET "+ClockPath, func(rw http.ResponseWriter, _ *http.Request) {
-		now := time.Now().UnixNano()
+		now := clock().UnixNano()
 		rw.Header().Set("Content-Type", "text/plain")
 		_, _ = rw.Write([]byte(strconv.FormatInt(now, 10)))
 	})
