@@ -396,14 +396,22 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 		}
 	}
 	if done < len(jobs) {
-		if ts.Start == nil {
-			started, err := r.startProducers(ctx, x, t)
+		switch {
+		case ts.Start == nil:
+			planned, err := r.planStart(ctx, x, t)
 			if err != nil {
-				log.FromContext(ctx).Info("producers not started yet", "trial", t.Name, "err", err)
+				log.FromContext(ctx).Info("producers not ready to start", "trial", t.Name, "err", err)
 			}
-			if !started {
+			if !planned {
 				return ctrl.Result{RequeueAfter: startPoll}, nil
 			}
+			return r.updateStatus(ctx, x) // the instant is kept before anyone hears it
+		case !ts.Start.Released:
+			if err := r.releaseProducers(ctx, x, t); err != nil {
+				log.FromContext(ctx).Info("producers not started yet", "trial", t.Name, "err", err)
+				return ctrl.Result{RequeueAfter: startPoll}, nil
+			}
+			ts.Start.Released = true
 			r.event(x, corev1.EventTypeNormal, ReasonProducersStarted, "trial %s: producers start at %s", t.Name, ts.Start.At.UTC().Format(time.RFC3339Nano))
 			return r.updateStatus(ctx, x)
 		}

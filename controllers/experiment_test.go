@@ -147,7 +147,7 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 		}
 		// The operator started the producer over HTTP, reading the clocks of the
 		// stand-in's pods (this process's clock: 0 within the stated uncertainty).
-		if tr.Sync == nil || tr.Sync.StartAt == nil || tr.Sync.EndToEndClockUncertaintyMicros != 0 || tr.HeaderBytesPerRecord != 56 {
+		if tr.Sync == nil || tr.Sync.StartAt == nil || tr.Sync.ClockUncertaintyMicros != 0 || tr.HeaderBytesPerRecord != 56 {
 			t.Fatalf("trial %s: sync %+v, header bytes %d", tr.Name, tr.Sync, tr.HeaderBytesPerRecord)
 		}
 	}

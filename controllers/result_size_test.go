@@ -128,9 +128,9 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 		for range min(maxSeriesPoints, n) {
 			r.ThroughputSeries.RecordsPerSecond = append(r.ThroughputSeries.RecordsPerSecond, 10_000_000)
 		}
-		r.HeaderBytesPerRecord = 1 << 20
-		r.Sync = &serdebenchv1.TrialSync{StartAt: ptr.To(metav1.NewMicroTime(at.Time)), WindowStartSpreadMicros: 3_600_000_000,
-			ProducerRatesSumPerSecond: 640_000_000, EndToEndClockUncertaintyMicros: 3_600_000_000}
+		r.HeaderBytesPerRecord, r.Commits = 1<<20, 1<<40
+		r.Sync = &serdebenchv1.TrialSync{StartAt: ptr.To(metav1.NewMicroTime(at.Time)), StartSpreadMicros: 3_600_000_000,
+			ProducerRatesSumPerSecond: 640_000_000, ClockUncertaintyMicros: 3_600_000_000}
 		res.Trials = append(res.Trials, r)
 	}
 	// Every node's clock, its name at the longest.

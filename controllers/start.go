@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -45,8 +47,10 @@ type endpoint struct {
 	// name is p<index> for a producer, the consumer's name (c<index>) otherwise.
 	name     string
 	producer bool
-	node     string
-	base     string
+	// gated says the producer waits for a start (--start-gate).
+	gated bool
+	node  string
+	base  string
 }
 
 // endpoints finds the trial's workers in its pods: a container's role and id are
@@ -63,10 +67,12 @@ func endpoints(pods []corev1.Pod) []endpoint {
 		index := p.Labels["batch.kubernetes.io/job-completion-index"]
 		for _, c := range p.Spec.Containers {
 			var role, id string
+			gated := false
 			for _, a := range c.Args {
 				if v, ok := strings.CutPrefix(a, "--role="); ok {
 					role = v
 				}
+				gated = gated || a == "--start-gate"
 				if v, ok := strings.CutPrefix(a, "--id="); ok {
 					id = strings.ReplaceAll(v, "$(JOB_COMPLETION_INDEX)", index)
 				}
@@ -80,7 +86,7 @@ func endpoints(pods []corev1.Pod) []endpoint {
 			if role == "" || port == 0 {
 				continue
 			}
-			e := endpoint{name: id, producer: role == protocol.RoleProducer, node: p.Spec.NodeName,
+			e := endpoint{name: id, producer: role == protocol.RoleProducer, gated: gated, node: p.Spec.NodeName,
 				base: (&url.URL{Scheme: "http", Host: fmt.Sprintf("%s:%d", p.Status.PodIP, port)}).String()}
 			if e.producer {
 				e.name = "p" + id
@@ -99,19 +105,38 @@ func (r *ExperimentReconciler) controlClient() control.Client {
 	return control.Client{HTTP: &http.Client{Timeout: controlTimeout}}
 }
 
-// startProducers starts the trial's producers once all are ready; false while
-// they are not (or a request failed: the next poll tries again).
-func (r *ExperimentReconciler) startProducers(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (bool, error) {
+// startRequests bounds the requests to workers in flight at once.
+const startRequests = 16
+
+// planStart chooses the trial's start once every producer is ready: it reads
+// the clocks and records the instant, startLead ahead, in the trial's status; the
+// producers hear of it only once that is written (releaseProducers), so a retry
+// or a restarted operator gives them the same instant. False while they are not
+// all ready. Producers that do not wait for a start (started by an operator
+// before this one, or already finished when it looked) are recorded as started
+// by nobody.
+func (r *ExperimentReconciler) planStart(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (bool, error) {
 	pods, err := r.trialPods(ctx, x, t)
 	if err != nil {
 		return false, err
 	}
+	ts := &x.Status.Trials[t.Index]
+	for i := range pods {
+		if p := &pods[i]; p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			ts.Start = &serdebenchv1.TrialStart{Released: true}
+			return true, nil
+		}
+	}
 	eps := endpoints(pods)
 	var producers, consumers int32
 	for _, e := range eps {
-		if e.producer {
+		switch {
+		case e.producer && !e.gated:
+			ts.Start = &serdebenchv1.TrialStart{Released: true}
+			return true, nil
+		case e.producer:
 			producers++
-		} else {
+		default:
 			consumers++
 		}
 	}
@@ -119,46 +144,78 @@ func (r *ExperimentReconciler) startProducers(ctx context.Context, x *serdebench
 		return false, nil
 	}
 	cl := r.controlClient()
-	for _, e := range eps {
+	ready := make([]bool, len(eps))
+	if err := each(ctx, eps, func(ctx context.Context, i int, e endpoint) error {
 		if !e.producer {
-			continue
+			ready[i] = true
+			return nil
 		}
-		if ready, err := cl.Ready(ctx, e.base); err != nil || !ready {
-			return false, err
-		}
+		var err error
+		ready[i], err = cl.Ready(ctx, e.base)
+		return err
+	}); err != nil || slices.Contains(ready, false) {
+		return false, err
 	}
-	// One reading per node (its workers share its clock): the one with the
-	// least uncertainty of its workers'.
-	readings := map[string]control.Reading{}
-	workers := map[string][]string{}
-	for _, e := range eps {
-		rd, err := cl.Clock(ctx, e.base)
-		if err != nil {
-			return false, err
-		}
-		if old, ok := readings[e.node]; !ok || rd.Uncertainty < old.Uncertainty {
-			readings[e.node] = rd
-		}
-		workers[e.node] = append(workers[e.node], e.name)
+	readings := make([]control.Reading, len(eps))
+	if err := each(ctx, eps, func(ctx context.Context, i int, e endpoint) error {
+		var err error
+		readings[i], err = cl.Clock(ctx, e.base)
+		return err
+	}); err != nil {
+		return false, err
 	}
-	at := time.Now().Add(startLead)
-	for _, e := range eps {
-		if e.producer {
-			if err := cl.Start(ctx, e.base, at.Add(readings[e.node].Offset)); err != nil {
-				return false, err
-			}
+	// One reading per node (its workers share its clock): the least uncertain.
+	byNode := map[string]*serdebenchv1.NodeClock{}
+	st := &serdebenchv1.TrialStart{At: ptr.To(metav1.NewMicroTime(time.Now().Add(startLead)))}
+	for i, e := range eps {
+		rd := readings[i]
+		n := byNode[e.node]
+		if n == nil {
+			n = &serdebenchv1.NodeClock{Node: e.node, OffsetMicros: rd.Offset.Microseconds(), UncertaintyMicros: rd.Uncertainty.Microseconds()}
+			byNode[e.node] = n
+		} else if u := rd.Uncertainty.Microseconds(); u < n.UncertaintyMicros {
+			n.OffsetMicros, n.UncertaintyMicros = rd.Offset.Microseconds(), u
 		}
+		n.Workers = append(n.Workers, e.name)
 	}
-	st := &serdebenchv1.TrialStart{At: metav1.NewMicroTime(at)}
-	for node, rd := range readings {
-		w := workers[node]
-		sort.Strings(w)
-		st.Nodes = append(st.Nodes, serdebenchv1.NodeClock{Node: node, Workers: w,
-			OffsetMicros: rd.Offset.Microseconds(), UncertaintyMicros: rd.Uncertainty.Microseconds()})
+	for _, n := range byNode {
+		sort.Strings(n.Workers)
+		st.Nodes = append(st.Nodes, *n)
 	}
 	sort.Slice(st.Nodes, func(i, j int) bool { return st.Nodes[i].Node < st.Nodes[j].Node })
-	x.Status.Trials[t.Index].Start = st
+	ts.Start = st
 	return true, nil
+}
+
+// releaseProducers gives every producer the planned instant on its node's clock.
+// A producer keeps the first start it hears, so sending again is harmless.
+func (r *ExperimentReconciler) releaseProducers(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) error {
+	st := x.Status.Trials[t.Index].Start
+	pods, err := r.trialPods(ctx, x, t)
+	if err != nil {
+		return err
+	}
+	offset := map[string]time.Duration{}
+	for _, n := range st.Nodes {
+		offset[n.Node] = time.Duration(n.OffsetMicros) * time.Microsecond
+	}
+	cl := r.controlClient()
+	return each(ctx, endpoints(pods), func(ctx context.Context, _ int, e endpoint) error {
+		if !e.producer {
+			return nil
+		}
+		return cl.Start(ctx, e.base, st.At.Add(offset[e.node]))
+	})
+}
+
+// each runs f for every endpoint, startRequests at a time; the first error wins.
+func each(ctx context.Context, eps []endpoint, f func(context.Context, int, endpoint) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(startRequests)
+	for i, e := range eps {
+		g.Go(func() error { return f(ctx, i, e) })
+	}
+	return g.Wait()
 }
 
 // clockBook holds the latest clock reading of each node per running trial
@@ -195,9 +252,9 @@ func (r *ExperimentReconciler) readClocks(ctx context.Context, x *serdebenchv1.S
 	if err != nil {
 		return
 	}
-	cur := clockReadings{at: time.Now(), nodes: map[string]control.Reading{}}
-	if ok {
-		cur.nodes = prev.nodes
+	cur := clockReadings{at: time.Now(), nodes: maps.Clone(prev.nodes)}
+	if cur.nodes == nil {
+		cur.nodes = map[string]control.Reading{}
 	}
 	cl := r.controlClient()
 	for _, e := range endpoints(pods) {
@@ -211,8 +268,18 @@ func (r *ExperimentReconciler) readClocks(ctx context.Context, x *serdebenchv1.S
 	}
 	r.clocks.mu.Lock()
 	r.clocks.last[key] = cur
+	for k, v := range r.clocks.last {
+		// A trial nobody read for a while ended without endClocks (a failed
+		// attempt, a deleted experiment).
+		if time.Since(v.at) > clockForget {
+			delete(r.clocks.last, k)
+		}
+	}
 	r.clocks.mu.Unlock()
 }
+
+// clockForget is when an attempt's readings are dropped unread.
+const clockForget = 10 * time.Minute
 
 // endClocks moves the last readings of the trial's attempt into its start.
 func (r *ExperimentReconciler) endClocks(x *serdebenchv1.SerializationExperiment, t trial.Trial) {
@@ -238,11 +305,11 @@ func (r *ExperimentReconciler) endClocks(x *serdebenchv1.SerializationExperiment
 // clocks can have moved end-to-end latency.
 func trialSync(st *serdebenchv1.TrialStart, sums []*summary.Summary, merged *summary.Result) *serdebenchv1.TrialSync {
 	sync := &serdebenchv1.TrialSync{ProducerRatesSumPerSecond: int64(merged.ProducerRatesSum + 0.5),
-		WindowStartSpreadMicros: merged.WindowStartSpreadMicros}
+		StartSpreadMicros: merged.WindowStartSpreadMicros}
 	if st == nil {
 		return sync
 	}
-	sync.StartAt = &st.At
+	sync.StartAt = st.At
 	node := map[string]*serdebenchv1.NodeClock{}
 	for i := range st.Nodes {
 		for _, w := range st.Nodes[i].Workers {
@@ -270,12 +337,12 @@ func trialSync(st *serdebenchv1.TrialStart, sums []*summary.Summary, merged *sum
 		}
 	}
 	if len(starts) > 1 {
-		sync.WindowStartSpreadMicros = summary.Spread(starts).Microseconds()
+		sync.StartSpreadMicros = summary.Spread(starts).Microseconds()
 	}
 	for p := range producerNodes {
 		for c := range consumerNodes {
 			if p != c {
-				sync.EndToEndClockUncertaintyMicros = max(sync.EndToEndClockUncertaintyMicros, clockGap(p, c, st))
+				sync.ClockUncertaintyMicros = max(sync.ClockUncertaintyMicros, clockGap(p, c, st))
 			}
 		}
 	}
@@ -304,22 +371,21 @@ func abs(v int64) int64 {
 }
 
 // mergeClocks adds a trial's node clocks to the experiment's: a node's first
-// reading stays, its last moves on.
+// reading stays, its last end reading moves on (none: the node has only its
+// start reading).
 func mergeClocks(env []serdebenchv1.NodeClock, st *serdebenchv1.TrialStart) []serdebenchv1.NodeClock {
 	if st == nil {
 		return env
 	}
 	for _, n := range st.Nodes {
-		last, lastU := n.EndOffsetMicros, n.EndUncertaintyMicros
-		if last == nil {
-			last, lastU = ptr.To(n.OffsetMicros), ptr.To(n.UncertaintyMicros)
-		}
 		i := slices.IndexFunc(env, func(e serdebenchv1.NodeClock) bool { return e.Node == n.Node })
 		if i < 0 {
 			env = append(env, serdebenchv1.NodeClock{Node: n.Node, OffsetMicros: n.OffsetMicros, UncertaintyMicros: n.UncertaintyMicros})
 			i = len(env) - 1
 		}
-		env[i].EndOffsetMicros, env[i].EndUncertaintyMicros = last, lastU
+		if n.EndOffsetMicros != nil {
+			env[i].EndOffsetMicros, env[i].EndUncertaintyMicros = n.EndOffsetMicros, n.EndUncertaintyMicros
+		}
 	}
 	sort.Slice(env, func(i, j int) bool { return env[i].Node < env[j].Node })
 	if len(env) > maxClockNodes {
@@ -330,4 +396,4 @@ func mergeClocks(env []serdebenchv1.NodeClock, st *serdebenchv1.TrialStart) []se
 
 // maxClockNodes is the result's cap on node clocks (its MaxItems): the first by
 // name. (Each trial's sync is computed from all of its nodes.)
-const maxClockNodes = 32
+const maxClockNodes = 24

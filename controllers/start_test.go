@@ -28,7 +28,7 @@ func TestEndpoints(t *testing.T) {
 		pod(corev1.PodPending, "", "0", c("consumer", "c$(JOB_COMPLETION_INDEX)", "metrics", 9090)),
 		pod(corev1.PodRunning, "10.0.0.6", "0", c("consumer", "c0", "metrics-c0", 9090), c("producer", "1", "metrics-p1", 9091)),
 	})
-	want := []endpoint{{"p3", true, "n1", "http://10.0.0.5:9090"}, {"c0", false, "n1", "http://10.0.0.6:9090"}, {"p1", true, "n1", "http://10.0.0.6:9091"}}
+	want := []endpoint{{"p3", true, false, "n1", "http://10.0.0.5:9090"}, {"c0", false, false, "n1", "http://10.0.0.6:9090"}, {"p1", true, false, "n1", "http://10.0.0.6:9091"}}
 	if len(got) != len(want) {
 		t.Fatalf("endpoints %+v, want %+v", got, want)
 	}
@@ -45,7 +45,7 @@ func TestEndpoints(t *testing.T) {
 // workers on one node bend nothing.
 func TestTrialSync(t *testing.T) {
 	at := time.Unix(1_800_000_000, 0)
-	st := &serdebenchv1.TrialStart{At: metav1.NewMicroTime(at), Nodes: []serdebenchv1.NodeClock{
+	st := &serdebenchv1.TrialStart{At: ptr.To(metav1.NewMicroTime(at)), Nodes: []serdebenchv1.NodeClock{
 		{Node: "a", Workers: []string{"p0", "c0"}, OffsetMicros: 0, UncertaintyMicros: 100, EndOffsetMicros: ptr.To(int64(50)), EndUncertaintyMicros: ptr.To(int64(100))},
 		{Node: "b", Workers: []string{"p1", "c1"}, OffsetMicros: 3000, UncertaintyMicros: 200, EndOffsetMicros: ptr.To(int64(4000)), EndUncertaintyMicros: ptr.To(int64(300))},
 	}}
@@ -56,32 +56,33 @@ func TestTrialSync(t *testing.T) {
 		{Role: summary.RoleConsumer, Worker: "c0"}, {Role: summary.RoleConsumer, Worker: "c1"},
 	}
 	s := trialSync(st, sums, &summary.Result{ProducerRatesSum: 1000.4, WindowStartSpreadMicros: 4000})
-	if s.WindowStartSpreadMicros != 1000 {
-		t.Errorf("spread %d µs on the operator's clock, want 1000", s.WindowStartSpreadMicros)
+	if s.StartSpreadMicros != 1000 {
+		t.Errorf("spread %d µs on the operator's clock, want 1000", s.StartSpreadMicros)
 	}
-	if want := int64(4000 - 50 + 100 + 300); s.EndToEndClockUncertaintyMicros != want {
-		t.Errorf("clock bound %d µs, want %d (the end readings' gap)", s.EndToEndClockUncertaintyMicros, want)
+	if want := int64(4000 - 50 + 100 + 300); s.ClockUncertaintyMicros != want {
+		t.Errorf("clock bound %d µs, want %d (the end readings' gap)", s.ClockUncertaintyMicros, want)
 	}
-	if s.ProducerRatesSumPerSecond != 1000 || s.StartAt == nil || !s.StartAt.Equal(&st.At) {
+	if s.ProducerRatesSumPerSecond != 1000 || s.StartAt == nil || !s.StartAt.Equal(st.At) {
 		t.Errorf("sync %+v", s)
 	}
 	one := &serdebenchv1.TrialStart{At: st.At, Nodes: []serdebenchv1.NodeClock{{Node: "a", Workers: []string{"p0", "p1", "c0", "c1"}, OffsetMicros: 7000, UncertaintyMicros: 500}}}
-	if s := trialSync(one, sums, &summary.Result{}); s.EndToEndClockUncertaintyMicros != 0 {
-		t.Errorf("one node: clock bound %d µs, want 0", s.EndToEndClockUncertaintyMicros)
+	if s := trialSync(one, sums, &summary.Result{}); s.ClockUncertaintyMicros != 0 {
+		t.Errorf("one node: clock bound %d µs, want 0", s.ClockUncertaintyMicros)
 	}
-	if s := trialSync(nil, sums, &summary.Result{WindowStartSpreadMicros: 42}); s.StartAt != nil || s.WindowStartSpreadMicros != 42 {
+	if s := trialSync(nil, sums, &summary.Result{WindowStartSpreadMicros: 42}); s.StartAt != nil || s.StartSpreadMicros != 42 {
 		t.Errorf("without a start (one clock): %+v", s)
 	}
 }
 
-// TestMergeClocks: a node keeps its first reading and takes each trial's last.
+// TestMergeClocks: a node keeps its first reading and takes each trial's last
+// end reading; a node never read after a start has no end reading.
 func TestMergeClocks(t *testing.T) {
 	env := mergeClocks(nil, &serdebenchv1.TrialStart{Nodes: []serdebenchv1.NodeClock{{Node: "b", OffsetMicros: 10, UncertaintyMicros: 1}}})
 	env = mergeClocks(env, &serdebenchv1.TrialStart{Nodes: []serdebenchv1.NodeClock{
 		{Node: "b", OffsetMicros: 20, UncertaintyMicros: 2, EndOffsetMicros: ptr.To(int64(30)), EndUncertaintyMicros: ptr.To(int64(3))},
 		{Node: "a", OffsetMicros: 5, UncertaintyMicros: 1},
 	}})
-	if len(env) != 2 || env[0].Node != "a" || env[1].OffsetMicros != 10 || *env[1].EndOffsetMicros != 30 || *env[0].EndOffsetMicros != 5 {
-		t.Fatalf("clocks %+v", env)
+	if len(env) != 2 || env[0].Node != "a" || env[1].OffsetMicros != 10 || *env[1].EndOffsetMicros != 30 || env[0].EndOffsetMicros != nil {
+		t.Fatalf("clocks %+v: want b's first reading and its last end reading, a without an end reading", env)
 	}
 }

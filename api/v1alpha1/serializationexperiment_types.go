@@ -251,8 +251,15 @@ type TrialStatus struct {
 // workers' nodes against the operator's.
 type TrialStart struct {
 	// At is the instant every producer began (warmup included), on the
-	// operator's clock; each was given it on its own node's clock.
-	At metav1.MicroTime `json:"at"`
+	// operator's clock; each was given it on its own node's clock. Absent:
+	// the producers did not wait for one (started by an older operator, or
+	// already done when a restarted one looked).
+	// +optional
+	At *metav1.MicroTime `json:"at,omitempty"`
+	// Released is true once every producer was given the instant (it is
+	// recorded before any is, so every retry gives the same one).
+	// +optional
+	Released bool `json:"released,omitempty"`
 	// Nodes are the clocks of the nodes the workers ran on.
 	// +optional
 	// +listType=map

@@ -172,12 +172,12 @@ type Environment struct {
 	NodeNames []string `json:"nodeNames,omitempty"`
 	// Clocks are those nodes' clocks against the operator's: the first reading
 	// of the experiment (offsetMicros) and the last (endOffsetMicros). Each
-	// trial's sync says what they mean for its latencies. At most 32 nodes,
+	// trial's sync says what they mean for its latencies. At most 24 nodes,
 	// the first by name.
 	// +optional
 	// +listType=map
 	// +listMapKey=node
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=24
 	Clocks []NodeClock `json:"clocks,omitempty"`
 }
 
@@ -313,6 +313,11 @@ type TrialResult struct {
 	// value (0 in results of older versions).
 	// +optional
 	HeaderBytesPerRecord int64 `json:"headerBytesPerRecord,omitempty"`
+	// Commits are the offset commits the consumers sent and waited for, one per
+	// record with consumer.commit eachRecord (0 with interval commits, which the
+	// clients send in the background).
+	// +optional
+	Commits int64 `json:"commits,omitempty"`
 	// SerializeNanosPerRecord is the mean Marshal time.
 	SerializeNanosPerRecord int64 `json:"serializeNanosPerRecord"`
 	// DeserializeNanosPerRecord is the mean Unmarshal time.
@@ -410,20 +415,20 @@ type TrialSync struct {
 	// start them: results of `serdebench run` say so with zero offsets).
 	// +optional
 	StartAt *metav1.MicroTime `json:"startAt,omitempty"`
-	// WindowStartSpreadMicros is the latest producer's measured window start
+	// StartSpreadMicros is the latest producer's measured window start
 	// minus the earliest's, on the operator's clock (each corrected by its
 	// node's offset).
-	WindowStartSpreadMicros int64 `json:"windowStartSpreadMicros"`
+	StartSpreadMicros int64 `json:"startSpreadMicros"`
 	// ProducerRatesSumPerSecond is the sum of each producer's own rate (its
 	// records over its own window); recordsPerSecond (all records over the
 	// union of the windows) equals it when the windows coincide.
 	ProducerRatesSumPerSecond int64 `json:"producerRatesSumPerSecond"`
-	// EndToEndClockUncertaintyMicros bounds how far the nodes' clocks can have
+	// ClockUncertaintyMicros bounds how far the nodes' clocks can have
 	// moved the end-to-end latencies (a consumer's receive time minus a
 	// producer's send time, each on its own node's clock): the largest
 	// difference between a producer node's and a consumer node's offsets, plus
 	// both readings' uncertainty. 0 when every worker ran on one node.
-	EndToEndClockUncertaintyMicros int64 `json:"endToEndClockUncertaintyMicros"`
+	ClockUncertaintyMicros int64 `json:"clockUncertaintyMicros"`
 }
 
 // ClientInternals are a trial's producer and consumer clients' statistics over

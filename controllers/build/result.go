@@ -42,6 +42,7 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 		SerializedBytesPerSecond:       int64(m.SerializedMBPerSecond * 1e6),
 		SerializedBytesPerRecord:       int64(m.SerializedBytesPerRecord + 0.5),
 		HeaderBytesPerRecord:           int64(m.HeaderBytesPerRecord + 0.5),
+		Commits:                        m.Commits,
 		SerializeNanosPerRecord:        int64(m.SerializeMicrosPerRecord * 1000),
 		DeserializeNanosPerRecord:      int64(m.DeserializeMicrosPerRecord * 1000),
 		CompressedBytesPerRecord:       int64(m.CompressedBytesPerRecord + 0.5),

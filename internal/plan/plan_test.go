@@ -77,8 +77,6 @@ func TestExpandDefaults(t *testing.T) {
 	}
 }
 
-// TestExpandGuards: the planner refuses what it cannot plan even if a spec skipped
-// admission (field checks are admission's: internal/cli/experiment's table).
 // TestRecordsSwept: matrix.records is an axis like any setting: each value is a
 // trial whose producers send that many measured records.
 func TestRecordsSwept(t *testing.T) {
@@ -100,6 +98,8 @@ func TestRecordsSwept(t *testing.T) {
 	}
 }
 
+// TestExpandGuards: the planner refuses what it cannot plan even if a spec skipped
+// admission (field checks are admission's: internal/cli/experiment's table).
 func TestExpandGuards(t *testing.T) {
 	for name, mutate := range map[string]func(*v1alpha1.ExperimentSpec){
 		"no codecs":                    func(s *v1alpha1.ExperimentSpec) { s.Codecs = nil },

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -35,8 +36,10 @@ type franzMember struct {
 	// topicID is the topic's ID from fetch responses: OffsetCommit v10+ (Kafka 4)
 	// names topics by ID only.
 	topicID [16]byte
-	// commitMu serializes commits (the periodic ones and the revoke's).
+	// commitMu serializes commits (the periodic ones and the revoke's);
+	// lastSent says whether the last one sent a request (guarded by it).
 	commitMu sync.Mutex
+	lastSent atomic.Bool
 }
 
 // position is what to commit for a partition: the next offset to read and the
@@ -72,7 +75,10 @@ func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMe
 		return nil, err
 	}
 	m := &franzMember{c: c, pos: map[int32]position{}}
-	c.fetches = summary.NewLatency()
+	if c.cfg.Trial.Consumer.Commit != trial.CommitEachRecord {
+		// A poll of one record is not a fetch response: no fetch intervals then.
+		c.fetches = summary.NewLatency()
+	}
 	opts := append(conn, FranzOptions(s)...) //nolint:gocritic // conn is ours to extend
 	opts = append(opts,
 		kgo.ConsumerGroup(c.cfg.Group), kgo.ConsumeTopics(c.cfg.Topic),
@@ -207,9 +213,11 @@ func (m *franzMember) consume(ctx context.Context) error {
 		})
 		if each && perr == nil && fetches.NumRecords() > 0 {
 			// Within the poll's generation: the rebalance waits for the commit.
-			if err := m.commit(ctx); err != nil && ctx.Err() == nil {
-				c.cfg.Log.Debug("commit", "consumer", c.cfg.Name, "err", err)
-			} else if err == nil {
+			if err := m.commit(ctx); err != nil {
+				if ctx.Err() == nil {
+					c.cfg.Log.Debug("commit", "consumer", c.cfg.Name, "err", err)
+				}
+			} else if m.lastSent.Load() {
 				c.commits.Add(1)
 			}
 		}
@@ -243,6 +251,7 @@ func (m *franzMember) commit(ctx context.Context) error {
 	defer m.commitMu.Unlock()
 	member, gen := m.cl.GroupMetadata()
 	if gen < 0 {
+		m.lastSent.Store(false)
 		return nil
 	}
 	m.mu.Lock()
@@ -265,6 +274,7 @@ func (m *franzMember) commit(ctx context.Context) error {
 		sent[p] = ps
 	}
 	m.mu.Unlock()
+	m.lastSent.Store(len(sent) > 0)
 	if len(sent) == 0 {
 		return nil
 	}

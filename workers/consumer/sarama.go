@@ -141,13 +141,15 @@ func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sara
 			if !ok {
 				return nil
 			}
+			if each {
+				// Received once it is this record's turn: a poll returns it only
+				// after the previous record's commit, as franz-go's PollRecords does.
+				m.one.Lock()
+			}
 			now := time.Now()
 			var f fields
 			for _, h := range msg.Headers {
 				f.set(keyIndexBytes(h.Key), h.Value)
-			}
-			if each {
-				m.one.Lock()
 			}
 			st.mu.Lock()
 			c.record(st, now, &f, msg.Partition, msg.Offset, msg.Value, mt)
@@ -156,7 +158,8 @@ func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sara
 			sess.MarkMessage(msg, meta)
 			if each {
 				// Synchronous: sarama sends the marked offsets and waits for the
-				// answer (a failure reaches the group's error channel).
+				// answer. It reports a failure only on the group's error channel
+				// (logged, and counted there), so this counts commits sent.
 				sess.Commit()
 				c.commits.Add(1)
 				m.one.Unlock()

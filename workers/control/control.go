@@ -15,6 +15,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -30,6 +31,8 @@ const (
 
 // Gate holds a producer until the coordinator starts it.
 type Gate struct {
+	// ahead is how far in the future a start may be (refused beyond it).
+	ahead   time.Duration
 	mu      sync.Mutex
 	ready   bool
 	started bool
@@ -37,8 +40,8 @@ type Gate struct {
 	start   chan struct{}
 }
 
-// NewGate returns a closed gate.
-func NewGate() *Gate { return &Gate{start: make(chan struct{})} }
+// NewGate returns a closed gate that accepts starts at most ahead in the future.
+func NewGate(ahead time.Duration) *Gate { return &Gate{ahead: ahead, start: make(chan struct{})} }
 
 // Wait marks the producer ready and blocks until it is started, timeout passes or
 // ctx ends; it returns the instant its schedule begins.
@@ -107,7 +110,12 @@ func register(mux *http.ServeMux, g *Gate, clock func() time.Time) {
 			http.Error(rw, "start: want ?at=<Unix ns>", http.StatusBadRequest)
 			return
 		}
-		g.Start(time.Unix(0, ns))
+		at := time.Unix(0, ns)
+		if d := time.Until(at); d > g.ahead {
+			http.Error(rw, fmt.Sprintf("start: %s is %s ahead, more than %s", at.UTC().Format(time.RFC3339Nano), d, g.ahead), http.StatusBadRequest)
+			return
+		}
+		g.Start(at)
 		rw.WriteHeader(http.StatusNoContent)
 	})
 }
@@ -144,13 +152,12 @@ func (c Client) Clock(ctx context.Context, base string) (Reading, error) {
 		if err != nil {
 			return Reading{}, fmt.Errorf("read the clock of %s: %w", base, err)
 		}
-		var body [32]byte
-		n, _ := resp.Body.Read(body[:])
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 64))
 		_ = resp.Body.Close()
 		t1 := time.Now()
-		ns, err := strconv.ParseInt(string(body[:n]), 10, 64)
-		if resp.StatusCode != http.StatusOK || err != nil {
-			return Reading{}, fmt.Errorf("read the clock of %s: HTTP %d %q", base, resp.StatusCode, body[:n])
+		ns, err := strconv.ParseInt(string(body), 10, 64)
+		if resp.StatusCode != http.StatusOK || rerr != nil || err != nil {
+			return Reading{}, fmt.Errorf("read the clock of %s: HTTP %d %q", base, resp.StatusCode, body)
 		}
 		rtt := t1.Sub(t0)
 		if bestRTT < 0 || rtt < bestRTT {
@@ -171,7 +178,7 @@ func (c Client) Ready(ctx context.Context, base string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("ask %s whether it is ready: %w", base, err)
 	}
-	_ = resp.Body.Close()
+	drain(resp)
 	return resp.StatusCode == http.StatusOK, nil
 }
 
@@ -185,9 +192,15 @@ func (c Client) Start(ctx context.Context, base string, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("start %s: %w", base, err)
 	}
-	_ = resp.Body.Close()
+	drain(resp)
 	if resp.StatusCode != http.StatusNoContent {
 		return fmt.Errorf("start %s: HTTP %d", base, resp.StatusCode)
 	}
 	return nil
+}
+
+// drain reads and closes a response's body, so its connection is reused.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	_ = resp.Body.Close()
 }

@@ -36,7 +36,7 @@ func TestClockOffsetKnownTruth(t *testing.T) {
 // TestGate: a producer is not ready until it waits, is released with the first
 // start only, and gives up after its timeout with an error that says what to check.
 func TestGate(t *testing.T) {
-	g := NewGate()
+	g := NewGate(time.Minute)
 	mux := http.NewServeMux()
 	Register(mux, g)
 	srv := httptest.NewServer(mux)
@@ -68,17 +68,20 @@ func TestGate(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	want := time.Unix(1_800_000_000, 123456789)
+	if err := cl.Start(ctx, srv.URL, time.Now().Add(time.Hour)); err == nil {
+		t.Fatal("a start an hour ahead was accepted")
+	}
+	want := time.Now().Add(time.Millisecond)
 	if err := cl.Start(ctx, srv.URL, want); err != nil {
 		t.Fatal(err)
 	}
-	if err := cl.Start(ctx, srv.URL, want.Add(time.Hour)); err != nil {
+	if err := cl.Start(ctx, srv.URL, want.Add(time.Second)); err != nil {
 		t.Fatalf("a repeated start is refused: %v", err)
 	}
 	if at := <-got; !at.Equal(want) {
 		t.Fatalf("released at %s, want the first start %s", at, want)
 	}
-	if _, err := NewGate().Wait(context.Background(), 10*time.Millisecond); err == nil {
+	if _, err := NewGate(time.Minute).Wait(context.Background(), 10*time.Millisecond); err == nil {
 		t.Fatal("a gate nobody starts did not time out")
 	}
 	resp, err := srv.Client().Do(must(http.NewRequestWithContext(ctx, http.MethodPut, srv.URL+StartPath+"?at=soon", nil)))

@@ -321,15 +321,14 @@ func (r *run) send(ctx context.Context) error {
 	defer pace.close()
 	start := time.Now()
 	if at := r.sum.StartAt; !at.IsZero() {
-		// Begin at the coordinator's instant; one that has passed (a slow start
+		// Begin at the coordinator's instant (a wall-clock time), carried onto the
+		// monotonic clock the schedule runs on; one that has passed (a slow start
 		// message) begins now, and the window's start shows how late.
-		if ok, err := pace.until(ctx, at); !ok {
-			return err
-		}
-		if now := time.Now(); now.Sub(at) > time.Millisecond {
-			start = now
-		} else {
-			start = at
+		if d := time.Until(at); d > 0 {
+			start = start.Add(d)
+			if ok, err := pace.until(ctx, start); !ok {
+				return err
+			}
 		}
 	}
 	measureStart := start.Add(warmupDur)

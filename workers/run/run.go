@@ -143,7 +143,7 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 	wait := func() {}
 	var gate *control.Gate
 	if w.StartGate && w.Role == protocol.RoleProducer {
-		gate = control.NewGate()
+		gate = control.NewGate(w.WaitTimeout)
 		env.StartAt = func(ctx context.Context) (time.Time, error) { return gate.Wait(ctx, w.WaitTimeout) }
 	}
 	if w.MetricsAddr != "" {

@@ -35,7 +35,8 @@ type Result struct {
 	// its own window): with windows that coincide, RecordsPerSecond (all records
 	// over their union) equals it; windows that do not overlap make it larger.
 	ProducerRatesSum float64 `json:"producerRatesSum,omitempty"`
-	// Commits is the consumers' offset commits waited for (commit eachRecord).
+	// Commits is the offset commits the consumers sent and waited for (commit
+	// eachRecord).
 	Commits int64 `json:"commits,omitempty"`
 	// HeaderBytesPerRecord is the mean size of a record's serdebench headers, keys
 	// and values: what a record carries besides its value.

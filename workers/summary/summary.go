@@ -61,8 +61,9 @@ type Summary struct {
 	// StartAt is the instant the trial's coordinator gave a producer to begin
 	// at (warmup included), on its clock; zero without one.
 	StartAt time.Time `json:"startAt,omitzero"`
-	// Commits counts the offset commits a consumer waited for: one per record
-	// with commit eachRecord, 0 with interval (the clients commit then).
+	// Commits counts the offset commits a consumer sent and waited for: one per
+	// record with commit eachRecord, 0 with interval (the clients commit then).
+	// (sarama reports a failed commit only on its error channel, logged.)
 	Commits int64 `json:"commits,omitempty"`
 	// HeaderBytes is what the measured records' serdebench headers took, keys and
 	// values (producer only).

@@ -40,6 +40,7 @@ func benchMain() error {
 	acks := flag.String("acks", "1", "acks")
 	compression := flag.String("compression", "none", "compression")
 	client := flag.String("client", "sarama", "Kafka client: sarama or franz-go")
+	headers := flag.String("headers", "compact", "serdebench's record headers: full or compact (ProducerPerformance sends none)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here")
 	flag.Parse()
@@ -56,7 +57,7 @@ func benchMain() error {
 	if *memprofile != "" {
 		runtime.MemProfileRate = 4096
 	}
-	if err := run(*bootstrap, *codecName, *schema, *size, *records, *warmup, *batch, *linger, *acks, *compression, trial.Client(*client)); err != nil {
+	if err := run(*bootstrap, *codecName, *schema, *size, *records, *warmup, *batch, *linger, *acks, *compression, trial.Client(*client), trial.Headers(*headers)); err != nil {
 		return err
 	}
 	if *memprofile != "" {
@@ -70,11 +71,11 @@ func benchMain() error {
 	return nil
 }
 
-func run(bootstrap, codecName, schema string, size int, records, warmup int64, batch, linger int, acks, compression string, client trial.Client) error {
+func run(bootstrap, codecName, schema string, size int, records, warmup int64, batch, linger int, acks, compression string, client trial.Client, headers trial.Headers) error {
 	b, l := int32(batch), int32(linger)
 	trials, err := plan.Expand(v1alpha1.ExperimentSpec{
 		Codecs:   []trial.Codec{trial.Codec(codecName)},
-		Payload:  v1alpha1.PayloadSpec{Schema: schema, SizesBytes: []int32{int32(size)}},
+		Payload:  v1alpha1.PayloadSpec{Schema: schema, SizesBytes: []int32{int32(size)}, Headers: headers},
 		Producer: v1alpha1.ProducerSettings{BatchSizeBytes: &b, LingerMs: &l, Acks: trial.Acks(acks), Compression: trial.Compression(compression)},
 		Client:   client,
 		Records:  &records,
@@ -100,7 +101,7 @@ func run(bootstrap, codecName, schema string, size int, records, warmup int64, b
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"codec": codecName, "client": client, "serializedBytesPerRecord": r.SerializedBytesPerRecord, "recordsPerSecond": r.RecordsPerSecond,
-		"serializedMBPerSecond": r.SerializedMBPerSecond, "serializeMicrosPerRecord": r.SerializeMicrosPerRecord,
+		"serializedMBPerSecond": r.SerializedMBPerSecond, "headerBytesPerRecord": r.HeaderBytesPerRecord, "serializeMicrosPerRecord": r.SerializeMicrosPerRecord,
 		"ackP99Micros": r.Ack.P99,
 	})
 }

@@ -42,7 +42,7 @@ func TestProducersStartTogether(t *testing.T) {
 			starts = append(starts, sum.StartAt)
 		}
 	}
-	if len(starts) != 4 || !starts[0].Equal(starts[1]) || !starts[0].Equal(starts[3]) {
+	if len(starts) != 4 || !starts[0].Equal(starts[1]) || !starts[0].Equal(starts[2]) || !starts[0].Equal(starts[3]) {
 		t.Fatalf("start instants %v: want one for all four producers", starts)
 	}
 	if spread := time.Duration(r.WindowStartSpreadMicros) * time.Microsecond; spread > 10*time.Millisecond {
