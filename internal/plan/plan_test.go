@@ -69,7 +69,8 @@ func TestExpandDefaults(t *testing.T) {
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}
-	if c := (trial.ConsumerSettings{FetchMinBytes: 1, FetchMaxWaitMs: 500, MaxPartitionFetchBytes: 1048576, ReceiveBufferBytes: -1, SendBufferBytes: -1}); tr.Consumer != c {
+	if c := (trial.ConsumerSettings{FetchMinBytes: 1, FetchMaxWaitMs: 500, MaxPartitionFetchBytes: 1048576, ReceiveBufferBytes: -1, SendBufferBytes: -1,
+		Commit: trial.CommitInterval}); tr.Consumer != c || tr.Headers != trial.HeadersFull {
 		t.Fatalf("consumer settings %+v, want %+v", tr.Consumer, c)
 	}
 	if tr.Partitions != 3 || tr.Replicas != 1 || tr.Producers != 1 || tr.Consumers != 1 || tr.PoolSize != 1024 || tr.Records != 100 {
