@@ -436,7 +436,10 @@ func TestOwnSchema(t *testing.T) {
 func TestScaleOut(t *testing.T) {
 	x := small("scale-out", 0, "protobuf")
 	x.Spec.Records = nil
-	x.Spec.DurationSeconds = ptr(int32(5))
+	// Ten seconds: the producers' windows also end apart (each when its last
+	// record is acknowledged, 0.1-0.2 s apart here), which a short window would
+	// weigh too much.
+	x.Spec.DurationSeconds = ptr(int32(10))
 	x.Spec.Warmup = trial.Warmup{DurationSeconds: 1}
 	x.Spec.Producers, x.Spec.Consumers = 8, 8
 	x.Spec.Topic.Partitions = 8
