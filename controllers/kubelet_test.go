@@ -527,6 +527,7 @@ func (k *kubelet) startPod(ctx context.Context, j *batchv1.Job, idx int, podIP s
 	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: j.Name + "-", Namespace: j.Namespace, Labels: labels,
+			Annotations:     map[string]string{batchv1.JobCompletionIndexAnnotation: fmt.Sprint(idx)},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(j, batchv1.SchemeGroupVersion.WithKind("Job"))}},
 		Spec: *j.Spec.Template.Spec.DeepCopy(),
 	}

@@ -3,7 +3,9 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -53,10 +56,10 @@ type endpoint struct {
 	base  string
 }
 
-// endpoints finds the trial's workers in its pods: a container's role and id are
-// its arguments (the index a Job's pod has expanded), its address the pod's IP
-// and the container's metrics port. Pods not yet running, or without an IP, are
-// left out.
+// endpoints finds the trial's workers in its pods: each container's assignment
+// is its arguments, read as the worker reads them (protocol.Parse, with the index
+// the Job's pod has expanded), its address the pod's IP and the worker's metrics
+// port. Pods not yet running, or without an IP, are left out.
 func endpoints(pods []corev1.Pod) []endpoint {
 	var out []endpoint
 	for i := range pods {
@@ -64,37 +67,34 @@ func endpoints(pods []corev1.Pod) []endpoint {
 		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" {
 			continue
 		}
-		index := p.Labels["batch.kubernetes.io/job-completion-index"]
+		index := p.Annotations[batchv1.JobCompletionIndexAnnotation] // the Job controller's, as the kubelet expands it
 		for _, c := range p.Spec.Containers {
-			var role, id string
-			gated := false
-			for _, a := range c.Args {
-				if v, ok := strings.CutPrefix(a, "--role="); ok {
-					role = v
-				}
-				gated = gated || a == "--start-gate"
-				if v, ok := strings.CutPrefix(a, "--id="); ok {
-					id = strings.ReplaceAll(v, "$(JOB_COMPLETION_INDEX)", index)
-				}
+			args := make([]string, len(c.Args))
+			for j, a := range c.Args {
+				args[j] = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", index)
 			}
-			var port int32
-			for _, cp := range c.Ports {
-				if strings.HasPrefix(cp.Name, "metrics") {
-					port = cp.ContainerPort
-				}
-			}
-			if role == "" || port == 0 {
+			w, err := protocol.Parse(args, io.Discard)
+			if err != nil || w.MetricsAddr == "" {
 				continue
 			}
-			e := endpoint{name: id, producer: role == protocol.RoleProducer, gated: gated, node: p.Spec.NodeName,
-				base: (&url.URL{Scheme: "http", Host: fmt.Sprintf("%s:%d", p.Status.PodIP, port)}).String()}
-			if e.producer {
-				e.name = "p" + id
+			_, port, err := net.SplitHostPort(w.MetricsAddr)
+			if err != nil {
+				continue
 			}
-			out = append(out, e)
+			out = append(out, endpoint{name: workerName(w.Role, w.ID), producer: w.Role == protocol.RoleProducer, gated: w.StartGate,
+				node: p.Spec.NodeName, base: (&url.URL{Scheme: "http", Host: net.JoinHostPort(p.Status.PodIP, port)}).String()})
 		}
 	}
 	return out
+}
+
+// workerName is how a trial's clocks name a worker: p<index> for a producer, a
+// consumer by its name (c<index>).
+func workerName(role, id string) string {
+	if role == protocol.RoleProducer {
+		return "p" + id
+	}
+	return id
 }
 
 // controlClient talks to the workers.
@@ -304,58 +304,50 @@ func (r *ExperimentReconciler) endClocks(x *serdebenchv1.SerializationExperiment
 // of the producers' window starts on the operator's clock, and how far the
 // clocks can have moved end-to-end latency.
 func trialSync(st *serdebenchv1.TrialStart, sums []*summary.Summary, merged *summary.Result) *serdebenchv1.TrialSync {
-	sync := &serdebenchv1.TrialSync{ProducerRatesSumPerSecond: int64(merged.ProducerRatesSum + 0.5),
+	out := &serdebenchv1.TrialSync{ProducerRatesSumPerSecond: int64(merged.ProducerRatesSum + 0.5),
 		StartSpreadMicros: merged.WindowStartSpreadMicros}
 	if st == nil {
-		return sync
+		return out
 	}
-	sync.StartAt = st.At
-	node := map[string]*serdebenchv1.NodeClock{}
+	out.StartAt = st.At
+	node := map[string]*serdebenchv1.NodeClock{} // by worker name
 	for i := range st.Nodes {
 		for _, w := range st.Nodes[i].Workers {
 			node[w] = &st.Nodes[i]
 		}
 	}
 	var starts []time.Time
-	producerNodes, consumerNodes := map[string]bool{}, map[string]bool{}
+	producerNodes, consumerNodes := map[*serdebenchv1.NodeClock]bool{}, map[*serdebenchv1.NodeClock]bool{}
 	for _, s := range sums {
-		name := s.Worker
-		if s.Role == summary.RoleProducer {
-			name = "p" + s.Worker
-		}
-		n := node[name]
-		if n == nil {
-			continue
-		}
-		if s.Role == summary.RoleProducer {
-			producerNodes[n.Node] = true
+		n := node[workerName(s.Role, s.Worker)]
+		switch {
+		case n == nil:
+		case s.Role == summary.RoleProducer:
+			producerNodes[n] = true
 			if !s.WindowStart.IsZero() {
 				starts = append(starts, s.WindowStart.Add(-time.Duration(n.OffsetMicros)*time.Microsecond))
 			}
-		} else {
-			consumerNodes[n.Node] = true
+		default:
+			consumerNodes[n] = true
 		}
 	}
 	if len(starts) > 1 {
-		sync.StartSpreadMicros = summary.Spread(starts).Microseconds()
+		out.StartSpreadMicros = summary.Spread(starts).Microseconds()
 	}
 	for p := range producerNodes {
 		for c := range consumerNodes {
 			if p != c {
-				sync.ClockUncertaintyMicros = max(sync.ClockUncertaintyMicros, clockGap(p, c, st))
+				out.ClockUncertaintyMicros = max(out.ClockUncertaintyMicros, clockGap(*p, *c))
 			}
 		}
 	}
-	return sync
+	return out
 }
 
-// clockGap bounds the error that nodes p's and c's clocks put into a latency
+// clockGap bounds the error that nodes a's and b's clocks put into a latency
 // measured from one to the other: the larger difference of their offsets (at
 // the start and at the end) plus the readings' uncertainties.
-func clockGap(p, c string, st *serdebenchv1.TrialStart) int64 {
-	i := slices.IndexFunc(st.Nodes, func(n serdebenchv1.NodeClock) bool { return n.Node == p })
-	j := slices.IndexFunc(st.Nodes, func(n serdebenchv1.NodeClock) bool { return n.Node == c })
-	a, b := st.Nodes[i], st.Nodes[j]
+func clockGap(a, b serdebenchv1.NodeClock) int64 {
 	gap := abs(a.OffsetMicros-b.OffsetMicros) + a.UncertaintyMicros + b.UncertaintyMicros
 	if a.EndOffsetMicros != nil && b.EndOffsetMicros != nil {
 		gap = max(gap, abs(*a.EndOffsetMicros-*b.EndOffsetMicros)+*a.EndUncertaintyMicros+*b.EndUncertaintyMicros)

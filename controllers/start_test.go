@@ -4,29 +4,37 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// TestEndpoints: workers are found by their container arguments, an Indexed Job's
-// index expanded, at the pod's IP and the container's metrics port; pods not
-// running yet are not.
+// TestEndpoints: workers are found by their container arguments, read as the
+// worker reads them, an Indexed Job's index expanded, at the pod's IP and the
+// worker's metrics port; pods not running yet are not.
 func TestEndpoints(t *testing.T) {
 	pod := func(phase corev1.PodPhase, ip, index string, containers ...corev1.Container) corev1.Pod {
-		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"batch.kubernetes.io/job-completion-index": index}},
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: index}},
 			Spec: corev1.PodSpec{NodeName: "n1", Containers: containers}, Status: corev1.PodStatus{Phase: phase, PodIP: ip}}
 	}
-	c := func(role, id, port string, n int32) corev1.Container {
-		return corev1.Container{Args: []string{"--role=" + role, "--id=" + id}, Ports: []corev1.ContainerPort{{Name: port, ContainerPort: n}}}
+	c := func(role, id, addr string) corev1.Container {
+		args, err := protocol.Worker{Role: role, ID: id, MetricsAddr: addr, Topic: "t", Group: "g",
+			Trial: trial.Trial{Name: "t000-json-512b", Codec: "json", Partitions: 3}}.Args()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return corev1.Container{Args: args}
 	}
 	got := endpoints([]corev1.Pod{
-		pod(corev1.PodRunning, "10.0.0.5", "3", c("producer", "$(JOB_COMPLETION_INDEX)", "metrics", 9090)),
-		pod(corev1.PodPending, "", "0", c("consumer", "c$(JOB_COMPLETION_INDEX)", "metrics", 9090)),
-		pod(corev1.PodRunning, "10.0.0.6", "0", c("consumer", "c0", "metrics-c0", 9090), c("producer", "1", "metrics-p1", 9091)),
+		pod(corev1.PodRunning, "10.0.0.5", "3", c("producer", "$(JOB_COMPLETION_INDEX)", ":9090")),
+		pod(corev1.PodPending, "", "0", c("consumer", "c$(JOB_COMPLETION_INDEX)", ":9090")),
+		pod(corev1.PodRunning, "10.0.0.6", "0", c("consumer", "c0", ":9090"), c("producer", "1", ":9091")),
 	})
 	want := []endpoint{{"p3", true, false, "n1", "http://10.0.0.5:9090"}, {"c0", false, false, "n1", "http://10.0.0.6:9090"}, {"p1", true, false, "n1", "http://10.0.0.6:9091"}}
 	if len(got) != len(want) {

@@ -34,18 +34,14 @@ func (b *Barrier) Wait(ctx context.Context, timeout time.Duration) (time.Time, e
 		close(b.done)
 	}
 	b.mu.Unlock()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-b.done:
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return b.at, b.err
-	case <-t.C:
-		return time.Time{}, fmt.Errorf("%d of %d producers ready after %s", b.count(), b.n, timeout)
-	case <-ctx.Done():
-		return time.Time{}, context.Cause(ctx)
+	if err := await(ctx, b.done, timeout, func() error {
+		return fmt.Errorf("%d of %d producers ready after %s", b.count(), b.n, timeout)
+	}); err != nil {
+		return time.Time{}, err
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.at, b.err
 }
 
 // Abort releases everyone waiting with err (a producer failed before arriving).

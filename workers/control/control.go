@@ -49,18 +49,29 @@ func (g *Gate) Wait(ctx context.Context, timeout time.Duration) (time.Time, erro
 	g.mu.Lock()
 	g.ready = true
 	g.mu.Unlock()
+	if err := await(ctx, g.start, timeout, func() error {
+		return fmt.Errorf("ready, but not started within %s: the operator releases a trial's producers "+
+			"once all are ready, over HTTP to each pod's metrics port (%s): can it reach them (NetworkPolicy)?", timeout, StartPath)
+	}); err != nil {
+		return time.Time{}, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.at, nil
+}
+
+// await blocks until done closes (nil), timeout passes (late's error) or ctx
+// ends (its cause).
+func await(ctx context.Context, done <-chan struct{}, timeout time.Duration, late func() error) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case <-g.start:
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return g.at, nil
+	case <-done:
+		return nil
 	case <-t.C:
-		return time.Time{}, fmt.Errorf("ready, but not started within %s: the operator releases a trial's producers "+
-			"once all are ready, over HTTP to each pod's metrics port (%s): can it reach them (NetworkPolicy)?", timeout, StartPath)
+		return late()
 	case <-ctx.Done():
-		return time.Time{}, context.Cause(ctx)
+		return context.Cause(ctx)
 	}
 }
 
@@ -143,12 +154,8 @@ func (c Client) Clock(ctx context.Context, base string) (Reading, error) {
 	var best Reading
 	bestRTT := time.Duration(-1)
 	for range clockSamples {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+ClockPath, nil)
-		if err != nil {
-			return Reading{}, err
-		}
 		t0 := time.Now()
-		resp, err := c.HTTP.Do(req)
+		resp, err := c.do(ctx, http.MethodGet, base+ClockPath)
 		if err != nil {
 			return Reading{}, fmt.Errorf("read the clock of %s: %w", base, err)
 		}
@@ -170,11 +177,7 @@ func (c Client) Clock(ctx context.Context, base string) (Reading, error) {
 
 // Ready says whether the producer at base waits for its start.
 func (c Client) Ready(ctx context.Context, base string) (bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+ReadyPath, nil)
-	if err != nil {
-		return false, err
-	}
-	resp, err := c.HTTP.Do(req)
+	resp, err := c.do(ctx, http.MethodGet, base+ReadyPath)
 	if err != nil {
 		return false, fmt.Errorf("ask %s whether it is ready: %w", base, err)
 	}
@@ -184,11 +187,7 @@ func (c Client) Ready(ctx context.Context, base string) (bool, error) {
 
 // Start releases the producer at base at instant at, on its own clock.
 func (c Client) Start(ctx context.Context, base string, at time.Time) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+StartPath+"?at="+strconv.FormatInt(at.UnixNano(), 10), nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.HTTP.Do(req)
+	resp, err := c.do(ctx, http.MethodPut, base+StartPath+"?at="+strconv.FormatInt(at.UnixNano(), 10))
 	if err != nil {
 		return fmt.Errorf("start %s: %w", base, err)
 	}
@@ -197,6 +196,15 @@ func (c Client) Start(ctx context.Context, base string, at time.Time) error {
 		return fmt.Errorf("start %s: HTTP %d", base, resp.StatusCode)
 	}
 	return nil
+}
+
+// do sends one request without a body.
+func (c Client) do(ctx context.Context, method, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.HTTP.Do(req)
 }
 
 // drain reads and closes a response's body, so its connection is reused.

@@ -32,10 +32,10 @@ type partitioner struct {
 var dataHeaderBytes = len(wire.Producer) + 4 + len(wire.Seq) + 8 + len(wire.Intended) + 8 +
 	len(wire.Actual) + 8 + len(wire.Run) + 8 + recordFramingBytes
 
-// compactHeaderBytes is dataHeaderBytes for the compact set: its one key, a value
-// with a 3-byte sequence number, and framing with one header's lengths instead
-// of five.
-var compactHeaderBytes = len(wire.Compact) + 1 + 4 + 8 + 3 + recordFramingBytes - 8
+// compactHeaderBytes is dataHeaderBytes for the compact set: its one key and a
+// value as wire encodes it, with a 3-byte sequence number, and framing with one
+// header's two lengths instead of five headers' ten.
+var compactHeaderBytes = len(wire.Compact) + len(wire.AppendCompact(nil, wire.Fields{Seq: 1 << 14})) + recordFramingBytes - 8
 
 // recordFramingBytes is a record's framing in a v2 batch with short varints: length,
 // attributes, timestamp and offset deltas, key length, value length, header count

@@ -12,6 +12,7 @@ import (
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/compress"
@@ -122,11 +123,28 @@ func TestConsumedEqualsEndOffsets(t *testing.T) {
 			t.Error(err)
 		}
 	}()
+	checkEndOffsets(t, brokers, res)
+	r := res.Result
+	if want := 2 * (tr.Records + tr.Warmup.Records); r.Sent != want || r.Delivered != want || r.Lost != 0 {
+		t.Fatalf("sent %d delivered %d lost %d, want %d", r.Sent, r.Delivered, r.Lost, want)
+	}
+	if r.Producers != 2 || r.Consumers != 3 {
+		t.Fatalf("%d producers, %d consumers in the merge", r.Producers, r.Consumers)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// checkEndOffsets: what a kept topic's consumers received, duplicates and every
+// producer's end record per partition included, is exactly what the broker holds.
+func checkEndOffsets(t *testing.T, brokers []string, res *report.TrialResult) {
+	t.Helper()
 	client, err := sarama.NewClient(brokers, sarama.NewConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = client.Close() }()
+	tr := res.Trial
 	var end int64
 	for p := range tr.Partitions {
 		off, err := client.GetOffset(res.Topic, p, sarama.OffsetNewest)
@@ -140,15 +158,7 @@ func TestConsumedEqualsEndOffsets(t *testing.T) {
 	if got := r.Delivered + r.Duplicated + markers; got != end {
 		t.Fatalf("consumed %d records (+%d end records), broker end offsets sum to %d", r.Delivered+r.Duplicated, markers, end)
 	}
-	if want := 2 * (tr.Records + tr.Warmup.Records); r.Sent != want || r.Delivered != want || r.Lost != 0 {
-		t.Fatalf("sent %d delivered %d lost %d, want %d", r.Sent, r.Delivered, r.Lost, want)
-	}
-	if r.Producers != 2 || r.Consumers != 3 {
-		t.Fatalf("%d producers, %d consumers in the merge", r.Producers, r.Consumers)
-	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // TestSingleModeDurationWindow: single-message mode with a time-based warmup and
 // window. Every measured record is acknowledged before the next is sent, the window

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/cli/runner"
@@ -45,11 +43,6 @@ func TestSmallRecordsCompactHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := sarama.NewClient(brokers, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = client.Close() }()
 	for _, tr := range append(compact, full...) {
 		t.Run(tr.Name+"-"+string(tr.Headers)+"-"+string(tr.Settings.Client), func(t *testing.T) {
 			res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-shapes", KeepTopics: true, TrialTimeout: 2 * time.Minute})
@@ -82,17 +75,7 @@ func TestSmallRecordsCompactHeaders(t *testing.T) {
 			if r.HeaderBytesPerRecord < lo || r.HeaderBytesPerRecord > hi {
 				t.Fatalf("%s headers: %.2f B per record, want %.0f-%.0f", tr.Headers, r.HeaderBytesPerRecord, lo, hi)
 			}
-			var end int64
-			for p := range tr.Partitions {
-				off, err := client.GetOffset(res.Topic, p, sarama.OffsetNewest)
-				if err != nil {
-					t.Fatal(err)
-				}
-				end += off
-			}
-			if got := r.Delivered + int64(tr.Producers*tr.Partitions); got != end {
-				t.Fatalf("consumed %d records plus %d end records, broker end offsets sum to %d", r.Delivered, tr.Producers*tr.Partitions, end)
-			}
+			checkEndOffsets(t, brokers, res)
 			t.Logf("%s: %.1f B of headers per 10 B record, %.0f rec/s, e2e p50 %d µs", tr.Headers, r.HeaderBytesPerRecord, r.RecordsPerSecond, r.EndToEnd.P50)
 		})
 	}
