@@ -116,7 +116,7 @@ func TestFaultNotInjected(t *testing.T) {
 
 	create(t, withFault("bootstrap", serdebenchv1.KafkaSpec{BootstrapServers: brokers[0]}))
 	x := waitStage(t, ns, "bootstrap", serdebenchv1.StageFailed, 20*time.Second)
-	if c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed); c == nil || c.Reason != controllers.ReasonInvalidSpec || !strings.Contains(c.Message, "needs target.matchLabels") {
+	if c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed); c == nil || c.Reason != controllers.ReasonInvalidSpec || !strings.Contains(c.Message, "kafka.brokerPods (or target.matchLabels)") {
 		t.Errorf("bootstrap: failed condition %+v", c)
 	}
 	if len(x.Status.Trials) != 0 {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -56,7 +57,12 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 			return r.fail(ctx, x, t.Index, ReasonWorkerInterrupted, fmt.Sprintf("trial %s: partial summaries from %v", t.Name, merged.Interrupted))
 		}
 		protocol.Annotate(t, merged)
-		splitAtFault(merged, x, t.Fault, ts.Fault, time.Now())
+		now := time.Now()
+		splitAtFault(merged, x, t.Fault, ts.Fault, now)
+		brokerCPU, err := r.brokerCPU(ctx, x, sums, merged, now)
+		if errors.Is(err, errBrokerCPUNotYet) {
+			return ctrl.Result{RequeueAfter: 3 * time.Second}, nil
+		}
 		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
 		tr.Sync = trialSync(ts.Start, sums, merged)
 		tr.Attempts = ts.Attempt
@@ -65,7 +71,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 			tr.Warnings = append(tr.Warnings, w)
 		}
 		r.crossCheck(ctx, x, t, sums, &tr)
-		ran.clocks = ts.Start
+		ran.clocks, ran.brokerCPU = ts.Start, brokerCPU
 		if err := r.writeResult(ctx, x, tr, ran); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -138,11 +144,12 @@ func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.Se
 }
 
 // placement is where a trial's workers ran: nodes and the image digests their
-// containers ran (sorted, distinct).
-// placement is where a trial's workers ran: nodes, images, and the nodes' clocks.
+// containers ran (sorted, distinct), the nodes' clocks, and the broker pods whose
+// CPU was read.
 type placement struct {
 	nodes, imageIDs []string
 	clocks          *serdebenchv1.TrialStart
+	brokerCPU       *serdebenchv1.BrokerCPU
 }
 
 func nonEmpty(s string) []string {
@@ -289,6 +296,7 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	res.Environment.NodeNames = mergeSorted(res.Environment.NodeNames, ran.nodes)
 	res.Environment.WorkerImageIDs = mergeSorted(res.Environment.WorkerImageIDs, ran.imageIDs)
 	res.Environment.Clocks = mergeClocks(res.Environment.Clocks, ran.clocks)
+	res.Environment.BrokerCPU = mergeBrokerCPU(res.Environment.BrokerCPU, ran.brokerCPU)
 	replaced := false
 	for i := range res.Trials {
 		if res.Trials[i].Name == tr.Name {

@@ -149,8 +149,9 @@ func TestChart(t *testing.T) {
 		})
 	}
 	// The release namespace gets only leader election's lease and events when
-	// experiments run elsewhere; Strimzi's namespace only KafkaTopics, Kafkas and
-	// faults on its brokers; a fault target's namespace only fault objects.
+	// experiments run elsewhere; Strimzi's namespace only KafkaTopics, Kafkas,
+	// faults on its brokers and reading their pods; a fault target's namespace only
+	// fault objects and reading pods.
 	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13", "--set", "rbac.watchNamespaces={sb-chart-b}",
 		"--set", "rbac.strimziNamespaces={sb-kafka}", "--set", "rbac.faultTargetNamespaces={sb-brokers}", "--show-only", "templates/rbac.yaml")
 	if err != nil {
@@ -166,14 +167,14 @@ func TestChart(t *testing.T) {
 			}
 		case strings.Contains(doc, "\nkind: Role\n") && strings.Contains(doc, "namespace: sb-kafka\n"):
 			checked++
-			if strings.Contains(doc, "jobs") || !strings.Contains(doc, "kafkatopics") || !strings.Contains(doc, "podchaos") {
-				t.Errorf("Strimzi-namespace Role is not KafkaTopics and faults on its brokers only:\n%s", doc)
+			if strings.Contains(doc, "jobs") || strings.Contains(doc, "secrets") || !strings.Contains(doc, "kafkatopics") || !strings.Contains(doc, "podchaos") || !strings.Contains(doc, "- pods\n") {
+				t.Errorf("Strimzi-namespace Role is not KafkaTopics, faults on its brokers and their pods only:\n%s", doc)
 			}
 		case strings.Contains(doc, "\nkind: Role\n") && strings.Contains(doc, "namespace: sb-brokers\n"):
 			// Chaos Mesh's security mode: a fault's creator needs its kind there.
 			checked++
-			if strings.Contains(doc, "jobs") || strings.Contains(doc, "kafkatopics") || !strings.Contains(doc, "podchaos") || !strings.Contains(doc, "networkchaos") {
-				t.Errorf("fault-target Role is not fault objects only:\n%s", doc)
+			if strings.Contains(doc, "jobs") || strings.Contains(doc, "secrets") || strings.Contains(doc, "kafkatopics") || !strings.Contains(doc, "podchaos") || !strings.Contains(doc, "networkchaos") || !strings.Contains(doc, "- pods\n") {
+				t.Errorf("fault-target Role is not fault objects and pods only:\n%s", doc)
 			}
 		}
 	}

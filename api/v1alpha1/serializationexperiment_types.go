@@ -77,6 +77,25 @@ type KafkaSpec struct {
 	// SASL enables SASL authentication.
 	// +optional
 	SASL *KafkaSASL `json:"sasl,omitempty"`
+
+	// BrokerPods selects the brokers' pods (default with strimzi: its broker
+	// pods, by their strimzi.io labels): each trial's broker CPU is read from
+	// their containers' cAdvisor series through Prometheus, and faults on the
+	// brokers act on them.
+	// +optional
+	BrokerPods *BrokerPods `json:"brokerPods,omitempty"`
+}
+
+// BrokerPods selects pods by label in one namespace.
+type BrokerPods struct {
+	// MatchLabels the broker pods carry, e.g. app.kubernetes.io/name: kafka.
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=16
+	MatchLabels map[string]string `json:"matchLabels"`
+	// Namespace of the pods (default: the experiment's).
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // StrimziKafka is a Strimzi Kafka resource.

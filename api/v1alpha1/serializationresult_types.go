@@ -179,6 +179,24 @@ type Environment struct {
 	// +listMapKey=node
 	// +kubebuilder:validation:MaxItems=24
 	Clocks []NodeClock `json:"clocks,omitempty"`
+	// BrokerCPU says where the trials' brokerCPUNanosPerRecord comes from when the
+	// brokers run in pods (absent: a local broker's process, or not read).
+	// +optional
+	BrokerCPU *BrokerCPU `json:"brokerCPU,omitempty"`
+}
+
+// BrokerCPU is the broker pods' CPU as cAdvisor reports it: the kubelet's
+// container_cpu_usage_seconds_total series, read through Prometheus.
+type BrokerCPU struct {
+	// Namespace and Pods are the broker pods read (at most 16, the first by name).
+	Namespace string `json:"namespace"`
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
+	Pods []string `json:"pods"`
+	// ResolutionSeconds is the longest span between two cAdvisor samples around a
+	// window's bound: the CPU at a bound is interpolated between them, so a
+	// window should be many times longer.
+	ResolutionSeconds int32 `json:"resolutionSeconds"`
 }
 
 // ResultSummary is the headline across trials.
@@ -492,8 +510,9 @@ type ResourceUsage struct {
 	// consumer's; scope process: the shared process's).
 	PeakRSSBytes  int64 `json:"peakRSSBytes"`
 	PeakHeapBytes int64 `json:"peakHeapBytes"`
-	// BrokerCPUNanosPerRecord is the broker's CPU time per measured record (a
-	// local broker's process; absent: not read).
+	// BrokerCPUNanosPerRecord is the brokers' CPU time per measured record (a
+	// local broker's process, or the broker pods' containers as cAdvisor reports
+	// them: environment.brokerCPU; absent: not read).
 	// +optional
 	BrokerCPUNanosPerRecord int64 `json:"brokerCPUNanosPerRecord,omitempty"`
 }

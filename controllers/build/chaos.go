@@ -22,13 +22,6 @@ var (
 // RoleFault labels a trial's fault objects.
 const RoleFault = "fault"
 
-// Strimzi's labels on a Kafka cluster's broker pods (node pools with the broker
-// role, in KRaft clusters of Strimzi 0.4x and 1.x).
-const (
-	strimziClusterLabel    = "strimzi.io/cluster"
-	strimziBrokerRoleLabel = "strimzi.io/broker-role"
-)
-
 // Chaos is the Chaos Mesh objects that apply trial t's fault in its attempt: a
 // NetworkChaos per network action (netem for delay and loss, bandwidth, partition),
 // a PodChaos or a StressChaos. Each lasts the fault's duration from its creation,
@@ -133,24 +126,16 @@ func faultSelector(x *serdebenchv1.SerializationExperiment, t trial.Trial, attem
 	}
 	if role == trial.RoleBrokers {
 		if len(target.MatchLabels) > 0 {
-			ns := target.Namespace
-			if ns == "" {
-				ns = x.Namespace
-			}
-			return selector(ns, target.MatchLabels), nil
+			return selector(defaultNamespace(target.Namespace, x), target.MatchLabels), nil
 		}
-		s := x.Spec.Kafka.Strimzi
-		if s == nil && target.Role == trial.RoleBrokers {
-			return nil, fmt.Errorf("a fault on the brokers of kafka.bootstrapServers needs target.matchLabels (and target.namespace) to find their pods")
+		ns, labels, ok := BrokerPods(x)
+		switch {
+		case !ok && target.Role == trial.RoleBrokers:
+			return nil, fmt.Errorf("a fault on the brokers of kafka.bootstrapServers needs their pods: kafka.brokerPods (or target.matchLabels)")
+		case !ok:
+			return nil, fmt.Errorf("a partition of the %s from the brokers needs the brokers' pods: a Strimzi cluster (kafka.strimzi) or kafka.brokerPods", target.Role)
 		}
-		if s == nil {
-			return nil, fmt.Errorf("a partition of the %s from the brokers needs the brokers' pods: a Strimzi cluster (kafka.strimzi)", target.Role)
-		}
-		ns := s.Namespace
-		if ns == "" {
-			ns = x.Namespace
-		}
-		return selector(ns, map[string]string{strimziClusterLabel: s.ClusterName, strimziBrokerRoleLabel: "true"}), nil
+		return selector(ns, labels), nil
 	}
 	labels := TrialLabels(x, t)
 	labels[LabelAttempt] = fmt.Sprint(attempt)

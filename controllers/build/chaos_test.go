@@ -76,7 +76,7 @@ func TestChaosRefuses(t *testing.T) {
 		}, "cannot give a delay's jitter a normal distribution"},
 		"brokers behind a bootstrap address": {func(x *serdebenchv1.SerializationExperiment) {
 			x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "kafka:9092"}
-		}, "needs target.matchLabels"},
+		}, "kafka.brokerPods (or target.matchLabels)"},
 		"producers partitioned from brokers behind a bootstrap address": {func(x *serdebenchv1.SerializationExperiment) {
 			x.Spec.Kafka = serdebenchv1.KafkaSpec{BootstrapServers: "kafka:9092"}
 			x.Spec.Faults.Scenarios[0].Target.Role = trial.RoleProducers

@@ -322,6 +322,10 @@ readOnlyPort: 0
 syncFrequency: 5s
 healthzBindAddress: 127.0.0.1
 healthzPort: 10248
+# The embedded cAdvisor names containers (container, pod, namespace labels on
+# /metrics/cadvisor) by asking containerd, at its socket here, not the default
+# /run/containerd: kubelet --containerd=$CTR_SOCK. Without it every series is a
+# bare cgroup.
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: true}
@@ -436,7 +440,7 @@ up() {
   restart_if_changed kubelet "$R/kubelet-config.yaml"
   restart_if_changed kube-proxy "$R/kube-proxy-config.yaml"
   start kubelet "$bin/kubelet" --config="$R/kubelet-config.yaml" --kubeconfig="$R/kubelet.kubeconfig" \
-    --root-dir="$R/kubelet" --hostname-override="$NODE" --node-ip="$NODE_IP" --v=1
+    --root-dir="$R/kubelet" --hostname-override="$NODE" --node-ip="$NODE_IP" --containerd="$CTR_SOCK" --v=1
   start kube-proxy "$bin/kube-proxy" --config="$R/kube-proxy-config.yaml" --v=1
   waitfor node-registered 60 "${K[@]}" get node "$NODE"
   waitfor node-Ready 120 "${K[@]}" wait --for=condition=Ready "node/$NODE" --timeout=1s

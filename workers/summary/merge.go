@@ -481,6 +481,17 @@ func (u *Usage) derive(records, consumed int64) {
 	u.BrokerCPUMicrosPerRecord = perRecord(u.Broker, records)
 }
 
+// SetBrokerUsage records the brokers' CPU over the producers' window when it is
+// read from outside the workers (their pods' cAdvisor series): per measured
+// record, like the local broker's. A trial without the workers' usage has none.
+func (r *Result) SetBrokerUsage(broker *usage.Window) {
+	if r.Usage == nil || broker == nil || r.Records <= 0 {
+		return
+	}
+	r.Usage.Broker = broker
+	r.Usage.BrokerCPUMicrosPerRecord = broker.CPUSeconds * 1e6 / float64(r.Records)
+}
+
 // SetProcessUsage records the usage of a trial whose workers shared one process,
 // and the broker's when read (nil: not).
 func (r *Result) SetProcessUsage(process, broker *usage.Window) {

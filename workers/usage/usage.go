@@ -115,7 +115,7 @@ func (s *Sampler) Whole() (Window, bool) {
 	if len(s.samples) < 2 {
 		return Window{}, false
 	}
-	return cut(s.samples, s.samples[0].At, s.samples[len(s.samples)-1].At)
+	return Cut(s.samples, s.samples[0].At, s.samples[len(s.samples)-1].At)
 }
 
 // Window cuts [from, to] out of the samples taken so far: CPU interpolated
@@ -125,10 +125,14 @@ func (s *Sampler) Whole() (Window, bool) {
 func (s *Sampler) Window(from, to time.Time) (Window, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return cut(s.samples, from, to)
+	return Cut(s.samples, from, to)
 }
 
-func cut(samples []Reading, from, to time.Time) (Window, bool) {
+// Cut is the window [from, to] of samples in time order (of this process or
+// another, e.g. a container's CPU as cAdvisor reports it): CPU interpolated
+// linearly at both bounds, peaks over the samples inside and the first one after.
+// ok is false when the samples do not cover the window.
+func Cut(samples []Reading, from, to time.Time) (Window, bool) {
 	if len(samples) < 2 || !to.After(from) || from.Before(samples[0].At) || to.After(samples[len(samples)-1].At) {
 		return Window{}, false
 	}

@@ -20,15 +20,15 @@ func TestCut(t *testing.T) {
 		{At: at(300), CPUSeconds: 1.3, RSSBytes: 200, HeapBytes: 20},
 		{At: at(400), CPUSeconds: 1.7, RSSBytes: 800, HeapBytes: 80},
 	}
-	w, ok := cut(samples, at(150), at(350))
+	w, ok := Cut(samples, at(150), at(350))
 	// CPU: 1.2 at 150 ms, 1.5 at 350 ms.
 	if !ok || math.Abs(w.CPUSeconds-0.3) > 1e-9 || w.PeakRSSBytes != 800 || w.PeakHeapBytes != 80 || w.Seconds != 0.2 {
 		t.Fatalf("window %+v ok %v", w, ok)
 	}
-	if _, ok := cut(samples, at(-1), at(100)); ok {
+	if _, ok := Cut(samples, at(-1), at(100)); ok {
 		t.Error("a window before the first sample was cut")
 	}
-	if w, ok := cut(samples, at(210), at(220)); !ok || w.CPUSeconds != 0 || w.PeakRSSBytes != 200 {
+	if w, ok := Cut(samples, at(210), at(220)); !ok || w.CPUSeconds != 0 || w.PeakRSSBytes != 200 {
 		t.Errorf("a window between two samples: %+v", w)
 	}
 }

@@ -1,0 +1,123 @@
+package promquery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/serdebench/serdebench/workers/usage"
+)
+
+// ErrNotYet says Prometheus has no cAdvisor sample after the window's end yet:
+// the kubelet's cAdvisor refreshes a container's stats every 10–15 s
+// (housekeeping), and Prometheus scrapes them after that.
+var ErrNotYet = errors.New("no cAdvisor sample after the window's end yet")
+
+// lookBack is how far before a window the query reaches for the sample before its
+// start: cAdvisor's longest housekeeping interval plus scrape intervals.
+const lookBack = 2 * time.Minute
+
+// ContainerCPU is the CPU seconds the containers of the named pods spent in [from,
+// to], from cAdvisor's container_cpu_usage_seconds_total as Prometheus scraped it
+// from the kubelets: each container's counter is interpolated linearly at both
+// bounds between the samples around them. resolution is the longest span of
+// those samples: the figure is exact to about the CPU the pods spend in it.
+// ErrNotYet (wrapped) until every container has a sample at or after to.
+func (c *Client) ContainerCPU(ctx context.Context, namespace string, pods []string, from, to, now time.Time) (cpuSeconds float64, resolution time.Duration, err error) {
+	if len(pods) == 0 {
+		return 0, 0, fmt.Errorf("no pods")
+	}
+	quoted := make([]string, len(pods))
+	for i, p := range pods {
+		quoted[i] = regexp.QuoteMeta(p)
+	}
+	// container="" is the pod's own cgroup (the sum of its containers), "POD" the
+	// sandbox's pause container: both would count twice.
+	sel := fmt.Sprintf(`{namespace=%s,pod=~%s,container!="",container!="POD"}`, strconv.Quote(namespace), strconv.Quote(strings.Join(quoted, "|")))
+	span := now.Sub(from) + lookBack
+	q := fmt.Sprintf(`container_cpu_usage_seconds_total%s[%ds]`, sel, int64(span.Seconds()))
+	v, _, _, err := c.api.Query(ctx, q, now)
+	if err != nil {
+		return 0, 0, fmt.Errorf("query %s: %w", q, err)
+	}
+	m, ok := v.(model.Matrix)
+	if !ok {
+		return 0, 0, fmt.Errorf("query %s: unexpected result type %s", q, v.Type())
+	}
+	return containerCPU(m, namespace, pods, from, to, now.Add(-span))
+}
+
+// containerCPU sums the containers' CPU in [from, to] from their series in m
+// (reaching back to since).
+func containerCPU(m model.Matrix, namespace string, pods []string, from, to, since time.Time) (cpuSeconds float64, resolution time.Duration, err error) {
+	// One series per container: a kubelet scraped by two jobs gives two copies of
+	// a container's (its cgroup, label id, is the same); a restarted container is
+	// another cgroup, whose counter starts again at zero.
+	byContainer := map[string]*model.SampleStream{}
+	instances := map[string]map[model.LabelValue]bool{}
+	seen := map[string]bool{}
+	for _, s := range m {
+		pod := string(s.Metric["pod"])
+		seen[pod] = true
+		key := pod + "/" + string(s.Metric["container"])
+		if instances[key] == nil {
+			instances[key] = map[model.LabelValue]bool{}
+		}
+		instances[key][s.Metric["id"]] = true
+		if prev := byContainer[key]; prev == nil || len(s.Values) > len(prev.Values) {
+			byContainer[key] = s
+		}
+	}
+	for _, p := range pods {
+		if !seen[p] {
+			return 0, 0, fmt.Errorf("no cAdvisor series for pod %s/%s in Prometheus (does it scrape the kubelets' /metrics/cadvisor?)", namespace, p)
+		}
+	}
+	keys := make([]string, 0, len(byContainer))
+	for k := range byContainer {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(instances[k]) > 1 {
+			return 0, 0, fmt.Errorf("container %s restarted in or near the window (%d cgroups since %s): its CPU is not one counter", k, len(instances[k]), since.Format(time.RFC3339))
+		}
+		samples := make([]usage.Reading, len(byContainer[k].Values))
+		for i, p := range byContainer[k].Values {
+			samples[i] = usage.Reading{At: p.Timestamp.Time(), CPUSeconds: float64(p.Value)}
+			if i > 0 && samples[i].CPUSeconds < samples[i-1].CPUSeconds {
+				return 0, 0, fmt.Errorf("container %s restarted between %s and %s: its CPU counter was reset", k, samples[i-1].At.Format(time.RFC3339), samples[i].At.Format(time.RFC3339))
+			}
+		}
+		switch {
+		case len(samples) == 0 || samples[0].At.After(from):
+			return 0, 0, fmt.Errorf("container %s: no cAdvisor sample before the window's start (it started later, or Prometheus keeps less than since %s)", k, since.Format(time.RFC3339))
+		case samples[len(samples)-1].At.Before(to):
+			return 0, 0, fmt.Errorf("container %s: %w", k, ErrNotYet)
+		}
+		w, ok := usage.Cut(samples, from, to)
+		if !ok {
+			return 0, 0, fmt.Errorf("container %s: samples do not cover the window", k)
+		}
+		cpuSeconds += w.CPUSeconds
+		resolution = max(resolution, around(samples, from), around(samples, to))
+	}
+	return cpuSeconds, resolution, nil
+}
+
+// around is the span between the two samples around t.
+func around(samples []usage.Reading, t time.Time) time.Duration {
+	for i := 1; i < len(samples); i++ {
+		if !t.After(samples[i].At) {
+			return samples[i].At.Sub(samples[i-1].At)
+		}
+	}
+	return 0
+}

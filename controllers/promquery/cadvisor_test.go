@@ -1,0 +1,56 @@
+package promquery
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+)
+
+// TestContainerCPU: each container's counter is interpolated at the window's
+// bounds and summed over containers; a second copy of a series (two scrape jobs)
+// counts once; a restarted container, a pod without series, and a series not yet
+// past the window are errors that say so.
+func TestContainerCPU(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	series := func(pod, id, job string, points ...[2]float64) *model.SampleStream {
+		s := &model.SampleStream{Metric: model.Metric{"pod": model.LabelValue(pod), "container": "kafka", "id": model.LabelValue(id), "job": model.LabelValue(job)}}
+		for _, p := range points {
+			s.Values = append(s.Values, model.SamplePair{Timestamp: model.TimeFromUnixNano(at(int(p[0])).UnixNano()), Value: model.SampleValue(p[1])})
+		}
+		return s
+	}
+	// kafka-0 burns 1 CPU-s/s, kafka-1 0.5; samples 10 and 20 s apart.
+	k0 := series("kafka-0", "/a", "kubelet", [2]float64{0, 100}, [2]float64{10, 110}, [2]float64{20, 120}, [2]float64{30, 130})
+	k1 := series("kafka-1", "/b", "kubelet", [2]float64{0, 50}, [2]float64{20, 60}, [2]float64{40, 70})
+	k0copy := series("kafka-0", "/a", "other", [2]float64{10, 110}, [2]float64{20, 120})
+	pods := []string{"kafka-0", "kafka-1"}
+
+	cpu, res, err := containerCPU(model.Matrix{k0, k1, k0copy}, "kafka", pods, at(5), at(25), at(0))
+	// kafka-0: 125 − 105 = 20; kafka-1: 62.5 − 52.5 = 10.
+	if err != nil || math.Abs(cpu-30) > 1e-9 || res != 20*time.Second {
+		t.Fatalf("cpu %v, resolution %s, err %v: want 30 s and 20 s", cpu, res, err)
+	}
+
+	restarted := series("kafka-1", "/c", "kubelet", [2]float64{25, 1}, [2]float64{35, 6})
+	if _, _, err := containerCPU(model.Matrix{k0, k1, restarted}, "kafka", pods, at(5), at(25), at(0)); err == nil || !strings.Contains(err.Error(), "restarted") {
+		t.Errorf("a restarted container: %v", err)
+	}
+	if _, _, err := containerCPU(model.Matrix{k0}, "kafka", pods, at(5), at(25), at(0)); err == nil || !strings.Contains(err.Error(), "no cAdvisor series for pod kafka/kafka-1") {
+		t.Errorf("a pod without series: %v", err)
+	}
+	if _, _, err := containerCPU(model.Matrix{k0, k1}, "kafka", pods, at(5), at(35), at(0)); !errors.Is(err, ErrNotYet) {
+		t.Errorf("a window past kafka-0's last sample: %v, want ErrNotYet", err)
+	}
+	if _, _, err := containerCPU(model.Matrix{k0, k1}, "kafka", pods, at(-5), at(25), at(-60)); err == nil || errors.Is(err, ErrNotYet) || !strings.Contains(err.Error(), "before the window's start") {
+		t.Errorf("a window before the first sample: %v", err)
+	}
+	reset := series("kafka-0", "/a", "kubelet", [2]float64{0, 100}, [2]float64{10, 3}, [2]float64{30, 130})
+	if _, _, err := containerCPU(model.Matrix{reset, k1}, "kafka", pods, at(5), at(25), at(0)); err == nil || !strings.Contains(err.Error(), "reset") {
+		t.Errorf("a counter that went back: %v", err)
+	}
+}
