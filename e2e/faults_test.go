@@ -47,8 +47,10 @@ func faulted(name, topic, acks string, brokers []string, f trial.Fault) *v1alpha
 	x.Spec.Client = trial.ClientFranz
 	x.Spec.Producer = v1alpha1.ProducerSettings{Acks: trial.Acks(acks)}
 	x.Spec.Topic = v1alpha1.TopicSpec{Name: topic, Partitions: 3}
-	x.Spec.Kafka = v1alpha1.KafkaSpec{BootstrapServers: strings.Join(brokers, ",")}
-	f.Target = trial.FaultTarget{Role: trial.RoleBrokers, MatchLabels: map[string]string{"app.kubernetes.io/name": "kafka"}, Namespace: brokersNamespace, Pods: trial.PodsOne}
+	// The fault finds the brokers' pods through kafka.brokerPods.
+	x.Spec.Kafka = v1alpha1.KafkaSpec{BootstrapServers: strings.Join(brokers, ","),
+		BrokerPods: &v1alpha1.BrokerPods{MatchLabels: map[string]string{"app.kubernetes.io/name": "kafka"}, Namespace: brokersNamespace}}
+	f.Target = trial.FaultTarget{Role: trial.RoleBrokers, Pods: trial.PodsOne}
 	x.Spec.Faults = &v1alpha1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{f}}
 	return x
 }
@@ -86,6 +88,11 @@ func TestBrokerKill(t *testing.T) {
 			}
 			if ph.RecoveryMillis == nil && ph.RecoveryNote == "" {
 				t.Errorf("no recovery time and no note saying why")
+			}
+			// The killed broker's pod is a new container: its CPU counter starts
+			// again, and the brokers' CPU is not summed across it.
+			if tr.Resources == nil || tr.Resources.BrokerCPUNanosPerRecord != 0 || !hasWarning(tr.Warnings, "restarted") {
+				t.Errorf("resources %+v, warnings %v: want the brokers' CPU not read, saying a container restarted", tr.Resources, tr.Warnings)
 			}
 			if tr.Attempts > 1 {
 				t.Fatalf("trial ran %d attempts: the read-back cannot tell them apart", tr.Attempts)
@@ -260,4 +267,13 @@ func deref64(p *int64) any {
 		return "none"
 	}
 	return *p
+}
+
+func hasWarning(warnings []string, part string) bool {
+	for _, w := range warnings {
+		if strings.Contains(w, part) {
+			return true
+		}
+	}
+	return false
 }
