@@ -23,7 +23,7 @@ import (
 const brokerCPUWait = time.Minute
 
 // maxBrokerPodsListed bounds environment.brokerCPU.pods (all are read).
-const maxBrokerPodsListed = 16
+const maxBrokerPodsListed = 8
 
 // errBrokerCPUNotYet asks collect to come back: the sample after the window is
 // not in Prometheus yet.

@@ -140,6 +140,12 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 			EndOffsetMicros: ptr.To(int64(-3_600_000_000)), EndUncertaintyMicros: ptr.To(int64(3_600_000_000))})
 	}
 	res.Environment.Clocks = mergeClocks(nil, &clocks)
+	// The broker pods read, their names at the longest.
+	bc := &serdebenchv1.BrokerCPU{Namespace: strings.Repeat("n", 63), ResolutionSeconds: 1 << 30}
+	for i := range maxBrokerPodsListed {
+		bc.Pods = append(bc.Pods, fmt.Sprintf("%0253d", i))
+	}
+	res.Environment.BrokerCPU = mergeBrokerCPU(nil, bc)
 	res.Summary = build.Summary(res.Trials)
 	res.Statistics = report.Statistics(report.ResultRows(&res))
 	if spec.Repetitions > 1 && len(res.Statistics) != len(res.Trials)/int(spec.Repetitions) {

@@ -188,9 +188,10 @@ type Environment struct {
 // BrokerCPU is the broker pods' CPU as cAdvisor reports it: the kubelet's
 // container_cpu_usage_seconds_total series, read through Prometheus.
 type BrokerCPU struct {
-	// Namespace and Pods are the broker pods read (at most 16, the first by name).
+	// Namespace and Pods are the broker pods read (at most 8 listed, the first by
+	// name; all are read).
 	Namespace string `json:"namespace"`
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=8
 	// +listType=set
 	Pods []string `json:"pods"`
 	// ResolutionSeconds is the longest span between two cAdvisor samples around a
