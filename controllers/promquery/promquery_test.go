@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers/promquery"
@@ -80,6 +84,9 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	if len(points) < 3 || peak < 1500 || peak > 2500 {
 		t.Fatalf("rate series: %d points, peak %.0f rec/s (target 2000)", len(points), peak)
 	}
+	// The client's own statistics, per worker, end where the summary's do: the
+	// last scrape (in the worker's grace) holds the final counts.
+	checkClientSeries(t, url, sel, sum.Client)
 	// A selector that matches nothing is an error, not a zero: another namespace or
 	// another experiment object of the same name has no series here.
 	for _, other := range []promquery.Selector{{Namespace: "other-ns", ExperimentUID: "uid-1", Group: topic + ".consumers", Trial: tr.Name, Role: "producer"},
@@ -87,6 +94,39 @@ func TestAgainstRealPrometheus(t *testing.T) {
 		{Namespace: "it-ns", ExperimentUID: "uid-1", Group: topic + ".a2.consumers", Trial: tr.Name, Role: "producer"}} {
 		if _, err := c.RecordsTotal(context.Background(), other, sum.WindowStart, time.Now()); err == nil {
 			t.Fatalf("want an error for selector %s, which matches no series", other)
+		}
+	}
+}
+
+// checkClientSeries: each client series' last value equals the summary's count.
+func checkClientSeries(t *testing.T, url string, sel promquery.Selector, want *summary.ClientStats) {
+	t.Helper()
+	if want == nil || want.Batches == 0 || want.ProduceRequests == 0 {
+		t.Fatalf("the summary has no client statistics: %+v", want)
+	}
+	c, err := api.NewClient(api.Config{Address: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prom := promv1.NewAPI(c)
+	for name, n := range map[string]int64{
+		"serdebench_client_produce_requests_total":           want.ProduceRequests,
+		"serdebench_client_batches_total":                    want.Batches,
+		"serdebench_client_batch_records_total":              want.BatchRecords,
+		"serdebench_client_batch_bytes_total":                want.BatchBytes,
+		"serdebench_client_request_latency_seconds_count":    want.RequestLatencyCount,
+		"serdebench_client_samples_total":                    want.InFlightSamples,
+		"serdebench_client_in_flight_requests_sampled_total": want.InFlightSum,
+	} {
+		// One value per worker: the test Prometheus scrapes it by two jobs.
+		q := fmt.Sprintf("max by (worker) (last_over_time(%s%s[5m]))", name, sel)
+		v, _, _, err := prom.Query(context.Background(), q, time.Now())
+		if err != nil {
+			t.Fatalf("query %s: %v", q, err)
+		}
+		vec, ok := v.(model.Vector)
+		if !ok || len(vec) != 1 || int64(vec[0].Value) != n {
+			t.Errorf("%s = %v, the summary says %d", q, v, n)
 		}
 	}
 }

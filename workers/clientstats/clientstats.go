@@ -88,6 +88,9 @@ type Sarama struct {
 	fetchBatch                            *exact
 	sampler                               sampler
 	start                                 time.Time
+	// final is what Stats returned (or Close read): Snapshot keeps answering it
+	// once the client is done, its meters gone.
+	final atomic.Pointer[summary.ClientStats]
 }
 
 // kept are the metrics a worker reads: sarama unregisters a broker's metrics when
@@ -134,6 +137,7 @@ func NewSarama(cfg *sarama.Config) *Sarama {
 // meter ticks until unregistered); safe to call more than once.
 func (s *Sarama) Close() {
 	s.sampler.stop()
+	s.final.CompareAndSwap(nil, s.read())
 	if k, ok := s.reg.(keepRegistry); ok {
 		for name := range kept {
 			k.Registry.Unregister(name)
@@ -144,6 +148,24 @@ func (s *Sarama) Close() {
 // Stats are what the client did so far; it stops sampling.
 func (s *Sarama) Stats() *summary.ClientStats {
 	s.sampler.stop()
+	if f := s.final.Load(); f != nil {
+		return f
+	}
+	st := s.read()
+	s.final.Store(st)
+	return st
+}
+
+// Snapshot is what the client did so far, while it runs and after (the worker's
+// metrics read it at every scrape).
+func (s *Sarama) Snapshot() *summary.ClientStats {
+	if f := s.final.Load(); f != nil {
+		return f
+	}
+	return s.read()
+}
+
+func (s *Sarama) read() *summary.ClientStats {
 	st := &summary.ClientStats{ProduceRequests: s.perRequest.count.Load(), Batches: s.batchSize.count.Load(),
 		BatchRecords: s.perRequest.sum.Load(), BatchBytes: s.batchSize.sum.Load(),
 		RequestLatencySumMicros: 1000 * s.latency.sum.Load(), RequestLatencyMaxMicros: 1000 * s.latency.max.Load(), RequestLatencyCount: s.latency.count.Load(),
@@ -179,6 +201,7 @@ type Franz struct {
 	rateCount                                       int64
 	sampler                                         sampler
 	start                                           time.Time
+	final                                           atomic.Pointer[summary.ClientStats]
 }
 
 var (
@@ -259,6 +282,24 @@ func (f *Franz) Close() { f.sampler.stop() }
 // Stats are what the client did so far; it stops sampling.
 func (f *Franz) Stats() *summary.ClientStats {
 	f.sampler.stop()
+	if st := f.final.Load(); st != nil {
+		return st
+	}
+	st := f.read()
+	f.final.Store(st)
+	return st
+}
+
+// Snapshot is what the client did so far, while it runs and after (the worker's
+// metrics read it at every scrape).
+func (f *Franz) Snapshot() *summary.ClientStats {
+	if st := f.final.Load(); st != nil {
+		return st
+	}
+	return f.read()
+}
+
+func (f *Franz) read() *summary.ClientStats {
 	f.mu.Lock()
 	rateSum, rateCount := f.rateSum, f.rateCount
 	f.mu.Unlock()
@@ -280,6 +321,7 @@ type sampler struct {
 	mu                      sync.Mutex
 	max, sum, n             int64
 	bufBytesMax, bufRecsMax int64
+	bufBytesSum, bufRecsSum int64
 }
 
 func (s *sampler) start(inFlight func() int64, buffered func() (int64, int64)) {
@@ -301,6 +343,7 @@ func (s *sampler) start(inFlight func() int64, buffered func() (int64, int64)) {
 			if buffered != nil {
 				b, r := buffered()
 				s.bufBytesMax, s.bufRecsMax = max(s.bufBytesMax, b), max(s.bufRecsMax, r)
+				s.bufBytesSum, s.bufRecsSum = s.bufBytesSum+b, s.bufRecsSum+r
 			}
 			s.mu.Unlock()
 		}
@@ -319,4 +362,5 @@ func (s *sampler) fill(st *summary.ClientStats) {
 	defer s.mu.Unlock()
 	st.InFlightMax, st.InFlightSum, st.InFlightSamples = s.max, s.sum, s.n
 	st.BufferedBytesMax, st.BufferedRecordsMax = s.bufBytesMax, s.bufRecsMax
+	st.BufferedBytesSum, st.BufferedRecordsSum = s.bufBytesSum, s.bufRecsSum
 }

@@ -88,6 +88,9 @@ func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMe
 		kgo.OnPartitionsLost(m.lost),
 	)
 	m.hooks = clientstats.NewFranz()
+	if c.cfg.Metrics != nil {
+		c.cfg.Metrics.WatchClient(m.hooks.Snapshot)
+	}
 	m.cl, err = kafkaconn.NewFranz(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks))...)
 	if err != nil {
 		return nil, err

@@ -57,6 +57,9 @@ func newSaramaMember(ctx context.Context, c *consumer, clientID string) (*sarama
 		return nil, err
 	}
 	internal := clientstats.NewSarama(scfg)
+	if c.cfg.Metrics != nil {
+		c.cfg.Metrics.WatchClient(internal.Snapshot)
+	}
 	client, err := kafkaconn.NewClient(ctx, c.cfg.Brokers, scfg)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,7 +43,10 @@ type Worker struct {
 	// Done is 1 once the worker has finished its trial.
 	Done prometheus.Gauge
 
-	reg *prometheus.Registry
+	reg         *prometheus.Registry
+	constLabels prometheus.Labels
+	clientOnce  sync.Once
+	client      *clientCollector
 }
 
 // New returns a worker's series registered in a registry of its own.
@@ -68,8 +72,9 @@ func New(l Labels) *Worker {
 			Namespace: "serdebench", Name: "latency_seconds", Help: latencyHelp, ConstLabels: constLabels,
 			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 20),
 		}),
-		Done: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "serdebench", Name: "done", Help: "1 once the worker finished its trial.", ConstLabels: constLabels}),
-		reg:  reg,
+		Done:        prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "serdebench", Name: "done", Help: "1 once the worker finished its trial.", ConstLabels: constLabels}),
+		reg:         reg,
+		constLabels: constLabels,
 	}
 	reg.MustRegister(w.Latency, w.Done, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return w

@@ -96,6 +96,9 @@ func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, top
 		return nil, err
 	}
 	hooks := clientstats.NewFranz()
+	if r.cfg.Metrics != nil {
+		r.cfg.Metrics.WatchClient(hooks.Snapshot)
+	}
 	cl, err := kafkaconn.NewFranz(ctx, r.cfg.Brokers, append(append(conn, opts...), kgo.WithHooks(hooks))...)
 	if err != nil {
 		return nil, err

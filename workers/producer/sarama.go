@@ -53,6 +53,9 @@ func newSarama(ctx context.Context, r *run, clientID string, maxValue, topicMax 
 		return nil, err
 	}
 	internal := clientstats.NewSarama(scfg)
+	if r.cfg.Metrics != nil {
+		r.cfg.Metrics.WatchClient(internal.Snapshot)
+	}
 	client, err := kafkaconn.NewClient(ctx, r.cfg.Brokers, scfg)
 	if err != nil {
 		return nil, err

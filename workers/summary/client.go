@@ -37,6 +37,10 @@ type ClientStats struct {
 	// buffer.memory minus buffer-available-bytes).
 	BufferedBytesMax   int64 `json:"bufferedBytesMax,omitempty"`
 	BufferedRecordsMax int64 `json:"bufferedRecordsMax,omitempty"`
+	// BufferedBytesSum and BufferedRecordsSum over InFlightSamples are their
+	// means (franz-go only).
+	BufferedBytesSum   int64 `json:"bufferedBytesSum,omitempty"`
+	BufferedRecordsSum int64 `json:"bufferedRecordsSum,omitempty"`
 
 	// FetchRequests is how many fetch requests got a response, with FetchBytes
 	// of responses and FetchRecords records in them (consumers).
@@ -68,6 +72,8 @@ func (s *ClientStats) Add(o *ClientStats) {
 	s.InFlightSamples += o.InFlightSamples
 	s.BufferedBytesMax = max(s.BufferedBytesMax, o.BufferedBytesMax)
 	s.BufferedRecordsMax = max(s.BufferedRecordsMax, o.BufferedRecordsMax)
+	s.BufferedBytesSum += o.BufferedBytesSum
+	s.BufferedRecordsSum += o.BufferedRecordsSum
 	s.FetchRequests += o.FetchRequests
 	s.FetchBytes += o.FetchBytes
 	s.FetchRecords += o.FetchRecords
