@@ -49,6 +49,16 @@ type dashboard struct {
 // shippedDashboard is the dashboard as the chart ships it: the ConfigMap's JSON.
 func shippedDashboard(t *testing.T) dashboard {
 	t.Helper()
+	var d dashboard
+	if err := json.Unmarshal(shippedDashboardJSON(t), &d); err != nil {
+		t.Fatalf("dashboard JSON: %v", err)
+	}
+	return d
+}
+
+// shippedDashboardJSON is the ConfigMap's JSON as the chart renders it.
+func shippedDashboardJSON(t *testing.T) []byte {
+	t.Helper()
 	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13",
 		"--set", "grafanaDashboard.enabled=true", "-s", "templates/dashboard.yaml")
 	if err != nil {
@@ -61,11 +71,7 @@ func shippedDashboard(t *testing.T) dashboard {
 	if cm.Labels["grafana_dashboard"] != "1" {
 		t.Fatalf("the ConfigMap lacks the sidecar's label: %v", cm.Labels)
 	}
-	var d dashboard
-	if err := json.Unmarshal([]byte(cm.Data["serdebench.json"]), &d); err != nil {
-		t.Fatalf("dashboard JSON: %v", err)
-	}
-	return d
+	return []byte(cm.Data["serdebench.json"])
 }
 
 // TestDashboardQueries: a scheduled run's real workers (scraped as the PodMonitor
