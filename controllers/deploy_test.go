@@ -114,6 +114,9 @@ func TestChart(t *testing.T) {
 		{"several namespaces and Strimzi elsewhere", []string{"rbac.watchNamespaces={sb-chart-b}", "rbac.strimziNamespaces={sb-kafka}",
 			"crds.enabled=false", "podMonitor.enabled=true"}, map[string]int{
 			"CustomResourceDefinition": 0, "Role/sb-chart-b": 1, "Role/sb-chart": 1, "Role/sb-kafka": 1, "RoleBinding": 3, "PodMonitor/sb-chart": 1}},
+		// AKS's managed Prometheus reads its own group, with its label limits.
+		{"AKS managed Prometheus", []string{"monitorsAPIGroup=azmonitoring.coreos.com", "podMonitor.enabled=true", "serviceMonitor.enabled=true"},
+			map[string]int{"PodMonitor/sb-chart": 1, "ServiceMonitor/sb-chart": 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,6 +146,12 @@ func TestChart(t *testing.T) {
 			}
 			if strings.Contains(c.name, "several") && !strings.Contains(out, "matchNames:\n    - sb-chart-b") {
 				t.Errorf("PodMonitor does not select the watched namespace sb-chart-b")
+			}
+			monitors := got["PodMonitor"] + got["ServiceMonitor"]
+			if azure := slices.Contains(c.set, "monitorsAPIGroup=azmonitoring.coreos.com"); monitors > 0 &&
+				((strings.Count(out, "apiVersion: azmonitoring.coreos.com/v1") == monitors) != azure ||
+					(strings.Count(out, "labelLimit: 63") == monitors) != azure) {
+				t.Errorf("monitors (AKS %v): want every one in its group, with Azure's label limits on AKS only:\n%s", azure, out)
 			}
 			res := dryRun(t, out)
 			t.Logf("%d objects accepted:\n%s", strings.Count(res, "(server dry run)"), res)

@@ -5,7 +5,9 @@
 #     io.strimzi:api + crd-generator on Maven Central, exactly as Strimzi's build
 #     generates them, into strimzi-<version>/ — 1.x serves kafka.strimzi.io/v1 only
 #     (its generator needs Java 21+), 0.4x serves v1beta2;
-#   - prometheus-operator (PodMonitor, PrometheusRule, ...): from the Go module;
+#   - prometheus-operator (PodMonitor, PrometheusRule, ...): from the Go module; and
+#     the PodMonitor and ServiceMonitor under azmonitoring.coreos.com, the group AKS's
+#     managed Prometheus reads (Microsoft: the same CRDs, only the group differs);
 #   - Chaos Mesh (PodChaos, NetworkChaos, PodNetworkChaos, StressChaos, Schedule): from the Go module.
 # Cached by version under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/crds-<versions>.
 set -euo pipefail
@@ -20,7 +22,7 @@ CHAOS_MESH_VERSION="${CHAOS_MESH_VERSION:-v0.9.1-0.20260902003049-47411975a8cb}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 # LAYOUT changes when the set of CRDs gathered changes, so caches are rebuilt.
-LAYOUT=5
+LAYOUT=6
 out="$cache/crds-$LAYOUT-strimzi$STRIMZI_VERSION-$STRIMZI_PREVIOUS_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}"
 log() { printf 'crds: %s\n' "$*" >&2; }
 
@@ -69,6 +71,11 @@ moddir() {
 }
 po="$(moddir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")"
 cp "$po"/example/prometheus-operator-crd/monitoring.coreos.com_*.yaml "$out/"
+for k in podmonitors servicemonitors; do
+  sed -e 's/^\(  name: [a-z]*\)\.monitoring\.coreos\.com$/\1.azmonitoring.coreos.com/' -e 's/^  group: monitoring\.coreos\.com$/  group: azmonitoring.coreos.com/' \
+    "$out/monitoring.coreos.com_$k.yaml" >"$out/azmonitoring.coreos.com_$k.yaml"
+  grep -q '^  group: azmonitoring.coreos.com$' "$out/azmonitoring.coreos.com_$k.yaml" || { log "could not regroup $k"; exit 1; }
+done
 cm="$(moddir "github.com/chaos-mesh/chaos-mesh@$CHAOS_MESH_VERSION")"
 for k in podchaos networkchaos podnetworkchaos stresschaos schedules; do cp "$cm/config/crd/bases/chaos-mesh.org_$k.yaml" "$out/"; done
 chmod -R u+w "$out"

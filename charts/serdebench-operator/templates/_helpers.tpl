@@ -49,3 +49,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- list .Release.Namespace | toJson -}}
 {{- end -}}
 {{- end -}}
+
+{{- /* The monitors' apiVersion, and on AKS's managed Prometheus the label limits its
+ama-metrics add-on expects in every monitor's spec (Microsoft's "Customize collection
+using CRDs"): merged into a spec dict. */ -}}
+{{- define "serdebench.monitorAPIVersion" -}}
+{{ .Values.monitorsAPIGroup }}/v1
+{{- end }}
+{{- define "serdebench.monitorLimits" -}}
+{{- if eq .Values.monitorsAPIGroup "azmonitoring.coreos.com" -}}
+labelLimit: 63
+labelNameLengthLimit: 511
+labelValueLengthLimit: 1023
+{{- end }}
+{{- end }}
