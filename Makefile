@@ -142,7 +142,7 @@ lint: $(GOLANGCI_LINT) verify-generated ## gofmt, go vet, golangci-lint, and gen
 	go vet -tags e2e,calibration $(GO_PACKAGES)
 	$(GOLANGCI_LINT) run --build-tags e2e,calibration $(GO_PACKAGES)
 
-GENERATED_TREES := api config/crd config/rbac workers/payload $(CHART)/files
+GENERATED_TREES := api config/crd config/rbac config/azure workers/payload $(CHART)/files
 tree_hash = find $(GENERATED_TREES) -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum
 
 .PHONY: verify-generated
@@ -189,6 +189,9 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC 
 	cp config/rbac/role.yaml $(CHART)/files/rbac/role.yaml
 	cp config/prometheus/podmonitor.yaml $(CHART)/files/podmonitor.yaml
 	cp config/grafana/serdebench-dashboard.json $(CHART)/files/serdebench-dashboard.json
+	cp config/prometheus/rules.yaml $(CHART)/files/rules.yaml
+	@# The same rules as Azure Monitor rule groups (AKS's managed Prometheus).
+	go run ./hack/genazurerules config/prometheus/rules.yaml config/azure/serdebench-rule-groups.json
 
 .PHONY: kafka-up kafka-down kafka-status
 kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	capnproto.org/go/capnp/v3 v3.0.0-alpha.30
+	github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/alertsmanagement/armalertsmanagement v0.10.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/IBM/sarama v1.61.1
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
@@ -55,6 +56,8 @@ require (
 
 require (
 	cel.dev/expr v0.19.1 // indirect
+	github.com/Azure/azure-sdk-for-go/sdk/azcore v1.9.2 // indirect
+	github.com/Azure/azure-sdk-for-go/sdk/internal v1.5.2 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
