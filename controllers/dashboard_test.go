@@ -85,7 +85,7 @@ func TestDashboardQueries(t *testing.T) {
 	url, addWorker, addOperator := promtest.StartWithOperator(t)
 	k := newKubelet(t, ns, brokers)
 	k.set(func(k *kubelet) { k.metricsTarget = addWorker })
-	prom, err := promquery.New(url)
+	prom, err := promquery.New(url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,8 +114,11 @@ func TestChart(t *testing.T) {
 		{"several namespaces and Strimzi elsewhere", []string{"rbac.watchNamespaces={sb-chart-b}", "rbac.strimziNamespaces={sb-kafka}",
 			"crds.enabled=false", "podMonitor.enabled=true"}, map[string]int{
 			"CustomResourceDefinition": 0, "Role/sb-chart-b": 1, "Role/sb-chart": 1, "Role/sb-kafka": 1, "RoleBinding": 3, "PodMonitor/sb-chart": 1}},
-		// AKS's managed Prometheus reads its own group, with its label limits.
-		{"AKS managed Prometheus", []string{"monitorsAPIGroup=azmonitoring.coreos.com", "podMonitor.enabled=true", "serviceMonitor.enabled=true"},
+		// AKS's managed Prometheus reads its own group, with its label limits; the
+		// operator queries the workspace as its workload identity.
+		{"AKS managed Prometheus", []string{"monitorsAPIGroup=azmonitoring.coreos.com", "podMonitor.enabled=true", "serviceMonitor.enabled=true",
+			"prometheus.url=https://sb-ws.westeurope.prometheus.monitor.azure.com", "prometheus.auth=azureWorkloadIdentity",
+			"prometheus.azureClientID=6f0e7b8a-1c2d-4e5f-8a9b-0c1d2e3f4a5b"},
 			map[string]int{"PodMonitor/sb-chart": 1, "ServiceMonitor/sb-chart": 1}},
 	}
 	for _, c := range cases {
@@ -152,6 +155,14 @@ func TestChart(t *testing.T) {
 				((strings.Count(out, "apiVersion: azmonitoring.coreos.com/v1") == monitors) != azure ||
 					(strings.Count(out, "labelLimit: 63") == monitors) != azure) {
 				t.Errorf("monitors (AKS %v): want every one in its group, with Azure's label limits on AKS only:\n%s", azure, out)
+			}
+			if strings.Contains(c.name, "AKS") {
+				for _, want := range []string{"azure.workload.identity/use: \"true\"", "azure.workload.identity/client-id: 6f0e7b8a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+					"--prometheus-auth=azure-workload-identity"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("AKS rendering lacks %s", want)
+					}
+				}
 			}
 			res := dryRun(t, out)
 			t.Logf("%d objects accepted:\n%s", strings.Count(res, "(server dry run)"), res)
@@ -197,6 +208,7 @@ func TestChart(t *testing.T) {
 		{"manager.pollInterval=soon", "pollInterval"},
 		{"rbac.watchNamespaces={Not_A_Namespace}", "watchNamespaces"},
 		{"unknownKey=1", "unknownKey"},
+		{"prometheus.auth=azureWorkloadIdentity", "azureClientID"},
 	} {
 		out, err := helm(t, "template", "sb", chartDir, "--kube-version", "1.33.13", "--set", bad.set)
 		if err == nil || !strings.Contains(out, bad.want) {

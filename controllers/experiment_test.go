@@ -387,7 +387,7 @@ func TestPrometheusDown(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
-	prom, err := promquery.New("http://127.0.0.1:1")
+	prom, err := promquery.New("http://127.0.0.1:1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +496,7 @@ func TestPrometheusCrossCheck(t *testing.T) {
 	url, addTarget := promtest.StartDiscovering(t)
 	k := newKubelet(t, ns, brokers)
 	k.set(func(k *kubelet) { k.metricsTarget = addTarget })
-	prom, err := promquery.New(url)
+	prom, err := promquery.New(url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"flag"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -28,8 +29,14 @@ import (
 	"github.com/serdebench/serdebench/internal/version"
 )
 
+// --prometheus-auth values.
+const (
+	authNone                  = "none"
+	authAzureWorkloadIdentity = "azure-workload-identity"
+)
+
 func main() {
-	var metricsAddr, probeAddr, prometheusURL, workerImage, pullPolicy, watchNamespaces string
+	var metricsAddr, probeAddr, prometheusURL, prometheusAuth, workerImage, pullPolicy, watchNamespaces string
 	var leaderElect bool
 	var poll, metricsGrace time.Duration
 	var concurrency int
@@ -37,6 +44,7 @@ func main() {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "use leader election (for more than one replica)")
 	flag.StringVar(&prometheusURL, "prometheus-url", "", "Prometheus to cross-check trials against (e.g. http://prometheus-operated.monitoring:9090); empty skips the cross-check")
+	flag.StringVar(&prometheusAuth, "prometheus-auth", authNone, "how to authenticate to --prometheus-url: "+authNone+", or "+authAzureWorkloadIdentity+" (an Azure Monitor workspace's query endpoint, as the pod's workload identity)")
 	flag.StringVar(&workerImage, "worker-image", "", "worker image for experiments that name none, by digest or an immutable tag (required)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to reconcile experiments in (the RBAC must grant them); empty: all")
 	flag.StringVar(&pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
@@ -89,7 +97,19 @@ func main() {
 		OperatorVersion: version.String(), Poll: poll, MaxConcurrentReconciles: concurrency, WorkerMetricsGrace: metricsGrace,
 	}
 	if prometheusURL != "" {
-		if r.Prometheus, err = promquery.New(prometheusURL); err != nil {
+		var rt http.RoundTripper
+		switch prometheusAuth {
+		case authNone:
+		case authAzureWorkloadIdentity:
+			if rt, err = promquery.AzureWorkloadIdentity(); err != nil {
+				log.Error(err, "prometheus credentials")
+				os.Exit(1)
+			}
+		default:
+			log.Error(nil, "unknown --prometheus-auth", "value", prometheusAuth)
+			os.Exit(2)
+		}
+		if r.Prometheus, err = promquery.New(prometheusURL, rt); err != nil {
 			log.Error(err, "prometheus client")
 			os.Exit(1)
 		}

@@ -5,6 +5,7 @@ package promquery
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -18,9 +19,10 @@ type Client struct {
 	api promv1.API
 }
 
-// New returns a client for the Prometheus HTTP API at url.
-func New(url string) (*Client, error) {
-	c, err := api.NewClient(api.Config{Address: url})
+// New returns a client for the Prometheus HTTP API at url, sending through rt
+// (nil: http.DefaultTransport; AzureWorkloadIdentity for Azure Monitor).
+func New(url string, rt http.RoundTripper) (*Client, error) {
+	c, err := api.NewClient(api.Config{Address: url, RoundTripper: rt})
 	if err != nil {
 		return nil, fmt.Errorf("prometheus client for %s: %w", url, err)
 	}

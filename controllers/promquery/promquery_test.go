@@ -61,7 +61,7 @@ func TestAgainstRealPrometheus(t *testing.T) {
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &sum); err != nil {
 		t.Fatal(err)
 	}
-	c, err := promquery.New(url)
+	c, err := promquery.New(url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
