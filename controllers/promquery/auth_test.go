@@ -3,6 +3,7 @@ package promquery
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -24,7 +25,7 @@ func TestBearer(t *testing.T) {
 	var fetched atomic.Int32
 	b := &Bearer{Now: func() time.Time { return now }, Token: func(context.Context) (string, time.Time, error) {
 		n := fetched.Add(1)
-		return "t" + string(rune('0'+n)), now.Add(time.Hour), nil
+		return fmt.Sprintf("t%d", n), now.Add(time.Hour), nil
 	}}
 	c := &http.Client{Transport: b}
 	get := func() string {
