@@ -18,9 +18,10 @@ import (
 )
 
 // brokerCPUWait bounds how long after the producers' window the operator waits
-// for cAdvisor's sample after it (the kubelet refreshes a container's stats every
-// 10–15 s, Prometheus scrapes them after that).
-const brokerCPUWait = time.Minute
+// for cAdvisor's sample after it: the kubelet refreshes a container's stats every
+// 10–20 s, Prometheus scrapes them after that (AKS's managed Prometheus every
+// 30 s, and its ingestion adds a delay).
+const brokerCPUWait = 2 * time.Minute
 
 // maxBrokerPodsListed bounds environment.brokerCPU.pods (all are read).
 const maxBrokerPodsListed = 8

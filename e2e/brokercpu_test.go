@@ -134,20 +134,24 @@ func brokerPIDs(t *testing.T) []int {
 
 // bracket is the most the samplers' processes spent together in a span of length
 // d holding t, the span's start moved in 1 s steps. Before the samplers started
-// the brokers idled (no experiment existed): spans are cut there.
+// the brokers idled (no experiment existed), and after they stopped the trial was
+// over: spans are cut there.
 func bracket(t *testing.T, samplers []*usage.Sampler, at time.Time, d time.Duration) float64 {
 	t.Helper()
 	var most float64
 	for back := time.Duration(0); back <= d; back += time.Second {
 		var sum float64
 		for _, s := range samplers {
-			from := at.Add(-back)
+			from, to := at.Add(-back), at.Add(d-back)
 			if first := s.First().At; from.Before(first) {
 				from = first
 			}
-			w, ok := s.Window(from, from.Add(d))
+			if last := s.Last().At; to.After(last) {
+				to = last // the test read the brokers until the result came
+			}
+			w, ok := s.Window(from, to)
 			if !ok {
-				t.Fatalf("the /proc samples do not cover %s..%s", from, from.Add(d))
+				t.Fatalf("the /proc samples do not cover %s..%s", from, to)
 			}
 			sum += w.CPUSeconds
 		}

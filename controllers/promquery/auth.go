@@ -53,6 +53,9 @@ type Bearer struct {
 func (b *Bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	token, err := b.current(req.Context())
 	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close() // a RoundTripper closes the body, even on error
+		}
 		return nil, fmt.Errorf("prometheus credentials: %w", err)
 	}
 	req = req.Clone(req.Context())

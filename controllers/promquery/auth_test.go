@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,12 +58,16 @@ func TestBearer(t *testing.T) {
 }
 
 // TestAzureWorkloadIdentityNeedsItsEnvironment: outside a pod the workload
-// identity webhook prepared, azidentity says what is missing.
+// identity webhook prepared (no AZURE_CLIENT_ID and the rest), azidentity says
+// what is missing.
 func TestAzureWorkloadIdentityNeedsItsEnvironment(t *testing.T) {
 	for _, v := range []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE"} {
-		t.Setenv(v, "")
+		t.Setenv(v, "") // restored after the test
+		if err := os.Unsetenv(v); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := AzureWorkloadIdentity(); err == nil || !strings.Contains(err.Error(), "azure workload identity") {
-		t.Fatalf("err %v: want azidentity's complaint", err)
+	if _, err := AzureWorkloadIdentity(); err == nil || !strings.Contains(err.Error(), "no client ID specified") {
+		t.Fatalf("err %v: want azidentity's complaint about the missing client ID", err)
 	}
 }

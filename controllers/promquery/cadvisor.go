@@ -16,8 +16,9 @@ import (
 )
 
 // ErrNotYet says Prometheus has no cAdvisor sample after the window's end yet:
-// the kubelet's cAdvisor refreshes a container's stats every 10–15 s
-// (housekeeping), and Prometheus scrapes them after that.
+// the kubelet's cAdvisor refreshes a container's stats every 10–20 s (a jittered
+// 10 s housekeeping; up to 30 s for an idle container), and Prometheus scrapes
+// them after that.
 var ErrNotYet = errors.New("no cAdvisor sample after the window's end yet")
 
 // lookBack is how far before a window the query reaches for the sample before its
@@ -57,22 +58,24 @@ func (c *Client) ContainerCPU(ctx context.Context, namespace string, pods []stri
 // containerCPU sums the containers' CPU in [from, to] from their series in m
 // (reaching back to since).
 func containerCPU(m model.Matrix, namespace string, pods []string, from, to, since time.Time) (cpuSeconds float64, resolution time.Duration, err error) {
-	// One series per container: a kubelet scraped by two jobs gives two copies of
-	// a container's (its cgroup, label id, is the same); a restarted container is
+	// A kubelet scraped by two jobs gives two copies of a container's series (its
+	// cgroup, label id, is the same): the longer is kept. A restarted container is
 	// another cgroup, whose counter starts again at zero.
-	byContainer := map[string]*model.SampleStream{}
-	instances := map[string]map[model.LabelValue]bool{}
+	byContainer := map[string]map[model.LabelValue]*model.SampleStream{}
 	seen := map[string]bool{}
 	for _, s := range m {
+		if len(s.Values) == 0 {
+			continue
+		}
 		pod := string(s.Metric["pod"])
 		seen[pod] = true
 		key := pod + "/" + string(s.Metric["container"])
-		if instances[key] == nil {
-			instances[key] = map[model.LabelValue]bool{}
+		if byContainer[key] == nil {
+			byContainer[key] = map[model.LabelValue]*model.SampleStream{}
 		}
-		instances[key][s.Metric["id"]] = true
-		if prev := byContainer[key]; prev == nil || len(s.Values) > len(prev.Values) {
-			byContainer[key] = s
+		id := s.Metric["id"]
+		if prev := byContainer[key][id]; prev == nil || len(s.Values) > len(prev.Values) {
+			byContainer[key][id] = s
 		}
 	}
 	for _, p := range pods {
@@ -86,11 +89,23 @@ func containerCPU(m model.Matrix, namespace string, pods []string, from, to, sin
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if len(instances[k]) > 1 {
-			return 0, 0, fmt.Errorf("container %s restarted in or near the window (%d cgroups since %s): its CPU is not one counter", k, len(instances[k]), since.Format(time.RFC3339))
+		// Of several lives of the container, those that ended before the window or
+		// began after it are not its CPU; more than one left means it restarted in
+		// the window.
+		var lives []*model.SampleStream
+		for _, s := range byContainer[k] {
+			first, last := s.Values[0].Timestamp.Time(), s.Values[len(s.Values)-1].Timestamp.Time()
+			if len(byContainer[k]) > 1 && (last.Before(from) || first.After(to)) {
+				continue
+			}
+			lives = append(lives, s)
 		}
-		samples := make([]usage.Reading, len(byContainer[k].Values))
-		for i, p := range byContainer[k].Values {
+		if len(lives) != 1 {
+			return 0, 0, fmt.Errorf("container %s restarted in the window (%d cgroups with samples in it): its CPU is not one counter", k, len(lives))
+		}
+		series := lives[0]
+		samples := make([]usage.Reading, len(series.Values))
+		for i, p := range series.Values {
 			samples[i] = usage.Reading{At: p.Timestamp.Time(), CPUSeconds: float64(p.Value)}
 			if i > 0 && samples[i].CPUSeconds < samples[i-1].CPUSeconds {
 				return 0, 0, fmt.Errorf("container %s restarted between %s and %s: its CPU counter was reset", k, samples[i-1].At.Format(time.RFC3339), samples[i].At.Format(time.RFC3339))

@@ -38,7 +38,14 @@ func TestContainerCPU(t *testing.T) {
 
 	restarted := series("kafka-1", "/c", "kubelet", [2]float64{25, 1}, [2]float64{35, 6})
 	if _, _, err := containerCPU(model.Matrix{k0, k1, restarted}, "kafka", pods, at(5), at(25), at(0)); err == nil || !strings.Contains(err.Error(), "restarted") {
-		t.Errorf("a restarted container: %v", err)
+		t.Errorf("a container restarted in the window: %v", err)
+	}
+	// A life that ended before the window (a restart before it) or began after it
+	// is not the window's: the one life through it counts.
+	earlier := series("kafka-1", "/old", "kubelet", [2]float64{-60, 500}, [2]float64{-40, 510})
+	later := series("kafka-1", "/new", "kubelet", [2]float64{41, 1}, [2]float64{50, 2})
+	if cpu, _, err := containerCPU(model.Matrix{k0, k1, earlier, later}, "kafka", pods, at(5), at(25), at(-60)); err != nil || math.Abs(cpu-30) > 1e-9 {
+		t.Errorf("lives before and after the window: cpu %v, err %v; want 30 s from the one through it", cpu, err)
 	}
 	if _, _, err := containerCPU(model.Matrix{k0}, "kafka", pods, at(5), at(25), at(0)); err == nil || !strings.Contains(err.Error(), "no cAdvisor series for pod kafka/kafka-1") {
 		t.Errorf("a pod without series: %v", err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"sigs.k8s.io/yaml"
 )
 
@@ -69,11 +70,11 @@ func Template(rules []byte) ([]byte, error) {
 				ar["actions"] = []any{map[string]any{"actionGroupId": "[parameters('actionGroupResourceId')]"}}
 				ar["resolveConfiguration"] = map[string]any{"autoResolved": true, "timeToResolve": "PT10M"}
 				if r.Annotations != nil {
-					ar["annotations"] = r.Annotations
+					ar["annotations"] = armStrings(r.Annotations)
 				}
 			}
 			if r.Labels != nil {
-				ar["labels"] = r.Labels
+				ar["labels"] = armStrings(r.Labels)
 			}
 			if r.For != "" {
 				d, err := isoDuration(r.For)
@@ -95,8 +96,9 @@ func Template(rules []byte) ([]byte, error) {
 		resources = append(resources, map[string]any{
 			"type":       "Microsoft.AlertsManagement/prometheusRuleGroups",
 			"apiVersion": APIVersion,
-			"name":       g.Name,
-			"location":   "[parameters('location')]",
+			// Per release: two operators in one resource group keep their own.
+			"name":     fmt.Sprintf("[format('{0}-%s', parameters('operatorName'))]", g.Name),
+			"location": "[parameters('location')]",
 			"properties": map[string]any{
 				"description": "serdebench: " + g.Name + " (config/prometheus/rules.yaml)",
 				"scopes":      []any{"[parameters('azureMonitorWorkspaceResourceId')]"},
@@ -153,12 +155,22 @@ func armString(s string) string {
 	return fmt.Sprintf("[format('%s', parameters('operatorName'))]", f)
 }
 
-// isoDuration is a Prometheus duration (e.g. 10m, 1h30m) in ISO 8601 (PT10M,
-// PT1H30M), as Azure takes them.
+// armStrings is m with every value an ARM literal.
+func armStrings(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = armString(v)
+	}
+	return out
+}
+
+// isoDuration is a Prometheus duration (e.g. 10m, 1h30m, 1d) in ISO 8601 (PT10M,
+// PT1H30M, PT24H), as Azure takes them.
 func isoDuration(d string) (string, error) {
-	v, err := time.ParseDuration(d)
+	md, err := model.ParseDuration(d)
+	v := time.Duration(md)
 	if err != nil || v <= 0 || v%time.Second != 0 {
-		return "", fmt.Errorf("%q is not a whole number of seconds", d)
+		return "", fmt.Errorf("%q is not a positive whole number of seconds", d)
 	}
 	out := "PT"
 	if h := v / time.Hour; h > 0 {

@@ -54,7 +54,7 @@ func TestTemplate(t *testing.T) {
 	}
 	for i, r := range tmpl.Resources {
 		g := rules.Groups[i]
-		if r.Type != "Microsoft.AlertsManagement/prometheusRuleGroups" || r.APIVersion != APIVersion || r.Name != g.Name {
+		if r.Type != "Microsoft.AlertsManagement/prometheusRuleGroups" || r.APIVersion != APIVersion || filled(r.Name, "sb") != "sb-"+g.Name {
 			t.Errorf("resource %d: %s %s %s", i, r.Type, r.APIVersion, r.Name)
 		}
 		var p armalertsmanagement.PrometheusRuleGroupProperties
@@ -117,14 +117,32 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 // TestISODuration: Prometheus durations as ISO 8601, and what has no whole-second
 // form refused.
 func TestISODuration(t *testing.T) {
-	for in, want := range map[string]string{"10m": "PT10M", "1h30m": "PT1H30M", "90s": "PT1M30S", "2h": "PT2H"} {
+	for in, want := range map[string]string{"10m": "PT10M", "1h30m": "PT1H30M", "90s": "PT1M30S", "2h": "PT2H", "1d": "PT24H"} {
 		if got, err := isoDuration(in); err != nil || got != want {
 			t.Errorf("%s: %q, %v; want %s", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "0s", "1.5s", "10d"} {
+	for _, bad := range []string{"", "0s", "1.5s", "500ms", "soon"} {
 		if _, err := isoDuration(bad); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestARMString: ARM reads a string that starts with '[' as an expression: such a
+// literal is escaped, and the operator's name becomes a format() over its parameter.
+func TestARMString(t *testing.T) {
+	for in, want := range map[string]string{
+		"up == 0":                 "up == 0",
+		"[runbook] see the wiki":  "[[runbook] see the wiki",
+		`up{job="OPERATOR_NAME"}`: `[format('up{{job="{0}"}}', parameters('operatorName'))]`,
+		"OPERATOR_NAME's alert":   `[format('{0}''s alert', parameters('operatorName'))]`,
+	} {
+		if got := armString(in); got != want {
+			t.Errorf("armString(%q) = %q, want %q", in, got, want)
+		}
+		if got := filled(armString(in), OperatorName); !strings.HasPrefix(in, "[") && got != in {
+			t.Errorf("%q does not come back from ARM: %q", in, got)
 		}
 	}
 }

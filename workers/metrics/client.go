@@ -42,7 +42,7 @@ var clientSeries = []struct {
 
 // requestLatencyHelp is the produce request latency summary's (no quantiles: its
 // _sum over _count is request-latency-avg).
-const requestLatencyHelp = "Produce request round trips, from written to answered. request-latency-avg: _sum / _count."
+const requestLatencyHelp = "Request round trips, from written to answered (franz-go: produce requests; sarama: every request of the producer's client, in whole milliseconds). request-latency-avg: _sum / _count."
 
 // clientCollector reads a client's statistics at each scrape.
 type clientCollector struct {

@@ -108,6 +108,16 @@ func (s *Sampler) First() Reading {
 	return s.samples[0]
 }
 
+// Last is the last sample (zero when there is none).
+func (s *Sampler) Last() Reading {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.samples) == 0 {
+		return Reading{}
+	}
+	return s.samples[len(s.samples)-1]
+}
+
 // Whole is the window from the first sample to the last.
 func (s *Sampler) Whole() (Window, bool) {
 	s.mu.Lock()
