@@ -52,12 +52,11 @@ func (c *Client) ContainerCPU(ctx context.Context, namespace string, pods []stri
 	if !ok {
 		return 0, 0, fmt.Errorf("query %s: unexpected result type %s", q, v.Type())
 	}
-	return containerCPU(m, namespace, pods, from, to, now.Add(-span))
+	return containerCPU(m, namespace, pods, from, to)
 }
 
-// containerCPU sums the containers' CPU in [from, to] from their series in m
-// (reaching back to since).
-func containerCPU(m model.Matrix, namespace string, pods []string, from, to, since time.Time) (cpuSeconds float64, resolution time.Duration, err error) {
+// containerCPU sums the containers' CPU in [from, to] from their series in m.
+func containerCPU(m model.Matrix, namespace string, pods []string, from, to time.Time) (cpuSeconds float64, resolution time.Duration, err error) {
 	// A kubelet scraped by two jobs gives two copies of a container's series (its
 	// cgroup, label id, is the same): the longer is kept. A restarted container is
 	// another cgroup, whose counter starts again at zero.
@@ -89,21 +88,10 @@ func containerCPU(m model.Matrix, namespace string, pods []string, from, to, sin
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		// Of several lives of the container, those that ended before the window or
-		// began after it are not its CPU; more than one left means it restarted in
-		// the window.
-		var lives []*model.SampleStream
-		for _, s := range byContainer[k] {
-			first, last := s.Values[0].Timestamp.Time(), s.Values[len(s.Values)-1].Timestamp.Time()
-			if len(byContainer[k]) > 1 && (last.Before(from) || first.After(to)) {
-				continue
-			}
-			lives = append(lives, s)
+		series, err := windowLife(byContainer[k], from, to)
+		if err != nil {
+			return 0, 0, fmt.Errorf("container %s %w", k, err)
 		}
-		if len(lives) != 1 {
-			return 0, 0, fmt.Errorf("container %s restarted in the window (%d cgroups with samples in it): its CPU is not one counter", k, len(lives))
-		}
-		series := lives[0]
 		samples := make([]usage.Reading, len(series.Values))
 		for i, p := range series.Values {
 			samples[i] = usage.Reading{At: p.Timestamp.Time(), CPUSeconds: float64(p.Value)}
@@ -111,10 +99,7 @@ func containerCPU(m model.Matrix, namespace string, pods []string, from, to, sin
 				return 0, 0, fmt.Errorf("container %s restarted between %s and %s: its CPU counter was reset", k, samples[i-1].At.Format(time.RFC3339), samples[i].At.Format(time.RFC3339))
 			}
 		}
-		switch {
-		case len(samples) == 0 || samples[0].At.After(from):
-			return 0, 0, fmt.Errorf("container %s: no cAdvisor sample before the window's start (it started later, or Prometheus keeps less than since %s)", k, since.Format(time.RFC3339))
-		case samples[len(samples)-1].At.Before(to):
+		if samples[len(samples)-1].At.Before(to) {
 			return 0, 0, fmt.Errorf("container %s: %w", k, ErrNotYet)
 		}
 		w, ok := usage.Cut(samples, from, to)
@@ -125,6 +110,37 @@ func containerCPU(m model.Matrix, namespace string, pods []string, from, to, sin
 		resolution = max(resolution, around(samples, from), around(samples, to))
 	}
 	return cpuSeconds, resolution, nil
+}
+
+// windowLife picks, of a container's lives (one cgroup each: a restart begins a
+// new one), the one that ran through [from, to]: the latest to begin by from. A
+// later life that began within the window, or an earlier one that ended in it
+// and was replaced, means the container restarted there; a life that began after
+// the window is another trial's.
+func windowLife(lives map[model.LabelValue]*model.SampleStream, from, to time.Time) (*model.SampleStream, error) {
+	sorted := make([]*model.SampleStream, 0, len(lives))
+	for _, s := range lives {
+		sorted = append(sorted, s)
+	}
+	first := func(s *model.SampleStream) time.Time { return s.Values[0].Timestamp.Time() }
+	last := func(s *model.SampleStream) time.Time { return s.Values[len(s.Values)-1].Timestamp.Time() }
+	sort.Slice(sorted, func(i, j int) bool { return first(sorted[i]).Before(first(sorted[j])) })
+	at := -1
+	for i, s := range sorted {
+		if !first(s).After(from) {
+			at = i
+		}
+	}
+	restarted := fmt.Errorf("restarted in the window (%d cgroups): its CPU is not one counter", len(sorted))
+	switch {
+	case at < 0 && len(sorted) > 1 && !first(sorted[1]).After(to):
+		return nil, restarted
+	case at < 0:
+		return nil, fmt.Errorf("has no cAdvisor sample before the window's start (it started later, or Prometheus keeps too little)")
+	case at+1 < len(sorted) && (!first(sorted[at+1]).After(to) || last(sorted[at]).Before(to)):
+		return nil, restarted
+	}
+	return sorted[at], nil
 }
 
 // around is the span between the two samples around t.
