@@ -88,9 +88,7 @@ type Sarama struct {
 	fetchBatch                            *exact
 	sampler                               sampler
 	start                                 time.Time
-	// final is what Stats returned (or Close read): Snapshot keeps answering it
-	// once the client is done, its meters gone.
-	final atomic.Pointer[summary.ClientStats]
+	final                                 final
 }
 
 // kept are the metrics a worker reads: sarama unregisters a broker's metrics when
@@ -137,7 +135,7 @@ func NewSarama(cfg *sarama.Config) *Sarama {
 // meter ticks until unregistered); safe to call more than once.
 func (s *Sarama) Close() {
 	s.sampler.stop()
-	s.final.CompareAndSwap(nil, s.read())
+	s.final.freeze(s.read)
 	if k, ok := s.reg.(keepRegistry); ok {
 		for name := range kept {
 			k.Registry.Unregister(name)
@@ -148,22 +146,12 @@ func (s *Sarama) Close() {
 // Stats are what the client did so far; it stops sampling.
 func (s *Sarama) Stats() *summary.ClientStats {
 	s.sampler.stop()
-	if f := s.final.Load(); f != nil {
-		return f
-	}
-	st := s.read()
-	s.final.Store(st)
-	return st
+	return s.final.freeze(s.read)
 }
 
 // Snapshot is what the client did so far, while it runs and after (the worker's
 // metrics read it at every scrape).
-func (s *Sarama) Snapshot() *summary.ClientStats {
-	if f := s.final.Load(); f != nil {
-		return f
-	}
-	return s.read()
-}
+func (s *Sarama) Snapshot() *summary.ClientStats { return s.final.or(s.read) }
 
 func (s *Sarama) read() *summary.ClientStats {
 	st := &summary.ClientStats{ProduceRequests: s.perRequest.count.Load(), Batches: s.batchSize.count.Load(),
@@ -201,7 +189,7 @@ type Franz struct {
 	rateCount                                       int64
 	sampler                                         sampler
 	start                                           time.Time
-	final                                           atomic.Pointer[summary.ClientStats]
+	final                                           final
 }
 
 var (
@@ -282,22 +270,12 @@ func (f *Franz) Close() { f.sampler.stop() }
 // Stats are what the client did so far; it stops sampling.
 func (f *Franz) Stats() *summary.ClientStats {
 	f.sampler.stop()
-	if st := f.final.Load(); st != nil {
-		return st
-	}
-	st := f.read()
-	f.final.Store(st)
-	return st
+	return f.final.freeze(f.read)
 }
 
 // Snapshot is what the client did so far, while it runs and after (the worker's
 // metrics read it at every scrape).
-func (f *Franz) Snapshot() *summary.ClientStats {
-	if st := f.final.Load(); st != nil {
-		return st
-	}
-	return f.read()
-}
+func (f *Franz) Snapshot() *summary.ClientStats { return f.final.or(f.read) }
 
 func (f *Franz) read() *summary.ClientStats {
 	f.mu.Lock()
@@ -312,6 +290,29 @@ func (f *Franz) read() *summary.ClientStats {
 	}
 	f.sampler.fill(st)
 	return st
+}
+
+// final is a client's statistics once it is done (what Stats returned, or Close
+// read): Snapshot keeps answering them after the client's meters are gone.
+type final struct {
+	p atomic.Pointer[summary.ClientStats]
+}
+
+// freeze keeps read's statistics unless some are kept already, and returns the kept.
+func (f *final) freeze(read func() *summary.ClientStats) *summary.ClientStats {
+	if st := f.p.Load(); st != nil {
+		return st
+	}
+	f.p.CompareAndSwap(nil, read())
+	return f.p.Load()
+}
+
+// or is the kept statistics, else read's.
+func (f *final) or(read func() *summary.ClientStats) *summary.ClientStats {
+	if st := f.p.Load(); st != nil {
+		return st
+	}
+	return read()
 }
 
 // sampler reads in-flight requests and buffered records every samplePeriod.
