@@ -440,7 +440,9 @@ type TrialSync struct {
 	StartSpreadMicros int64 `json:"startSpreadMicros"`
 	// ProducerRatesSumPerSecond is the sum of each producer's own rate (its
 	// records over its own window); recordsPerSecond (all records over the
-	// union of the windows) equals it when the windows coincide.
+	// union of the windows) equals it when the windows coincide, and is below it
+	// by at most (2 × startSpreadMicros + ackMicros.max) / windowMillis when they
+	// begin together and end a drain apart.
 	ProducerRatesSumPerSecond int64 `json:"producerRatesSumPerSecond"`
 	// ClockUncertaintyMicros bounds how far the nodes' clocks can have
 	// moved the end-to-end latencies (a consumer's receive time minus a

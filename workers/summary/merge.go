@@ -167,6 +167,21 @@ const SaramaCommitWarning = "client sarama commits on the connection it fetches 
 	"with commit eachRecord a commit can wait up to consumer.fetchMaxWaitMs, which then bounds the consumer's rate " +
 	"(the Java client and franz-go commit on a connection of their own)"
 
+// UnionRateFloor is how far below ProducerRatesSum a duration-bounded trial's
+// RecordsPerSecond (all records over the union of the producers' windows) can
+// be, as a fraction of it: every window begins within startSpread of the
+// earliest, and ends between its producer's scheduled stop (its start plus the
+// duration) and its last acknowledgement, at most ackMax later; so each is at
+// least union − 2·startSpread − ackMax long. Windows that begin together still
+// end a drain apart, which is why the rate over their union is not exactly the
+// sum of the parts.
+func UnionRateFloor(union, startSpread, ackMax time.Duration) float64 {
+	if union <= 0 {
+		return 0
+	}
+	return max(0, 1-float64(2*startSpread+ackMax)/float64(union))
+}
+
 // Spread is the latest of ts minus the earliest.
 func Spread(ts []time.Time) time.Duration {
 	if len(ts) == 0 {

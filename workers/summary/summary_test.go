@@ -205,3 +205,43 @@ func TestPercentilesFromMergedHistograms(t *testing.T) {
 		}
 	}
 }
+
+// TestUnionRateFloor: producers whose windows begin a start spread apart and end
+// a drain apart (one stops on schedule, another acknowledges its last record the
+// largest ack latency later) give a rate over the union of their windows below
+// the sum of their own rates, but not below the floor; windows that coincide give
+// the sum exactly.
+func TestUnionRateFloor(t *testing.T) {
+	at := time.Unix(1000, 0)
+	const d, spread, ack = 10 * time.Second, 40 * time.Millisecond, 300 * time.Millisecond
+	merge := func(windows [][2]time.Duration) *Result {
+		t.Helper()
+		var sums []*Summary
+		for i, w := range windows {
+			s := &Summary{Role: RoleProducer, Worker: string(rune('0' + i)), WindowStart: at.Add(w[0]), WindowEnd: at.Add(w[1]), Records: 50_000}
+			s.Histogram(AckLatencyMicros, NewLatency).Record(ack.Microseconds())
+			sums = append(sums, s)
+		}
+		r, err := Merge(sums)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := merge([][2]time.Duration{{0, d + ack}, {spread, spread + d}, {spread / 2, spread/2 + d + ack/2}})
+	share := r.RecordsPerSecond / r.ProducerRatesSum
+	floor := UnionRateFloor(time.Duration(r.WindowSeconds*float64(time.Second)), time.Duration(r.WindowStartSpreadMicros)*time.Microsecond,
+		time.Duration(r.Ack.Max)*time.Microsecond)
+	if share >= 1 || share < floor {
+		t.Errorf("windows a start spread and a drain apart: the union's rate is %.4f of the sum, want in [%.4f, 1)", share, floor)
+	}
+	if floor < 0.9 || floor > 0.98 {
+		t.Errorf("floor %.4f for a 40 ms spread and a 300 ms drain in 10 s", floor)
+	}
+	if r := merge([][2]time.Duration{{0, d}, {0, d}}); r.RecordsPerSecond != r.ProducerRatesSum {
+		t.Errorf("coinciding windows: %.1f rec/s over the union, %.1f summed", r.RecordsPerSecond, r.ProducerRatesSum)
+	}
+	if f := UnionRateFloor(0, spread, ack); f != 0 {
+		t.Errorf("no window: floor %v, want 0", f)
+	}
+}
