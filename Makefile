@@ -14,6 +14,9 @@ export SERDEBENCH_KAFKA_SASL ?= 127.0.0.1:$(shell echo $$(($(KAFKA_PORT) + 2)))
 export SERDEBENCH_KAFKA_TLS ?= 127.0.0.1:$(shell echo $$(($(KAFKA_PORT) + 3)))
 export SERDEBENCH_KAFKA_TLS_CA ?= $(CURDIR)/.state/kafka-$(KAFKA_PORT)/tls/ca.crt
 export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
+REGISTRY_PORT  ?= 8081
+export REGISTRY_PORT
+export SERDEBENCH_SCHEMA_REGISTRY ?= http://127.0.0.1:$(REGISTRY_PORT)/apis/ccompat/v7
 
 PROTOC_VERSION         := 3.21.12-3+deb12u1
 THRIFT_VERSION         := 0.17.0-2+b2
@@ -94,6 +97,7 @@ up: $(HELM) ## Bring up what e2e and demo use: cluster (or KUBECONFIG's), images
 down: ## Stop the local cluster and its broker, and the host Kafka `make test` started, and restore the machine (sysctls, iptables, links, mounts).
 	hack/stack/stack.sh down
 	hack/kafka/kafka.sh down
+	hack/registry/registry.sh down
 
 .PHONY: images
 images: ## The operator and worker images as OCI tars, without Docker (.state/images).
@@ -105,7 +109,7 @@ docker-build: ## The same images with Docker, for users who have it.
 	docker build --target worker --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD) -t $(IMAGE_REPO)/worker:v$(VERSION) .
 
 .PHONY: test-deps
-test-deps: kafka-up prometheus chromium envtest-assets $(HELM) ## Everything the tests need, installed, built and started.
+test-deps: kafka-up registry-up prometheus chromium envtest-assets $(HELM) ## Everything the tests need, installed, built and started.
 
 .PHONY: envtest-assets
 envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached), and third-party CRDs.
@@ -201,6 +205,12 @@ kafka-down: ## Stop the local Kafka started by kafka-up.
 	hack/kafka/kafka.sh down
 kafka-status:
 	hack/kafka/kafka.sh status
+
+.PHONY: registry-up registry-down
+registry-up: ## Start the local schema registry (Apicurio, Confluent-compatible API) on 127.0.0.1:$(REGISTRY_PORT) for the registry codecs.
+	hack/registry/registry.sh up
+registry-down: ## Stop the schema registry started by registry-up.
+	hack/registry/registry.sh down
 
 .PHONY: schema-compilers
 schema-compilers: ## Debian's Thrift, FlatBuffers and Cap'n Proto compilers, pinned.

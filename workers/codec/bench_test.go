@@ -20,7 +20,7 @@ func BenchmarkCodecs(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, name := range codec.Names() {
-				c, err := codec.New(name, schema.TypeFor(size))
+				c, err := newCodec(b, name, schema.TypeFor(size))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,8 +3,11 @@ package codec
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/registry"
 	"github.com/serdebench/serdebench/workers/source"
 )
 
@@ -12,6 +15,15 @@ import (
 // codec before a trial runs: each must come back equal. It returns the mean encoded
 // size; errors name the samples file's line.
 func CheckSource(name string, s *source.Set) (meanBytes float64, err error) {
+	if format, ok := strings.CutSuffix(name, RegistrySuffix); ok {
+		// The registry variant's records are its format's behind the header.
+		_, _, indexes, err := registered(format, payload.Type{Name: s.Name, Source: s})
+		if err != nil {
+			return 0, err
+		}
+		mean, err := CheckSource(format, s)
+		return mean + float64(registry.HeaderBytes+len(indexes)), err
+	}
 	c, err := newDynamic(name, s)
 	if err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/serdebench/serdebench/workers/payload"
 )
@@ -36,15 +37,20 @@ const (
 	maxValueBytes = 64 << 20
 )
 
-// Names lists the codecs New accepts.
+// Names lists the codecs New accepts (the registry variants with NewWith's
+// options).
 func Names() []string {
-	return []string{"json", "avro", "protobuf", "msgpack", "raw",
+	return append([]string{"json", "avro", "protobuf", "msgpack", "raw",
 		"thrift-binary", "thrift-compact", "capnproto", "capnproto-packed", "flatbuffers", "gob", "cbor",
-		"avro/hamba", "msgpack/msgp", "protobuf/vtproto", "json/goccy"}
+		"avro/hamba", "msgpack/msgp", "protobuf/vtproto", "json/goccy"}, RegistryNames()...)
 }
 
-// New returns the named codec for the record type t.
+// New returns the named codec for the record type t; a registry variant needs
+// NewWith.
 func New(name string, t payload.Type) (Codec, error) {
+	if strings.HasSuffix(name, RegistrySuffix) {
+		return NewWith(name, t, Options{})
+	}
 	if t.Source != nil {
 		return newDynamic(name, t.Source)
 	}

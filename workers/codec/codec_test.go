@@ -78,7 +78,7 @@ func TestRoundTripGeneratedRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, name := range codec.Names() {
-				c, err := codec.New(name, schema.TypeFor(size))
+				c, err := newCodec(t, name, schema.TypeFor(size))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -101,7 +101,7 @@ func TestRoundTripEdgeValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := codec.New(name, schema.TypeFor(size))
+			c, err := newCodec(t, name, schema.TypeFor(size))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestUnmarshalGarbage(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, name := range codec.Names() {
-			c, err := codec.New(name, schema.TypeFor(1176))
+			c, err := newCodec(t, name, schema.TypeFor(1176))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,6 +33,12 @@ func TestSourceRoundTrips(t *testing.T) {
 			size, err := codec.CheckSource(name, s)
 			dynamic := slices.Contains(codec.DynamicNames(), name)
 			switch {
+			case strings.HasSuffix(name, codec.RegistrySuffix):
+				// A registry variant registers the source's schema: only its format's.
+				fits := map[string]string{source.Avro: "avro/registry", source.Protobuf: "protobuf/registry", source.JSONSchema: "json/registry"}[format] == name
+				if fits != (err == nil) {
+					t.Errorf("%s with a %s source: %v", name, format, err)
+				}
 			case name == "avro" && format != source.Avro, name == "protobuf" && format != source.Protobuf:
 				if err == nil || !strings.Contains(err.Error(), "schema (.") {
 					t.Errorf("%s with a %s source: got %v, want a schema-format error", name, format, err)

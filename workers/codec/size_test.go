@@ -40,7 +40,7 @@ func TestSerializedSizes(t *testing.T) {
 			got := map[string]float64{}
 			fmt.Fprintf(&table, "%-16s %7d", schemaName, size)
 			for _, n := range codec.Names() {
-				c, err := codec.New(n, schema.TypeFor(size))
+				c, err := newCodec(t, n, schema.TypeFor(size))
 				if err != nil {
 					t.Fatal(err)
 				}

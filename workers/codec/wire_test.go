@@ -39,7 +39,9 @@ var variants = map[string]string{
 //     strings, floats, timestamps and nils, integers equal once widened.
 func TestVariantsAreWireCompatible(t *testing.T) {
 	for _, n := range codec.Names() {
-		if _, ok := variants[n]; strings.Contains(n, "/") && !ok {
+		// A registry variant is its format's codec behind a header
+		// (registry_test.go checks exactly that), not another library.
+		if _, ok := variants[n]; strings.Contains(n, "/") && !strings.HasSuffix(n, codec.RegistrySuffix) && !ok {
 			t.Fatalf("variant %s has no wire check", n)
 		}
 	}

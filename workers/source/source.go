@@ -47,6 +47,8 @@ type Set struct {
 	Avro *goavro.Codec
 	// Message describes the protobuf message, set for the protobuf format.
 	Message protoreflect.MessageDescriptor
+	// Schema is the schema file's text, as a registry codec registers it.
+	Schema string
 	// Records are the samples as generic values (maps, slices, strings, bools, nil,
 	// int64 for integers, float64 for other numbers), Lines their line numbers in the
 	// samples file and JSON their compact JSON text.
@@ -113,7 +115,7 @@ func Parse(spec trial.Source, schema, samples []byte) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("payload source: schema: %w", err)
 	}
-	s.Format = spec.Format
+	s.Format, s.Schema = spec.Format, string(schema)
 	sc := bufio.NewScanner(bytes.NewReader(samples))
 	sc.Buffer(make([]byte, 0, 64<<10), MaxSampleBytes+1)
 	n := 0 // the line number

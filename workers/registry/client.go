@@ -1,0 +1,116 @@
+// Package registry is a worker's side of a schema registry: schema ids from a
+// real registry through Confluent's Go client (the REST API that Confluent Schema
+// Registry serves, and Apicurio Registry under /apis/ccompat/v7), cached as
+// Confluent's serializers cache them, and the Confluent wire format that frames
+// each value with its schema's id (wire.go).
+package registry
+
+import (
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry"
+)
+
+// Schema types, as the registry names them.
+const (
+	Avro     = "AVRO"
+	Protobuf = "PROTOBUF"
+	JSON     = "JSON"
+)
+
+// Schema is what a codec registers: its type and its text (an Avro schema's JSON,
+// a .proto file, a JSON Schema).
+type Schema struct {
+	Type string
+	Text string
+}
+
+// requestTimeout bounds one request to the registry (the client retries a failed
+// one up to its MaxRetries, 3 by default).
+const requestTimeout = 10 * time.Second
+
+// Client is one worker's registry client, safe for concurrent use (a consumer's
+// partitions share it). Like the Confluent serializers', its caches live as long
+// as it does: a schema's id is asked for once, then read from memory. It counts
+// every HTTP request it sends and the time they take.
+type Client struct {
+	url          string
+	sr           schemaregistry.Client
+	requests     atomic.Int64
+	requestNanos atomic.Int64
+}
+
+// New returns a client of the registry at url (its Confluent-compatible API's
+// base, e.g. http://registry:8080/apis/ccompat/v7 for Apicurio).
+func New(url string) (*Client, error) {
+	c := &Client{url: url}
+	conf := schemaregistry.NewConfig(url)
+	conf.RequestTimeoutMs = int(requestTimeout.Milliseconds())
+	conf.HTTPClient = &http.Client{Timeout: requestTimeout, Transport: counting{c: c, next: http.DefaultTransport}}
+	sr, err := schemaregistry.NewClient(conf)
+	if err != nil {
+		return nil, fmt.Errorf("schema registry %s: %w", url, err)
+	}
+	c.sr = sr
+	return c, nil
+}
+
+// ID returns the id of schema s under subject, registering it if the registry
+// does not have it (auto.register.schemas, the Confluent serializers' default): a
+// request the first time, the cache after.
+func (c *Client) ID(subject string, s Schema) (int, error) {
+	id, err := c.sr.Register(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
+	if err != nil {
+		return 0, fmt.Errorf("schema registry %s: register %s schema under %s: %w", c.url, s.Type, subject, err)
+	}
+	return id, nil
+}
+
+// Registered returns the id schema s has under subject without registering it
+// (a deserializer's check of what it expects): a request the first time, the
+// cache after.
+func (c *Client) Registered(subject string, s Schema) (int, error) {
+	id, err := c.sr.GetID(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
+	if err != nil {
+		return 0, fmt.Errorf("schema registry %s: look up %s schema under %s: %w", c.url, s.Type, subject, err)
+	}
+	return id, nil
+}
+
+// Writer returns the schema a value was written with, by its id (what a
+// deserializer looks up for every value): a request the first time, the cache
+// after.
+func (c *Client) Writer(id int) (Schema, error) {
+	info, err := c.sr.GetBySubjectAndID("", id)
+	if err != nil {
+		return Schema{}, fmt.Errorf("schema registry %s: schema id %d: %w", c.url, id, err)
+	}
+	t := info.SchemaType
+	if t == "" {
+		t = Avro // the registry's default type, which it leaves out
+	}
+	return Schema{Type: t, Text: info.Schema}, nil
+}
+
+// Requests returns the HTTP requests the client has sent and their total time.
+func (c *Client) Requests() (n int64, total time.Duration) {
+	return c.requests.Load(), time.Duration(c.requestNanos.Load())
+}
+
+// counting is the client's transport: it counts requests and their time, each
+// from sending to the response's headers.
+type counting struct {
+	c    *Client
+	next http.RoundTripper
+}
+
+func (t counting) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	t.c.requests.Add(1)
+	t.c.requestNanos.Add(time.Since(start).Nanoseconds())
+	return resp, err
+}
