@@ -1,8 +1,10 @@
 package trial
 
+import "strings"
+
 // Codec names a serialization format implementation (docs/formats.md): a format
 // with its mandated library, or a library variant named <format>/<library>.
-// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor;avro/hamba;msgpack/msgp;protobuf/vtproto;json/goccy
+// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor;avro/hamba;msgpack/msgp;protobuf/vtproto;json/goccy;avro/registry;protobuf/registry;json/registry
 type Codec string
 
 // Codecs known to the workers.
@@ -28,7 +30,18 @@ const (
 	CodecMsgpackMsgp     Codec = "msgpack/msgp"
 	CodecProtobufVtproto Codec = "protobuf/vtproto"
 	CodecJSONGoccy       Codec = "json/goccy"
+	// Registry variants: the format's encoding framed in the Confluent wire
+	// format, its schema's id from a schema registry (spec.schemaRegistry).
+	CodecAvroRegistry     Codec = "avro" + RegistrySuffix
+	CodecProtobufRegistry Codec = "protobuf" + RegistrySuffix
+	CodecJSONRegistry     Codec = "json" + RegistrySuffix
 )
+
+// RegistrySuffix ends the name of a registry variant.
+const RegistrySuffix = "/registry"
+
+// UsesRegistry says whether the codec needs a schema registry.
+func (c Codec) UsesRegistry() bool { return strings.HasSuffix(string(c), RegistrySuffix) }
 
 // Mode is how the producer sends.
 // +kubebuilder:validation:Enum=batch;single

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/payload"
 	"github.com/serdebench/serdebench/workers/registry"
 	"github.com/serdebench/serdebench/workers/source"
@@ -16,7 +17,7 @@ import (
 // as <format> does, framed in the Confluent wire format with its schema's id from
 // a schema registry (workers/registry), as Confluent's KafkaAvroSerializer,
 // KafkaProtobufSerializer and KafkaJsonSchemaSerializer write it.
-const RegistrySuffix = "/registry"
+const RegistrySuffix = trial.RegistrySuffix
 
 // RegistryNames lists the registry variants.
 func RegistryNames() []string {

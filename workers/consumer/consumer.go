@@ -21,6 +21,7 @@ import (
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/registry"
 	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/workers/wire"
 )
@@ -39,6 +40,8 @@ type Config struct {
 	// Run is the trial attempt's identifier (wire.RunID of Group): records of other
 	// runs on the topic are skipped.
 	Run uint64
+	// SchemaRegistry is the schema registry's URL, for the registry codecs.
+	SchemaRegistry string
 	// Metrics, if set, receives live series.
 	Metrics *metrics.Worker
 	// Progress, if set, is incremented per measured record.
@@ -73,11 +76,17 @@ type partition struct {
 	e2e     *summary.Histogram
 	deser   *summary.Histogram
 	decomp  *summary.Histogram
+	// framed is codec as a registry codec (nil otherwise); lookupNanos is the
+	// measured records' time reading its header (outside sum.CodecNanos).
+	framed      *codec.Framed
+	lookupNanos int64
 }
 
 type consumer struct {
-	cfg   Config
-	typ   payload.Type
+	cfg Config
+	typ payload.Type
+	// reg is the registry client the partitions' codecs share (registry codecs).
+	reg   *registry.Client
 	admin sarama.ClusterAdmin
 	mu    sync.Mutex
 	parts map[int32]*partition
@@ -120,7 +129,10 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	c := &consumer{cfg: cfg, typ: schema.TypeFor(int(t.SizeBytes)), parts: map[int32]*partition{},
 		series: summary.NewSeries(int64(t.IntervalSecondsOrDefault()))}
-	if _, err := codec.New(string(t.Codec), c.typ); err != nil {
+	if c.reg, err = newRegistry(cfg.SchemaRegistry); err != nil {
+		return nil, err
+	}
+	if _, err := c.newCodec(); err != nil {
 		return nil, err
 	}
 	if _, err := compress.New(string(t.Settings.PayloadCompression)); err != nil {
@@ -313,7 +325,7 @@ func (c *consumer) partition(p int32) (*partition, error) {
 	if st, ok := c.parts[p]; ok {
 		return st, nil
 	}
-	cd, err := codec.New(string(c.cfg.Trial.Codec), c.typ)
+	cd, err := c.newCodec()
 	if err != nil {
 		return nil, err
 	}
@@ -322,6 +334,7 @@ func (c *consumer) partition(p int32) (*partition, error) {
 		return nil, err
 	}
 	st := &partition{codec: cd, scratch: cd.NewNative(), comp: comp}
+	st.framed, _ = cd.(*codec.Framed)
 	st.e2e = st.sum.Histogram(summary.EndToEndMicros, summary.NewLatency)
 	st.deser = st.sum.Histogram(summary.DeserializeNanos, summary.NewDuration)
 	if comp != nil {
@@ -447,11 +460,9 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 		}
 	}
 	var out any
-	var deser int64
+	var deser, lookup int64
 	if err == nil {
-		t0 := time.Now()
-		out, err = st.codec.Unmarshal(encoded, st.scratch)
-		deser = time.Since(t0).Nanoseconds()
+		out, deser, lookup, err = st.unmarshal(encoded)
 	}
 	if err != nil {
 		st.sum.Errors++
@@ -489,6 +500,7 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 	st.sum.Records++
 	st.sum.SerializedBytes += int64(len(encoded))
 	st.sum.CodecNanos += deser
+	st.lookupNanos += lookup
 	if st.decomp != nil {
 		st.decomp.Record(decomp)
 		st.sum.CompressedBytes += int64(len(value))
@@ -522,6 +534,10 @@ func (c *consumer) summary() *summary.Summary {
 		out.Histogram(summary.DecompressNanos, summary.NewDuration)
 	}
 	out.Commits = c.commits.Load()
+	if c.reg != nil && t.Codec.UsesRegistry() {
+		n, d := c.reg.Requests()
+		out.Registry = &summary.RegistryStats{Requests: n, RequestNanos: d.Nanoseconds()}
+	}
 	if c.fetches != nil {
 		out.Histogram(summary.FetchIntervalMicros, summary.NewLatency).Merge(c.fetches)
 	}
@@ -537,6 +553,9 @@ func (c *consumer) summary() *summary.Summary {
 		out.WarmupRecords += st.sum.WarmupRecords
 		out.SerializedBytes += st.sum.SerializedBytes
 		out.CodecNanos += st.sum.CodecNanos
+		if out.Registry != nil {
+			out.Registry.LookupNanos += st.lookupNanos
+		}
 		out.CompressedBytes += st.sum.CompressedBytes
 		out.CompressNanos += st.sum.CompressNanos
 		out.Errors += st.sum.Errors

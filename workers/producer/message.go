@@ -27,6 +27,8 @@ type message struct {
 	seq       uint64
 	err       error
 	serNanos  int64
+	// lookupNanos is the registry header's time (registry codecs), outside serNanos.
+	lookupNanos int64
 	// encodedBytes is the codec's output size, before payload compression, which
 	// took compNanos.
 	encodedBytes int64

@@ -20,6 +20,7 @@ import (
 	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/payload"
 	"github.com/serdebench/serdebench/workers/protocol"
+	"github.com/serdebench/serdebench/workers/registry"
 	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/workers/wire"
 )
@@ -41,6 +42,8 @@ type Config struct {
 	// Stable before sending starts, so that no rebalance falls into the measurement.
 	WaitGroup   string
 	WaitTimeout time.Duration
+	// SchemaRegistry is the schema registry's URL, for the registry codecs.
+	SchemaRegistry string
 	// Metrics, if set, receives live series.
 	Metrics *metrics.Worker
 	// Progress, if set, is incremented per acknowledged record.
@@ -66,6 +69,10 @@ const DefaultDrainTimeout = 5 * time.Second
 type run struct {
 	cfg   Config
 	codec codec.Codec
+	// framed is codec as a registry codec (nil otherwise), reg its client.
+	framed *codec.Framed
+	reg    *registry.Client
+	body   []byte
 	// comp compresses each value (payload.compression; nil: none) from encoded, the
 	// sender's buffer for the codec's output.
 	comp    compress.Compressor
@@ -129,7 +136,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return nil, err
 	}
 	typ := schema.TypeFor(int(t.SizeBytes))
-	c, err := codec.New(string(t.Codec), typ)
+	reg, err := newRegistry(cfg.SchemaRegistry)
+	if err != nil {
+		return nil, err
+	}
+	c, err := codec.NewWith(string(t.Codec), typ, codec.Options{Registry: reg, Topic: cfg.Topic})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +153,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, codec: c, comp: comp, natives: make([]any, len(pool)), sizes: make([]int64, len(pool)),
+	r := &run{cfg: cfg, codec: c, reg: reg, comp: comp, natives: make([]any, len(pool)), sizes: make([]int64, len(pool)),
 		idle: make(chan struct{}, 1), acked: make(chan struct{}, 1), stopAcks: make(chan struct{}),
 		seqs: make([]uint64, t.Partitions), ackedSeqs: make([]summary.SeqSet, t.Partitions), failedSeqs: make([]summary.SeqSet, t.Partitions)}
 	maxValue := 0
@@ -170,6 +181,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	r.slowAcks = map[int]int64{}
 	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
 		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}
+	if r.framed, _ = c.(*codec.Framed); r.framed != nil {
+		r.sum.Registry = &summary.RegistryStats{}
+	}
 	r.ack = r.sum.Histogram(summary.AckLatencyMicros, summary.NewLatency)
 	r.serHist = r.sum.Histogram(summary.SerializeNanos, summary.NewDuration)
 	if comp != nil {
@@ -239,6 +253,10 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		cfg.Metrics.Done.Set(1)
 	}
 	r.sum.Client = r.client.stats()
+	if r.sum.Registry != nil {
+		n, d := r.reg.Requests()
+		r.sum.Registry.Requests, r.sum.Registry.RequestNanos = n, d.Nanoseconds()
+	}
 	r.finishSummary()
 	if ctx.Err() != nil {
 		r.sum.Interrupted = true
@@ -387,17 +405,16 @@ func (r *run) send(ctx context.Context) error {
 			actual = time.Now()
 		}
 		idx := i % int64(len(r.natives))
-		var b []byte
-		var err error
-		if r.comp == nil {
-			b, err = r.codec.Marshal(m.value.b, r.natives[idx])
-		} else {
-			b, err = r.codec.Marshal(r.encoded, r.natives[idx])
+		dst := m.value.b
+		if r.comp != nil {
+			dst = r.encoded
 		}
-		ser := time.Since(actual).Nanoseconds()
+		b, lookup, err := r.marshal(dst, r.natives[idx])
+		ser := time.Since(actual).Nanoseconds() - lookup
 		if err != nil {
 			return fmt.Errorf("serialize record %d: %w", i, err)
 		}
+		m.lookupNanos = lookup
 		m.encodedBytes, m.compNanos = int64(len(b)), 0
 		if r.comp != nil {
 			r.encoded = b
@@ -500,6 +517,9 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 		r.sum.HeaderBytes += int64(m.headerBytes())
 		r.sum.PayloadBytes += m.payload
 		r.sum.CodecNanos += m.serNanos
+		if r.sum.Registry != nil {
+			r.sum.Registry.LookupNanos += m.lookupNanos
+		}
 		r.serHist.Record(m.serNanos)
 		if r.compHist != nil {
 			r.sum.CompressedBytes += int64(len(m.value.b))

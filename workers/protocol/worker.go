@@ -56,6 +56,9 @@ type Worker struct {
 	TLSCAFile        string
 	// SASLMechanism; credentials come from the environment (SASLUserEnv, SASLPasswordEnv).
 	SASLMechanism string
+	// SchemaRegistry is the schema registry's URL (its Confluent-compatible API),
+	// for the registry codecs.
+	SchemaRegistry string
 }
 
 // Environment variables holding SASL credentials (from a Secret in a pod).
@@ -117,6 +120,9 @@ func (w Worker) Args() ([]string, error) {
 	if w.SASLMechanism != "" {
 		args = append(args, "--sasl-mechanism="+w.SASLMechanism)
 	}
+	if w.SchemaRegistry != "" {
+		args = append(args, "--schema-registry="+w.SchemaRegistry)
+	}
 	return args, nil
 }
 
@@ -148,6 +154,7 @@ func Parse(args []string, stderr io.Writer) (Worker, error) {
 	fs.StringVar(&w.TLSCAFile, "tls-ca-file", "", "PEM CA bundle for TLS (default: system roots)")
 	fs.BoolVar(&w.TLSInsecure, "tls-insecure", false, "skip TLS certificate verification")
 	fs.StringVar(&w.SASLMechanism, "sasl-mechanism", "", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; credentials from $"+SASLUserEnv+" and $"+SASLPasswordEnv)
+	fs.StringVar(&w.SchemaRegistry, "schema-registry", "", "the schema registry's Confluent-compatible API, for the registry codecs (e.g. http://registry:8080/apis/ccompat/v7)")
 	if err := fs.Parse(args); err != nil {
 		return w, err
 	}
@@ -175,6 +182,8 @@ func (w Worker) Validate() error {
 		return errors.New("--group is required")
 	case w.StartGate && w.MetricsAddr == "":
 		return errors.New("--start-gate needs --metrics-addr: the start arrives there")
+	case t.Codec.UsesRegistry() && w.SchemaRegistry == "":
+		return fmt.Errorf("--trial: codec %s needs --schema-registry", t.Codec)
 	}
 	return nil
 }

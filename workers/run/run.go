@@ -178,11 +178,11 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 				break
 			}
 			o.sum, o.err = producer.Run(ctx, producer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Experiment: w.Experiment,
-				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
+				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted, StartAt: env.StartAt})
 		case protocol.RoleConsumer:
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
-				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), Metrics: m, Progress: env.Progress,
+				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log})
 		}
 		done <- o

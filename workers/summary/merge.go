@@ -43,6 +43,8 @@ type Result struct {
 	HeaderBytesPerRecord float64 `json:"headerBytesPerRecord,omitempty"`
 	// PayloadBytesPerRecord is the mean JSON-encoded size.
 	PayloadBytesPerRecord float64 `json:"payloadBytesPerRecord"`
+	// Registry is what the schema registry cost (registry codecs only).
+	Registry *RegistryCost `json:"registry,omitempty"`
 
 	// SerializeMicrosPerRecord is the exact mean Marshal time.
 	SerializeMicrosPerRecord float64 `json:"serializeMicrosPerRecord"`
@@ -182,6 +184,34 @@ func UnionRateFloor(union, startSpread, ackMax time.Duration) float64 {
 	return max(0, 1-float64(2*startSpread+ackMax)/float64(union))
 }
 
+// RegistryCost is a trial's schema registry cost: the requests every worker's
+// client sent, and the time each measured record spent on the registry's account
+// beside its (de)serialization (its header: the schema id from the client's
+// cache, the writer's schema looked up by id).
+type RegistryCost struct {
+	// Requests over the workers' whole runs (registrations, lookups, retries)
+	// and RequestMillis their total time.
+	Requests      int64   `json:"requests"`
+	RequestMillis float64 `json:"requestMillis"`
+	// SerializeLookupNanosPerRecord and DeserializeLookupNanosPerRecord are the
+	// exact mean header times per measured record, producers' and consumers'.
+	SerializeLookupNanosPerRecord   float64 `json:"serializeLookupNanosPerRecord"`
+	DeserializeLookupNanosPerRecord float64 `json:"deserializeLookupNanosPerRecord"`
+}
+
+// addRegistry adds one worker's registry statistics to the trial's totals.
+func addRegistry(c **RegistryCost, s *RegistryStats, lookupNanos *int64) {
+	if s == nil {
+		return
+	}
+	if *c == nil {
+		*c = &RegistryCost{}
+	}
+	(*c).Requests += s.Requests
+	(*c).RequestMillis += float64(s.RequestNanos) / 1e6
+	*lookupNanos += s.LookupNanos
+}
+
 // Spread is the latest of ts minus the earliest.
 func Spread(ts []time.Time) time.Duration {
 	if len(ts) == 0 {
@@ -213,6 +243,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	var totalReceived int64
 	var prodUsage, consUsage *usage.Window
 	var prodClient, consClient ClientStats
+	var prodLookup, consLookup int64
 	unmeasured := false
 	var pSeries, cSeries *Series
 	mergeSeries := func(dst **Series, o *Series) {
@@ -244,6 +275,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.Producers++
 			addUsage(&prodUsage, s.Usage, &unmeasured)
 			prodClient.Add(s.Client)
+			addRegistry(&r.Registry, s.Registry, &prodLookup)
 			if r.ClientSettings == nil {
 				r.ClientSettings = s.ClientSettings
 			}
@@ -282,6 +314,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.Consumers++
 			addUsage(&consUsage, s.Usage, &unmeasured)
 			consClient.Add(s.Client)
+			addRegistry(&r.Registry, s.Registry, &consLookup)
 			r.Commits += s.Commits
 			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
 			mergeSeries(&cSeries, s.Series)
@@ -363,6 +396,14 @@ func Merge(summaries []*Summary) (*Result, error) {
 	r.FetchInterval = percentiles(hists[FetchIntervalMicros])
 	r.SendDelay = percentiles(hists[SendDelayMicros])
 	r.Client = internals(prodClient, consClient, r.Ack.Mean-r.SendDelay.Mean)
+	if r.Registry != nil {
+		if r.Records > 0 {
+			r.Registry.SerializeLookupNanosPerRecord = float64(prodLookup) / float64(r.Records)
+		}
+		if consumed > 0 {
+			r.Registry.DeserializeLookupNanosPerRecord = float64(consLookup) / float64(consumed)
+		}
+	}
 	r.Serialize = percentiles(hists[SerializeNanos])
 	r.Deserialize = percentiles(hists[DeserializeNanos])
 	r.Compress = percentiles(hists[CompressNanos])

@@ -113,6 +113,9 @@ type Summary struct {
 	// Client are the Kafka client's own statistics over the worker's run (nil in
 	// summaries of older versions).
 	Client *ClientStats `json:"client,omitempty"`
+	// Registry is what the worker's schema registry client cost (registry codecs
+	// only).
+	Registry *RegistryStats `json:"registry,omitempty"`
 	// Usage is what the worker's process spent in its measured window: CPU time,
 	// peak resident set and Go heap (nil: not measured, as when workers share a
 	// process in `serdebench run`).
@@ -120,6 +123,19 @@ type Summary struct {
 	// Interrupted is true when the worker stopped before its trial was complete
 	// (SIGTERM, timeout): its numbers are partial and the trial must not count.
 	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// RegistryStats is one worker's schema registry cost.
+type RegistryStats struct {
+	// Requests are the HTTP requests its client sent over the whole run
+	// (registrations, lookups, retries), and RequestNanos their total time.
+	Requests     int64 `json:"requests"`
+	RequestNanos int64 `json:"requestNanos"`
+	// LookupNanos is what the measured records spent outside CodecNanos on the
+	// registry's account: a producer's schema id from its client and the header
+	// written, a consumer's header read and writer schema looked up by id (cache
+	// hits, after each schema's first).
+	LookupNanos int64 `json:"lookupNanos"`
 }
 
 // Delivery is a set of sequence numbers of one producer on one partition, as sorted

@@ -32,6 +32,8 @@ import (
 // Options configure a local run.
 type Options struct {
 	Brokers []string
+	// SchemaRegistry is the schema registry's URL, for the registry codecs.
+	SchemaRegistry string
 	// Security is TLS and SASL for the brokers, for topics and workers alike.
 	Security   kafkaconn.Security
 	Experiment string
@@ -167,7 +169,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		o.Log.Debug("broker CPU not read", "err", err)
 	}
 	base := protocol.Worker{Trial: t, Bootstrap: o.Brokers, Topic: topic, Group: group, Experiment: o.Experiment,
-		ExperimentUID: o.RunID, WaitTimeout: time.Minute, DrainTimeout: o.DrainTimeout}
+		ExperimentUID: o.RunID, WaitTimeout: time.Minute, DrainTimeout: o.DrainTimeout, SchemaRegistry: o.SchemaRegistry}
 	env := run.Env{Log: o.Log, Progress: o.Progress, Security: &o.Security}
 	consumerCtx, stopConsumers := context.WithCancelCause(ctx)
 	defer stopConsumers(nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/registrytest"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/compress"
 )
@@ -35,7 +36,7 @@ func spec(codecs ...trial.Codec) v1alpha1.ExperimentSpec {
 // know and checks complete delivery: nothing lost, nothing duplicated, every measured
 // record counted.
 func TestEveryCodecEndToEnd(t *testing.T) {
-	brokers := kafkatest.Brokers(t)
+	brokers, reg := kafkatest.Brokers(t), registrytest.URL(t)
 	var all []trial.Codec
 	for _, n := range codec.Names() {
 		all = append(all, trial.Codec(n))
@@ -46,7 +47,7 @@ func TestEveryCodecEndToEnd(t *testing.T) {
 	}
 	for _, tr := range trials {
 		t.Run(string(tr.Codec), func(t *testing.T) {
-			res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-codecs", TrialTimeout: 2 * time.Minute})
+			res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, SchemaRegistry: reg, Experiment: "it-codecs", TrialTimeout: 2 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,6 +63,24 @@ func TestEveryCodecEndToEnd(t *testing.T) {
 			}
 			if r.EndToEnd.P50 <= 0 || r.EndToEnd.Max < r.EndToEnd.P99 || r.RecordsPerSecond <= 0 || r.SerializeMicrosPerRecord <= 0 {
 				t.Fatalf("implausible result %+v", r)
+			}
+			// A registry codec's producers register once each; its consumers look
+			// the writer's id up and check it is their schema's, once each: every
+			// later record is a cache hit.
+			switch rc := r.Registry; {
+			case !tr.Codec.UsesRegistry() && rc != nil:
+				t.Fatalf("registry cost %+v without a registry codec", rc)
+			case !tr.Codec.UsesRegistry():
+			case rc == nil:
+				t.Fatal("a registry codec reported no registry cost")
+			case rc.Requests != int64(tr.Producers)+2*int64(tr.Consumers) || rc.RequestMillis <= 0:
+				t.Fatalf("%d requests (%.1f ms), want %d", rc.Requests, rc.RequestMillis, tr.Producers+2*tr.Consumers)
+			case rc.SerializeLookupNanosPerRecord <= 0 || rc.DeserializeLookupNanosPerRecord <= 0:
+				t.Fatalf("lookup times per record %+v", rc)
+			default:
+				t.Logf("registry: %d requests, %.1f ms; per record %.0f ns serializing, %.0f ns deserializing (codec %.0f ns, %.0f ns)",
+					rc.Requests, rc.RequestMillis, rc.SerializeLookupNanosPerRecord, rc.DeserializeLookupNanosPerRecord,
+					1000*r.SerializeMicrosPerRecord, 1000*r.DeserializeMicrosPerRecord)
 			}
 		})
 	}
