@@ -31,7 +31,7 @@ const (
 	CodecProtobufVtproto Codec = "protobuf/vtproto"
 	CodecJSONGoccy       Codec = "json/goccy"
 	// Registry variants: the format's encoding framed in the Confluent wire
-	// format, its schema's id from a schema registry (spec.schemaRegistry).
+	// format, its schema's id from a schema registry (kafka.schemaRegistry).
 	CodecAvroRegistry     Codec = "avro" + RegistrySuffix
 	CodecProtobufRegistry Codec = "protobuf" + RegistrySuffix
 	CodecJSONRegistry     Codec = "json" + RegistrySuffix

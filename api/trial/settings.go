@@ -151,7 +151,7 @@ func DefaultOf(field string) any {
 // MaxTrials caps the number of trials one experiment expands into (repetitions
 // counted), MaxFaultedTrials one with faults, whose trials each carry their
 // phases, or with repetitions, whose trials' statistics the result adds, and
-// MaxFaultedRepeatedTrials one with both (a result stays under 1 MiB:
+// MaxFaultedRepeatedTrials one with both (a result stays under 1.1 MB:
 // controllers/result_size_test.go).
 const (
 	MaxTrials                = 256

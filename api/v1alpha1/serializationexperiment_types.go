@@ -18,6 +18,7 @@ const (
 // SerializationExperimentSpec is the experiment plus where and how to run it on a
 // cluster. `serdebench run` reads the same spec and ignores the cluster-only fields.
 // +kubebuilder:validation:XValidation:rule="has(self.kafka.strimzi) != has(self.kafka.bootstrapServers)",message="kafka: set exactly one of strimzi and bootstrapServers"
+// +kubebuilder:validation:XValidation:rule="has(self.kafka.schemaRegistry) || !self.codecs.exists(c, c.endsWith('/registry'))",message="codecs: a /registry codec needs kafka.schemaRegistry.url"
 type SerializationExperimentSpec struct {
 	ExperimentSpec `json:",inline"`
 
@@ -84,6 +85,21 @@ type KafkaSpec struct {
 	// brokers act on them.
 	// +optional
 	BrokerPods *BrokerPods `json:"brokerPods,omitempty"`
+
+	// SchemaRegistry is where the registry codecs (avro/registry,
+	// protobuf/registry, json/registry) register their schemas and look them up.
+	// +optional
+	SchemaRegistry *SchemaRegistry `json:"schemaRegistry,omitempty"`
+}
+
+// SchemaRegistry names a schema registry by its Confluent-compatible REST API.
+type SchemaRegistry struct {
+	// URL is the API's base: Confluent Schema Registry's root
+	// (http://schema-registry:8081), or Apicurio Registry's
+	// http://apicurio:8080/apis/ccompat/v7.
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	URL string `json:"url"`
 }
 
 // BrokerPods selects pods by label in one namespace.

@@ -375,6 +375,10 @@ type TrialResult struct {
 	// measured).
 	// +optional
 	Resources *ResourceUsage `json:"resources,omitempty"`
+	// Registry is what the schema registry cost beside (de)serialization
+	// (registry codecs only).
+	// +optional
+	Registry *RegistryCost `json:"registry,omitempty"`
 	// Sync says how together the trial's producers ran and how far the
 	// workers' clocks could bend its end-to-end latency (absent in results of
 	// older versions).
@@ -424,6 +428,25 @@ type TrialResult struct {
 	// Warnings say what the numbers cannot be trusted for.
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// RegistryCost is a trial's schema registry cost. Its clients cache as the
+// Confluent serializers do: a schema's id is asked for once per worker, then
+// every record's header costs a cache lookup, which serializeNanosPerRecord and
+// deserializeNanosPerRecord leave out.
+type RegistryCost struct {
+	// Requests are the HTTP requests all the workers' registry clients sent over
+	// their runs (registrations, lookups by id, retries); RequestMicros is their
+	// total time.
+	Requests      int64 `json:"requests"`
+	RequestMicros int64 `json:"requestMicros"`
+	// SerializeLookupNanosPerRecord is the mean time a producer spent on a
+	// measured record's header: its schema's id from the client, the header
+	// written.
+	SerializeLookupNanosPerRecord int64 `json:"serializeLookupNanosPerRecord"`
+	// DeserializeLookupNanosPerRecord is the mean time a consumer spent on a
+	// measured record's header: read, and its writer's schema looked up by id.
+	DeserializeLookupNanosPerRecord int64 `json:"deserializeLookupNanosPerRecord"`
 }
 
 // TrialSync is how together a trial's producers ran, and the clocks behind its

@@ -78,7 +78,7 @@ func validateCmd() *cobra.Command {
 }
 
 func runCmd() *cobra.Command {
-	var file, bootstrap, output, brokerVersion, caFile, saslMechanism, faultInterface, faultBroker string
+	var file, bootstrap, output, brokerVersion, caFile, saslMechanism, faultInterface, faultBroker, schemaRegistry string
 	var faultQueue uint16
 	var quiet, useTLS, tlsInsecure, keepTopics bool
 	var trialTimeout time.Duration
@@ -146,7 +146,10 @@ func runCmd() *cobra.Command {
 					}
 				}
 			}()
-			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Security: sec, Experiment: x.Name, Progress: &progress,
+			if schemaRegistry == "" && x.Spec.Kafka.SchemaRegistry != nil {
+				schemaRegistry = x.Spec.Kafka.SchemaRegistry.URL
+			}
+			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Security: sec, SchemaRegistry: schemaRegistry, Experiment: x.Name, Progress: &progress,
 				TrialTimeout: trialTimeout, Log: log, KeepTopics: keepTopics || x.Spec.CleanupPolicy == v1alpha1.CleanupRetain, Faults: faults,
 				OnTrial: func(t trial.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) }})
 			close(done)
@@ -174,6 +177,7 @@ func runCmd() *cobra.Command {
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
 	c.Flags().StringVar(&bootstrap, "bootstrap", "", "Kafka bootstrap servers (default: spec.kafka.bootstrapServers, else "+defaultBootstrap+")")
+	c.Flags().StringVar(&schemaRegistry, "schema-registry", "", "the schema registry's Confluent-compatible API for the /registry codecs (default: spec.kafka.schemaRegistry.url)")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
 	c.Flags().StringVar(&brokerVersion, "broker-version", os.Getenv("SERDEBENCH_KAFKA_VERSION"), "broker release, recorded in the JSON environment")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")

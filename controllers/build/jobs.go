@@ -80,6 +80,9 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 		base.MetricsGrace = DefaultWorkerMetricsGrace
 	}
 	applySecurity(x, &base)
+	if r := x.Spec.Kafka.SchemaRegistry; r != nil {
+		base.SchemaRegistry = r.URL
+	}
 	consumer := func(name string) protocol.Worker {
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, name

@@ -53,7 +53,7 @@ var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s
 	// Added later, at the end: readers by position keep working.
 	"e2e_mean_us", "runs", "rec_per_s_lo", "rec_per_s_hi", "e2e_p99_us_lo", "e2e_p99_us_hi", "ci_confidence_pct",
 	"cpu_us_per_rec", "rec_per_cpu_s", "peak_rss_MB", "peak_heap_MB", "broker_cpu_us_per_rec", "cpu_scope",
-	"header_B"}
+	"header_B", "registry_ser_lookup_ns", "registry_deser_lookup_ns", "registry_requests"}
 
 // Row is one trial of the table, from a local run or from a SerializationResult.
 type Row struct {
@@ -82,6 +82,8 @@ type Row struct {
 	UsageScope                                            string
 	// Client are the clients' internals (nil: not reported).
 	Client *summary.ClientInternals
+	// Registry is a registry codec's schema registry cost (nil: none).
+	Registry *summary.RegistryCost
 	// Estimates are an aggregated row's figures over its repetitions, by metric
 	// name (nil for one run); Shown names the repetition whose phases, rate search
 	// and series it carries (the one of median throughput).
@@ -147,6 +149,7 @@ func LocalRows(trials []TrialResult) []Row {
 			rows[len(rows)-1].Phases = localPhases(r.Phases)
 		}
 		rows[len(rows)-1].Client = r.Client
+		rows[len(rows)-1].Registry = r.Registry
 		if u := r.Usage; u != nil {
 			row := &rows[len(rows)-1]
 			row.WorkerCPUMicros, row.BrokerCPUMicros, row.RecordsPerCPUSecond, row.UsageScope = u.WorkerCPUMicrosPerRecord,
@@ -197,6 +200,10 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			rows[len(rows)-1].setResources(t.Resources)
 		}
 		rows[len(rows)-1].Client = internalsOf(t.Client)
+		if g := t.Registry; g != nil {
+			rows[len(rows)-1].Registry = &summary.RegistryCost{Requests: g.Requests, RequestMillis: float64(g.RequestMicros) / 1e3,
+				SerializeLookupNanosPerRecord: float64(g.SerializeLookupNanosPerRecord), DeserializeLookupNanosPerRecord: float64(g.DeserializeLookupNanosPerRecord)}
+		}
 		if sr := t.Search; sr != nil {
 			failed, reason, steps := -1, "", 0
 			for _, st := range sr.Steps {
@@ -266,6 +273,25 @@ func InternalsTable(w io.Writer, rows []Row) error {
 	return nil
 }
 
+// RegistryTable writes the registry codecs' schema registry cost, when there
+// is one: the requests their clients sent and what each record's header took
+// beside its (de)serialization.
+func RegistryTable(w io.Writer, rows []Row) error {
+	if !slices.ContainsFunc(rows, func(r Row) bool { return r.Registry != nil }) {
+		return nil
+	}
+	fmt.Fprintln(w, "\nSchema registry (beside SER and DESER; the clients cache ids as Confluent's serializers do):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "CODEC\tSIZE B\tSETTINGS\trequests\trequest ms\tproducer header ns/rec\tconsumer header ns/rec\t")
+	for _, r := range rows {
+		if g := r.Registry; g != nil {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%.1f\t%.0f\t%.0f\t\n", r.Codec, r.SizeBytes, r.Settings, g.Requests, g.RequestMillis,
+				g.SerializeLookupNanosPerRecord, g.DeserializeLookupNanosPerRecord)
+		}
+	}
+	return tw.Flush()
+}
+
 // setResources takes a trial's resource usage into the table's units.
 func (r *Row) setResources(u *v1alpha1.ResourceUsage) {
 	r.WorkerCPUMicros, r.BrokerCPUMicros = float64(u.WorkerCPUNanosPerRecord)/1e3, float64(u.BrokerCPUNanosPerRecord)/1e3
@@ -301,7 +327,11 @@ func (r Row) Cells() []string {
 	if r.HeaderBytes > 0 {
 		hdr = f(r.HeaderBytes, 0)
 	}
-	return append(cells, hdr)
+	cells = append(cells, hdr)
+	if g := r.Registry; g != nil {
+		return append(cells, f(g.SerializeLookupNanosPerRecord, 0), f(g.DeserializeLookupNanosPerRecord, 0), i(g.Requests))
+	}
+	return append(cells, "", "", "")
 }
 
 // usageCells are the resource usage columns (empty when not measured).
@@ -434,6 +464,9 @@ func Table(w io.Writer, runs []Row) error {
 		return err
 	}
 	if err := InternalsTable(w, rows); err != nil {
+		return err
+	}
+	if err := RegistryTable(w, rows); err != nil {
 		return err
 	}
 	common := CommonWarnings(rows)

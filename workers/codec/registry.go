@@ -41,7 +41,7 @@ func NewWith(name string, t payload.Type, o Options) (Codec, error) {
 		return New(name, t)
 	}
 	if o.Registry == nil || o.Topic == "" {
-		return nil, fmt.Errorf("codec %s needs a schema registry (spec.schemaRegistry.url) and a topic", name)
+		return nil, fmt.Errorf("codec %s needs a schema registry (kafka.schemaRegistry.url) and a topic", name)
 	}
 	inner, schema, indexes, err := registered(format, t)
 	if err != nil {

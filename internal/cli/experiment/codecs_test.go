@@ -32,9 +32,17 @@ func TestCodecEnumMatchesWorkers(t *testing.T) {
 	if !slices.Equal(slices.Sorted(slices.Values(enum)), slices.Sorted(slices.Values(want))) {
 		t.Fatalf("CRD enum %v, workers %v", enum, want)
 	}
-	x, err := Parse([]byte(header + "spec:\n  codecs: [" + strings.Join(want, ", ") + "]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n"))
+	all := header + "spec:\n  codecs: [" + strings.Join(want, ", ") + "]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n"
+	// The registry codecs need a registry: admission says so.
+	if _, err := Parse([]byte(all)); err == nil || !strings.Contains(err.Error(), "needs kafka.schemaRegistry.url") {
+		t.Fatalf("registry codecs without a registry: %v", err)
+	}
+	x, err := Parse([]byte(all + "  kafka: {bootstrapServers: 'k:9092', schemaRegistry: {url: 'http://registry:8080/apis/ccompat/v7'}}\n"))
 	if err != nil {
 		t.Fatalf("every codec at once: %v", err)
+	}
+	if _, err := Parse([]byte(all + "  kafka: {bootstrapServers: 'k:9092', schemaRegistry: {url: 'registry:8080'}}\n")); err == nil {
+		t.Fatal("a registry URL without a scheme was admitted")
 	}
 	if len(x.Spec.Codecs) != len(want) {
 		t.Fatalf("admitted %d codecs, want %d", len(x.Spec.Codecs), len(want))
