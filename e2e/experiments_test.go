@@ -427,6 +427,40 @@ func TestOwnSchema(t *testing.T) {
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
 
+// TestRegistry runs config/samples/registry.yaml's registry codecs in the cluster
+// against the stack's real schema registry: the operator hands each worker pod the
+// registry's URL, the producer registers its schema and frames every value, and
+// the three consumers read every record back through it. Each worker's client
+// asks once (the producer registers, a consumer looks the writer's id up and
+// checks it is its own schema's) and serves every later record from its cache.
+func TestRegistry(t *testing.T) {
+	x := sample(t, "registry.yaml", "registry")
+	x.Spec.Kafka.SchemaRegistry = &v1alpha1.SchemaRegistry{URL: stack.registry}
+	x.Spec.Codecs = []trial.Codec{trial.CodecAvroRegistry, trial.CodecProtobufRegistry, trial.CodecJSONRegistry}
+	x.Spec.DurationSeconds = nil
+	x.Spec.Records = ptr(int64(3000))
+	x.Spec.Warmup = trial.Warmup{Records: 300}
+	create(t, x)
+	x, res := succeeded(t, x.Name, 5*time.Minute)
+	checkTrials(t, res, 3)
+	for _, tr := range res.Trials {
+		g := tr.Registry
+		switch {
+		case g == nil:
+			t.Errorf("%s: no registry cost", tr.Name)
+		case g.Requests != int64(tr.Producers)+2*int64(tr.Consumers) || g.RequestMicros <= 0:
+			t.Errorf("%s: %d registry requests (%d µs), want %d", tr.Name, g.Requests, g.RequestMicros, tr.Producers+2*tr.Consumers)
+		case g.SerializeLookupNanosPerRecord <= 0 || g.DeserializeLookupNanosPerRecord <= 0:
+			t.Errorf("%s: header times %+v", tr.Name, g)
+		default:
+			t.Logf("%s: %d requests, %d µs; header %d ns producing, %d ns consuming (serialize %d ns, deserialize %d ns)", tr.Name,
+				g.Requests, g.RequestMicros, g.SerializeLookupNanosPerRecord, g.DeserializeLookupNanosPerRecord,
+				tr.SerializeNanosPerRecord, tr.DeserializeNanosPerRecord)
+		}
+	}
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
+
 // TestScaleOut runs a trial of 8 producer and 8 consumer pods. The operator starts
 // the producers at one instant once all are ready: their measured windows begin
 // within 50 ms of each other (16 pods on 2 shared cores), so the trial's rate (all

@@ -41,6 +41,8 @@ var stack struct {
 	kubeconfig, kubectl, helm                       string
 	managerImage, workerImage                       string
 	kafka, kafkaSASL, kafkaTLS, kafkaCA, prometheus string
+	// registry is a schema registry pods reach (its Confluent-compatible API).
+	registry string
 }
 
 var (
@@ -77,7 +79,7 @@ func setup() error {
 		{&stack.managerImage, "MANAGER_IMAGE"}, {&stack.workerImage, "WORKER_IMAGE"},
 		{&stack.kafka, "SERDEBENCH_STACK_KAFKA"}, {&stack.kafkaSASL, "SERDEBENCH_STACK_KAFKA_SASL"},
 		{&stack.kafkaTLS, "SERDEBENCH_STACK_KAFKA_TLS"}, {&stack.kafkaCA, "SERDEBENCH_STACK_KAFKA_CA"},
-		{&stack.prometheus, "SERDEBENCH_STACK_PROMETHEUS_URL"},
+		{&stack.prometheus, "SERDEBENCH_STACK_PROMETHEUS_URL"}, {&stack.registry, "SERDEBENCH_STACK_REGISTRY"},
 	} {
 		if *e.dst, err = mustEnv(e.name); err != nil {
 			return err

@@ -11,7 +11,9 @@
 # or push them yourself and set MANAGER_IMAGE and WORKER_IMAGE. Kafka: a broker from
 # hack/kafka on this machine's address (port 9192; SASL +2, TLS +3) unless
 # SERDEBENCH_STACK_KAFKA names one pods can reach (then also set _KAFKA_CA, and
-# _KAFKA_SASL and _KAFKA_TLS if its listeners are not on +2 and +3). Monitoring: the
+# _KAFKA_SASL and _KAFKA_TLS if its listeners are not on +2 and +3). Schema registry:
+# hack/registry on this machine's address (port 8082) unless
+# SERDEBENCH_STACK_REGISTRY names one pods can reach. Monitoring: the
 # real prometheus-operator and a Prometheus it manages (hack/monitoring) on the local
 # cluster; on another, SERDEBENCH_STACK_PROMETHEUS_URL must name a Prometheus that
 # selects PodMonitors. SERDEBENCH_HELM_ARGS adds chart values for e2e and the demo.
@@ -25,6 +27,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 state="$repo/.state"
 envfile="$state/stack.env"
 CLUSTER_KAFKA_PORT="${CLUSTER_KAFKA_PORT:-9192}"
+CLUSTER_REGISTRY_PORT="${CLUSTER_REGISTRY_PORT:-8082}"
 log() { printf 'stack: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
@@ -67,6 +70,12 @@ up() {
     kafka_ca="$(KAFKA_HOST="$node_ip" KAFKA_PORT="$CLUSTER_KAFKA_PORT" "$repo/hack/kafka/kafka.sh" ca)"
   fi
 
+  local registry="${SERDEBENCH_STACK_REGISTRY:-}"
+  if [[ -z "$registry" ]]; then
+    REGISTRY_HOST="$node_ip" REGISTRY_PORT="$CLUSTER_REGISTRY_PORT" "$repo/hack/registry/registry.sh" up
+    registry="$(REGISTRY_HOST="$node_ip" REGISTRY_PORT="$CLUSTER_REGISTRY_PORT" "$repo/hack/registry/registry.sh" url)"
+  fi
+
   local prom="${SERDEBENCH_STACK_PROMETHEUS_URL:-}"
   if [[ -z "$prom" ]]; then
     # The monitoring built here (images imported into containerd, a fixed ClusterIP in
@@ -90,6 +99,7 @@ SERDEBENCH_STACK_KAFKA=$kafka
 SERDEBENCH_STACK_KAFKA_SASL=${SERDEBENCH_STACK_KAFKA_SASL:-${kafka%:*}:$((${kafka##*:} + 2))}
 SERDEBENCH_STACK_KAFKA_TLS=${SERDEBENCH_STACK_KAFKA_TLS:-${kafka%:*}:$((${kafka##*:} + 3))}
 SERDEBENCH_STACK_KAFKA_CA=$kafka_ca
+SERDEBENCH_STACK_REGISTRY=$registry
 SERDEBENCH_STACK_PROMETHEUS_URL=$prom
 SERDEBENCH_STACK_LOCAL_CLUSTER=$local_cluster
 SERDEBENCH_STACK_BROKERS=$brokers
@@ -104,6 +114,7 @@ down() {
   local node_ip
   node_ip="$("$repo/hack/cluster/cluster.sh" node-ip)"
   KAFKA_HOST="$node_ip" KAFKA_PORT="$CLUSTER_KAFKA_PORT" "$repo/hack/kafka/kafka.sh" down
+  REGISTRY_HOST="$node_ip" REGISTRY_PORT="$CLUSTER_REGISTRY_PORT" "$repo/hack/registry/registry.sh" down
   "$repo/hack/cluster/cluster.sh" down
   rm -f "$envfile"
 }
