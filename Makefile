@@ -133,7 +133,7 @@ demo-local: build kafka-up ## The thesis batch experiment without Kubernetes (se
 	$(BIN)/serdebench run -f config/samples/thesis-batch.yaml --bootstrap $(SERDEBENCH_KAFKA)
 
 .PHONY: bench
-bench: build kafka-up envtest-assets ## Codec micro-benchmarks, producer throughput and fixed-rate latency vs the Java client, the operator at 100 experiments.
+bench: build kafka-up registry-up envtest-assets ## Codec micro-benchmarks, producer throughput and fixed-rate latency vs the Java client, the operator at 100 experiments.
 	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/ ./workers/compress/
 	go test -run '^$$' -bench 'HotPath|PacerLateness' -benchmem ./workers/producer/
 	hack/bench/producer-vs-kafka.sh
