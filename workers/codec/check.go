@@ -17,12 +17,16 @@ import (
 func CheckSource(name string, s *source.Set) (meanBytes float64, err error) {
 	if format, ok := strings.CutSuffix(name, RegistrySuffix); ok {
 		// The registry variant's records are its format's behind the header.
-		_, _, indexes, err := registered(format, payload.Type{Name: s.Name, Source: s})
+		_, schema, path, err := registered(format, payload.Type{Name: s.Name, Source: s})
 		if err != nil {
 			return 0, err
 		}
+		header := registry.HeaderBytes
+		if schema.Type == registry.Protobuf {
+			header += len(registry.MessageIndexes(path))
+		}
 		mean, err := CheckSource(format, s)
-		return mean + float64(registry.HeaderBytes+len(indexes)), err
+		return mean + float64(header), err
 	}
 	c, err := newDynamic(name, s)
 	if err != nil {

@@ -43,17 +43,21 @@ func NewWith(name string, t payload.Type, o Options) (Codec, error) {
 	if o.Registry == nil || o.Topic == "" {
 		return nil, fmt.Errorf("codec %s needs a schema registry (kafka.schemaRegistry.url) and a topic", name)
 	}
-	inner, schema, indexes, err := registered(format, t)
+	inner, schema, path, err := registered(format, t)
 	if err != nil {
 		return nil, fmt.Errorf("codec %s: %w", name, err)
 	}
-	return &Framed{name: name, inner: inner, reg: o.Registry, subject: o.Topic + "-value", schema: schema, indexes: indexes,
-		protobuf: schema.Type == registry.Protobuf, checked: map[int]bool{}}, nil
+	f := &Framed{name: name, inner: inner, reg: o.Registry, subject: o.Topic + "-value", schema: schema,
+		protobuf: schema.Type == registry.Protobuf, checked: map[int]bool{}}
+	if f.protobuf {
+		f.path, f.indexes = path, registry.MessageIndexes(path)
+	}
+	return f, nil
 }
 
 // registered returns the codec that encodes format's records, the schema it
-// registers and, for protobuf, the message's indexes as the header carries them.
-func registered(format string, t payload.Type) (Codec, registry.Schema, []byte, error) {
+// registers and, for protobuf, the message's index path in its file.
+func registered(format string, t payload.Type) (Codec, registry.Schema, []int, error) {
 	if s := t.Source; s != nil {
 		want := map[string]string{"avro": source.Avro, "protobuf": source.Protobuf, "json": source.JSONSchema}[format]
 		if s.Format != want {
@@ -67,7 +71,7 @@ func registered(format string, t payload.Type) (Codec, registry.Schema, []byte, 
 		case "avro":
 			return inner, registry.Schema{Type: registry.Avro, Text: s.Schema}, nil, nil
 		case "protobuf":
-			return inner, registry.Schema{Type: registry.Protobuf, Text: s.Schema}, registry.MessageIndexes(indexPath(s.Message)), nil
+			return inner, registry.Schema{Type: registry.Protobuf, Text: s.Schema}, indexPath(s.Message), nil
 		default:
 			return inner, registry.Schema{Type: registry.JSON, Text: s.Schema}, nil, nil
 		}
@@ -84,7 +88,7 @@ func registered(format string, t payload.Type) (Codec, registry.Schema, []byte, 
 	case "protobuf":
 		d := t.Proto().ProtoReflect().Descriptor()
 		text, err := payload.ProtoFile(d.ParentFile().Path())
-		return newProtobuf(t), registry.Schema{Type: registry.Protobuf, Text: text}, registry.MessageIndexes(indexPath(d)), err
+		return newProtobuf(t), registry.Schema{Type: registry.Protobuf, Text: text}, indexPath(d), err
 	case "json":
 		text, err := JSONSchema(goType)
 		return newJSON(t), registry.Schema{Type: registry.JSON, Text: text}, nil, err
@@ -113,11 +117,13 @@ func indexPath(d protoreflect.MessageDescriptor) []int {
 // the first value of each id is also checked to be this codec's schema.
 // Workers time Frame and Unframe apart from the inner codec's work.
 type Framed struct {
-	name     string
-	inner    Codec
-	reg      *registry.Client
-	subject  string
-	schema   registry.Schema
+	name    string
+	inner   Codec
+	reg     *registry.Client
+	subject string
+	schema  registry.Schema
+	// path is a protobuf message's index path, indexes its encoding.
+	path     []int
 	indexes  []byte
 	protobuf bool
 	// checked holds the writer ids known to be this codec's schema.
@@ -160,7 +166,7 @@ func (f *Framed) Unframe(data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
-	w, err := f.reg.Writer(id)
+	w, err := f.reg.Writer(f.subject, id)
 	if err != nil {
 		return nil, err
 	}
@@ -176,8 +182,8 @@ func (f *Framed) Unframe(data []byte) ([]byte, error) {
 		}
 		f.checked[id] = true
 	}
-	if f.protobuf && string(indexes) != string(f.indexes) {
-		return nil, fmt.Errorf("%s: value names message indexes %v, this codec's message is %v", f.name, indexes, f.indexes)
+	if f.protobuf && !registry.SameIndexes(indexes, f.path) {
+		return nil, fmt.Errorf("%s: value names message indexes %v (encoded), this codec's message is %v", f.name, indexes, f.path)
 	}
 	return rest, nil
 }

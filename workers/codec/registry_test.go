@@ -180,7 +180,7 @@ func TestRegistrySource(t *testing.T) {
 			}
 			if i == 0 {
 				id, _, _, _ := registry.ParseHeader(b, format == source.Protobuf)
-				w, err := reg.Writer(id)
+				w, err := reg.Writer("", id)
 				if err != nil || w.Text != s.Schema {
 					t.Fatalf("%s: the registry holds %q (%v) under id %d, want the source's schema as written", name, w.Text, err, id)
 				}
@@ -230,7 +230,7 @@ func mustPool(t *testing.T, s payload.Schema) []any {
 // checkRegistered: the registry holds the codec's schema under id, of its type.
 func checkRegistered(t *testing.T, c *registry.Client, id int, format string) {
 	t.Helper()
-	w, err := c.Writer(id)
+	w, err := c.Writer("", id)
 	if err != nil {
 		t.Fatal(err)
 	}

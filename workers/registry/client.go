@@ -80,11 +80,11 @@ func (c *Client) Registered(subject string, s Schema) (int, error) {
 	return id, nil
 }
 
-// Writer returns the schema a value was written with, by its id (what a
-// deserializer looks up for every value): a request the first time, the cache
-// after.
-func (c *Client) Writer(id int) (Schema, error) {
-	info, err := c.sr.GetBySubjectAndID("", id)
+// Writer returns the schema a value was written with, by its id, as a
+// deserializer looks it up for every value (with its subject, as Confluent's
+// do): a request the first time, the cache after.
+func (c *Client) Writer(subject string, id int) (Schema, error) {
+	info, err := c.sr.GetBySubjectAndID(subject, id)
 	if err != nil {
 		return Schema{}, fmt.Errorf("schema registry %s: schema id %d: %w", c.url, id, err)
 	}

@@ -40,7 +40,7 @@ func TestClientAgainstRegistry(t *testing.T) {
 		t.Fatalf("another client: id %d (%v), want %d", again, err, id)
 	}
 	for range 10 {
-		w, err := other.Writer(id)
+		w, err := other.Writer(subject, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestClientAgainstRegistry(t *testing.T) {
 	if n, _ := other.Requests(); n != 2 {
 		t.Errorf("a registration and ten lookups by id: %d requests, want 2", n)
 	}
-	if _, err := other.Writer(1 << 30); err == nil {
+	if _, err := other.Writer(subject, 1<<30); err == nil {
 		t.Error("an unknown id: no error")
 	}
 	bad, err := registry.New("http://127.0.0.1:1/apis/ccompat/v7")
@@ -77,6 +77,17 @@ func TestWire(t *testing.T) {
 		id, gotIdx, rest, err := registry.ParseHeader(b[1:], true)
 		if err != nil || id != 258 || !bytes.Equal(gotIdx, idx) || string(rest) != "value" {
 			t.Errorf("path %v: id %d, indexes %v, rest %q, err %v", path, id, gotIdx, rest, err)
+		}
+	}
+	// [0] either way (the short form or a count of one), others exactly.
+	for _, c := range []struct {
+		enc  []byte
+		path []int
+		same bool
+	}{{[]byte{0}, []int{0}, true}, {[]byte{2, 0}, []int{0}, true}, {[]byte{2, 2}, []int{1}, true}, {[]byte{4, 0, 4}, []int{0, 2}, true},
+		{[]byte{0}, []int{1}, false}, {[]byte{2, 2}, []int{0}, false}, {[]byte{4, 0, 4}, []int{0, 2, 1}, false}, {[]byte{4, 0}, []int{0, 0}, false}} {
+		if got := registry.SameIndexes(c.enc, c.path); got != c.same {
+			t.Errorf("SameIndexes(%v, %v) = %v", c.enc, c.path, got)
 		}
 	}
 	if !bytes.Equal(registry.MessageIndexes([]int{1}), []byte{2, 2}) {

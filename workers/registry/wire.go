@@ -39,6 +39,29 @@ func MessageIndexes(path []int) []byte {
 	return out
 }
 
+// SameIndexes says whether a header's encoded message indexes name path (either
+// encoding of [0] does).
+func SameIndexes(encoded []byte, path []int) bool {
+	n, k := binary.Varint(encoded)
+	if k <= 0 {
+		return false
+	}
+	if n == 0 {
+		return len(encoded) == k && len(path) == 1 && path[0] == 0
+	}
+	if int(n) != len(path) {
+		return false
+	}
+	for _, want := range path {
+		encoded = encoded[k:]
+		var i int64
+		if i, k = binary.Varint(encoded); k <= 0 || i != int64(want) {
+			return false
+		}
+	}
+	return len(encoded) == k
+}
+
 // ParseHeader splits a framed value into its schema id, its message indexes as
 // encoded (protobuf only) and the value behind them.
 func ParseHeader(data []byte, protobuf bool) (id int, indexes, rest []byte, err error) {
