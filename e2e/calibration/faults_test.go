@@ -33,9 +33,12 @@ type faultCal struct {
 
 // Tolerances of the fault engine's calibration (docs/faults.md, "Calibration").
 const (
-	delayToleranceMs     = 1.0
-	lossTolerancePP      = 0.5
-	bandwidthTolerancePc = 5.0
+	delayToleranceMs = 1.0
+	lossTolerancePP  = 0.5
+	// spuriousRetransmitShare is how much of the loss setting TCP may add in
+	// retransmissions of segments that were not lost.
+	spuriousRetransmitShare = 0.1
+	bandwidthTolerancePc    = 5.0
 )
 
 // checkFaults asserts the fault engine's measurements and appends them to table.
@@ -61,11 +64,20 @@ func checkFaults(t *testing.T, out string, table *strings.Builder) {
 		}
 	}
 	for _, l := range fc.Losses {
-		fmt.Fprintf(table, "| loss, %% | %.0f | TCP retransmitted %.2f (%d of %d) | dropped %.2f of %d packets | ±%.1f pp |\n",
-			l.SettingPercent, l.RetransmitPercent, l.RetransSegs, l.OutSegs+l.RetransSegs, l.RigPercent, l.RigPackets, lossTolerancePP)
-		if math.Abs(l.RigPercent-l.SettingPercent) > lossTolerancePP || math.Abs(l.RetransmitPercent-l.SettingPercent) > lossTolerancePP {
-			t.Errorf("loss %.0f%%: the engine dropped %.2f%%, TCP retransmitted %.2f%%; want both within ±%.1f pp",
-				l.SettingPercent, l.RigPercent, l.RetransmitPercent, lossTolerancePP)
+		// TCP retransmits every dropped segment, and at high loss some that were
+		// not dropped: a tail loss probe or a timeout counts as a retransmission
+		// whether or not the segment was lost (10.56 % at 10 % loss on CI's
+		// machine, the engine's own count 9.84 %). So its share may exceed the
+		// setting by up to a tenth of it more.
+		over := lossTolerancePP + spuriousRetransmitShare*l.SettingPercent
+		fmt.Fprintf(table, "| loss, %% | %.0f | TCP retransmitted %.2f (%d of %d) | dropped %.2f of %d packets | ±%.1f pp (TCP: −%.1f, +%.1f) |\n",
+			l.SettingPercent, l.RetransmitPercent, l.RetransSegs, l.OutSegs+l.RetransSegs, l.RigPercent, l.RigPackets, lossTolerancePP, lossTolerancePP, over)
+		if math.Abs(l.RigPercent-l.SettingPercent) > lossTolerancePP {
+			t.Errorf("loss %.0f%%: the engine dropped %.2f%%, want within ±%.1f pp", l.SettingPercent, l.RigPercent, lossTolerancePP)
+		}
+		if d := l.RetransmitPercent - l.SettingPercent; d < -lossTolerancePP || d > over {
+			t.Errorf("loss %.0f%%: TCP retransmitted %.2f%% (the engine dropped %.2f%%), want between %.1f and %.1f",
+				l.SettingPercent, l.RetransmitPercent, l.RigPercent, l.SettingPercent-lossTolerancePP, l.SettingPercent+over)
 		}
 	}
 	bw := fc.Bandwidth
