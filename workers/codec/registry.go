@@ -21,7 +21,7 @@ const RegistrySuffix = trial.RegistrySuffix
 
 // RegistryNames lists the registry variants.
 func RegistryNames() []string {
-	return []string{"avro" + RegistrySuffix, "protobuf" + RegistrySuffix, "json" + RegistrySuffix}
+	return []string{string(trial.CodecAvroRegistry), string(trial.CodecProtobufRegistry), string(trial.CodecJSONRegistry)}
 }
 
 // Options are what a codec may need beside the record type.

@@ -129,7 +129,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	c := &consumer{cfg: cfg, typ: schema.TypeFor(int(t.SizeBytes)), parts: map[int32]*partition{},
 		series: summary.NewSeries(int64(t.IntervalSecondsOrDefault()))}
-	if c.reg, err = newRegistry(cfg.SchemaRegistry); err != nil {
+	// One registry client for the consumer, which its partitions' codecs share
+	// as one Confluent deserializer's would.
+	if c.reg, err = registry.Open(cfg.SchemaRegistry); err != nil {
 		return nil, err
 	}
 	if _, err := c.newCodec(); err != nil {

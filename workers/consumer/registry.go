@@ -4,17 +4,7 @@ import (
 	"time"
 
 	"github.com/serdebench/serdebench/workers/codec"
-	"github.com/serdebench/serdebench/workers/registry"
 )
-
-// newRegistry returns the consumer's registry client, which its partitions'
-// codecs share as one Confluent deserializer's would ("" is none).
-func newRegistry(url string) (*registry.Client, error) {
-	if url == "" {
-		return nil, nil
-	}
-	return registry.New(url)
-}
 
 // newCodec returns a codec for one partition.
 func (c *consumer) newCodec() (codec.Codec, error) {

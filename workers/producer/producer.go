@@ -136,7 +136,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return nil, err
 	}
 	typ := schema.TypeFor(int(t.SizeBytes))
-	reg, err := newRegistry(cfg.SchemaRegistry)
+	// One registry client per producer, as each Confluent serializer has its
+	// own: its cache starts empty.
+	reg, err := registry.Open(cfg.SchemaRegistry)
 	if err != nil {
 		return nil, err
 	}

@@ -1,19 +1,6 @@
 package producer
 
-import (
-	"time"
-
-	"github.com/serdebench/serdebench/workers/registry"
-)
-
-// newRegistry returns the worker's registry client: one per producer, as each
-// Confluent serializer has its own, so its cache starts empty ("" is none).
-func newRegistry(url string) (*registry.Client, error) {
-	if url == "" {
-		return nil, nil
-	}
-	return registry.New(url)
-}
+import "time"
 
 // marshal encodes native into dst's space. A registry codec's header is timed
 // apart (lookup, in ns) from the encoding itself, which is appended to it.

@@ -58,6 +58,15 @@ func New(url string) (*Client, error) {
 	return c, nil
 }
 
+// Open is New for a worker that may run without a registry: "" is none (a nil
+// client).
+func Open(url string) (*Client, error) {
+	if url == "" {
+		return nil, nil
+	}
+	return New(url)
+}
+
 // ID returns the id of schema s under subject, registering it if the registry
 // does not have it (auto.register.schemas, the Confluent serializers' default): a
 // request the first time, the cache after.
