@@ -64,35 +64,19 @@ node_ip() {
 NODE_IP="${NODE_IP:-$(node_ip)}"
 NODE="$(hostname | tr 'A-Z' 'a-z')"
 
-# starttime PID: the process's start time in clock ticks since boot (field 22 of
-# /proc/PID/stat, counted after the parenthesised command name, which may hold spaces).
-starttime() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+# shellcheck source=../lib/daemon.sh
+. "$repo/hack/lib/daemon.sh"
 
-# alive NAME: the process this script started as NAME still runs. The PID file holds
-# the PID and its start time, so a reused PID (after a reboot, say) is not taken for it.
-alive() {
-  local pid st
-  [[ -f "$R/run/$1.pid" ]] || return 1
-  read -r pid st <"$R/run/$1.pid" || return 1
-  [[ -n "$pid" && -n "$st" && "$(starttime "$pid")" == "$st" ]]
-}
-pidof_() { awk '{print $1}' "$R/run/$1.pid"; }
+# alive NAME: the process this script started as NAME still runs.
+alive() { daemon_alive "$R/run/$1.pid"; }
+pidof_() { daemon_pid "$R/run/$1.pid"; }
 
-# start NAME CMD...: a daemon in its own session, descriptors above 2 closed (a lock the
-# caller holds must not stay held for the daemon's life), its PID recorded.
+# start NAME CMD...: a daemon (hack/lib/daemon.sh), logging to logs/NAME.log.
 start() {
   local n=$1; shift
   if alive "$n"; then log "$n already running (pid $(pidof_ "$n"))"; return; fi
-  (
-    for fd in /proc/self/fd/*; do
-      fd="${fd##*/}"
-      if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
-    done
-    exec setsid "$@" >>"$R/logs/$n.log" 2>&1 </dev/null
-  ) &
-  local pid=$!
-  echo "$pid $(starttime "$pid")" >"$R/run/$n.pid"
-  log "started $n (pid $pid)"
+  daemon_start "$R/run/$n.pid" "$R/logs/$n.log" "$@"
+  log "started $n (pid $(pidof_ "$n"))"
 }
 
 # waitfor WHAT SECONDS CMD...: bounded wait; on timeout, the component's log tail.
@@ -110,16 +94,8 @@ waitfor() {
   log "$what ok"
 }
 
-stop() {
-  local n=$1 t=${2:-20}
-  if ! alive "$n"; then rm -f "$R/run/$n.pid"; return; fi
-  local p; p="$(pidof_ "$n")"
-  kill -TERM "$p" 2>/dev/null || true
-  for _ in $(seq $((t * 5))); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-  if kill -0 "$p" 2>/dev/null; then log "$n (pid $p) ignored SIGTERM for ${t}s; killing"; kill -KILL "$p" 2>/dev/null || true; fi
-  rm -f "$R/run/$n.pid"
-  log "stopped $n (pid $p)"
-}
+# stop NAME [SECONDS]: SIGTERM, SIGKILL after SECONDS (20).
+stop() { daemon_stop "$R/run/$1.pid" "${2:-20}" "$1"; }
 
 # ---------------------------------------------------------------- the machine's record
 iptables_dump() { # rules without counters or comments, per family

@@ -29,6 +29,8 @@ KAFKA_READY_TIMEOUT="${KAFKA_READY_TIMEOUT:-90}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# shellcheck source=../lib/daemon.sh
+. "$repo/hack/lib/daemon.sh"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 libs="$cache/kafka-$KAFKA_VERSION/libs"
 state="${KAFKA_STATE_DIR:-$repo/.state/kafka-$KAFKA_PORT}"
@@ -53,13 +55,9 @@ ensure_libs() {
   touch "$libs/.complete"
 }
 
-running() {
-  [[ -f "$pidfile" ]] || return 1
-  local pid; pid="$(cat "$pidfile")"
-  kill -0 "$pid" 2>/dev/null && grep -q 'kafka.Kafka' "/proc/$pid/cmdline" 2>/dev/null
-}
+running() { daemon_alive "$pidfile"; }
 
-port_open() { (exec 3<>"/dev/tcp/$KAFKA_HOST/$1") 2>/dev/null; }
+port_open() { daemon_port_open "$KAFKA_HOST" "$1"; }
 
 render() {
   sed -e "s#@HOST@#$KAFKA_HOST#g" -e "s#@PORT@#$KAFKA_PORT#g" -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" -e "s#@SASL_PORT@#$KAFKA_SASL_PORT#g" \
@@ -90,7 +88,7 @@ up() {
   ensure_libs
   if running; then
     if [[ "$(render)" == "$(cat "$state/server.properties" 2>/dev/null)" ]]; then
-      log "already running (pid $(cat "$pidfile"), port $KAFKA_PORT)"; return
+      log "already running (pid $(daemon_pid "$pidfile"), port $KAFKA_PORT)"; return
     fi
     log "configuration changed; restarting"
     down
@@ -108,22 +106,9 @@ up() {
       || { log "storage format failed:"; tail -20 "$state/format.log" >&2; exit 1; }
   fi
   : >"$logfile"
-  # The subshell closes every descriptor above 2 (a lock the caller holds, say under
-  # `flock FILE make test`, must not stay held for the broker's life), then becomes
-  # the JVM: $! is the JVM's PID.
-  (
-    for fd in /proc/self/fd/*; do
-      fd="${fd##*/}"
-      if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
-    done
-    exec nohup java "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC \
-      -Dlog4j2.configurationFile="$here/log4j2.properties" \
-      -cp "$libs/*" kafka.Kafka "$props" >>"$logfile" 2>&1 </dev/null
-  ) &
-  echo $! >"$pidfile"
-  # Until the subshell has exec'd, its command line is bash's: wait for the JVM.
-  for _ in $(seq 1 50); do grep -q 'kafka.Kafka' "/proc/$!/cmdline" 2>/dev/null && break; sleep 0.1; done
-  log "started pid $(cat "$pidfile") on $KAFKA_HOST:$KAFKA_PORT; waiting up to ${KAFKA_READY_TIMEOUT}s"
+  daemon_start "$pidfile" "$logfile" java "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC \
+    -Dlog4j2.configurationFile="$here/log4j2.properties" -cp "$libs/*" kafka.Kafka "$props"
+  log "started pid $(daemon_pid "$pidfile") on $KAFKA_HOST:$KAFKA_PORT; waiting up to ${KAFKA_READY_TIMEOUT}s"
   local deadline=$((SECONDS + KAFKA_READY_TIMEOUT))
   until grep -q 'Kafka Server started' "$logfile" && port_open "$KAFKA_PORT"; do
     if ! running; then log "broker exited during start; log tail:"; tail -40 "$logfile" >&2; rm -f "$pidfile"; exit 1; fi
@@ -135,41 +120,26 @@ up() {
 
 down() {
   if ! running; then rm -f "$pidfile"; log "not running"; return; fi
-  local pid; pid="$(cat "$pidfile")"
-  kill "$pid"
-  for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-  if kill -0 "$pid" 2>/dev/null; then log "pid $pid ignored SIGTERM for 30s; killing"; kill -9 "$pid"; fi
-  rm -f "$pidfile"
-  log "stopped pid $pid"
+  daemon_stop "$pidfile" 30 broker
 }
 
 # kill_broker SIGKILLs the recorded JVM and waits (up to 10 s) until it has exited
 # and its listeners are closed, so `up` can start it again at once.
 kill_broker() {
-  if ! running; then log "not running: nothing to kill"; exit 1; fi
-  local pid; pid="$(cat "$pidfile")"
-  kill -9 "$pid"
+  daemon_kill "$pidfile" broker || exit 1
   local deadline=$((SECONDS + 10))
-  # Exited: gone, or a zombie (state Z: it released everything; its parent has
-  # not reaped it yet).
-  until [[ ! -e "/proc/$pid" || "$(sed -E 's/.*\) (.).*/\1/' "/proc/$pid/stat" 2>/dev/null)" == Z ]]; do
-    if ((SECONDS > deadline)); then log "pid $pid still alive 10s after SIGKILL"; exit 1; fi
-    sleep 0.1
-  done
-  rm -f "$pidfile"
   for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT" "$KAFKA_SSL_PORT"; do
     while port_open "$p"; do
       if ((SECONDS > deadline)); then log "port $p still open 10s after the kill"; exit 1; fi
       sleep 0.1
     done
   done
-  log "killed pid $pid"
 }
 
 kafka_version() { echo "$KAFKA_VERSION"; }
 
 status() {
-  if running; then echo "running pid=$(cat "$pidfile") bootstrap=$KAFKA_HOST:$KAFKA_PORT listeners=$KAFKA_HOST:$KAFKA_PORT,$KAFKA_HOST:$KAFKA_SASL_PORT,$KAFKA_HOST:$KAFKA_SSL_PORT version=$KAFKA_VERSION"
+  if running; then echo "running pid=$(daemon_pid "$pidfile") bootstrap=$KAFKA_HOST:$KAFKA_PORT listeners=$KAFKA_HOST:$KAFKA_PORT,$KAFKA_HOST:$KAFKA_SASL_PORT,$KAFKA_HOST:$KAFKA_SSL_PORT version=$KAFKA_VERSION"
   else echo "stopped"; return 3; fi
 }
 

@@ -19,6 +19,8 @@ REGISTRY_READY_TIMEOUT="${REGISTRY_READY_TIMEOUT:-90}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# shellcheck source=../lib/daemon.sh
+. "$repo/hack/lib/daemon.sh"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 # The release is the pom's parent version: one place says it.
 version="$(sed -n '/<parent>/,/<\/parent>/s#.*<version>\(.*\)</version>.*#\1#p' "$here/pom.xml")"
@@ -46,34 +48,21 @@ ensure_built() {
   touch "$build/.complete"
 }
 
-running() {
-  [[ -f "$pidfile" ]] || return 1
-  local pid; pid="$(cat "$pidfile")"
-  kill -0 "$pid" 2>/dev/null && grep -q 'serdebench-registry' "/proc/$pid/cmdline" 2>/dev/null
-}
+running() { daemon_alive "$pidfile"; }
 
-port_open() { (exec 3<>"/dev/tcp/$REGISTRY_HOST/$REGISTRY_PORT") 2>/dev/null; }
+port_open() { daemon_port_open "$REGISTRY_HOST" "$REGISTRY_PORT"; }
 
 ready() { curl -sf -o /dev/null --max-time 2 "$url/subjects"; }
 
 up() {
   ensure_built
-  if running; then log "already running (pid $(cat "$pidfile")): $url"; return; fi
+  if running; then log "already running (pid $(daemon_pid "$pidfile")): $url"; return; fi
   if port_open; then log "port $REGISTRY_PORT is in use by another process; set REGISTRY_PORT"; exit 1; fi
   mkdir -p "$state"
   : >"$logfile"
-  # As kafka.sh: close inherited descriptors above 2, then become the JVM ($! is its PID).
-  (
-    for fd in /proc/self/fd/*; do
-      fd="${fd##*/}"
-      if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
-    done
-    exec nohup java -Xms128m -Xmx512m -Dquarkus.http.host="$REGISTRY_HOST" -Dquarkus.http.port="$REGISTRY_PORT" \
-      -Dquarkus.log.level=INFO -jar "$(runner_jar)" >>"$logfile" 2>&1 </dev/null
-  ) &
-  echo $! >"$pidfile"
-  for _ in $(seq 1 50); do grep -q 'serdebench-registry' "/proc/$!/cmdline" 2>/dev/null && break; sleep 0.1; done
-  log "started pid $(cat "$pidfile"); waiting up to ${REGISTRY_READY_TIMEOUT}s for $url"
+  daemon_start "$pidfile" "$logfile" java -Xms128m -Xmx512m -Dquarkus.http.host="$REGISTRY_HOST" \
+    -Dquarkus.http.port="$REGISTRY_PORT" -Dquarkus.log.level=INFO -jar "$(runner_jar)"
+  log "started pid $(daemon_pid "$pidfile"); waiting up to ${REGISTRY_READY_TIMEOUT}s for $url"
   local deadline=$((SECONDS + REGISTRY_READY_TIMEOUT))
   until ready; do
     if ! running; then log "registry exited during start; log tail:"; tail -40 "$logfile" >&2; rm -f "$pidfile"; exit 1; fi
@@ -85,18 +74,13 @@ up() {
 
 down() {
   if ! running; then rm -f "$pidfile"; log "not running"; return; fi
-  local pid; pid="$(cat "$pidfile")"
-  kill "$pid"
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  if kill -0 "$pid" 2>/dev/null; then log "pid $pid ignored SIGTERM for 10s; killing"; kill -9 "$pid"; fi
-  rm -f "$pidfile"
-  log "stopped pid $pid"
+  daemon_stop "$pidfile" 10 registry
 }
 
 case "${1:-}" in
   up) up ;;
   down) down ;;
-  status) if running; then echo "running pid=$(cat "$pidfile") url=$url version=$version"; else echo stopped; exit 3; fi ;;
+  status) if running; then echo "running pid=$(daemon_pid "$pidfile") url=$url version=$version"; else echo stopped; exit 3; fi ;;
   url) echo "$url" ;;
   *) echo "usage: $0 up|down|status|url" >&2; exit 2 ;;
 esac

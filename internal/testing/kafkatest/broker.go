@@ -69,16 +69,21 @@ func (b *Broker) Command(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// PID is the broker JVM's process ID.
+// PID is the broker JVM's process ID, the first field of the script's PID file
+// ("PID STARTTIME", hack/lib/daemon.sh).
 func (b *Broker) PID() int {
 	b.t.Helper()
 	raw, err := os.ReadFile(filepath.Join(b.state, "kafka.pid"))
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	fields := strings.Fields(string(raw))
+	if len(fields) != 2 {
+		b.t.Fatalf("PID file %q: want \"PID STARTTIME\"", raw)
+	}
+	pid, err := strconv.Atoi(fields[0])
 	if err != nil {
-		b.t.Fatal(err)
+		b.t.Fatalf("PID file %q: %v", raw, err)
 	}
 	return pid
 }
