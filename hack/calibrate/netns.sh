@@ -21,6 +21,8 @@ export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=../lib/daemon.sh
+. "$REPO/hack/lib/daemon.sh"
 : "${STATE_DIR:=$REPO/.state/calibrate}"
 : "${TOPIC:=calib}" "${PARTITIONS:=3}" "${BROKER_HEAP:=512m}" "${READY_TIMEOUT:=120}"
 : "${DELAY_MODE:=auto}"            # auto | netem | nfqueue
@@ -39,12 +41,11 @@ die() { log "ERROR: $*"; exit 1; }
 # ---------------------------------------------------------------- teardown
 # Processes we start are recorded as "PID STARTTIME" (field 22 of /proc/PID/stat),
 # so a stale pid file never makes us signal an unrelated process that reused the PID.
-start_time() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
-save_pid() { echo "$2 $(start_time "$2")" >"$PIDS/$1.pid"; }
+# (hack/lib/daemon.sh's format and checks; these processes start in namespaces, so
+# not through daemon_start.)
+save_pid() { echo "$2 $(daemon_starttime "$2")" >"$PIDS/$1.pid"; }
 ours() { # name -> prints the PID if that process is still the one we started
-  local pid st
-  read -r pid st 2>/dev/null <"$PIDS/$1.pid" || return 1
-  [ -n "$pid" ] && [ -n "$st" ] && [ "$(start_time "$pid")" = "$st" ] && echo "$pid"
+  daemon_alive "$PIDS/$1.pid" && daemon_pid "$PIDS/$1.pid"
 }
 stop_pid() { # name timeout_s [group]: SIGTERM (to the process group if "group"), then SIGKILL
   local pid tgt

@@ -37,6 +37,7 @@ state="${KAFKA_STATE_DIR:-$repo/.state/kafka-$KAFKA_PORT}"
 pidfile="$state/kafka.pid"
 tls_dir="$state/tls"
 logfile="$state/kafka.log"
+daemon_adopt "$pidfile" kafka.Kafka
 
 log() { printf 'kafka: %s\n' "$*" >&2; }
 
@@ -126,8 +127,8 @@ down() {
 # kill_broker SIGKILLs the recorded JVM and waits (up to 10 s) until it has exited
 # and its listeners are closed, so `up` can start it again at once.
 kill_broker() {
-  daemon_kill "$pidfile" broker || exit 1
   local deadline=$((SECONDS + 10))
+  daemon_kill "$pidfile" broker "$deadline" || exit 1
   for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT" "$KAFKA_SSL_PORT"; do
     while port_open "$p"; do
       if ((SECONDS > deadline)); then log "port $p still open 10s after the kill"; exit 1; fi

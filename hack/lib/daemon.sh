@@ -26,8 +26,30 @@ daemon_alive() {
 # daemon_zombie PID: the process has exited and waits for its parent to reap it.
 daemon_zombie() { [[ "$(sed -E 's/.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null)" == Z ]]; }
 
-# daemon_gone PID: no such process, or only its zombie.
-daemon_gone() { [[ ! -e "/proc/$1" ]] || daemon_zombie "$1"; }
+# daemon_gone PID: no such process, or only its zombie. A leader shows Z while its
+# other threads still exit (a JVM's sockets and locks close with the last one), so a
+# zombie counts once it is the only task left.
+daemon_gone() {
+  [[ ! -e "/proc/$1" ]] && return
+  daemon_zombie "$1" || return 1
+  local tasks=("/proc/$1/task"/*)
+  ((${#tasks[@]} <= 1))
+}
+
+# daemon_adopt PIDFILE MARKER: a PID file of the scripts' earlier format (the PID
+# alone) gains the start time when that PID's command line holds MARKER, so a daemon
+# started before an upgrade is still recognised and stopped; otherwise it is removed.
+daemon_adopt() {
+  local pid st
+  [[ -f "$1" ]] || return 0
+  read -r pid st <"$1" || true
+  [[ -z "$st" ]] || return 0
+  if [[ -n "$pid" ]] && grep -qF -- "$2" "/proc/$pid/cmdline" 2>/dev/null; then
+    echo "$pid $(daemon_starttime "$pid")" >"$1"
+  else
+    rm -f "$1"
+  fi
+}
 
 # daemon_start PIDFILE LOGFILE CMD...: CMD in its own session with stdin from
 # /dev/null and its output appended to LOGFILE; PIDFILE records it. The subshell closes
@@ -37,6 +59,9 @@ daemon_gone() { [[ ! -e "/proc/$1" ]] || daemon_zombie "$1"; }
 daemon_start() {
   local pidfile=$1 logfile=$2
   shift 2
+  # Without job control the subshell joins the caller's process group, so it cannot
+  # lead one and setsid never forks: $! stays CMD.
+  set +m
   (
     for fd in /proc/self/fd/*; do
       fd="${fd##*/}"
@@ -69,16 +94,16 @@ daemon_stop() {
   log "stopped $name (pid $pid)"
 }
 
-# daemon_kill PIDFILE NAME: SIGKILL the recorded process (as a pod kill does) and wait
-# up to 10 s until it has exited; removes PIDFILE. Fails when it does not run.
+# daemon_kill PIDFILE NAME DEADLINE: SIGKILL the recorded process (as a pod kill does)
+# and wait until it has exited, failing once $SECONDS passes DEADLINE; removes PIDFILE.
+# Fails when it does not run.
 daemon_kill() {
-  local pidfile=$1 name=$2 pid
+  local pidfile=$1 name=$2 deadline=$3 pid
   if ! daemon_alive "$pidfile"; then log "$name is not running: nothing to kill"; return 1; fi
   pid="$(daemon_pid "$pidfile")"
   kill -KILL "$pid"
-  local deadline=$((SECONDS + 10))
   until daemon_gone "$pid"; do
-    if ((SECONDS > deadline)); then log "$name (pid $pid) still alive 10s after SIGKILL"; return 1; fi
+    if ((SECONDS > deadline)); then log "$name (pid $pid) still alive after SIGKILL"; return 1; fi
     sleep 0.1
   done
   rm -f "$pidfile"

@@ -28,6 +28,7 @@ build="$cache/registry-$version"
 state="$repo/.state/registry-$REGISTRY_PORT"
 pidfile="$state/registry.pid"
 logfile="$state/registry.log"
+daemon_adopt "$pidfile" serdebench-registry
 url="http://$REGISTRY_HOST:$REGISTRY_PORT/apis/ccompat/v7"
 
 log() { printf 'registry: %s\n' "$*" >&2; }
