@@ -16,7 +16,7 @@ SIZE="${BENCH_SIZE_BYTES:-1176}"
 SCHEMA="${BENCH_SCHEMA:-business-record}"
 BATCH="${BENCH_BATCH_SIZE:-100000}" LINGER="${BENCH_LINGER_MS:-100}" ACKS="${BENCH_ACKS:-1}" COMPRESSION="${BENCH_COMPRESSION:-none}"
 CODECS="${BENCH_CODECS:-raw json avro protobuf msgpack}"
-CLIENTS="${BENCH_CLIENTS:-sarama franz-go}"
+CLIENTS="${BENCH_CLIENTS:-sarama franz-go librdkafka}"
 # ProducerPerformance's records carry no headers: ours carry the compact set.
 HEADERS="${BENCH_HEADERS:-compact}"
 
