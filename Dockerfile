@@ -9,7 +9,7 @@
 # images by digest in your release pipeline (e.g. with Renovate).
 ARG GO_VERSION=1.26.8
 
-FROM golang:${GO_VERSION} AS build
+FROM golang:${GO_VERSION}-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 # go.mod replaces zenhack.net/go/util with this directory (third_party/zenhack-util/README.md).

@@ -263,8 +263,8 @@ func TestCalibration(t *testing.T) {
 				t.Errorf("franz-go end-to-end p50 moved %+.1f ms, the model predicts %+.1f ± %.0f", e2e, want, modelToleranceMs)
 			}
 		case "librdkafka":
-			// Its own in-flight limit (5 per connection), as franz-go's: the ack moves
-			// by one round trip. Its consumer's fetches are inside librdkafka (no
+			// Several requests in flight per connection (maxInFlight), as franz-go:
+			// the ack moves by one round trip. Its consumer's fetches are inside librdkafka (no
 			// fetch interval), so end-to-end is reported.
 			if math.Abs(ack-rtt) > toleranceMs {
 				t.Errorf("librdkafka ack p50 moved %+.1f ms for a %.0f ms longer round trip, want %.0f ± %.0f", ack, rtt, rtt, toleranceMs)

@@ -32,6 +32,10 @@ mkdir -p "$out/bin"
 # static binary. Debian's musl-gcc, pinned here, is its only build tool.
 MUSL_TOOLS_VERSION=1.2.3-1
 command -v musl-gcc >/dev/null || "$repo/hack/apt-install.sh" "musl-tools=$MUSL_TOOLS_VERSION" >/dev/null
+[[ "$arch" == "$(go env GOHOSTARCH)" ]] || {
+  echo "build.sh: the worker links librdkafka with this machine's musl-gcc, which builds for $(go env GOHOSTARCH) only: build $arch images on a $arch machine" >&2
+  exit 1
+}
 ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=$IMAGE_TAG"
 for c in manager worker; do
   if [[ $c == worker ]]; then

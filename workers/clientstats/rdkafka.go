@@ -56,7 +56,7 @@ type rdkafkaStats struct {
 		WaitResp int64            `json:"waitresp_cnt"`
 		Req      map[string]int64 `json:"req"`
 		RTT      window           `json:"rtt"`
-		NodeID   int64            `json:"nodeid"`
+		Source   string           `json:"source"`
 	} `json:"brokers"`
 	Topics map[string]struct {
 		BatchSize  window `json:"batchsize"`
@@ -78,8 +78,11 @@ func (r *Rdkafka) Update(js string) {
 	defer r.mu.Unlock()
 	var produce, fetch, inFlight, fetchBytes, fetchRecs int64
 	for _, b := range s.Brokers {
-		if b.NodeID < 0 {
-			continue // a bootstrap connection: its requests are the brokers' again
+		if b.Source != "learned" {
+			// A bootstrap ("configured") connection's metadata requests, and the
+			// group coordinator's ("logical") heartbeats and commits, are not a
+			// broker's produce or fetch traffic.
+			continue
 		}
 		produce += b.Req["Produce"]
 		fetch += b.Req["Fetch"]

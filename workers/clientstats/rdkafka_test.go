@@ -7,13 +7,14 @@ import (
 )
 
 // emission is a librdkafka statistics JSON (STATISTICS.md) cut to what Update
-// reads, with a bootstrap connection (nodeid -1) and the unassigned-partition
-// queue (-1), which must not count.
+// reads, with a bootstrap connection, the group coordinator's logical one and the
+// unassigned-partition queue (-1), which must not count.
 func emission(produce, fetch, rxmsgs, inFlight int64, batches, batchBytes, batchRecs, rttSum, rttCnt, rttMax int64) string {
 	return fmt.Sprintf(`{"msg_cnt": 7, "msg_size": 7000,
 	 "brokers": {
-	  "127.0.0.1:9092/bootstrap": {"nodeid": -1, "waitresp_cnt": 9, "req": {"Produce": 100, "Fetch": 100}, "rtt": {"max": 1, "sum": 100, "cnt": 100}},
-	  "127.0.0.1:9092/1": {"nodeid": 1, "waitresp_cnt": %d, "req": {"Produce": %d, "Fetch": %d, "Metadata": 3}, "rtt": {"max": %d, "sum": %d, "cnt": %d}}},
+	  "127.0.0.1:9092/bootstrap": {"source": "configured", "waitresp_cnt": 9, "req": {"Produce": 100, "Fetch": 100}, "rtt": {"max": 1, "sum": 100, "cnt": 100}},
+	  "GroupCoordinator": {"source": "logical", "waitresp_cnt": 9, "req": {"Heartbeat": 100, "OffsetCommit": 100}, "rtt": {"max": 1, "sum": 100, "cnt": 100}},
+	  "127.0.0.1:9092/1": {"source": "learned", "waitresp_cnt": %d, "req": {"Produce": %d, "Fetch": %d, "Metadata": 3}, "rtt": {"max": %d, "sum": %d, "cnt": %d}}},
 	 "topics": {"t": {"batchsize": {"sum": %d, "cnt": %d}, "batchcnt": {"sum": %d, "cnt": %d},
 	  "partitions": {"0": {"rxmsgs": %d, "rxbytes": %d}, "-1": {"rxmsgs": 1000, "rxbytes": 1000}}}}}`,
 		inFlight, produce, fetch, rttMax, rttSum, rttCnt, batchBytes, batches, batchRecs, batches, rxmsgs, 10*rxmsgs)

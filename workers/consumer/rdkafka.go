@@ -51,6 +51,9 @@ type rdkafkaMember struct {
 	mu       sync.Mutex // guards pos
 	pos      map[int32]position
 	commitMu sync.Mutex
+	// failed is the rebalance callback's error (confluent-kafka-go ignores
+	// what the callback returns), for consume to return.
+	failed error
 }
 
 func newRdkafkaMember(c *consumer, clientID string) (member, error) {
@@ -93,10 +96,12 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 		for _, tp := range e.Partitions {
 			committed, mask, err := c.committed(tp.Partition)
 			if err != nil {
+				m.failed = err
 				return err
 			}
 			st, err := c.partition(tp.Partition)
 			if err != nil {
+				m.failed = err
 				return err
 			}
 			st.continueMarkers(mask)
@@ -107,8 +112,11 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 		}
 		return kc.Assign(parts)
 	case kafka.RevokedPartitions:
-		if err := m.commit(); err != nil {
-			c.cfg.Log.Warn("commit on revoke", "consumer", c.cfg.Name, "err", err)
+		// A lost assignment (the session expired) cannot commit: the group moved on.
+		if !kc.AssignmentLost() {
+			if err := m.commit(); err != nil {
+				c.cfg.Log.Warn("commit on revoke", "consumer", c.cfg.Name, "err", err)
+			}
 		}
 		m.mu.Lock()
 		for _, tp := range e.Partitions {
@@ -123,11 +131,15 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 func (m *rdkafkaMember) consume(ctx context.Context) error {
 	c := m.c
 	each := c.cfg.Trial.Consumer.Commit == trial.CommitEachRecord
+	var loop sync.WaitGroup
 	if !each {
-		go m.commitLoop(ctx)
+		loop.Go(func() { m.commitLoop(ctx) })
 	}
+	// No commit of the loop's runs once consume has returned (leave closes the
+	// consumer).
+	defer loop.Wait()
 	mt := c.cfg.Metrics
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && m.failed == nil {
 		switch e := m.kc.Poll(100).(type) {
 		case *kafka.Message:
 			tp := e.TopicPartition
@@ -172,13 +184,17 @@ func (m *rdkafkaMember) consume(ctx context.Context) error {
 			}
 		}
 	}
+	if m.failed != nil {
+		return m.failed
+	}
 	m.lastStats()
 	return nil
 }
 
 // lastStats polls for one more statistics emission (their counters are as of
 // the emission: the last fetches would be missing), for at most three periods.
-// Done consuming, a poll brings nothing else.
+// A record it brings is not processed (nor committed: nothing is lost; the
+// trial is complete, or interrupted).
 func (m *rdkafkaMember) lastStats() {
 	deadline := time.Now().Add(3 * clientstats.RdkafkaStatsInterval)
 	for time.Now().Before(deadline) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -45,9 +46,18 @@ func RdkafkaConfig(s trial.Settings, maxValueBytes, topicMaxBytes int) (kafka.Co
 		// Client internals (clientstats.Rdkafka) come from librdkafka's statistics.
 		"statistics.interval.ms": int(clientstats.RdkafkaStatsInterval.Milliseconds()),
 	}
+	// librdkafka also caps a batch's records (batch.num.messages, 10000 by
+	// default), which Java does not: at its maximum only bytes cap it.
+	cm["batch.num.messages"] = 1000000
 	if p.OnePerBatch {
 		cm["batch.num.messages"] = 1
 	}
+	// The worker reads only a report's outcome and opaque: no copies of the
+	// record's key, value and headers into Go on the acknowledgement path, and
+	// small channels the Go collector does not have to scan.
+	cm["go.delivery.report.fields"] = "none"
+	cm["go.events.channel.size"] = 1000
+	cm["go.produce.channel.size"] = 1
 	if p.Idempotent {
 		cm["enable.idempotence"] = true
 	} else {
@@ -78,7 +88,10 @@ type rdkafkaClient struct {
 	deliveries chan kafka.Event
 	eff        map[string]string
 	internal   *clientstats.Rdkafka
-	flushed    chan struct{}
+	// flushed closes once close's flush is done (every report is in
+	// deliveries), closed once its goroutine has returned.
+	flushed, closed chan struct{}
+	closeCalled     atomic.Bool
 }
 
 // newRdkafka connects a librdkafka producer. drain bounds the flush once the run
@@ -103,7 +116,7 @@ func newRdkafka(drain context.Context, r *run, clientID string, maxValue, topicM
 		return nil, err
 	}
 	c := &rdkafkaClient{r: r, p: p, drain: drain, deliveries: make(chan kafka.Event, freeListSize), eff: eff,
-		internal: clientstats.NewRdkafka(), flushed: make(chan struct{})}
+		internal: clientstats.NewRdkafka(), flushed: make(chan struct{}), closed: make(chan struct{})}
 	if r.cfg.Metrics != nil {
 		r.cfg.Metrics.WatchClient(c.internal.Snapshot)
 	}
@@ -143,9 +156,15 @@ func (c *rdkafkaClient) send(ctx context.Context, m *message) bool {
 		}
 		var kerr kafka.Error
 		if !errors.As(err, &kerr) || kerr.Code() != kafka.ErrQueueFull {
-			// Refused outright (a record too large, say): an outcome like any other.
-			c.r.acknowledge(m, err, time.Now())
-			return true
+			// Refused outright (a record too large, say): an outcome like any other,
+			// reported through acks like the rest (one goroutine at a time).
+			msg.TopicPartition.Error = err
+			select {
+			case c.deliveries <- msg:
+				return true
+			case <-ctx.Done():
+				return false
+			}
 		}
 		// The buffer is full: wait, as Java's send blocks, bounded by ctx.
 		select {
@@ -181,8 +200,13 @@ func (c *rdkafkaClient) acks(stop <-chan struct{}) {
 }
 
 func (c *rdkafkaClient) close() {
+	c.closeCalled.Store(true)
 	go func() {
-		for c.p.Flush(100) > 0 && c.drain.Err() == nil {
+		defer close(c.closed)
+		for c.p.Flush(100) > 0 {
+			if c.drain.Err() != nil {
+				return // release purges what is left
+			}
 		}
 		// The statistics' windows count a batch at their next emission.
 		c.internal.Next(3 * clientstats.RdkafkaStatsInterval)
@@ -190,7 +214,16 @@ func (c *rdkafkaClient) close() {
 	}()
 }
 
+// release waits for close's goroutine (it ends with the flush, or at most one
+// Flush step after drain does), drops what a drain that ran out left behind, and
+// closes the producer: nothing of the client's runs after.
 func (c *rdkafkaClient) release() {
+	if c.closeCalled.Load() {
+		<-c.closed
+	}
+	if c.drain.Err() != nil {
+		_ = c.p.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
+	}
 	c.internal.Close()
 	c.p.Close()
 }

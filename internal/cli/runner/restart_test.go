@@ -28,7 +28,7 @@ func TestBrokerRestartAccounting(t *testing.T) {
 	for _, c := range []struct {
 		client trial.Client
 		acks   trial.Acks
-	}{{trial.ClientSarama, trial.AcksLeader}, {trial.ClientSarama, trial.AcksNone}, {trial.ClientFranz, trial.AcksLeader}} {
+	}{{trial.ClientSarama, trial.AcksLeader}, {trial.ClientSarama, trial.AcksNone}, {trial.ClientFranz, trial.AcksLeader}, {trial.ClientRdkafka, trial.AcksLeader}} {
 		acks := c.acks
 		t.Run(string(c.client)+"/acks="+string(acks), func(t *testing.T) {
 			records := int64(24000) // 12 s at 2000 rec/s
