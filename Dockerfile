@@ -9,7 +9,7 @@
 # images by digest in your release pipeline (e.g. with Renovate).
 ARG GO_VERSION=1.26.8
 
-FROM golang:${GO_VERSION} AS build
+FROM golang:${GO_VERSION}-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 # go.mod replaces zenhack.net/go/util with this directory (third_party/zenhack-util/README.md).
@@ -17,11 +17,14 @@ COPY third_party/ third_party/
 RUN go mod download
 COPY . .
 ARG VERSION=0.1.0
-RUN for c in manager worker; do \
-      CGO_ENABLED=0 GOOS=linux go build -trimpath \
-        -ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=v${VERSION}" \
-        -o /out/$c ./cmd/$c || exit 1; \
-    done
+# The worker links librdkafka statically against musl (hack/image/build.sh).
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends musl-tools=1.2.3-1
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
+      -ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=v${VERSION}" \
+      -o /out/manager ./cmd/manager && \
+    CGO_ENABLED=1 CC=musl-gcc GOOS=linux go build -tags musl -trimpath \
+      -ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=v${VERSION} -linkmode external -extldflags -static" \
+      -o /out/worker ./cmd/worker
 
 FROM gcr.io/distroless/static-debian12:nonroot AS base
 ARG VERSION=0.1.0

@@ -347,15 +347,17 @@ func TestWorkerKilled(t *testing.T) {
 
 // TestColocated runs two producers and two consumers in one pod: every container has
 // its own metrics port, and Prometheus (through the PodMonitor) scraped them all.
+// They speak librdkafka: the worker image's static musl build of it works in a pod.
 func TestColocated(t *testing.T) {
 	x := small("colocated", 3000, "protobuf")
 	x.Spec.Producers, x.Spec.Consumers = 2, 2
 	x.Spec.Workers.Colocate = true
+	x.Spec.Client = trial.ClientRdkafka
 	create(t, x)
 	x, res := succeeded(t, x.Name, 5*time.Minute)
 	checkTrials(t, res, 1)
-	if tr := res.Trials[0]; tr.Producers != 2 || tr.Consumers != 2 {
-		t.Errorf("trial ran %d producers, %d consumers", tr.Producers, tr.Consumers)
+	if tr := res.Trials[0]; tr.Producers != 2 || tr.Consumers != 2 || tr.ClientSettings["client"] != "librdkafka" || tr.Client == nil {
+		t.Errorf("trial ran %d producers, %d consumers with client settings %v, internals %+v", tr.Producers, tr.Consumers, tr.ClientSettings, tr.Client)
 	}
 	checkOperator(t)
 	deleteAndCheckClean(t, x, []string{stack.kafka})

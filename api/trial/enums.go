@@ -97,7 +97,7 @@ const (
 )
 
 // Client names the Kafka client library the workers use.
-// +kubebuilder:validation:Enum=sarama;franz-go
+// +kubebuilder:validation:Enum=sarama;franz-go;librdkafka
 type Client string
 
 // Kafka clients (docs/producer-settings.md compares how each maps the settings).
@@ -106,6 +106,9 @@ const (
 	ClientSarama Client = "sarama"
 	// ClientFranz is github.com/twmb/franz-go.
 	ClientFranz Client = "franz-go"
+	// ClientRdkafka is librdkafka, the C client, through
+	// github.com/confluentinc/confluent-kafka-go/v2 (a worker built with cgo).
+	ClientRdkafka Client = "librdkafka"
 )
 
 // Partitioner is how producers spread records over a topic's partitions.

@@ -102,7 +102,7 @@ var Table = []Row{
 		Markers:  []string{"Minimum=0", "Maximum=10000000"},
 		MaxItems: 16, SweepDoc: "RecordsPerSecond values to sweep (0 means as fast as possible)."},
 	{Field: "Client", JSON: "client", Type: "trial.Client", Spec: "Client",
-		MaxItems: 2, SweepDoc: "Client values to sweep: the same trials with each Kafka client."},
+		MaxItems: 3, SweepDoc: "Client values to sweep: the same trials with each Kafka client."},
 	{Field: "PayloadCompression", JSON: "payloadCompression", Type: "trial.PayloadCompression", Spec: "Payload.Compression",
 		MaxItems: 6, SweepDoc: "PayloadCompression values to sweep (payload.compression)."},
 	{Field: "Records", JSON: "records", Type: "int64", Spec: "MeasuredRecords()",

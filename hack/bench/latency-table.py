@@ -63,6 +63,7 @@ for rate in rates:
     java = [probe(f"{out}/java-{rate}-{i}.json") for i in reps]
     runs = [("serdebench sarama", [ours(f"{out}/sarama-{rate}-{i}.json") for i in reps]),
             ("serdebench franz-go", [ours(f"{out}/franz-go-{rate}-{i}.json") for i in reps]),
+            ("serdebench librdkafka", [ours(f"{out}/librdkafka-{rate}-{i}.json") for i in reps]),
             ("Java client (LatencyProbe)", java)]
     for name, rs in runs:
         med = lambda k, q: statistics.median(r[k][q] for r in rs)

@@ -2,7 +2,7 @@
 # Fixed-rate latency beside the Java client on the same broker and settings (make
 # bench; issue: "compared with a Java-client benchmark"). For each rate it runs, one
 # after the other:
-#   - serdebench (raw codec) with sarama and with franz-go;
+#   - serdebench (raw codec) with sarama, franz-go and librdkafka;
 #   - LatencyProbe (hack/bench/java): the Java client on serdebench's schedule, record
 #     i due at start + i/rate, ack and end-to-end latency from that intended time in
 #     microseconds. The ratios are against it.
@@ -61,7 +61,7 @@ YAML
 
 for rate in $RATES; do
   for rep in $(seq "$REPEATS"); do
-    for client in sarama franz-go; do
+    for client in sarama franz-go librdkafka; do
       echo "bench: serdebench $client at $rate rec/s ($rep/$REPEATS)" >&2
       experiment "$client" "$rate" >"$out/experiment-$client-$rate.yaml"
       timeout 600 "$repo/bin/serdebench" run -q -f "$out/experiment-$client-$rate.yaml" --bootstrap "$BOOTSTRAP" \

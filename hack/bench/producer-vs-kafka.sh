@@ -16,7 +16,7 @@ SIZE="${BENCH_SIZE_BYTES:-1176}"
 SCHEMA="${BENCH_SCHEMA:-business-record}"
 BATCH="${BENCH_BATCH_SIZE:-100000}" LINGER="${BENCH_LINGER_MS:-100}" ACKS="${BENCH_ACKS:-1}" COMPRESSION="${BENCH_COMPRESSION:-none}"
 CODECS="${BENCH_CODECS:-raw json avro protobuf msgpack}"
-CLIENTS="${BENCH_CLIENTS:-sarama franz-go}"
+CLIENTS="${BENCH_CLIENTS:-sarama franz-go librdkafka}"
 # ProducerPerformance's records carry no headers: ours carry the compact set.
 HEADERS="${BENCH_HEADERS:-compact}"
 
@@ -40,7 +40,7 @@ theirs() { # record-size -> records/sec
 
 printf 'Producer throughput, %s %d B, %d records, batch.size=%s linger.ms=%s acks=%s compression=%s, 3 partitions\n' \
   "$SCHEMA" "$SIZE" "$RECORDS" "$BATCH" "$LINGER" "$ACKS" "$COMPRESSION"
-printf '%-9s %-9s %6s %11s %12s %6s %7s %6s %s\n' client codec "enc B" "ours rec/s" "kafka rec/s" ratio "ser µs" "ser %" verdict
+printf '%-10s %-9s %6s %11s %12s %6s %7s %6s %s\n' client codec "enc B" "ours rec/s" "kafka rec/s" ratio "ser µs" "ser %" verdict
 # A broker just started runs its first minute cold (JIT): warm it with one run of
 # each tool, not measured.
 theirs "$SIZE" >/dev/null
@@ -63,7 +63,7 @@ client, codec, enc, ours, theirs, ser = sys.argv[1], sys.argv[2], int(sys.argv[3
 ratio = ours / theirs
 share = ser * ours / 1e6
 ok = ratio >= 1.0 if codec == "raw" else ratio >= 1.0 - share
-print("%-9s %-9s %6d %11.0f %12.0f %6.2f %7.2f %6.1f %s" % (client, codec, enc, ours, theirs, ratio, ser, 100 * share, "ok" if ok else "BELOW"))
+print("%-10s %-9s %6d %11.0f %12.0f %6.2f %7.2f %6.1f %s" % (client, codec, enc, ours, theirs, ratio, ser, 100 * share, "ok" if ok else "BELOW"))
 sys.exit(0 if ok else 1)
 PY
   done

@@ -3,7 +3,7 @@
 # "Calibration"). Run as root. For each injected one-way delay D (CALIB_DELAYS, default
 # "0 25") it starts a broker in a network namespace behind a delayed veth
 # (hack/calibrate/netns.sh) and runs, one after the other on that broker:
-#   - serdebench with each client (CALIB_CLIENTS, default "sarama franz-go") on
+#   - serdebench with each client (CALIB_CLIENTS, default "sarama franz-go librdkafka") on
 #     hack/calibrate/experiment.yaml -> out/<client>-d<D>.json, and sarama again with
 #     128 KiB batches, which it keeps up with -> out/sarama-128k-d<D>.json
 #   - Kafka's ProducerPerformance with the same settings -> out/java-pp-d<D>.txt
@@ -15,7 +15,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-: "${CALIB_DIR:=$REPO/.state/calibrate/out}" "${CALIB_DELAYS:=0 25}" "${CALIB_CLIENTS:=sarama franz-go}"
+: "${CALIB_DIR:=$REPO/.state/calibrate/out}" "${CALIB_DELAYS:=0 25}" "${CALIB_CLIENTS:=sarama franz-go librdkafka}"
 # cubic: bbr (this kernel's default) paces each app-limited burst — a fetch
 # response of ~140 KB every round trip — and spreads it over milliseconds, which is
 # the kernel's doing, not the client's. netns.sh restores the host's setting.

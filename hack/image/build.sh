@@ -27,9 +27,23 @@ created="$(git log -1 --format=%ct)"
 arch="${GOARCH:-$(go env GOARCH)}"
 mkdir -p "$out/bin"
 : >"$out/images.env.tmp"
+# The worker links librdkafka (client: librdkafka) through cgo: statically, against
+# musl, with the musl build confluent-kafka-go bundles, so its image stays one
+# static binary. Debian's musl-gcc, pinned here, is its only build tool.
+MUSL_TOOLS_VERSION=1.2.3-1
+command -v musl-gcc >/dev/null || "$repo/hack/apt-install.sh" "musl-tools=$MUSL_TOOLS_VERSION" >/dev/null
+[[ "$arch" == "$(go env GOHOSTARCH)" ]] || {
+  echo "build.sh: the worker links librdkafka with this machine's musl-gcc, which builds for $(go env GOHOSTARCH) only: build $arch images on a $arch machine" >&2
+  exit 1
+}
+ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=$IMAGE_TAG"
 for c in manager worker; do
-  CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath \
-    -ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=$IMAGE_TAG" -o "$out/bin/$c" "./cmd/$c"
+  if [[ $c == worker ]]; then
+    CGO_ENABLED=1 CC=musl-gcc GOOS=linux GOARCH="$arch" go build -tags musl -trimpath \
+      -ldflags="$ldflags -linkmode external -extldflags -static" -o "$out/bin/$c" "./cmd/$c"
+  else
+    CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath -ldflags="$ldflags" -o "$out/bin/$c" "./cmd/$c"
+  fi
   case $c in
     manager) desc="serdebench operator: runs SerializationExperiments on Kafka" ;;
     worker) desc="serdebench worker: produces or consumes one trial's records" ;;

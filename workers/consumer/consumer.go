@@ -165,9 +165,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		}
 	}
 	var m member
-	if t.Settings.Client == trial.ClientFranz {
+	switch t.Settings.Client {
+	case trial.ClientFranz:
 		m, err = newFranzMember(ctx, c, clientID)
-	} else {
+	case trial.ClientRdkafka:
+		m, err = newRdkafkaMember(c, clientID)
+	default:
 		m, err = newSaramaMember(ctx, c, clientID)
 	}
 	if err != nil {

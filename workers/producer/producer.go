@@ -206,9 +206,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	drain, stopDrain := kafkaconn.AfterDone(ctx, cfg.DrainTimeout)
 	defer stopDrain()
 	clientID := fmt.Sprintf("serdebench-%s-p%d", t.Name, cfg.ID)
-	if t.Settings.Client == trial.ClientFranz {
+	switch t.Settings.Client {
+	case trial.ClientFranz:
 		r.client, err = newFranz(ctx, drain, r, clientID, maxValue, topicMax)
-	} else {
+	case trial.ClientRdkafka:
+		r.client, err = newRdkafka(drain, r, clientID, maxValue, topicMax)
+	default:
 		r.client, err = newSarama(ctx, r, clientID, maxValue, topicMax)
 	}
 	if err != nil {

@@ -28,17 +28,18 @@ type ClientStats struct {
 	RequestLatencyMaxMicros int64 `json:"requestLatencyMaxMicros,omitempty"`
 	RequestLatencyCount     int64 `json:"requestLatencyCount,omitempty"`
 	// InFlightMax is the most requests in flight to all brokers at once;
-	// InFlightSum over InFlightSamples its mean, sampled every 100 ms.
+	// InFlightSum over InFlightSamples its mean, sampled every 100 ms
+	// (librdkafka: at every statistics emission, 200 ms).
 	InFlightMax     int64 `json:"inFlightMax,omitempty"`
 	InFlightSum     int64 `json:"inFlightSum,omitempty"`
 	InFlightSamples int64 `json:"inFlightSamples,omitempty"`
 	// BufferedBytesMax and BufferedRecordsMax are the most the client held
-	// unsent or unacknowledged (sampled every 100 ms; franz-go only: Java's
+	// unsent or unacknowledged (sampled as in-flight; franz-go and librdkafka: Java's
 	// buffer.memory minus buffer-available-bytes).
 	BufferedBytesMax   int64 `json:"bufferedBytesMax,omitempty"`
 	BufferedRecordsMax int64 `json:"bufferedRecordsMax,omitempty"`
 	// BufferedBytesSum and BufferedRecordsSum over InFlightSamples are their
-	// means (franz-go only).
+	// means (franz-go and librdkafka).
 	BufferedBytesSum   int64 `json:"bufferedBytesSum,omitempty"`
 	BufferedRecordsSum int64 `json:"bufferedRecordsSum,omitempty"`
 

@@ -39,7 +39,7 @@ func benchMain() error {
 	linger := flag.Int("linger-ms", 100, "linger in ms")
 	acks := flag.String("acks", "1", "acks")
 	compression := flag.String("compression", "none", "compression")
-	client := flag.String("client", "sarama", "Kafka client: sarama or franz-go")
+	client := flag.String("client", "sarama", "Kafka client: sarama, franz-go or librdkafka")
 	headers := flag.String("headers", "compact", "serdebench's record headers: full or compact (ProducerPerformance sends none)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here")

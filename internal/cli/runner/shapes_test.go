@@ -82,8 +82,8 @@ func TestSmallRecordsCompactHeaders(t *testing.T) {
 }
 
 // TestCommitEachRecord: consumers that commit every record (the 2024 thesis's
-// "one by one" consumer) wait for one commit per record they process, with both
-// clients, and still deliver everything once; consumers committing on an interval
+// "one by one" consumer) wait for one commit per record they process, with every
+// client, and still deliver everything once; consumers committing on an interval
 // wait for none.
 func TestCommitEachRecord(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
@@ -94,7 +94,7 @@ func TestCommitEachRecord(t *testing.T) {
 	// sarama's commit waits for the fetch in flight on its connection
 	// (SaramaCommitWarning): at the default 500 ms this test would take minutes.
 	s.Consumer.FetchMaxWaitMs = ptr(int32(10))
-	s.Matrix = &v1alpha1.Matrix{Client: []trial.Client{trial.ClientSarama, trial.ClientFranz}}
+	s.Matrix = &v1alpha1.Matrix{Client: []trial.Client{trial.ClientSarama, trial.ClientFranz, trial.ClientRdkafka}}
 	for _, commit := range []trial.Commit{trial.CommitEachRecord, trial.CommitInterval} {
 		s.Consumer.Commit = commit
 		trials, err := plan.Expand(s)
