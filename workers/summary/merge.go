@@ -162,12 +162,12 @@ func percentiles(h *Histogram) Percentiles {
 // docs/measurement.md measured it).
 const SaramaInFlightWarning = "client sarama sends one produce request per partition at a time whatever maxInFlight says: " +
 	"with network delay its acknowledgement latency grows by more than one round trip, small batches saturate it, and its " +
-	"consumer's heartbeats and commits delay fetches on the same connection (docs/producer-settings.md; franz-go has neither limit)"
+	"consumer's heartbeats and commits delay fetches on the same connection (docs/producer-settings.md; franz-go and librdkafka have neither limit)"
 
 // SaramaCommitWarning says why sarama's consumers commit each record slowly.
 const SaramaCommitWarning = "client sarama commits on the connection it fetches on, and holds it while a fetch waits at the broker: " +
 	"with commit eachRecord a commit can wait up to consumer.fetchMaxWaitMs, which then bounds the consumer's rate " +
-	"(the Java client and franz-go commit on a connection of their own)"
+	"(the Java client, franz-go and librdkafka commit on a connection of their own)"
 
 // UnionRateFloor is how far below ProducerRatesSum a duration-bounded trial's
 // RecordsPerSecond (all records over the union of the producers' windows) can
