@@ -464,8 +464,10 @@ func TestRegistry(t *testing.T) {
 }
 
 // TestScaleOut runs a trial of 8 producer and 8 consumer pods. The operator starts
-// the producers at one instant once all are ready: their measured windows begin
-// within 50 ms of each other (16 pods on 2 shared cores), so the trial's rate (all
+// the producers at one instant once all are ready, and each window begins when its
+// warmup ends (not with the next record, which a full buffer held back by up to
+// 125 ms here): the windows begin within 50 ms of each other (a start message can
+// arrive late on 2 shared cores), so the trial's rate (all
 // records over the union of the windows) is the sum of the producers' own rates
 // less no more than the windows' misfit (summary.UnionRateFloor: they end a drain
 // apart, up to the largest ack latency). Every pod here runs on the operator's node, whose clock it shares:

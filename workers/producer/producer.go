@@ -389,11 +389,17 @@ func (r *run) send(ctx context.Context) error {
 		}
 		warmup := i < t.Warmup.Records || intended.Before(measureStart)
 		if !warmup && measuredSent == 0 {
-			measureStart = intended
-			r.setWindowStart(intended)
-			r.cfg.Log.Info(protocol.WindowStarted, "windowStart", intended.UTC())
+			// A warmup that ended by the clock (the record before this one was warmup
+			// only by time) ends at its instant in a closed loop: a send blocked across it
+			// (a full buffer) is the window's time, as one blocked across the window's end
+			// is, and producers started together begin their windows together.
+			if rate > 0 || i <= t.Warmup.Records {
+				measureStart = intended
+			}
+			r.setWindowStart(measureStart)
+			r.cfg.Log.Info(protocol.WindowStarted, "windowStart", measureStart.UTC())
 			if r.cfg.WindowStarted != nil {
-				r.cfg.WindowStarted(intended)
+				r.cfg.WindowStarted(measureStart)
 			}
 			sched.begin(i, intended, measureDur)
 		}
