@@ -52,8 +52,8 @@ type Config struct {
 	// once ctx has ended (default DefaultDrainTimeout).
 	DrainTimeout time.Duration
 	Log          *slog.Logger
-	// WindowStarted, if set, is called when the measured window begins (it also
-	// goes to Log, for the operator).
+	// WindowStarted, if set, is called with the measured window's start once the
+	// first measured record is due (it also goes to Log, for the operator).
 	WindowStarted func(time.Time)
 	// StartAt, if set, is called once the producer is ready to send (connected,
 	// its group stable) and returns the instant its schedule begins, warmup
@@ -391,7 +391,8 @@ func (r *run) send(ctx context.Context) error {
 		if !warmup && measuredSent == 0 {
 			// A warmup that ended by the clock (the record before this one was warmup
 			// only by time) ends at its instant in a closed loop: a send blocked across it
-			// (a full buffer) is the window's time, as one blocked across the window's end
+			// (on a full buffer; in mode single, the wait for a warmup record's
+			// acknowledgement) is the window's time, as one blocked across the window's end
 			// is, and producers started together begin their windows together.
 			if rate > 0 || i <= t.Warmup.Records {
 				measureStart = intended

@@ -43,7 +43,8 @@ type Summary struct {
 	SizeBytes  int    `json:"sizeBytes"`
 
 	// WindowStart and WindowEnd bound the measured window on this worker's wall clock:
-	// for a producer from the intended send time of its first measured record to the
+	// for a producer from the intended send time of its first measured record (in a
+	// closed loop whose warmup ends by the clock, from that instant) to the
 	// acknowledgement of its last; for a consumer from its first to its last measured
 	// record received.
 	WindowStart time.Time `json:"windowStart"`
