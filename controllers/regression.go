@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,14 +17,22 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
 )
 
 // Reasons for the Regressed condition.
 const (
 	ReasonRegressed   = "Regressed"
 	ReasonNoRegressed = "WithinThresholds"
-	ReasonNoBaseline  = "NoBaseline"
-	// ReasonBaselineMissing: the pinned baseline result does not exist.
+	// ReasonSuspect: a metric breached for the first time (fewer consecutive runs
+	// than persistenceRuns): shown, not alerted.
+	ReasonSuspect = "Suspect"
+	// ReasonEnvironmentShifted: the trials moved together with the control trial.
+	ReasonEnvironmentShifted = "EnvironmentShifted"
+	// ReasonCollectingBaseline: fewer baseline runs than baseline.minRuns.
+	ReasonCollectingBaseline = "CollectingBaseline"
+	ReasonNoBaseline         = "NoBaseline"
+	// ReasonBaselineMissing: a pinned baseline result does not exist.
 	ReasonBaselineMissing = "BaselineMissing"
 	// ReasonResultMissing: the run's own result is gone.
 	ReasonResultMissing = "ResultMissing"
@@ -59,28 +69,31 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	if err != nil {
 		return nil, err
 	}
+	b := s.Spec.Baseline
+	opts := optionsOf(s)
 	var baselines [][]report.Row
 	var baselineNames []string
-	b := s.Spec.Baseline
 	switch b.Kind {
 	case serdebenchv1.BaselinePinned:
-		rows, err := r.resultRows(ctx, s.Namespace, b.ResultName)
-		if apierrors.IsNotFound(err) {
-			msg := fmt.Sprintf("run %s not compared: the pinned baseline result %s does not exist", latest.Name, b.ResultName)
-			r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonBaselineMissing, "%s", msg)
-			return unknown(ReasonBaselineMissing, msg)
+		for _, name := range b.PinnedResults() {
+			rows, err := r.resultRows(ctx, s.Namespace, name)
+			if apierrors.IsNotFound(err) {
+				msg := fmt.Sprintf("run %s not compared: the pinned baseline result %s does not exist", latest.Name, name)
+				r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonBaselineMissing, "%s", msg)
+				return unknown(ReasonBaselineMissing, msg)
+			}
+			if err != nil {
+				return nil, err
+			}
+			baselines, baselineNames = append(baselines, rows), append(baselineNames, name)
 		}
-		if err != nil {
-			return nil, err
-		}
-		baselines, baselineNames = append(baselines, rows), append(baselineNames, b.ResultName)
-	default: // previous, rollingMedian
-		n := 1
-		if b.Kind == serdebenchv1.BaselineRollingMedian {
-			n = max(int(b.Runs), 2)
-		}
+		// A pinned baseline holds no streak: each run stands alone against it.
+		opts.Persistence, opts.BaselineRuns = 1, len(baselines)
+	default: // rollingMedian
+		// The streak's earlier runs (persistenceRuns − 1) and the baseline's before them.
+		want := opts.BaselineRuns + opts.Persistence - 1
 		prior := succeeded[:len(succeeded)-1]
-		for i := len(prior) - 1; i >= 0 && len(baselines) < n; i-- {
+		for i := len(prior) - 1; i >= 0 && len(baselines) < want; i-- {
 			if prior[i].Status.ResultRef == nil {
 				continue
 			}
@@ -93,16 +106,16 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 			}
 			baselines, baselineNames = append(baselines, rows), append(baselineNames, prior[i].Status.ResultRef.Name)
 		}
+		slices.Reverse(baselines) // oldest first
+		slices.Reverse(baselineNames)
 	}
 	if len(baselines) == 0 {
 		return unknown(ReasonNoBaseline, fmt.Sprintf("run %s has no baseline yet", latest.Name))
 	}
-	th := s.Spec.Thresholds
-	res := compare.Compare(baselines, candidate, compare.Thresholds{ThroughputDropPercent: float64(th.ThroughputDropPercent),
-		P99RisePercent: float64(th.P99RisePercent), SerializeRisePercent: float64(th.SerializeRisePercent)})
+	res := compare.Compare(baselines, candidate, opts)
 	// The result says what it was compared with before the schedule records the run as
 	// compared: a failed patch is retried on the next reconcile.
-	patched, err := r.writeComparison(ctx, s, latest.Status.ResultRef.Name, baselineNames, res)
+	patched, err := r.writeComparison(ctx, s, latest.Status.ResultRef.Name, baselineNames, res, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -113,27 +126,50 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		meta.SetStatusCondition(&s.Status.Conditions, cond)
 		return patched, nil
 	}
-	if res.Regressed {
+	against := fmt.Sprintf("run %s against %d baseline run(s)", latest.Name, len(baselines))
+	switch res.Verdict {
+	case compare.Regressed:
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonRegressed
-		cond.Message = fmt.Sprintf("run %s against %d baseline run(s): %s", latest.Name, len(baselines), strings.Join(res.RegressedTrials(), "; "))
+		cond.Message = fmt.Sprintf("%s: %s (change and its %.0f %% interval)", against, strings.Join(res.Flagged(compare.Regressed), "; "), 100*stats.Confidence)
 		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonRegressed, "%s", cond.Message)
-	} else {
+	case compare.Suspect:
+		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonSuspect
+		cond.Message = fmt.Sprintf("%s: worse than the threshold and significant, not yet over %d runs (Regressed then): %s", against, opts.Persistence,
+			strings.Join(res.Flagged(compare.Suspect), "; "))
+	case compare.EnvironmentShifted:
+		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonEnvironmentShifted
+		cond.Message = fmt.Sprintf("%s: the trials moved together with the control trial %s (the machine or cluster, not a trial): %s", against, res.Control,
+			strings.Join(res.Flagged(compare.EnvironmentShifted), "; "))
+	case compare.NotJudged:
+		cond.Reason = ReasonCollectingBaseline
+		cond.Message = fmt.Sprintf("%s: collecting the baseline, judged from %d run(s) on (the noise between runs is not known before)", against, opts.MinRuns)
+	default:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonNoRegressed
-		cond.Message = fmt.Sprintf("run %s within thresholds of %d baseline run(s)", latest.Name, len(baselines))
+		cond.Message = fmt.Sprintf("%s: within thresholds", against)
 	}
 	meta.SetStatusCondition(&s.Status.Conditions, cond)
 	return patched, nil
 }
 
+// optionsOf are a schedule's comparison options.
+func optionsOf(s *serdebenchv1.SerializationSchedule) compare.Options {
+	th, b := s.Spec.Thresholds, s.Spec.Baseline
+	return compare.Options{
+		Thresholds: compare.Thresholds{ThroughputDropPercent: float64(th.ThroughputDropPercent),
+			P99RisePercent: float64(th.P99RisePercent), SerializeRisePercent: float64(th.SerializeRisePercent)},
+		BaselineRuns: int(b.Runs), MinRuns: int(b.MinRuns), Persistence: int(s.Spec.PersistenceRuns),
+	}
+}
+
 // writeComparison patches the candidate result's comparison block and returns the
 // result as the API server stored it.
-func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result) (*serdebenchv1.SerializationResult, error) {
+func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result, o compare.Options) (*serdebenchv1.SerializationResult, error) {
 	obj := &serdebenchv1.SerializationResult{}
 	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: result}, obj); err != nil {
 		return nil, fmt.Errorf("get result %s: %w", result, err)
 	}
 	patch := client.MergeFrom(obj.DeepCopy())
-	obj.Comparison = comparisonOf(s, baselines, res)
+	obj.Comparison = comparisonOf(s, baselines, res, o)
 	if err := r.Patch(ctx, obj, patch); err != nil {
 		return nil, fmt.Errorf("write comparison to result %s: %w", result, err)
 	}
@@ -141,18 +177,29 @@ func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv
 }
 
 // comparisonOf is a comparison as the SerializationResult records it.
-func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res compare.Result) *serdebenchv1.ResultComparison {
-	dec := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res compare.Result, o compare.Options) *serdebenchv1.ResultComparison {
+	format := func(v compare.Num, prec int) string {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return "" // not available: left out, never 0
+		}
+		return strconv.FormatFloat(float64(v), 'f', prec, 64)
+	}
+	dec := func(v compare.Num) string { return format(v, 2) }
+	pval := func(v compare.Num) string { return format(v, 4) }
 	out := &serdebenchv1.ResultComparison{Schedule: s.Name, BaselineKind: s.Spec.Baseline.Kind, BaselineResults: baselines,
-		Thresholds: s.Spec.Thresholds, Regressed: res.Regressed, UnmatchedTrials: res.Unmatched, MissingTrials: res.Missing}
+		Thresholds: s.Spec.Thresholds, PersistenceRuns: int32(o.Persistence), Verdict: res.Verdict, Regressed: res.Regressed(),
+		Control: res.Control, Method: res.Method(o), UnmatchedTrials: res.Unmatched, MissingTrials: res.Missing}
 	for _, t := range res.Trials {
-		tc := serdebenchv1.TrialComparison{Name: t.Name, BaselineRuns: int32(t.Baselines), Regressed: t.Regressed}
+		tc := serdebenchv1.TrialComparison{Name: t.Name, Control: t.Control, Verdict: t.Verdict, Regressed: t.Verdict == compare.Regressed}
 		for _, m := range t.Metrics {
-			tc.Metrics = append(tc.Metrics, serdebenchv1.MetricComparison{Name: m.Name, Unit: m.Unit, Baseline: dec(m.Baseline),
-				BaselineMin: dec(m.Min), BaselineMax: dec(m.Max), BaselineLow: dec(m.BaselineLow), BaselineHigh: dec(m.BaselineHigh),
-				Candidate: dec(m.Candidate), CandidateLow: dec(m.CandidateLow), CandidateHigh: dec(m.CandidateHigh),
+			tc.BaselineRuns = max(tc.BaselineRuns, int32(m.BaselineRuns))
+			mc := serdebenchv1.MetricComparison{Name: m.Name, Unit: m.Unit, BaselineRuns: int32(m.BaselineRuns), Baseline: dec(m.Baseline),
+				BaselineMin: dec(m.Min), BaselineMax: dec(m.Max), SpreadPercent: dec(m.SpreadPercent), Candidate: dec(m.Candidate),
 				ChangePercent: dec(m.ChangePercent), ChangeLowPercent: dec(m.ChangeLowPercent), ChangeHighPercent: dec(m.ChangeHighPercent),
-				PValue: strconv.FormatFloat(m.P, 'f', 4, 64), Significant: m.Significant, Regressed: m.Regressed})
+				ChangeConfidencePermille: int32(math.Floor(1000 * m.ChangeConfidence)), ControlChangePercent: dec(m.ControlChangePercent),
+				PValue: pval(m.P), StreakRuns: int32(m.StreakRuns), StreakChangePercent: dec(m.StreakChangePercent), StreakPValue: pval(m.StreakP),
+				Verdict: m.Verdict, Regressed: m.Regressed()}
+			tc.Metrics = append(tc.Metrics, mc)
 		}
 		out.Trials = append(out.Trials, tc)
 	}

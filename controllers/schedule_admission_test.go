@@ -33,7 +33,12 @@ func TestScheduleAdmission(t *testing.T) {
 		{"time zone with spaces", `{schedule: "@daily", timeZone: "Europe/ Paris"}`, "spec.timeZone"},
 		{"unknown policy", `{schedule: "@daily", concurrencyPolicy: Sometimes}`, `supported values: "Forbid", "Replace", "Allow"`},
 		{"negative deadline", `{schedule: "@daily", startingDeadlineSeconds: -5}`, "spec.startingDeadlineSeconds"},
-		{"pinned without a result", `{schedule: "@daily", baseline: {kind: pinned}}`, "baseline.kind pinned needs baseline.resultName"},
+		{"pinned without a result", `{schedule: "@daily", baseline: {kind: pinned}}`, "baseline.kind pinned needs baseline.resultNames"},
+		{"pinned results", `{schedule: "@hourly", baseline: {kind: pinned, resultNames: [r1, r2, r3]}}`, ""},
+		{"previous", `{schedule: "@daily", baseline: {kind: previous}}`, "cannot tell a change from the noise between runs"},
+		{"judged from more runs than kept", `{schedule: "@daily", baseline: {kind: rollingMedian, runs: 3, minRuns: 4}}`, "baseline.minRuns must not exceed baseline.runs"},
+		{"judged from one run", `{schedule: "@daily", baseline: {kind: rollingMedian, minRuns: 1}}`, "spec.baseline.minRuns"},
+		{"no persistence", `{schedule: "@daily", persistenceRuns: 0}`, "spec.persistenceRuns"},
 		{"rolling median of one", `{schedule: "@daily", baseline: {kind: rollingMedian, runs: 1}}`, "spec.baseline.runs"},
 		{"negative threshold", `{schedule: "@daily", thresholds: {throughputDropPercent: -1}}`, "spec.thresholds.throughputDropPercent"},
 		{"history too long", `{schedule: "@daily", successfulHistoryLimit: 1000}`, "spec.successfulHistoryLimit"},
@@ -41,7 +46,6 @@ func TestScheduleAdmission(t *testing.T) {
 		{"every 0 minutes", `schedule: "@every 0m"`, "whole minutes"},
 		{"every 1h30m", `schedule: "@every 1h30m"`, ""},
 		{"history shorter than the rolling median", `{schedule: "@daily", successfulHistoryLimit: 3, baseline: {kind: rollingMedian, runs: 5}}`, "successfulHistoryLimit must keep the baseline runs"},
-		{"no history for previous", `{schedule: "@daily", successfulHistoryLimit: 0, baseline: {kind: previous}}`, "successfulHistoryLimit must keep the baseline runs"},
 		{"a 53-character name", `schedule: "@daily"`, "at most 52 characters"},
 		{"no history with a pinned baseline", `{schedule: "@daily", successfulHistoryLimit: 0, baseline: {kind: pinned, resultName: golden}}`, ""},
 		{"invalid template", `{schedule: "@daily", experimentTemplate: {spec: {kafka: {bootstrapServers: "kafka:9092"}, codecs: [yaml], payload: {schema: business-record, sizesBytes: [1176]}, records: 10000}}}`, "spec.experimentTemplate.spec.codecs"},
@@ -83,7 +87,8 @@ func TestScheduleAdmission(t *testing.T) {
 			s := getSchedule(t, ns, obj.GetName())
 			sp := s.Spec
 			if sp.ConcurrencyPolicy != serdebenchv1.ConcurrencyForbid || *sp.SuccessfulHistoryLimit != 5 || *sp.FailedHistoryLimit != 3 ||
-				sp.Baseline.Kind != serdebenchv1.BaselineRollingMedian || sp.Baseline.Runs != 5 || sp.Thresholds.ThroughputDropPercent != 10 ||
+				sp.Baseline.Kind != serdebenchv1.BaselineRollingMedian || sp.Baseline.Runs != 5 || sp.Baseline.MinRuns != 3 || sp.PersistenceRuns != 2 ||
+				sp.Thresholds.ThroughputDropPercent != 10 ||
 				sp.Thresholds.P99RisePercent != 20 || sp.Thresholds.SerializeRisePercent != 20 || sp.ExperimentTemplate.Spec.Topic.Partitions != 3 {
 				t.Fatalf("defaults not applied: %+v", sp)
 			}

@@ -99,8 +99,9 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	// A pinned baseline that is one of this schedule's own results is kept out of
 	// the history: never pruned, never compared with itself, never "the latest run".
 	if s.Spec.Baseline.Kind == serdebenchv1.BaselinePinned {
+		pinned := s.Spec.Baseline.PinnedResults()
 		succeeded = slices.DeleteFunc(succeeded, func(x serdebenchv1.SerializationExperiment) bool {
-			return x.Status.ResultRef != nil && x.Status.ResultRef.Name == s.Spec.Baseline.ResultName
+			return x.Status.ResultRef != nil && slices.Contains(pinned, x.Status.ResultRef.Name)
 		})
 	}
 	if len(succeeded) > 0 {

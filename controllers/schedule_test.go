@@ -197,7 +197,7 @@ func TestSchedule(t *testing.T) {
 	updateSchedule(t, ns, "nightly", func(s *serdebenchv1.SerializationScheduleSpec) {
 		s.Suspend = false
 		s.SuccessfulHistoryLimit = pointerTo(int32(1))
-		s.Baseline.Kind = serdebenchv1.BaselinePrevious // the default rolling median needs 5 kept
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: "a-release"} // the default rolling median needs 5 kept
 	})
 	for _, x := range scheduleRuns(t, ns, "nightly") {
 		if x.Status.Stage == "" {
@@ -270,15 +270,21 @@ func TestScheduleStartStatusLost(t *testing.T) {
 	}
 }
 
-// TestScheduleRegression: each finished run is compared once with the previous one; a
-// planted 20 % throughput drop of one trial sets Regressed=True naming it, with a
-// Warning event, and the next run back at the old rate clears it.
+// TestScheduleRegression: each finished run is compared once with the runs before
+// it (rollingMedian of 3, judged from 3 on, persistence 2). The first runs say the
+// baseline is being collected; a run inside the noise is within; a planted 20 %
+// throughput drop of one trial is Suspect on its first run (shown, no event) and
+// Regressed on its second, naming it, with a Warning event, the result's
+// comparison block and the gauges; a run back at the old rate clears it. Pinned
+// results: a missing one says so, three of them judge each run at once.
 func TestScheduleRegression(t *testing.T) {
 	ns := newNamespace(t)
 	clk := clocktesting.NewFakeClock(time.Now())
 	reg := startScheduler(t, clk, ns)
 	ctx := context.Background()
-	if err := k8s.Create(ctx, newSchedule(ns, "watch", nil)); err != nil {
+	if err := k8s.Create(ctx, newSchedule(ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselineRollingMedian, Runs: 3, MinRuns: 3}
+	})); err != nil {
 		t.Fatal(err)
 	}
 	created := getSchedule(t, ns, "watch").CreationTimestamp.Time
@@ -301,10 +307,10 @@ func TestScheduleRegression(t *testing.T) {
 		res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
 			Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
 			Trials: []serdebenchv1.TrialResult{
-				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000, Settings: settings,
-					SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000}},
+				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000 + int64(n%3)*400, Settings: settings,
+					SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000 + int64(n%2)*500}},
 				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate, Settings: settings,
-					SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000}},
+					SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000 + int64(n%2)*300}},
 			}}
 		if err := k8s.Create(ctx, res); err != nil {
 			t.Fatal(err)
@@ -313,51 +319,71 @@ func TestScheduleRegression(t *testing.T) {
 		finish(t, &x, serdebenchv1.StageSucceeded)
 		return x.Name
 	}
-	regressed := func(want metav1.ConditionStatus, runName string) *metav1.Condition {
+	regressed := func(want metav1.ConditionStatus, reason, runName string) *metav1.Condition {
 		t.Helper()
 		var c *metav1.Condition
-		waitFor(t, 10*time.Second, fmt.Sprintf("Regressed=%s for %s", want, runName), func() (bool, error) {
+		waitFor(t, 10*time.Second, fmt.Sprintf("Regressed=%s (%s) for %s", want, reason, runName), func() (bool, error) {
 			s := getSchedule(t, ns, "watch")
 			c = meta.FindStatusCondition(s.Status.Conditions, serdebenchv1.ConditionRegressed)
-			return c != nil && c.Status == want && strings.Contains(c.Message, runName), fmt.Errorf("%+v", c)
+			return c != nil && c.Status == want && c.Reason == reason && strings.Contains(c.Message, runName), fmt.Errorf("%+v", c)
 		})
 		return c
 	}
-	first := run(1, 150000)
-	regressed(metav1.ConditionUnknown, first) // no baseline yet
-	second := run(2, 120000)
-	c := regressed(metav1.ConditionTrue, second)
-	if !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -20.0%") || strings.Contains(c.Message, "t000-json") {
-		t.Fatalf("condition %+v", c)
-	}
-	waitFor(t, 10*time.Second, "a Warning event", func() (bool, error) {
+	warned := func() bool {
 		evs := &corev1.EventList{}
 		if err := k8s.List(ctx, evs, client.InNamespace(ns)); err != nil {
-			return false, err
+			t.Fatal(err)
 		}
 		for _, e := range evs.Items {
 			if e.Type == corev1.EventTypeWarning && e.Reason == controllers.ReasonRegressed && strings.Contains(e.Message, "t001-protobuf") {
-				return true, nil
+				return true
 			}
 		}
-		return false, nil
-	})
+		return false
+	}
+	first := run(1, 150000)
+	regressed(metav1.ConditionUnknown, controllers.ReasonNoBaseline, first)
+	second := run(2, 148000)
+	regressed(metav1.ConditionUnknown, controllers.ReasonCollectingBaseline, second)
+	third := run(3, 152000)
+	regressed(metav1.ConditionUnknown, controllers.ReasonCollectingBaseline, third)
+	fourth := run(4, 150500)
+	regressed(metav1.ConditionFalse, controllers.ReasonNoRegressed, fourth)
+	// The drop's first run: Suspect, not alerted.
+	fifth := run(5, 120000)
+	if c := regressed(metav1.ConditionFalse, controllers.ReasonSuspect, fifth); !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -20.") ||
+		strings.Contains(c.Message, "t000-json") {
+		t.Fatalf("condition %+v", c)
+	}
+	if warned() {
+		t.Fatal("a Suspect run raised a Warning event")
+	}
+	// Its second: Regressed.
+	sixth := run(6, 120500)
+	c := regressed(metav1.ConditionTrue, controllers.ReasonRegressed, sixth)
+	if !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -19.") || strings.Contains(c.Message, "t000-json") {
+		t.Fatalf("condition %+v", c)
+	}
+	waitFor(t, 10*time.Second, "a Warning event", func() (bool, error) { return warned(), nil })
 	// The result says what it was compared with, and the gauges show the regression.
 	res := &serdebenchv1.SerializationResult{}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: second}, res); err != nil {
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sixth}, res); err != nil {
 		t.Fatal(err)
 	}
 	cmp := res.Comparison
-	if cmp == nil || !cmp.Regressed || cmp.Schedule != "watch" || !slices.Equal(cmp.BaselineResults, []string{first}) || len(cmp.Trials) != 2 {
+	if cmp == nil || !cmp.Regressed || cmp.Verdict != serdebenchv1.VerdictRegressed || cmp.Schedule != "watch" || cmp.PersistenceRuns != 2 ||
+		!slices.Equal(cmp.BaselineResults, []string{second, third, fourth, fifth}) || len(cmp.Trials) != 2 ||
+		cmp.Control != "t000-json-1176b" || !strings.Contains(cmp.Method, "Holm") {
 		t.Fatalf("comparison %+v", cmp)
 	}
 	for _, tc := range cmp.Trials {
 		rps := tc.Metrics[0]
 		wantRegressed := tc.Name == "t001-protobuf-1176b"
-		if tc.Regressed != wantRegressed || rps.Name != "recordsPerSecond" || rps.Regressed != wantRegressed {
+		if tc.Regressed != wantRegressed || rps.Name != "recordsPerSecond" || rps.Regressed != wantRegressed || rps.BaselineRuns != 3 {
 			t.Fatalf("trial comparison %+v", tc)
 		}
-		if wantRegressed && (rps.Baseline != "150000.00" || rps.Candidate != "120000.00" || rps.ChangePercent != "-20.00") {
+		if wantRegressed && (rps.Candidate != "120500.00" || rps.StreakRuns != 2 || rps.StreakPValue == "" || rps.ChangeConfidencePermille != 950 ||
+			rps.Verdict != serdebenchv1.VerdictRegressed || !strings.HasPrefix(rps.ChangePercent, "-19.")) {
 			t.Fatalf("records/s comparison %+v", rps)
 		}
 	}
@@ -375,14 +401,16 @@ serdebench_schedule_regressed{namespace=%[1]q,schedule="watch"} 1
 # HELP serdebench_schedule_trial_records_per_second Records per second of each trial in the schedule's latest successful run (end to end, warmup excluded).
 # TYPE serdebench_schedule_trial_records_per_second gauge
 serdebench_schedule_trial_records_per_second{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 40000
-serdebench_schedule_trial_records_per_second{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 120000
+serdebench_schedule_trial_records_per_second{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 120500
 # HELP serdebench_schedule_trial_regressed 1 when the trial regressed against the schedule's baseline in the latest run, 0 when not or when it had no baseline.
 # TYPE serdebench_schedule_trial_regressed gauge
 serdebench_schedule_trial_regressed{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 0
 serdebench_schedule_trial_regressed{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 1
 `, ns))
-	third := run(3, 121000) // against the second run: within noise
-	regressed(metav1.ConditionFalse, third)
+	seventh := run(7, 151000) // back at the old rate
+	if c := regressed(metav1.ConditionFalse, controllers.ReasonNoRegressed, seventh); c == nil {
+		t.Fatal("no condition")
+	}
 	waitFor(t, 10*time.Second, "regression gauge back to 0", func() (bool, error) {
 		err := promtestutil.GatherAndCompare(reg, strings.NewReader(fmt.Sprintf(`
 # HELP serdebench_schedule_regressed 1 when the schedule's latest run regressed against its baseline, 0 otherwise.
@@ -394,37 +422,40 @@ serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
 	// A pinned baseline that does not exist: Unknown with a reason and a Warning, and
 	// the schedule keeps running.
 	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
-		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: "no-such-result", Runs: 5}
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultNames: []string{first, "no-such-result"}, Runs: 5, MinRuns: 3}
 	})
-	fourth := run(4, 150000)
-	if c := regressed(metav1.ConditionUnknown, fourth); c.Reason != controllers.ReasonBaselineMissing || !strings.Contains(c.Message, "no-such-result") {
+	eighth := run(8, 150000)
+	if c := regressed(metav1.ConditionUnknown, controllers.ReasonBaselineMissing, eighth); !strings.Contains(c.Message, "no-such-result") {
 		t.Fatalf("condition %+v", c)
 	}
-	run(5, 150000) // a new run started: the missing baseline did not stop the schedule
+	run(9, 150000) // a new run started: the missing baseline did not stop the schedule
 
-	// Pinned to the schedule's own first result, with no history kept: the first run is
-	// never pruned nor compared with itself, so a regression stays reported.
+	// Pinned to the schedule's own first three results, with no history kept: they
+	// are never pruned nor compared with themselves, and a pinned baseline judges
+	// each run at once (nothing to persist against).
 	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
-		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: first, Runs: 5}
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: first, ResultNames: []string{second, third}, Runs: 5, MinRuns: 3}
 		s.SuccessfulHistoryLimit = pointerTo(int32(0))
 	})
-	sixth := run(6, 120000)
-	regressed(metav1.ConditionTrue, sixth)
-	waitFor(t, 10*time.Second, "the sixth run pruned", func() (bool, error) {
+	tenth := run(10, 120000)
+	regressed(metav1.ConditionTrue, controllers.ReasonRegressed, tenth)
+	waitFor(t, 10*time.Second, "the tenth run pruned", func() (bool, error) {
 		names := runNames(scheduleRuns(t, ns, "watch"))
-		if !slices.Contains(names, first) {
-			return false, fmt.Errorf("the pinned %s was pruned: runs kept %v", first, names)
+		for _, pinned := range []string{first, second, third} {
+			if !slices.Contains(names, pinned) {
+				return false, fmt.Errorf("the pinned %s was pruned: runs kept %v", pinned, names)
+			}
 		}
-		return !slices.Contains(names, sixth), nil
+		return !slices.Contains(names, tenth), nil
 	})
 	// Reconciles after the pruning (MaxWait 100 ms) neither compare again nor prune
-	// the pinned run.
+	// the pinned runs.
 	time.Sleep(time.Second)
-	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, sixth) {
+	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, tenth) {
 		t.Fatalf("after pruning: %+v", c)
 	}
-	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, first) || slices.Contains(names, sixth) {
-		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, first, sixth)
+	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, first) || slices.Contains(names, tenth) {
+		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, first, tenth)
 	}
 	// A deleted schedule's series go.
 	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {

@@ -31,14 +31,16 @@ func kstatusOf(t *testing.T, obj client.Object, kind string) status.Status {
 
 // TestScheduleOnCluster: the chart's operator, under its namespaced RBAC, runs a
 // schedule every minute: real runs succeed, the second is compared with the first
-// (the result's comparison block, the Regressed condition), kstatus reads the
+// (the result's comparison block with each metric's change, the Regressed
+// condition saying the baseline is still being collected: one run cannot show the
+// noise between runs), kstatus reads the
 // schedule and its runs as Current, and deleting the schedule takes its runs and
 // results with it (owner references, the cluster's garbage collector).
 func TestScheduleOnCluster(t *testing.T) {
 	ctx := context.Background()
 	s := &v1alpha1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Name: "e2e-minutely", Namespace: namespace},
 		Spec: v1alpha1.SerializationScheduleSpec{Schedule: "* * * * *", SuccessfulHistoryLimit: ptr(int32(2)),
-			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselinePrevious},
+			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselineRollingMedian, Runs: 2, MinRuns: 2},
 			ExperimentTemplate: v1alpha1.ExperimentTemplate{Labels: map[string]string{"e2e": "schedule"},
 				Spec: small("", 3000, "protobuf").Spec}}}
 	_ = k8s.Delete(ctx, s.DeepCopy()) // a leftover of an interrupted run
@@ -104,11 +106,15 @@ func TestScheduleOnCluster(t *testing.T) {
 	}
 	c := res.Comparison
 	if c == nil || c.Schedule != s.Name || !slices.Equal(c.BaselineResults, []string{first.Status.ResultRef.Name}) ||
-		len(c.Trials) != 1 || len(c.Trials[0].Metrics) != 3 || (compared == second.Name && c.Regressed != (cond.Status == metav1.ConditionTrue)) {
+		len(c.Trials) != 1 || len(c.Trials[0].Metrics) != 3 || c.Regressed || c.Verdict != v1alpha1.VerdictNotJudged ||
+		(compared == second.Name && (cond.Status != metav1.ConditionUnknown || cond.Reason != "CollectingBaseline")) {
 		t.Fatalf("comparison %+v, condition %+v", c, cond)
 	}
 	for _, m := range c.Trials[0].Metrics {
 		t.Logf("%s: baseline %s, candidate %s %s (%s %%)", m.Name, m.Baseline, m.Candidate, m.Unit, m.ChangePercent)
+		if m.Candidate == "" || m.ChangePercent == "" || m.Verdict != v1alpha1.VerdictNotJudged {
+			t.Errorf("%s: a run against one run has a value and a change, and is not judged: %+v", m.Name, m)
+		}
 	}
 
 	// The schedule's history as one report, through the kubeconfig.

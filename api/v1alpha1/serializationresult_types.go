@@ -16,7 +16,7 @@ import (
 // +kubebuilder:printcolumn:name="Fastest",type=string,JSONPath=`.summary.fastestCodec`,description="Codec of the trial with the highest throughput"
 // +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`
 // +kubebuilder:printcolumn:name="Lost",type=integer,JSONPath=`.summary.lostRecords`
-// +kubebuilder:printcolumn:name="Regressed",type=boolean,JSONPath=`.comparison.regressed`,description="Against its schedule's baseline"
+// +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.comparison.verdict`,description="Against its schedule's baseline: Within, Suspect, Regressed, EnvironmentShifted or NotJudged"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type SerializationResult struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -51,18 +51,32 @@ type SerializationResult struct {
 }
 
 // ResultComparison is a scheduled run's trials against the same trials (codec, schema,
-// size and effective settings) of its baseline runs.
+// size and effective settings) of its baseline runs (docs/schedules.md).
 type ResultComparison struct {
 	// Schedule that ran the experiment.
 	Schedule string `json:"schedule"`
 	// BaselineKind is how the baseline was chosen.
 	BaselineKind BaselineKind `json:"baselineKind"`
-	// BaselineResults are the SerializationResults compared against, newest first.
+	// BaselineResults are the SerializationResults compared against, oldest first.
 	BaselineResults []string `json:"baselineResults"`
 	// Thresholds that were applied.
 	Thresholds RegressionThresholds `json:"thresholds"`
+	// PersistenceRuns that were applied.
+	// +optional
+	PersistenceRuns int32 `json:"persistenceRuns,omitempty"`
+	// Verdict is the most severe of the trials': NotJudged, Within,
+	// EnvironmentShifted, Suspect or Regressed.
+	// +optional
+	Verdict ComparisonVerdict `json:"verdict,omitempty"`
 	// Regressed says at least one trial regressed.
 	Regressed bool `json:"regressed"`
+	// Control is the trial whose moves are taken as the environment's.
+	// +optional
+	Control string `json:"control,omitempty"`
+	// Method says how the verdicts were reached, with the number of tests
+	// corrected together.
+	// +optional
+	Method string `json:"method,omitempty"`
 	// Trials are the trials that matched a baseline trial, in plan order.
 	// +optional
 	Trials []TrialComparison `json:"trials,omitempty"`
@@ -74,62 +88,98 @@ type ResultComparison struct {
 	MissingTrials []string `json:"missingTrials,omitempty"`
 }
 
+// ComparisonVerdict is what a metric, trial or run came to against its baseline.
+// +kubebuilder:validation:Enum=NotJudged;Within;EnvironmentShifted;Suspect;Regressed
+type ComparisonVerdict string
+
+// Verdicts, from the least to the most severe.
+const (
+	// VerdictNotJudged: fewer baseline runs than baseline.minRuns, or no value.
+	VerdictNotJudged ComparisonVerdict = "NotJudged"
+	// VerdictWithin: no breach.
+	VerdictWithin ComparisonVerdict = "Within"
+	// VerdictEnvironmentShifted: worse beyond the threshold, but together with the
+	// control trial, which moved too: the machine or the cluster, not the trial.
+	VerdictEnvironmentShifted ComparisonVerdict = "EnvironmentShifted"
+	// VerdictSuspect: a breach not yet persistent; shown, not alerted.
+	VerdictSuspect ComparisonVerdict = "Suspect"
+	// VerdictRegressed: a breach over persistenceRuns consecutive runs.
+	VerdictRegressed ComparisonVerdict = "Regressed"
+)
+
 // TrialComparison is one trial against the baseline runs.
 type TrialComparison struct {
 	// Name of the trial.
 	Name string `json:"name"`
 	// BaselineRuns is how many baseline runs had this trial.
 	BaselineRuns int32 `json:"baselineRuns"`
+	// Control says this trial is the run's control.
+	// +optional
+	Control bool `json:"control,omitempty"`
+	// Verdict is the most severe of its metrics'.
+	// +optional
+	Verdict ComparisonVerdict `json:"verdict,omitempty"`
 	// Regressed says one of its metrics regressed.
 	Regressed bool `json:"regressed"`
 	// Metrics compared: recordsPerSecond, endToEndP99 and serialize.
 	Metrics []MetricComparison `json:"metrics"`
 }
 
-// MetricComparison is one metric of a trial against the baseline runs. Values are
-// decimal strings in Unit.
+// MetricComparison is one metric of a trial against the baseline runs, each run
+// one value (the median of its repetitions). Values are decimal strings in Unit.
 type MetricComparison struct {
 	// Name of the metric.
 	Name string `json:"name"`
 	// Unit of the values: records/s, µs or µs/record.
 	Unit string `json:"unit"`
-	// Baseline is the median of the baseline runs' values (every repetition of
-	// every baseline run).
+	// BaselineRuns is how many baseline runs this metric was judged against.
+	// +optional
+	BaselineRuns int32 `json:"baselineRuns,omitempty"`
+	// Baseline is the baseline runs' center: the geometric mean of their values.
 	Baseline string `json:"baseline"`
-	// BaselineMin is the lowest baseline value.
+	// BaselineMin is the lowest baseline run's value.
 	BaselineMin string `json:"baselineMin"`
-	// BaselineMax is the highest baseline value.
+	// BaselineMax is the highest baseline run's value.
 	BaselineMax string `json:"baselineMax"`
-	// BaselineLow and BaselineHigh bound the baseline median's confidence
-	// interval (the values' range up to 7 of them).
+	// SpreadPercent is the noise between the baseline runs: the standard
+	// deviation of their values' logarithms, in percent.
 	// +optional
-	BaselineLow string `json:"baselineLow,omitempty"`
-	// +optional
-	BaselineHigh string `json:"baselineHigh,omitempty"`
-	// Candidate is this run's value: the median of its repetitions.
+	SpreadPercent string `json:"spreadPercent,omitempty"`
+	// Candidate is this run's value: the median of its repetitions (for p99, the
+	// median of the per-repetition p99s).
 	Candidate string `json:"candidate"`
-	// CandidateLow and CandidateHigh bound its confidence interval.
-	// +optional
-	CandidateLow string `json:"candidateLow,omitempty"`
-	// +optional
-	CandidateHigh string `json:"candidateHigh,omitempty"`
-	// ChangePercent is the candidate's change from the baseline.
+	// ChangePercent is the candidate's change from the baseline's center.
 	ChangePercent string `json:"changePercent"`
-	// ChangeLowPercent and ChangeHighPercent bound the change's confidence
-	// interval (the Hodges-Lehmann shift over the baseline).
+	// ChangeLowPercent and ChangeHighPercent bound the change of the level at
+	// ChangeConfidencePermille (Student's t over the baseline runs: the interval
+	// of one more run).
 	// +optional
 	ChangeLowPercent string `json:"changeLowPercent,omitempty"`
 	// +optional
 	ChangeHighPercent string `json:"changeHighPercent,omitempty"`
-	// PValue is the Mann-Whitney U test's: the chance of a difference at least
-	// this large between runs of the same distribution.
+	// +optional
+	ChangeConfidencePermille int32 `json:"changeConfidencePermille,omitempty"`
+	// ControlChangePercent is the change relative to the control trial of the
+	// same run.
+	// +optional
+	ControlChangePercent string `json:"controlChangePercent,omitempty"`
+	// PValue is the one-sided p-value of "this run is worse than the baseline's
+	// level", Holm-adjusted over every metric of the run.
 	// +optional
 	PValue string `json:"pValue,omitempty"`
-	// Significant says PValue is below 0.05.
+	// StreakRuns is persistenceRuns when each of the last persistenceRuns runs
+	// was worse than the threshold; StreakChangePercent is then their mean's change
+	// and StreakPValue its Holm-adjusted one-sided p-value (Regressed below 0.01).
 	// +optional
-	Significant bool `json:"significant,omitempty"`
-	// Regressed says the change is worse than the threshold and the candidate's
-	// interval lies beyond the baseline's, on the worse side.
+	StreakRuns int32 `json:"streakRuns,omitempty"`
+	// +optional
+	StreakChangePercent string `json:"streakChangePercent,omitempty"`
+	// +optional
+	StreakPValue string `json:"streakPValue,omitempty"`
+	// Verdict is NotJudged, Within, EnvironmentShifted, Suspect or Regressed.
+	// +optional
+	Verdict ComparisonVerdict `json:"verdict,omitempty"`
+	// Regressed says the verdict is Regressed.
 	Regressed bool `json:"regressed"`
 }
 

@@ -24,11 +24,14 @@ type BaselineKind string
 
 // Baselines.
 const (
-	// BaselinePrevious is the last successful run.
+	// BaselinePrevious was the last successful run alone. One run cannot tell a
+	// change from the noise between runs: admission refuses it with that reason.
 	BaselinePrevious BaselineKind = "previous"
-	// BaselinePinned is a named SerializationResult.
+	// BaselinePinned is a fixed set of SerializationResults (e.g. a release's runs).
 	BaselinePinned BaselineKind = "pinned"
-	// BaselineRollingMedian is the median of the last runs, their spread the noise.
+	// BaselineRollingMedian is the last successful runs, each as one value per
+	// trial and metric (its median over its repetitions); their spread is the
+	// noise between runs.
 	BaselineRollingMedian BaselineKind = "rollingMedian"
 )
 
@@ -53,8 +56,10 @@ const LabelSchedule = "serdebench.io/schedule"
 
 // SerializationScheduleSpec runs an experiment on a cron schedule and compares each
 // run with a baseline.
-// +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'pinned' || has(self.baseline.resultName)",message="baseline.kind pinned needs baseline.resultName"
-// +kubebuilder:validation:XValidation:rule="!has(self.successfulHistoryLimit) || self.baseline.kind == 'pinned' || self.successfulHistoryLimit >= (self.baseline.kind == 'rollingMedian' ? self.baseline.runs : 1)",message="successfulHistoryLimit must keep the baseline runs: at least baseline.runs for rollingMedian, at least 1 for previous"
+// +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'pinned' || has(self.baseline.resultName) || has(self.baseline.resultNames)",message="baseline.kind pinned needs baseline.resultNames (or resultName)"
+// +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'previous'",message="baseline.kind previous compares with one run, which cannot tell a change from the noise between runs: use rollingMedian (the last runs) or pinned with resultNames"
+// +kubebuilder:validation:XValidation:rule="!has(self.successfulHistoryLimit) || self.baseline.kind != 'rollingMedian' || self.successfulHistoryLimit >= self.baseline.runs",message="successfulHistoryLimit must keep the baseline runs: at least baseline.runs for rollingMedian"
+// +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'rollingMedian' || !has(self.baseline.minRuns) || !has(self.baseline.runs) || self.baseline.minRuns <= self.baseline.runs",message="baseline.minRuns must not exceed baseline.runs: the baseline would never be judged"
 type SerializationScheduleSpec struct {
 	// Schedule is a cron expression (robfig/cron/v3 standard parser: five fields, or
 	// a descriptor such as @daily).
@@ -107,7 +112,8 @@ type SerializationScheduleSpec struct {
 	FailedHistoryLimit *int32 `json:"failedHistoryLimit,omitempty"`
 
 	// Baseline is what each run is compared with. Default rollingMedian of the last
-	// 5 runs: a change must leave their spread, so one noisy run is not an alert.
+	// 5 runs: a change must leave their spread, so one noisy run is not an alert
+	// (docs/schedules.md).
 	// +kubebuilder:default={kind: rollingMedian}
 	// +optional
 	Baseline Baseline `json:"baseline,omitempty"`
@@ -116,6 +122,15 @@ type SerializationScheduleSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Thresholds RegressionThresholds `json:"thresholds,omitempty"`
+
+	// PersistenceRuns is how many consecutive runs must breach a threshold before
+	// the metric is Regressed (and alerted); a first breach is Suspect, shown in
+	// the condition and the result but not alerted. 1 alerts at once. Default 2.
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	PersistenceRuns int32 `json:"persistenceRuns,omitempty"`
 }
 
 // ExperimentTemplate is the experiment a schedule creates: labels and spec.
@@ -133,16 +148,45 @@ type Baseline struct {
 	// +kubebuilder:default=rollingMedian
 	// +optional
 	Kind BaselineKind `json:"kind,omitempty"`
-	// ResultName is the pinned SerializationResult (kind pinned).
+	// ResultName is a pinned SerializationResult (kind pinned), before ResultNames.
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	ResultName string `json:"resultName,omitempty"`
+	// ResultNames are the pinned SerializationResults (kind pinned): each is one
+	// baseline run. At least MinRuns of them are needed to judge.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MaxLength=253
+	// +listType=atomic
+	// +optional
+	ResultNames []string `json:"resultNames,omitempty"`
 	// Runs is how many last successful runs rollingMedian takes. Default 5.
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=2
 	// +kubebuilder:validation:Maximum=50
 	// +optional
 	Runs int32 `json:"runs,omitempty"`
+	// MinRuns is the fewest baseline runs a metric is judged with: with fewer the
+	// noise between runs is unknown, and the Regressed condition says the schedule
+	// is still collecting its baseline. Default 3.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=50
+	// +optional
+	MinRuns int32 `json:"minRuns,omitempty"`
+}
+
+// PinnedResults are the pinned baseline's result names, in order.
+func (b Baseline) PinnedResults() []string {
+	var out []string
+	if b.ResultName != "" {
+		out = append(out, b.ResultName)
+	}
+	for _, n := range b.ResultNames {
+		if n != b.ResultName {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // RegressionThresholds are in percent (integers: no floats in a spec).

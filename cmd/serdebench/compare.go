@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
 )
 
 // errRegressed makes the command exit with exitRegressed.
@@ -20,18 +23,28 @@ const exitRegressed = 3
 
 func compareCmd() *cobra.Command {
 	var f clusterFlags
-	var output string
-	th := compare.DefaultThresholds
+	var output, control string
+	o := compare.DefaultOptions
 	c := &cobra.Command{
-		Use:   "compare BASELINE... CANDIDATE",
-		Short: "Compare a run with one or more baseline runs, trial by trial; exit 3 on a regression",
+		Use:   "compare RUN... CANDIDATE",
+		Short: "Judge a run against the runs before it, trial by trial, as a schedule does; exit 3 on a regression",
 		Long: "Each argument is a `serdebench run -o json` report, a SerializationResult file (YAML or JSON), or the name " +
-			"of a SerializationResult in the cluster (--kubeconfig, -n). Trials match by codec, schema, size and settings; " +
-			"a trial's repetitions (spec.repetitions) are its values and every figure is their median. DIFF says whether the " +
-			"change is significant (Mann-Whitney U test, p < 0.05: needs 4 repetitions on each side; ~ where it is not), " +
-			"with the change's 95 % interval. A metric regresses when it is worse than the baselines' median by more than " +
-			"its threshold and its interval lies beyond the baseline's (with single runs and up to 7 baseline values: worse than every baseline run), " +
-			"so noise is not an alert.",
+			"of a SerializationResult in the cluster (--kubeconfig, -n), oldest first; the last is judged. Trials match by codec, " +
+			"schema, size and settings. Each run is one value per trial and metric: the median of its repetitions.\n\n" +
+			"Runs differ by more than the repetitions inside one run show, so the candidate is judged against the spread of the " +
+			"earlier runs (the last --baseline-runs of them, at least --min-runs: fewer and nothing is judged, exit 1): CHANGE is " +
+			"its change from their center with the 95 % interval Student's t gives one more run. A metric breaches when the " +
+			"change is worse than its threshold and its one-sided p, Holm-corrected over every trial and metric, is below 0.05 " +
+			"(and, beside the control trial, relative to the control too). Every earlier run is judged the same way in turn, so " +
+			"a breach that persists over --persistence runs is Regressed (exit 3); a first breach is Suspect (shown, exit 0). " +
+			"When the control trial breached and the others moved with it, the metric is EnvironmentShifted (exit 0): the machine " +
+			"changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.",
+		Example: `  # A nightly history, oldest first: the last run against the five before it
+  serdebench compare night-*.json
+  # A CI gate against a release's runs: fail at the first breach
+  serdebench compare release/run-1.json release/run-2.json release/run-3.json pr.json --persistence 1
+  # Results in the cluster
+  serdebench compare -n kafka-bench nightly-29378400 nightly-29379840 nightly-29381280 nightly-29382720`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "table" && output != "json" {
@@ -43,63 +56,111 @@ func compareCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				runs[i] = run.Runs // every repetition: the comparison tests them
+				runs[i] = run.Runs // every repetition: each run's value is their median
 			}
-			res := compare.Compare(runs[:len(runs)-1], runs[len(runs)-1], th)
+			if control != "" {
+				key, err := controlKey(runs[len(runs)-1], control)
+				if err != nil {
+					return err
+				}
+				o.Control = key
+			}
+			res, verdicts := compare.Replay(runs, o)
 			if len(res.Trials) == 0 {
 				// A gate that compared nothing must not pass.
-				return fmt.Errorf("nothing compared: no trial of %s matches a baseline trial (codec, schema, size and settings)", args[len(args)-1])
+				return fmt.Errorf("nothing compared: no trial of %s matches a trial of the runs before it (codec, schema, size and settings)", args[len(args)-1])
 			}
 			var err error
 			if output == "json" {
-				err = report.JSON(cmd.OutOrStdout(), res)
+				err = report.JSON(cmd.OutOrStdout(), struct {
+					compare.Result
+					Method  string            `json:"method"`
+					History []compare.Verdict `json:"history"`
+				}{res, res.Method(o), verdicts})
 			} else {
-				err = compareTable(cmd.OutOrStdout(), res)
+				err = compareTable(cmd.OutOrStdout(), res, o, args, verdicts)
 			}
 			if err != nil {
 				return err
 			}
-			if res.Regressed {
-				return fmt.Errorf("%w: %v", errRegressed, res.RegressedTrials())
+			switch res.Verdict {
+			case compare.Regressed:
+				return fmt.Errorf("%w: %v", errRegressed, res.Flagged(compare.Regressed))
+			case compare.NotJudged:
+				return fmt.Errorf("not judged: %d earlier run(s); the noise between runs needs at least %d (--min-runs)", len(runs)-1, o.MinRuns)
 			}
 			return nil
 		},
 	}
 	f.bind(c)
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
-	c.Flags().Float64Var(&th.ThroughputDropPercent, "throughput-drop-percent", th.ThroughputDropPercent, "records/s lower than the baseline by more than this regresses")
-	c.Flags().Float64Var(&th.P99RisePercent, "p99-rise-percent", th.P99RisePercent, "end-to-end p99 higher than the baseline by more than this regresses")
-	c.Flags().Float64Var(&th.SerializeRisePercent, "serialize-rise-percent", th.SerializeRisePercent, "serialize µs higher than the baseline by more than this regresses")
+	c.Flags().Float64Var(&o.Thresholds.ThroughputDropPercent, "throughput-drop-percent", o.Thresholds.ThroughputDropPercent, "records/s lower than the baseline by more than this can breach")
+	c.Flags().Float64Var(&o.Thresholds.P99RisePercent, "p99-rise-percent", o.Thresholds.P99RisePercent, "end-to-end p99 higher than the baseline by more than this can breach")
+	c.Flags().Float64Var(&o.Thresholds.SerializeRisePercent, "serialize-rise-percent", o.Thresholds.SerializeRisePercent, "serialize µs higher than the baseline by more than this can breach")
+	c.Flags().IntVar(&o.BaselineRuns, "baseline-runs", o.BaselineRuns, "how many earlier runs make a run's baseline")
+	c.Flags().IntVar(&o.MinRuns, "min-runs", o.MinRuns, "the fewest earlier runs a metric is judged with")
+	c.Flags().IntVar(&o.Persistence, "persistence", o.Persistence, "consecutive breaching runs before a metric is Regressed (1: at once)")
+	c.Flags().StringVar(&control, "control", "", "the control trial, by name (default: the candidate's first trial)")
 	return c
 }
 
-func compareTable(w io.Writer, res compare.Result) error {
+// controlKey is the key of the candidate's trial named name.
+func controlKey(rows []report.Row, name string) (string, error) {
+	var names []string
+	for _, r := range rows {
+		if report.ConfigOf(r) == name || r.Name == name {
+			return compare.Key(r), nil
+		}
+		names = append(names, report.ConfigOf(r))
+	}
+	return "", fmt.Errorf("--control %s: no such trial in the candidate (%s)", name, strings.Join(names, ", "))
+}
+
+func compareTable(w io.Writer, res compare.Result, o compare.Options, args []string, history []compare.Verdict) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TRIAL\tRUNS\tMETRIC\tUNIT\tBASELINE\tBASELINE CI\tCANDIDATE\tCANDIDATE CI\tCHANGE %\tCHANGE CI %\tp\tDIFF\t\t")
+	conf := fmt.Sprintf("%.0f %% CI", 100*stats.Confidence)
+	fmt.Fprintf(tw, "TRIAL\tMETRIC\tUNIT\tRUNS\tBASELINE\tSPREAD %%\tCANDIDATE\tCHANGE %%\tCHANGE %s %%\tvs CONTROL %%\tp (Holm)\tLAST %d RUNS %% (p)\tVERDICT\t\n", conf, o.Persistence)
+	num := func(v compare.Num, format string) string {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return "n/a"
+		}
+		return fmt.Sprintf(format, float64(v))
+	}
 	for _, t := range res.Trials {
+		name := t.Name
+		if t.Control {
+			name += " (control)"
+		}
 		for _, m := range t.Metrics {
-			flag, diff := "", "~"
-			if m.Regressed {
-				flag = "REGRESSED"
+			ci := "n/a"
+			if !math.IsNaN(float64(m.ChangeLowPercent)) {
+				ci = fmt.Sprintf("%+.1f…%+.1f", m.ChangeLowPercent, m.ChangeHighPercent)
 			}
-			if m.Significant {
-				diff = "different"
+			streak := "-"
+			if m.StreakRuns > 0 {
+				streak = fmt.Sprintf("%s p %s", num(m.StreakChangePercent, "%+.1f"), num(m.StreakP, "%.3f"))
 			}
-			fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%.2f\t%.2f–%.2f\t%.2f\t%.2f–%.2f\t%+.1f\t%+.1f…%+.1f\t%.3f\t%s\t%s\t\n", t.Name,
-				t.BaselineValues, t.Repetitions, m.Name, m.Unit, m.Baseline, m.BaselineLow, m.BaselineHigh, m.Candidate, m.CandidateLow,
-				m.CandidateHigh, m.ChangePercent, m.ChangeLowPercent, m.ChangeHighPercent, m.P, diff, flag)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, m.Name, m.Unit, m.BaselineRuns,
+				num(m.Baseline, "%.2f"), num(m.SpreadPercent, "%.1f"), num(m.Candidate, "%.2f"), num(m.ChangePercent, "%+.1f"), ci,
+				num(m.ControlChangePercent, "%+.1f"), num(m.P, "%.3f"), streak, m.Verdict)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "RUNS: baseline values (every repetition of every baseline run) / candidate repetitions. CI: the median's interval (the range up to 7 values);")
-	fmt.Fprintln(w, "CHANGE CI: the change's (Hodges-Lehmann shift over the baseline median). DIFF: different where the Mann-Whitney U test gives p < 0.05, else ~.")
+	fmt.Fprintf(w, "RUNS: baseline runs, each one value (the median of its repetitions); BASELINE: their geometric mean; SPREAD: the noise between them\n")
+	fmt.Fprintf(w, "(standard deviation of their logarithms). CHANGE: the candidate's from BASELINE, with the interval of the level's change at %.0f %%\n", 100*stats.Confidence)
+	fmt.Fprintf(w, "(Student's t, one more run). vs CONTROL: the change relative to the control trial in the same run. Method: %s.\n", res.Method(o))
+	var hist []string
+	for i, v := range history {
+		hist = append(hist, fmt.Sprintf("%s %s", args[i], v))
+	}
+	fmt.Fprintf(w, "history, oldest first: %s\n", strings.Join(hist, ", "))
 	for _, u := range res.Unmatched {
-		fmt.Fprintf(w, "not in any baseline: %s\n", u)
+		fmt.Fprintf(w, "not in any earlier run: %s\n", u)
 	}
 	for _, m := range res.Missing {
-		fmt.Fprintf(w, "in a baseline, not in the candidate: %s\n", m)
+		fmt.Fprintf(w, "in an earlier run, not in the candidate: %s\n", m)
 	}
 	return nil
 }

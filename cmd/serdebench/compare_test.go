@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestCompareFiles compares SerializationResult files: a planted 20 % throughput drop
-// of one trial is a regression (the error the command exits 3 on), naming it; the
-// same run against itself is not.
+// TestCompareFiles judges SerializationResult files, oldest first: with fewer
+// earlier runs than --min-runs nothing is judged (exit 1, saying why); a planted
+// 20 % throughput drop of one trial is Suspect on its first run (exit 0) and a
+// regression on its second (the error the command exits 3 on), naming it; with
+// --persistence 1 its first run regresses; steady runs do not.
 func TestCompareFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, protobufRate int) string {
@@ -29,7 +32,11 @@ trials:
 		}
 		return path
 	}
-	base, dropped := write("base.yaml", 150000), write("dropped.yaml", 120000)
+	var steady []string
+	for i, rate := range []int{150000, 147000, 153000, 149000} {
+		steady = append(steady, write(fmt.Sprintf("run%d.yaml", i), rate))
+	}
+	dropped, again := write("dropped.yaml", 120000), write("again.yaml", 121000)
 	run := func(args ...string) (string, error) {
 		cmd := rootCmd()
 		var out bytes.Buffer
@@ -39,16 +46,38 @@ trials:
 		err := cmd.Execute()
 		return out.String(), err
 	}
-	out, err := run(base, dropped)
-	if !errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "t001-protobuf-1176b: recordsPerSecond -20.0%") {
+	if out, err := run(steady[0], dropped); err == nil || errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "not judged") {
+		t.Fatalf("one earlier run: %v\n%s", err, out)
+	}
+	out, err := run(append(slices.Clone(steady), dropped)...)
+	if err != nil || !strings.Contains(out, "Suspect") || strings.Contains(out, "Regressed\n") {
+		t.Fatalf("first run of the drop: %v\n%s", err, out)
+	}
+	out, err = run(append(slices.Clone(steady), dropped, again)...)
+	if !errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "t001-protobuf-1176b: recordsPerSecond -19.") {
 		t.Fatalf("got %v\n%s", err, out)
 	}
-	if strings.Count(out, "REGRESSED") != 1 {
+	regressedRows := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "t00") && strings.HasSuffix(strings.TrimSpace(l), "Regressed") {
+			regressedRows++
+		}
+	}
+	if regressedRows != 1 || !strings.Contains(out, "95 % CI") || !strings.Contains(out, "Holm") ||
+		!strings.Contains(out, "t000-json-1176b (control)") {
 		t.Fatalf("table:\n%s", out)
 	}
-	if out, err := run(base, base); err != nil {
-		t.Fatalf("a run against itself: %v\n%s", err, out)
+	if _, err := run(append(slices.Clone(steady), dropped, "--persistence", "1")...); !errors.Is(err, errRegressed) {
+		t.Fatalf("--persistence 1: %v", err)
 	}
+	if out, err := run(append(slices.Clone(steady), steady[1])...); err != nil {
+		t.Fatalf("steady runs: %v\n%s", err, out)
+	}
+	if out, err := run(append(slices.Clone(steady), dropped, "-o", "json")...); err != nil || !strings.Contains(out, `"verdict": "Suspect"`) ||
+		!strings.Contains(out, `"streakP": null`) {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	base := steady[0]
 	// A candidate that matches nothing fails the gate (exit 1), not passes it.
 	other := filepath.Join(dir, "other.yaml")
 	if err := os.WriteFile(other, []byte(`apiVersion: serdebench.io/v1alpha1

@@ -1,6 +1,9 @@
 package compare
 
 import (
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/serdebench/serdebench/internal/report"
@@ -11,55 +14,131 @@ func row(codec string, rps float64, p99 int64, ser float64) report.Row {
 		RecordsPerSecond: rps, P99: p99, SerMicros: ser}
 }
 
-// TestPlantedDropIsFlagged: a 20 % throughput drop against three steady runs is a
-// regression of that trial only.
-func TestPlantedDropIsFlagged(t *testing.T) {
-	base := [][]report.Row{
-		{row("json", 40000, 20000, 4.7), row("protobuf", 146000, 8000, 1.5)},
-		{row("json", 41000, 21000, 4.6), row("protobuf", 150000, 8200, 1.6)},
-		{row("json", 39500, 19500, 4.8), row("protobuf", 148000, 7900, 1.5)},
+// steady are n runs of json and protobuf a few percent apart, and a run's
+// protobuf throughput changed by factor.
+func steady(n int) [][]report.Row {
+	var out [][]report.Row
+	for i := range n {
+		w := 1 + 0.02*float64(i%3-1) // −2 %, 0, +2 %
+		out = append(out, []report.Row{row("json", 40000*w, int64(20000*w), 4.7*w), row("protobuf", 146000/w, int64(8000*w), 1.5*w)})
 	}
-	cand := []report.Row{row("json", 40500, 20500, 4.7), row("protobuf", 148000*0.8, 8100, 1.5)}
-	res := Compare(base, cand, DefaultThresholds)
-	if !res.Regressed || len(res.Trials) != 2 || res.Trials[0].Regressed || !res.Trials[1].Regressed {
-		t.Fatalf("result %+v", res)
+	return out
+}
+
+func withProtobuf(rps float64) []report.Row {
+	return []report.Row{row("json", 40000, 20000, 4.7), row("protobuf", rps, 8000, 1.5)}
+}
+
+// TestPlantedDropPersists: a 20 % throughput drop of one trial against steady
+// runs is Suspect on its first run and Regressed on its second, that trial and
+// metric only; its figures say the change and its interval, which holds it.
+func TestPlantedDropPersists(t *testing.T) {
+	runs := append(steady(5), withProtobuf(146000*0.8))
+	res, verdicts := Replay(runs, DefaultOptions)
+	if res.Verdict != Suspect || verdicts[5] != Suspect || res.Trials[1].Verdict != Suspect || res.Trials[0].Verdict != Within {
+		t.Fatalf("first run of the drop: %v, %+v", verdicts, res)
+	}
+	runs = append(runs, withProtobuf(146000*0.81))
+	res, verdicts = Replay(runs, DefaultOptions)
+	if !res.Regressed() || verdicts[6] != Regressed || res.Trials[0].Verdict != Within || res.Trials[1].Verdict != Regressed {
+		t.Fatalf("second run of the drop: %v, %+v", verdicts, res)
 	}
 	m := res.Trials[1].Metrics[0]
-	if m.Name != "recordsPerSecond" || !m.Regressed || m.Baseline != 148000 || m.ChangePercent > -19.9 || m.ChangePercent < -20.1 {
+	if m.Name != "recordsPerSecond" || m.Verdict != Regressed || m.BaselineRuns != 5 || m.StreakRuns != 2 ||
+		m.ChangePercent > -18.5 || m.ChangePercent < -19.5 || m.ChangeLowPercent > m.ChangePercent || m.ChangeHighPercent < m.ChangePercent ||
+		m.ChangeConfidence != 0.95 || !(m.StreakP < 0.01) {
 		t.Fatalf("throughput metric %+v", m)
 	}
-	if got := res.RegressedTrials(); len(got) != 1 || got[0] != "t-protobuf: recordsPerSecond -20.0%" {
+	for _, other := range res.Trials[1].Metrics[1:] {
+		if other.Verdict != Within {
+			t.Errorf("%s: %s, want Within", other.Name, other.Verdict)
+		}
+	}
+	if got := res.Flagged(Regressed); len(got) != 1 || !strings.HasPrefix(got[0], "t-protobuf: recordsPerSecond -19.") {
 		t.Fatalf("regressed trials %v", got)
+	}
+	// With persistence 1 the first run of the drop regresses.
+	o := DefaultOptions
+	o.Persistence = 1
+	if res := Compare(steady(5), withProtobuf(146000*0.8), o); !res.Regressed() {
+		t.Fatalf("persistence 1: %+v", res)
 	}
 }
 
-// TestNoiseIsNotFlagged: a change beyond the threshold that stays inside the spread
-// of noisy baseline runs is not an alert; nor is an improvement.
+// TestOneBadRunIsNotAnAlert: one run far off, then back: Suspect, never Regressed,
+// and the run after it is judged against a baseline that includes it.
+func TestOneBadRunIsNotAnAlert(t *testing.T) {
+	runs := append(steady(5), withProtobuf(146000*0.6), withProtobuf(146000))
+	_, verdicts := Replay(runs, DefaultOptions)
+	if verdicts[5] != Suspect || verdicts[6] == Regressed || verdicts[6] == Suspect {
+		t.Fatalf("verdicts %v", verdicts)
+	}
+}
+
+// TestNoiseIsNotFlagged: changes beyond the threshold inside the spread of noisy
+// runs are not alerts; nor are improvements.
 func TestNoiseIsNotFlagged(t *testing.T) {
-	base := [][]report.Row{{row("json", 100000, 10000, 2)}, {row("json", 85000, 13000, 2.5)}, {row("json", 110000, 9000, 1.8)}}
+	noisy := [][]report.Row{{row("json", 100000, 10000, 2)}, {row("json", 85000, 13000, 2.5)}, {row("json", 110000, 9000, 1.8)},
+		{row("json", 95000, 11000, 2.1)}}
 	for name, cand := range map[string]report.Row{
 		"throughput -12 % inside the spread": row("json", 88000, 10000, 2),
 		"p99 +25 % inside the spread":        row("json", 100000, 12500, 2),
 		"better everywhere":                  row("json", 130000, 5000, 1),
 	} {
-		if res := Compare(base, []report.Row{cand}, DefaultThresholds); res.Regressed {
-			t.Errorf("%s: flagged %v", name, res.RegressedTrials())
+		for _, o := range []Options{DefaultOptions, {Persistence: 1}} {
+			if res := Compare(noisy, []report.Row{cand}, o); res.Verdict != Within {
+				t.Errorf("%s: %s %v", name, res.Verdict, res.Flagged(res.Verdict))
+			}
 		}
 	}
-	// Beyond both: p99 +40 %, above the worst baseline run.
-	if res := Compare(base, []report.Row{row("json", 100000, 14000, 2)}, DefaultThresholds); !res.Regressed {
-		t.Error("p99 +40 % above every baseline run not flagged")
+}
+
+// TestCollectingBaseline: fewer baseline runs than MinRuns judge nothing, and say
+// so; the change is still shown. (Of 2 earlier runs, the last is the streak's with
+// persistence 2: 1 is the baseline.)
+func TestCollectingBaseline(t *testing.T) {
+	res := Compare(steady(2), withProtobuf(100000), DefaultOptions)
+	if res.Verdict != NotJudged || len(res.Trials) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	m := res.Trials[1].Metrics[0]
+	if m.Verdict != NotJudged || math.IsNaN(float64(m.ChangePercent)) || !math.IsNaN(float64(m.P)) || m.BaselineRuns != 1 {
+		t.Fatalf("metric %+v", m)
+	}
+	// NaN is not available, not 0, in JSON too.
+	b, err := m.P.MarshalJSON()
+	if err != nil || string(b) != "null" {
+		t.Fatalf("NaN as JSON: %s %v", b, err)
+	}
+}
+
+// TestEnvironmentShift: every trial 30 % slower on two runs in a row (the control
+// with them) is EnvironmentShifted, not regressed; the control alone slower is a
+// regression of the control.
+func TestEnvironmentShift(t *testing.T) {
+	slow := func(json, protobuf float64) []report.Row {
+		return []report.Row{row("json", 40000*json, 20000, 4.7), row("protobuf", 146000*protobuf, 8000, 1.5)}
+	}
+	runs := append(steady(5), slow(0.7, 0.7), slow(0.7, 0.71))
+	res, _ := Replay(runs, DefaultOptions)
+	if res.Verdict != EnvironmentShifted || res.Control != "t-json" || res.Trials[0].Metrics[0].Verdict != EnvironmentShifted ||
+		res.Trials[1].Metrics[0].Verdict != EnvironmentShifted {
+		t.Fatalf("everything slower: %+v", res)
+	}
+	runs = append(steady(5), slow(0.7, 1), slow(0.7, 1))
+	if res, _ := Replay(runs, DefaultOptions); !res.Regressed() || res.Trials[0].Metrics[0].Verdict != Regressed || res.Trials[1].Verdict != Within {
+		t.Fatalf("the control alone slower: %+v", res)
 	}
 }
 
 // TestMatching: trials match by codec, schema, size and settings; a trial no
-// baseline has is listed, not compared, and so is the baseline trial it lacks.
+// earlier run has is listed, not compared, and so is the earlier trial it lacks.
 func TestMatching(t *testing.T) {
 	base := [][]report.Row{{row("json", 1000, 10, 1)}}
 	other := row("json", 500, 10, 1)
 	other.Settings = "batch acks=all"
-	res := Compare(base, []report.Row{other}, DefaultThresholds)
-	if res.Regressed || len(res.Trials) != 0 || len(res.Unmatched) != 1 || len(res.Missing) != 1 {
+	res := Compare(base, []report.Row{other}, DefaultOptions)
+	if res.Regressed() || len(res.Trials) != 0 || len(res.Unmatched) != 1 || len(res.Missing) != 1 {
 		t.Fatalf("result %+v", res)
 	}
 }
@@ -68,15 +147,15 @@ func TestMatching(t *testing.T) {
 // the same scenario's trials only, never with the healthy baseline of the same
 // settings (a slower faulted run is not a regression of the healthy one).
 func TestFaultScenariosDoNotMatchTheBaseline(t *testing.T) {
-	healthy := report.Row{Name: "t000-protobuf-256b", Codec: "protobuf", Schema: "simple", SizeBytes: 256, Settings: "batch", RecordsPerSecond: 1000, P99: 100}
+	healthy := report.Row{Name: "t000-protobuf-256b", Codec: "protobuf", Schema: "simple", SizeBytes: 256, Settings: "batch", RecordsPerSecond: 1000, P99: 100, SerMicros: 1}
 	faulted := healthy
 	faulted.Name, faulted.Fault, faulted.RecordsPerSecond, faulted.P99 = "t001-protobuf-256b-loss-5", "loss-5", 100, 100000
-	res := Compare([][]report.Row{{healthy, faulted}}, []report.Row{healthy, faulted}, Thresholds{ThroughputDropPercent: 10, P99RisePercent: 10})
-	if res.Regressed || len(res.Trials) != 2 || len(res.Unmatched) != 0 {
+	four := [][]report.Row{{healthy, faulted}, {healthy, faulted}, {healthy, faulted}, {healthy, faulted}}
+	if res := Compare(four, []report.Row{healthy, faulted}, DefaultOptions); res.Verdict != Within || len(res.Trials) != 2 || len(res.Unmatched) != 0 {
 		t.Fatalf("same trials, same numbers: %+v", res)
 	}
-	res = Compare([][]report.Row{{healthy}}, []report.Row{faulted}, Thresholds{ThroughputDropPercent: 10, P99RisePercent: 10})
-	if res.Regressed || len(res.Unmatched) != 1 || len(res.Missing) != 1 {
+	res := Compare([][]report.Row{{healthy}, {healthy}, {healthy}}, []report.Row{faulted}, DefaultOptions)
+	if res.Regressed() || len(res.Unmatched) != 1 || len(res.Missing) != 1 {
 		t.Fatalf("a faulted trial matched the healthy baseline: %+v", res)
 	}
 }
@@ -87,29 +166,19 @@ func reps(codec string, rps ...float64) []report.Row {
 	for k, v := range rps {
 		r := row(codec, v, 10000, 2)
 		r.Config, r.Repetition = r.Name, k+1
-		r.Name += "-r" + string(rune('1'+k))
+		r.Name += fmt.Sprintf("-r%d", k+1)
 		out = append(out, r)
 	}
 	return out
 }
 
-// TestRepetitionsNeedIntervalsApart: with repetitions, a regression needs the
-// candidate's interval beyond the baseline's. Six noisy repetitions whose median
-// dropped 12 % but whose intervals overlap are not an alert; a 20 % drop whose
-// intervals part is, and the test calls it significant with an interval of the
-// change that covers the drop.
-func TestRepetitionsNeedIntervalsApart(t *testing.T) {
-	base := [][]report.Row{reps("json", 100, 96, 104, 90, 110, 99)}
-	noisy := reps("json", 88, 105, 80, 95, 84, 90)
-	res := Compare(base, noisy, DefaultThresholds)
+// TestRunIsTheMedianOfItsRepetitions: a run's value is its repetitions' median,
+// so one wild repetition does not move it; the repetitions are counted.
+func TestRunIsTheMedianOfItsRepetitions(t *testing.T) {
+	base := [][]report.Row{reps("json", 100, 101, 99), reps("json", 98, 100, 102), reps("json", 101, 99, 100), reps("json", 99, 100, 97)}
+	res := Compare(base, reps("json", 100, 20, 101), DefaultOptions)
 	m := res.Trials[0].Metrics[0]
-	if res.Regressed || m.ChangePercent > -10 || res.Trials[0].Repetitions != 6 || res.Trials[0].BaselineValues != 6 || res.Trials[0].Name != "t-json" {
-		t.Fatalf("overlapping intervals flagged: %+v", res)
-	}
-	slow := reps("json", 80, 79, 82, 78, 81, 80)
-	res = Compare(base, slow, DefaultThresholds)
-	m = res.Trials[0].Metrics[0]
-	if !res.Regressed || !m.Significant || m.ChangeLowPercent > -20 || m.ChangeHighPercent < -20 || m.CandidateHigh >= m.BaselineLow {
-		t.Fatalf("20 %% drop: %+v", m)
+	if res.Verdict != Within || m.Candidate != 100 || res.Trials[0].Repetitions != 3 || res.Trials[0].Name != "t-json" {
+		t.Fatalf("%+v", res)
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/third_party/echarts"
 )
 
@@ -18,7 +20,13 @@ import (
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"num": func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) },
+	"num": func(v float64, prec int) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return "n/a" // not available, never 0
+		}
+		return strconv.FormatFloat(v, 'f', prec, 64)
+	},
+	"pct": func(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + " %" },
 }).Parse(pageTemplate))
 
 // Write writes the report on runs (the last one is compared with the ones before it
@@ -42,11 +50,12 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 		Columns    []string
 		Charts     []chartData
 		Comparison *compare.Result
+		Confidence float64
 		Generated  string
 		ECharts    template.JS
 		Version    string
 	}{Runs: runs, Columns: report.Columns(), Generated: generated.UTC().Format(time.RFC3339),
-		ECharts: template.JS(echarts.JS), Version: echarts.Version}
+		ECharts: template.JS(echarts.JS), Version: echarts.Version, Confidence: stats.Confidence}
 	for _, c := range charts {
 		// encoding/json escapes <, > and & in strings, so no value can end the script.
 		js, err := json.Marshal(c.Option)
@@ -56,11 +65,11 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 		data.Charts = append(data.Charts, chartData{Chart: c, JSON: template.JS(js)})
 	}
 	if len(runs) > 1 {
-		baselines := make([][]report.Row, 0, len(runs)-1)
-		for _, r := range runs[:len(runs)-1] {
-			baselines = append(baselines, r.Runs)
+		history := make([][]report.Row, 0, len(runs))
+		for _, r := range runs {
+			history = append(history, r.Runs)
 		}
-		res := compare.Compare(baselines, runs[len(runs)-1].Runs, compare.DefaultThresholds)
+		res, _ := compare.Replay(history, compare.DefaultOptions)
 		data.Comparison = &res
 	}
 	if err := page.Execute(w, data); err != nil {
