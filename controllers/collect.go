@@ -25,6 +25,7 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers/promquery"
 	"github.com/serdebench/serdebench/internal/names"
+	"github.com/serdebench/serdebench/internal/recommend"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/protocol"
@@ -307,7 +308,9 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 		res.Trials = append(res.Trials, tr)
 	}
 	res.Summary = build.Summary(res.Trials)
-	res.Statistics = report.Statistics(report.ResultRows(res))
+	rows := report.ResultRows(res)
+	res.Statistics = report.Statistics(rows)
+	res.Recommendation = recommend.Block(recommend.Recommend(rows, x.Spec.Objective))
 	if create {
 		err = r.Create(ctx, res)
 	} else {

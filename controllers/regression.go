@@ -142,7 +142,8 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 			strings.Join(res.Flagged(compare.EnvironmentShifted), "; "))
 	case compare.NotJudged:
 		cond.Reason = ReasonCollectingBaseline
-		cond.Message = fmt.Sprintf("%s: collecting the baseline, judged from %d run(s) on (the noise between runs is not known before)", against, opts.MinRuns)
+		cond.Message = fmt.Sprintf("%s: collecting the baseline, judged once %d earlier run(s) exist (baseline.minRuns %d before the streak's %d): the noise between runs is not known before",
+			against, opts.MinRuns+opts.Persistence-1, opts.MinRuns, opts.Persistence-1)
 	default:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonNoRegressed
 		cond.Message = fmt.Sprintf("%s: within thresholds", against)

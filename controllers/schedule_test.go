@@ -271,8 +271,8 @@ func TestScheduleStartStatusLost(t *testing.T) {
 }
 
 // TestScheduleRegression: each finished run is compared once with the runs before
-// it (rollingMedian of 3, judged from 3 on, persistence 2). The first runs say the
-// baseline is being collected; a run inside the noise is within; a planted 20 %
+// it (rollingMedian of 3, minRuns 3, persistence 2: judged once 4 runs came
+// before). The first runs say the baseline is being collected; a run inside the noise is within; a planted 20 %
 // throughput drop of one trial is Suspect on its first run (shown, no event) and
 // Regressed on its second, naming it, with a Warning event, the result's
 // comparison block and the gauges; a run back at the old rate clears it. Pinned
@@ -348,10 +348,12 @@ func TestScheduleRegression(t *testing.T) {
 	third := run(3, 152000)
 	regressed(metav1.ConditionUnknown, controllers.ReasonCollectingBaseline, third)
 	fourth := run(4, 150500)
-	regressed(metav1.ConditionFalse, controllers.ReasonNoRegressed, fourth)
+	regressed(metav1.ConditionUnknown, controllers.ReasonCollectingBaseline, fourth)
+	fifth := run(5, 149000)
+	regressed(metav1.ConditionFalse, controllers.ReasonNoRegressed, fifth)
 	// The drop's first run: Suspect, not alerted.
-	fifth := run(5, 120000)
-	if c := regressed(metav1.ConditionFalse, controllers.ReasonSuspect, fifth); !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -20.") ||
+	sixth := run(6, 120000)
+	if c := regressed(metav1.ConditionFalse, controllers.ReasonSuspect, sixth); !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -20.") ||
 		strings.Contains(c.Message, "t000-json") {
 		t.Fatalf("condition %+v", c)
 	}
@@ -359,20 +361,20 @@ func TestScheduleRegression(t *testing.T) {
 		t.Fatal("a Suspect run raised a Warning event")
 	}
 	// Its second: Regressed.
-	sixth := run(6, 120500)
-	c := regressed(metav1.ConditionTrue, controllers.ReasonRegressed, sixth)
+	seventh := run(7, 120500)
+	c := regressed(metav1.ConditionTrue, controllers.ReasonRegressed, seventh)
 	if !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -19.") || strings.Contains(c.Message, "t000-json") {
 		t.Fatalf("condition %+v", c)
 	}
 	waitFor(t, 10*time.Second, "a Warning event", func() (bool, error) { return warned(), nil })
 	// The result says what it was compared with, and the gauges show the regression.
 	res := &serdebenchv1.SerializationResult{}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sixth}, res); err != nil {
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: seventh}, res); err != nil {
 		t.Fatal(err)
 	}
 	cmp := res.Comparison
 	if cmp == nil || !cmp.Regressed || cmp.Verdict != serdebenchv1.VerdictRegressed || cmp.Schedule != "watch" || cmp.PersistenceRuns != 2 ||
-		!slices.Equal(cmp.BaselineResults, []string{second, third, fourth, fifth}) || len(cmp.Trials) != 2 ||
+		!slices.Equal(cmp.BaselineResults, []string{third, fourth, fifth, sixth}) || len(cmp.Trials) != 2 ||
 		cmp.Control != "t000-json-1176b" || !strings.Contains(cmp.Method, "Holm") {
 		t.Fatalf("comparison %+v", cmp)
 	}
@@ -400,15 +402,15 @@ func TestScheduleRegression(t *testing.T) {
 serdebench_schedule_regressed{namespace=%[1]q,schedule="watch"} 1
 # HELP serdebench_schedule_trial_records_per_second Records per second of each trial in the schedule's latest successful run (end to end, warmup excluded).
 # TYPE serdebench_schedule_trial_records_per_second gauge
-serdebench_schedule_trial_records_per_second{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 40000
+serdebench_schedule_trial_records_per_second{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 40400
 serdebench_schedule_trial_records_per_second{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 120500
 # HELP serdebench_schedule_trial_regressed 1 when the trial regressed against the schedule's baseline in the latest run, 0 when not or when it had no baseline.
 # TYPE serdebench_schedule_trial_regressed gauge
 serdebench_schedule_trial_regressed{codec="json",namespace=%[1]q,schedule="watch",trial="t000-json-1176b"} 0
 serdebench_schedule_trial_regressed{codec="protobuf",namespace=%[1]q,schedule="watch",trial="t001-protobuf-1176b"} 1
 `, ns))
-	seventh := run(7, 151000) // back at the old rate
-	if c := regressed(metav1.ConditionFalse, controllers.ReasonNoRegressed, seventh); c == nil {
+	eighth := run(8, 151000) // back at the old rate
+	if c := regressed(metav1.ConditionFalse, controllers.ReasonNoRegressed, eighth); c == nil {
 		t.Fatal("no condition")
 	}
 	waitFor(t, 10*time.Second, "regression gauge back to 0", func() (bool, error) {
@@ -424,38 +426,38 @@ serdebench_schedule_regressed{namespace=%q,schedule="watch"} 0
 	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
 		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultNames: []string{first, "no-such-result"}, Runs: 5, MinRuns: 3}
 	})
-	eighth := run(8, 150000)
-	if c := regressed(metav1.ConditionUnknown, controllers.ReasonBaselineMissing, eighth); !strings.Contains(c.Message, "no-such-result") {
+	ninth := run(9, 150000)
+	if c := regressed(metav1.ConditionUnknown, controllers.ReasonBaselineMissing, ninth); !strings.Contains(c.Message, "no-such-result") {
 		t.Fatalf("condition %+v", c)
 	}
-	run(9, 150000) // a new run started: the missing baseline did not stop the schedule
+	tenth := run(10, 150000) // a new run started: the missing baseline did not stop the schedule
 
-	// Pinned to the schedule's own first three results, with no history kept: they
-	// are never pruned nor compared with themselves, and a pinned baseline judges
-	// each run at once (nothing to persist against).
+	// Pinned to three of the schedule's own results, with no history kept: they are
+	// never pruned nor compared with themselves, and a pinned baseline judges each
+	// run at once (nothing to persist against).
 	updateSchedule(t, ns, "watch", func(s *serdebenchv1.SerializationScheduleSpec) {
-		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: first, ResultNames: []string{second, third}, Runs: 5, MinRuns: 3}
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselinePinned, ResultName: eighth, ResultNames: []string{ninth, tenth}, Runs: 5, MinRuns: 3}
 		s.SuccessfulHistoryLimit = pointerTo(int32(0))
 	})
-	tenth := run(10, 120000)
-	regressed(metav1.ConditionTrue, controllers.ReasonRegressed, tenth)
-	waitFor(t, 10*time.Second, "the tenth run pruned", func() (bool, error) {
+	eleventh := run(11, 120000)
+	regressed(metav1.ConditionTrue, controllers.ReasonRegressed, eleventh)
+	waitFor(t, 10*time.Second, "the eleventh run pruned", func() (bool, error) {
 		names := runNames(scheduleRuns(t, ns, "watch"))
-		for _, pinned := range []string{first, second, third} {
+		for _, pinned := range []string{eighth, ninth, tenth} {
 			if !slices.Contains(names, pinned) {
 				return false, fmt.Errorf("the pinned %s was pruned: runs kept %v", pinned, names)
 			}
 		}
-		return !slices.Contains(names, tenth), nil
+		return !slices.Contains(names, eleventh), nil
 	})
 	// Reconciles after the pruning (MaxWait 100 ms) neither compare again nor prune
 	// the pinned runs.
 	time.Sleep(time.Second)
-	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, tenth) {
+	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionRegressed); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, eleventh) {
 		t.Fatalf("after pruning: %+v", c)
 	}
-	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, first) || slices.Contains(names, tenth) {
-		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, first, tenth)
+	if names := runNames(scheduleRuns(t, ns, "watch")); !slices.Contains(names, eighth) || slices.Contains(names, eleventh) {
+		t.Fatalf("runs kept: %v (want the pinned %s, not %s)", names, eighth, eleventh)
 	}
 	// A deleted schedule's series go.
 	if err := k8s.Delete(ctx, getSchedule(t, ns, "watch")); err != nil {

@@ -87,6 +87,9 @@ type Trial struct {
 	TopicConfig map[string]string `json:"topicConfig,omitempty"`
 	// Fault is the condition the trial runs under (nil: none, the baseline).
 	Fault *Fault `json:"fault,omitempty"`
+	// Reference says the result's table compares every other trial with this one
+	// (spec.compare.baseline; each of its repetitions has it).
+	Reference bool `json:"reference,omitempty"`
 	// Seed and PoolSize drive payload generation.
 	Seed     int64 `json:"seed"`
 	PoolSize int32 `json:"poolSize"`

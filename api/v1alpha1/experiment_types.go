@@ -141,6 +141,16 @@ type ExperimentSpec struct {
 	// +optional
 	Repetitions int32 `json:"repetitions,omitempty"`
 
+	// Compare says what the result's table compares every trial with.
+	// +optional
+	Compare *CompareSpec `json:"compare,omitempty"`
+
+	// Objective is what the result's recommendation optimizes, under which
+	// constraints. Default: the Pareto front over records/s, end-to-end p99, bytes
+	// per record and worker CPU per record, and of it the highest records/s.
+	// +optional
+	Objective *Objective `json:"objective,omitempty"`
+
 	// Faults are the conditions to compare: each scenario is a matrix dimension's
 	// value, so every codec and setting runs under each (docs/faults.md).
 	// +optional
@@ -401,4 +411,53 @@ type TopicSpec struct {
 	// Config holds topic-level configuration entries (e.g. min.insync.replicas).
 	// +optional
 	Config map[string]string `json:"config,omitempty"`
+}
+
+// CompareSpec declares the comparisons of an experiment's table, before any data:
+// a trial picked from the data (say the fastest) and then tested against the
+// others is biased toward "different".
+type CompareSpec struct {
+	// Baseline selects the trial every other trial is compared with, by its
+	// values: the first trial of the plan whose every named value matches, e.g.
+	// {codec: json} or {codec: json, lingerMs: "100"}. Keys: codec, schema,
+	// sizeBytes, fault (a scenario's name, or none) and the producer settings
+	// (spec.producer's and the matrix's names: lingerMs, acks, client, ...); values
+	// as written in the spec. A key no trial has, or values no trial matches, fail
+	// the experiment at its start (InvalidSpec) and serdebench validate. Default:
+	// the plan's first trial.
+	// +kubebuilder:validation:MaxProperties=16
+	// +optional
+	Baseline map[string]string `json:"baseline,omitempty"`
+}
+
+// Objective is what a recommendation optimizes. Metrics are named as the result's
+// statistics name them (recordsPerSecond, endToEndMicros.p99,
+// serializedBytesPerRecord, resources.workerCPUNanosPerRecord, ...: docs/api.md),
+// each in its own integer unit; which way is better is the metric's.
+type Objective struct {
+	// Optimize is the metric to make best (highest records/s, lowest latency, ...).
+	// Default: none, the Pareto front.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Optimize string `json:"optimize,omitempty"`
+	// Constraints every recommended trial must meet, on its median.
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=atomic
+	// +optional
+	Constraints []Constraint `json:"constraints,omitempty"`
+}
+
+// Constraint bounds one metric's median, in the metric's unit.
+// +kubebuilder:validation:XValidation:rule="has(self.atMost) != has(self.atLeast)",message="a constraint sets exactly one of atMost and atLeast"
+type Constraint struct {
+	// Metric is a statistics name, e.g. endToEndMicros.p99.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Metric string `json:"metric"`
+	// AtMost is the largest acceptable median.
+	// +optional
+	AtMost *int64 `json:"atMost,omitempty"`
+	// AtLeast is the smallest acceptable median.
+	// +optional
+	AtLeast *int64 `json:"atLeast,omitempty"`
 }

@@ -13,8 +13,8 @@ import (
 // +kubebuilder:resource:shortName=sr,categories=serdebench
 // +kubebuilder:printcolumn:name="Experiment",type=string,JSONPath=`.experiment.name`
 // +kubebuilder:printcolumn:name="Trials",type=integer,JSONPath=`.summary.trials`
-// +kubebuilder:printcolumn:name="Fastest",type=string,JSONPath=`.summary.fastestCodec`,description="Codec of the trial with the highest throughput"
-// +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`
+// +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.recommendation.best`,description="The recommended trial by spec.objective (default: the Pareto front's highest records/s)"
+// +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`,description="The highest records/s of any trial"
 // +kubebuilder:printcolumn:name="Lost",type=integer,JSONPath=`.summary.lostRecords`
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.comparison.verdict`,description="Against its schedule's baseline: Within, Suspect, Regressed, EnvironmentShifted or NotJudged"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
@@ -48,6 +48,66 @@ type SerializationResult struct {
 	// scheduled runs that had a baseline have one.
 	// +optional
 	Comparison *ResultComparison `json:"comparison,omitempty"`
+
+	// Recommendation is the trial to use by spec.objective, the trials that cannot
+	// be told from it, and how much worse each other is (docs/measurement.md).
+	// +optional
+	Recommendation *Recommendation `json:"recommendation,omitempty"`
+}
+
+// Recommendation is a result's answer to "which trial should we use?". Values are
+// decimal strings in Unit.
+type Recommendation struct {
+	// Objective says what was optimized, in words.
+	Objective string `json:"objective"`
+	// Metric is what the best is chosen and compared by, in Unit.
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`
+	// Best is the recommended trial and Value its median.
+	Best  string `json:"best"`
+	Value string `json:"value"`
+	// Front is the Pareto front (the default objective), best first.
+	// +optional
+	Front []string `json:"front,omitempty"`
+	// Ties are the trials the corrected test cannot tell from the best.
+	// +optional
+	Ties []string `json:"ties,omitempty"`
+	// Others are the other trials that meet the constraints, against the best.
+	// +optional
+	Others []RecommendedAlternative `json:"others,omitempty"`
+	// Infeasible are the trials a constraint rules out, with the reason.
+	// +optional
+	Infeasible []string `json:"infeasible,omitempty"`
+	// NeedsRepetitions is set when, with the repetitions the trials have, the
+	// corrected test cannot tell any trial from the best: the fewest it needs.
+	// +optional
+	NeedsRepetitions int32 `json:"needsRepetitions,omitempty"`
+	// Summary is the recommendation in one line.
+	Summary string `json:"summary"`
+	// Message says why there is no recommendation (Best empty).
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// RecommendedAlternative is a trial against the recommended one.
+type RecommendedAlternative struct {
+	// Name of the trial.
+	Name string `json:"name"`
+	// ChangePercent is its change from the best; ChangeLowPercent and
+	// ChangeHighPercent bound it at ConfidencePermille (empty with one repetition).
+	ChangePercent string `json:"changePercent"`
+	// +optional
+	ChangeLowPercent string `json:"changeLowPercent,omitempty"`
+	// +optional
+	ChangeHighPercent string `json:"changeHighPercent,omitempty"`
+	// +optional
+	ConfidencePermille int32 `json:"confidencePermille,omitempty"`
+	// PValue is the Mann-Whitney U test's, Holm-adjusted over every comparison
+	// with the best.
+	// +optional
+	PValue string `json:"pValue,omitempty"`
+	// Tie says the corrected test cannot tell it from the best.
+	Tie bool `json:"tie"`
 }
 
 // ResultComparison is a scheduled run's trials against the same trials (codec, schema,
@@ -350,6 +410,10 @@ type TrialResult struct {
 	SizeBytes int32 `json:"sizeBytes"`
 	// Settings are the effective producer settings.
 	Settings trial.Settings `json:"settings"`
+	// Reference says the table compares every other trial with this one
+	// (spec.compare.baseline).
+	// +optional
+	Reference bool `json:"reference,omitempty"`
 	// Fault is the fault the trial ran under, as Chaos Mesh applied it (unset for a
 	// trial without one).
 	// +optional

@@ -49,30 +49,60 @@ func main() {
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true}
-	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), reportCmd(), getCmd(), waitCmd())
+	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), recommendCmd(), reportCmd(), getCmd(), waitCmd())
 	return root
 }
 
 func validateCmd() *cobra.Command {
-	var file string
+	var file, noiseFrom string
+	var f clusterFlags
 	c := &cobra.Command{
 		Use:   "validate -f experiment.yaml",
-		Short: "Check an experiment file and print its trials",
+		Short: "Check an experiment file, print its trials and what it can tell apart",
+		Long: "Checks the file as the API server would and prints the trials it expands into. Then it plans: with the " +
+			"spec's repetitions and a noise level — records/s between repetitions within a run, from a previous result with " +
+			"repetitions (--noise-from: a run -o json report, a SerializationResult file or a result's name) or else " +
+			"this project's measured default — the smallest difference between a trial and the baseline trial " +
+			"(spec.compare.baseline) the table's Holm-corrected test finds with 80 % power, or the repetitions it needs.",
+		Example: `  serdebench validate -f config/samples/thesis-batch.yaml
+  serdebench validate -f my-experiment.yaml --noise-from last-run.json`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, trials, sizes, err := load(file)
+			x, trials, sizes, err := load(file)
 			if err != nil {
 				return err
 			}
+			out := cmd.OutOrStdout()
+			configs := map[string]bool{}
 			for _, t := range trials {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", t.Name, t.Settings.Describe())
+				mark := ""
+				if t.Reference {
+					mark = "\t(baseline)"
+				}
+				fmt.Fprintf(out, "%s\t%s%s\n", t.Name, t.Settings.Describe(), mark)
+				configs[t.Config] = true
 			}
 			for _, s := range sizes {
-				fmt.Fprintf(cmd.OutOrStdout(), "payload source: %s: every sample round-trips, mean %.0f B\n", s.Codec, s.MeanBytes)
+				fmt.Fprintf(out, "payload source: %s: every sample round-trips, mean %.0f B\n", s.Codec, s.MeanBytes)
 			}
+			noise, source := report.DefaultNoise, "this project's default: docs/measurement.md; --noise-from for your cluster's"
+			if noiseFrom != "" {
+				run, err := loadRun(cmd.Context(), &f, noiseFrom)
+				if err != nil {
+					return fmt.Errorf("--noise-from: %w", err)
+				}
+				n, df := report.NoiseOf(run.Runs)
+				if df == 0 {
+					return fmt.Errorf("--noise-from %s: no trial was repeated, so it holds no noise to plan with (spec.repetitions above 1)", noiseFrom)
+				}
+				noise, source = n, fmt.Sprintf("from %s, %d degrees of freedom", noiseFrom, df)
+			}
+			report.Planning(out, len(configs), max(1, int(x.Spec.Repetitions)), noise, source)
 			return nil
 		},
 	}
+	f.bind(c)
 	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
+	c.Flags().StringVar(&noiseFrom, "noise-from", "", "a previous result with repetitions whose noise to plan with")
 	_ = c.MarkFlagRequired("file")
 	return c
 }
@@ -164,7 +194,7 @@ func runCmd() *cobra.Command {
 			case "csv":
 				werr = report.CSV(out, report.LocalRows(results))
 			default:
-				werr = report.Table(out, report.LocalRows(results))
+				werr = tableWithRecommendation(out, report.LocalRows(results), x.Spec.Objective)
 			}
 			if err != nil {
 				if ctx.Err() != nil {

@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,8 +56,69 @@ func TestSamplesAreValid(t *testing.T) {
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if n := strings.Count(out.String(), "\n"); n != trials {
-			t.Fatalf("%s: %d trials, want %d:\n%s", f, n, trials, out.String())
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		n := len(slices.DeleteFunc(slices.Clone(lines), func(l string) bool {
+			return strings.HasPrefix(l, "planning: ") || strings.HasPrefix(l, "payload source: ")
+		}))
+		if want := trials - strings.Count(out.String(), "payload source: "); n != want {
+			t.Fatalf("%s: %d trials, want %d:\n%s", f, n, want, out.String())
 		}
+		// Each says what it can tell apart, and exactly one trial is the baseline.
+		if !strings.Contains(out.String(), "planning: ") || strings.Count(out.String(), "(baseline)") < 1 {
+			t.Fatalf("%s: no planning or no baseline trial:\n%s", f, out.String())
+		}
+	}
+}
+
+// TestValidatePlans: validate states the smallest difference the spec can find
+// at 80 % power, from the default noise or a previous result's repetitions, and
+// how many repetitions a table needs before it can find any.
+func TestValidatePlans(t *testing.T) {
+	dir := t.TempDir()
+	spec := func(reps int) string {
+		path := filepath.Join(dir, fmt.Sprintf("x%d.yaml", reps))
+		doc := fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationExperiment
+metadata: {name: x}
+spec:
+  codecs: [json, avro, protobuf]
+  payload: {schema: business-record, sizesBytes: [1176]}
+  records: 1000
+  repetitions: %d
+  compare: {baseline: {codec: avro}}
+`, reps)
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	validate := func(args ...string) (string, error) {
+		cmd := rootCmd()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(append([]string{"validate"}, args...))
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	out, err := validate("-f", spec(5))
+	if err != nil || !strings.Contains(out, "Holm-corrected over 2 test(s): the smallest difference found with 80 % power is 14.") ||
+		strings.Count(out, "(baseline)") != 5 || !strings.Contains(out, "t001-avro-1176b-r1\tbatch") {
+		t.Fatalf("5 repetitions: %v\n%s", err, out)
+	}
+	if out, err := validate("-f", spec(3)); err != nil || !strings.Contains(out, "no difference can be found with 3 repetition(s); needs ≥ 5") {
+		t.Fatalf("3 repetitions: %v\n%s", err, out)
+	}
+	// A previous result's repetitions: 10 % noise between them.
+	prev := filepath.Join(dir, "prev.yaml")
+	doc := "apiVersion: serdebench.io/v1alpha1\nkind: SerializationResult\nmetadata: {name: prev}\ntrials:\n"
+	for k, rps := range []int{100000, 110000, 90000, 105000} {
+		doc += fmt.Sprintf("  - {name: t000-json-1176b-r%d, config: t000-json-1176b, repetition: %d, codec: json, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, settings: {mode: batch, acks: \"1\"}}\n", k+1, k+1, rps)
+	}
+	if err := os.WriteFile(prev, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := validate("-f", spec(5), "--noise-from", prev); err != nil || !strings.Contains(out, "noise 8.") || !strings.Contains(out, "3 degrees of freedom") {
+		t.Fatalf("--noise-from: %v\n%s", err, out)
 	}
 }

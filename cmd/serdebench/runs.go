@@ -47,7 +47,17 @@ func readRun(path string) (htmlreport.Run, error) {
 	if err := json.Unmarshal(js, &r); err != nil {
 		return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return htmlreport.FromLocal(r), nil
+	var spec struct {
+		Spec struct {
+			Objective *v1alpha1.Objective `json:"objective"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(js, &spec); err != nil {
+		return htmlreport.Run{}, fmt.Errorf("%s: spec: %w", path, err)
+	}
+	run := htmlreport.FromLocal(r)
+	run.Objective = spec.Spec.Objective
+	return run, nil
 }
 
 // readRows reads the trial rows of a run file.

@@ -34,6 +34,7 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 		Name: t.Name, Codec: t.Codec,
 		Config: repeated(t, t.Config), Repetition: t.Repetition, Schema: t.PayloadSchema(), SizeBytes: size,
 		Settings:       t.Settings,
+		Reference:      t.Reference,
 		ClientSettings: m.ClientSettings,
 		Producers:      int32(m.Producers), Consumers: int32(m.Consumers),
 		WindowMillis:                   int64(m.WindowSeconds * 1000),

@@ -3,12 +3,17 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/recommend"
 )
 
 // Expand defaults a copy of spec and returns its trials in the order they run. One
@@ -109,7 +114,81 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 			}
 		}
 	}
+	if err := recommend.Check(spec.Objective); err != nil {
+		return nil, fmt.Errorf("spec.objective: %w", err)
+	}
+	var sel map[string]string
+	if spec.Compare != nil {
+		sel = spec.Compare.Baseline
+	}
+	ref, err := Reference(trials, sel)
+	if err != nil {
+		return nil, fmt.Errorf("spec.compare.baseline: %w", err)
+	}
+	trials[ref].Reference = true
 	return Repeat(trials, spec.Repetitions, *spec.Seed), nil
+}
+
+// Reference is the index of the first trial whose every value sel names matches
+// (the first trial with none): the trial the table compares the others with.
+func Reference(trials []trial.Trial, sel map[string]string) (int, error) {
+	keys := slices.Sorted(maps.Keys(sel))
+	known := referenceKeys()
+	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			return 0, fmt.Errorf("unknown key %q (known: %s)", k, strings.Join(known, ", "))
+		}
+	}
+	for i, t := range trials {
+		vals, err := valuesOf(t)
+		if err != nil {
+			return 0, err
+		}
+		if !slices.ContainsFunc(keys, func(k string) bool { return vals[k] != sel[k] }) {
+			return i, nil
+		}
+	}
+	var want []string
+	for _, k := range keys {
+		want = append(want, k+"="+sel[k])
+	}
+	return 0, fmt.Errorf("no trial has %s", strings.Join(want, ", "))
+}
+
+// referenceKeys are the values a reference can be picked by: the trial's codec,
+// schema, size and fault, and every producer setting (api/trial.Table).
+func referenceKeys() []string {
+	keys := []string{"codec", "schema", "sizeBytes", "fault", "mode", "client", "recordsPerSecond", "payloadCompression", "records"}
+	for _, r := range trial.Table {
+		if !slices.Contains(keys, r.JSON) {
+			keys = append(keys, r.JSON)
+		}
+	}
+	return keys
+}
+
+// valuesOf are a trial's values by referenceKeys, as a spec writes them.
+func valuesOf(t trial.Trial) (map[string]string, error) {
+	raw, err := json.Marshal(t.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("settings of %s: %w", t.Name, err)
+	}
+	settings := map[string]any{}
+	if err := json.Unmarshal(raw, &settings); err != nil {
+		return nil, fmt.Errorf("settings of %s: %w", t.Name, err)
+	}
+	out := map[string]string{"codec": string(t.Codec), "schema": t.PayloadSchema(), "sizeBytes": strconv.Itoa(int(t.SizeBytes)), "fault": "none"}
+	if t.Fault != nil {
+		out["fault"] = t.Fault.Name
+	}
+	for k, v := range settings {
+		if f, ok := v.(float64); ok {
+			out[k] = strconv.FormatFloat(f, 'f', -1, 64) // 1000000, not 1e+06
+		} else {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out, nil
 }
 
 // Repeat runs every trial n times, interleaved: each round runs every trial once,

@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -201,5 +202,50 @@ func TestRepetitionsInterleaved(t *testing.T) {
 	one, _ := plan.Expand(s)
 	if len(one) != configs || one[0].Name != one[0].Config || one[0].Repetition != 0 || one[1].Index != 1 {
 		t.Errorf("one repetition: %d trials, first %+v", len(one), one[0])
+	}
+}
+
+// TestReference: spec.compare.baseline picks the first trial whose named values
+// all match, by the names and values a spec writes; the first trial without it;
+// an unknown key or values no trial has are errors naming them; every repetition
+// of the reference carries it.
+func TestReference(t *testing.T) {
+	s := base()
+	s.Matrix = &v1alpha1.Matrix{LingerMs: []int32{0, 100}, Acks: []trial.Acks{"1", "all"}}
+	refs := func(s v1alpha1.ExperimentSpec) []string {
+		t.Helper()
+		trials, err := plan.Expand(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tr := range trials {
+			if tr.Reference {
+				out = append(out, fmt.Sprintf("%s %s linger=%d acks=%s", tr.Codec, tr.Name, tr.Settings.LingerMs, tr.Settings.Acks))
+			}
+		}
+		return out
+	}
+	if got := refs(s); len(got) != 1 || got[0] != "json t000-json-1176b linger=0 acks=1" {
+		t.Fatalf("default reference %v", got)
+	}
+	s.Compare = &v1alpha1.CompareSpec{Baseline: map[string]string{"codec": "avro", "lingerMs": "100", "acks": "all", "sizeBytes": "4696"}}
+	if got := refs(s); len(got) != 1 || got[0] != "avro t015-avro-4696b linger=100 acks=all" {
+		t.Fatalf("avro at linger 100, acks all, 4696 B: %v", got)
+	}
+	s.Repetitions = 3
+	if got := refs(s); len(got) != 3 {
+		t.Fatalf("repetitions of the reference: %v", got)
+	}
+	s.Repetitions = 1
+	for sel, want := range map[string]map[string]string{
+		`unknown key "linger"`:            {"linger": "100"},
+		"no trial has codec=protobuf":     {"codec": "protobuf"},
+		"no trial has acks=0, codec=json": {"codec": "json", "acks": "0"},
+	} {
+		s.Compare = &v1alpha1.CompareSpec{Baseline: want}
+		if _, err := plan.Expand(s); err == nil || !strings.Contains(err.Error(), "spec.compare.baseline: "+sel) {
+			t.Errorf("%v: %v, want %q", want, err, sel)
+		}
 	}
 }

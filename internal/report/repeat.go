@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -203,20 +204,94 @@ func Statistics(rows []Row) []v1alpha1.TrialStatistics {
 
 func round(v float64) int64 { return int64(math.Round(v)) }
 
-// Change is one metric of trial b against trial a over their repetitions.
-type Change struct {
-	stats.Difference
-	// Percent is the shift relative to a's median; LowPercent and HighPercent
-	// bound it.
-	Percent, LowPercent, HighPercent float64
+// Change is one metric of trial b against trial a over their repetitions: the
+// relative change and its interval, one estimator (stats.RelativeChange).
+type Change = stats.Change
+
+// DifferenceOf is b's change from a in m over their repetitions (uncorrected:
+// correct a family of them with Versus's Holm).
+func DifferenceOf(m Metric, a, b []Row) Change {
+	return stats.RelativeChange(Values(m, a), Values(m, b))
 }
 
-// DifferenceOf tests whether b's repetitions differ from a's in m.
-func DifferenceOf(m Metric, a, b []Row) Change {
-	av := Values(m, a)
-	c := Change{Difference: stats.Compare(av, Values(m, b))}
-	if base := stats.Median(av).Median; base != 0 {
-		c.Percent, c.LowPercent, c.HighPercent = 100*c.Shift/base, 100*c.Low/base, 100*c.High/base
+// Versus is one trial against the reference trial (spec.compare.baseline) in a
+// metric, over their repetitions, as one of a family of tests.
+type Versus struct {
+	Change
+	// Reference says this is the reference trial itself.
+	Reference bool
+	// P is Holm-adjusted over the family; Significant says it is below stats.Alpha.
+	P           float64
+	Significant bool
+	// NeedsRepetitions is set when the corrected test cannot reach significance
+	// with the repetitions given: the fewest each side needs.
+	NeedsRepetitions int
+}
+
+// VersusReference tests every trial of a run against its reference trial in m
+// (the first trial when none is marked), all as one family: keyed by config.
+// Tests is the family's size.
+func VersusReference(runs []Row, m Metric) (out map[string]Versus, tests int) {
+	groups := Groups(runs)
+	if len(groups) < 2 {
+		return nil, 0
 	}
-	return c
+	ref := 0
+	for i, g := range groups {
+		if g[0].Reference {
+			ref = i
+			break
+		}
+	}
+	out = map[string]Versus{ConfigOf(groups[ref][0]): {Reference: true}}
+	var keys []string
+	var ps []float64
+	for i, g := range groups {
+		if i == ref {
+			continue
+		}
+		k := ConfigOf(g[0])
+		out[k] = Versus{Change: DifferenceOf(m, groups[ref], g)}
+		keys, ps = append(keys, k), append(ps, out[k].Change.P)
+	}
+	adj := stats.Holm(ps)
+	tests = stats.Tests(ps)
+	for i, k := range keys {
+		v := out[k]
+		v.P, v.Significant = adj[i], adj[i] < stats.Alpha
+		n1, n2 := len(groups[ref]), len(Values(m, groupOf(groups, k)))
+		if stats.MinP(n1, n2)*float64(tests) >= stats.Alpha {
+			v.NeedsRepetitions = stats.RepetitionsFor(tests)
+		}
+		out[k] = v
+	}
+	return out, tests
+}
+
+func groupOf(groups [][]Row, config string) []Row {
+	for _, g := range groups {
+		if ConfigOf(g[0]) == config {
+			return g
+		}
+	}
+	return nil
+}
+
+// String is the table's cell: the change with its interval and confidence where
+// the corrected test finds it, ~ with the interval where it does not, what it
+// would take where it cannot.
+func (v Versus) String() string {
+	switch {
+	case v.Reference:
+		return "baseline"
+	case v.NeedsRepetitions > 0:
+		return fmt.Sprintf("needs ≥ %d reps", v.NeedsRepetitions)
+	case math.IsNaN(v.Percent):
+		return "n/a"
+	}
+	ci := fmt.Sprintf("[%+.1f, %+.1f] %.0f %%", v.LowPercent, v.HighPercent, 100*v.Confidence)
+	if !v.Significant {
+		return "~ " + ci
+	}
+	return fmt.Sprintf("%+.1f %% %s", v.Percent, ci)
 }

@@ -104,6 +104,9 @@ type Row struct {
 	// OpenLoop says producers sent at a fixed target rate, so records per second
 	// measure the target, not the codec (false for a rate search).
 	OpenLoop bool
+	// Reference says the table compares every other trial with this one
+	// (spec.compare.baseline).
+	Reference bool
 	// MaxSustained is a rate search's maximum sustained rate (0 without one).
 	MaxSustained int64
 	Warnings     []string
@@ -143,7 +146,7 @@ func LocalRows(trials []TrialResult) []Row {
 			Lost: r.Lost, Duplicated: r.Duplicated, Warnings: r.Warnings,
 			CompBytes: r.CompressedBytesPerRecord, CompMicros: r.CompressMicrosPerRecord, DecompMicros: r.DecompressMicrosPerRecord,
 			Schema: t.Trial.PayloadSchema(), PayloadCompression: string(t.Trial.Settings.PayloadCompression), Source: t.Trial.Source != nil,
-			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0 && r.Search == nil})
+			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0 && r.Search == nil, Reference: t.Trial.Reference})
 		if f := t.Trial.Fault; f != nil {
 			rows[len(rows)-1].Fault = f.Name
 			rows[len(rows)-1].Phases = localPhases(r.Phases)
@@ -191,7 +194,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			CompBytes: float64(t.CompressedBytesPerRecord), CompMicros: float64(t.CompressNanosPerRecord) / 1e3,
 			DecompMicros: float64(t.DecompressNanosPerRecord) / 1e3,
 			Schema:       t.Schema, PayloadCompression: string(t.Settings.PayloadCompression), Source: strings.HasPrefix(t.Schema, trial.SourceSchemaPrefix),
-			OpenLoop: t.Settings.RecordsPerSecond > 0 && t.Search == nil})
+			OpenLoop: t.Settings.RecordsPerSecond > 0 && t.Search == nil, Reference: t.Reference})
 		if f := t.Fault; f != nil {
 			rows[len(rows)-1].Fault = f.Name
 			rows[len(rows)-1].Phases = resultPhases(t)
@@ -349,7 +352,7 @@ func (r Row) usageCells() []string {
 
 // Table writes one row per trial with units in the headers: a repeated trial's
 // median over its repetitions, with the intervals of its throughput and p99 and
-// whether its throughput differs from the fastest trial's. The payload
+// its throughput against the baseline trial's. The payload
 // compression columns appear when a trial compressed its values.
 func Table(w io.Writer, runs []Row) error {
 	rows := Aggregate(runs)
@@ -377,16 +380,9 @@ func Table(w io.Writer, runs []Row) error {
 		}
 	}
 	if repeated {
-		header += "RUNS\tREC/S CI\tp99 CI µs\tCI %\tvs FASTEST\t"
+		header += "RUNS\tREC/S CI\tp99 CI µs\tCI %\tREC/S vs BASELINE\t"
 	}
-	byConfig := map[string][]Row{}
-	for _, g := range Groups(runs) {
-		byConfig[ConfigOf(g[0])] = g
-	}
-	var fastest []Row
-	if i := Fastest(rows); i >= 0 {
-		fastest = byConfig[ConfigOf(rows[i])]
-	}
+	versus, tests := VersusReference(runs, Metrics[0])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
@@ -419,7 +415,7 @@ func Table(w io.Writer, runs []Row) error {
 			if c := cells[20:]; c[1] != "" {
 				ci = fmt.Sprintf("%s–%s\t%s–%s\t%s\t", c[1], c[2], c[3], c[4], c[5])
 			}
-			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, VersusFastest(byConfig[ConfigOf(r)], fastest))
+			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, versus[ConfigOf(r)])
 		}
 		fmt.Fprintln(tw)
 	}
@@ -451,9 +447,11 @@ func Table(w io.Writer, runs []Row) error {
 		}
 	}
 	if repeated {
-		fmt.Fprintln(w, "Repeated trials: every figure is the median over RUNS repetitions (LOST and DUP their total). CI: the interval that holds the true median with CI % confidence")
-		fmt.Fprintln(w, "(order statistics, no assumption on the distribution; 95 % needs 6 repetitions). vs FASTEST: throughput's change from the fastest trial where a Mann-Whitney U test")
-		fmt.Fprintln(w, "finds it significant (p < 0.05; needs 4 repetitions), ~ where it does not: those trials are not told apart. docs/measurement.md says more.")
+		fmt.Fprintln(w, "Repeated trials: every figure is the median over RUNS repetitions (LOST and DUP their total; p99 the median of the repetitions' p99s). CI: the")
+		fmt.Fprintln(w, "interval that holds the true median with CI % confidence (order statistics, no assumption on the distribution; 95 % needs 6 repetitions).")
+		fmt.Fprintf(w, "REC/S vs BASELINE: the change from the baseline trial (spec.compare.baseline), the Hodges-Lehmann estimate on logarithms with its interval at\n")
+		fmt.Fprintf(w, "the confidence shown; a Mann-Whitney U test per trial, Holm-corrected over the %d tests together: a change where p < %.2f, ~ where not (not told apart),\n", tests, stats.Alpha)
+		fmt.Fprintln(w, "needs ≥ N reps where no result could reach it. These intervals speak of this run; runs on other days differ more (docs/measurement.md).")
 	}
 	for _, r := range rows {
 		if r.Search != "" {
@@ -481,34 +479,6 @@ func Table(w io.Writer, runs []Row) error {
 		}
 	}
 	return nil
-}
-
-// Fastest is the aggregated row of the highest median throughput (-1: none).
-func Fastest(rows []Row) int {
-	best := -1
-	for i, r := range rows {
-		if best < 0 || r.RecordsPerSecond > rows[best].RecordsPerSecond {
-			best = i
-		}
-	}
-	return best
-}
-
-// VersusFastest says whether a trial's throughput differs from the fastest
-// trial's, from their repetitions: its change in percent where the difference is
-// significant, ~ where it is not, "fastest" for the fastest itself.
-func VersusFastest(mine, fastest []Row) string {
-	if len(mine) == 0 || len(fastest) == 0 {
-		return ""
-	}
-	if ConfigOf(mine[0]) == ConfigOf(fastest[0]) {
-		return "fastest"
-	}
-	c := DifferenceOf(Metrics[0], fastest, mine)
-	if !c.Significant {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f %%", c.Percent)
 }
 
 // CommonWarnings are the warnings every one of several rows has, in the first

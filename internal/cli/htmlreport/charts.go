@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/serdebench/serdebench/internal/recommend"
 	"github.com/serdebench/serdebench/internal/report"
 )
 
@@ -79,7 +80,72 @@ func Charts(runs []Run) []Chart {
 		latency(runs, l),
 		overTime(runs, l),
 		p99OverTime(runs, l),
+		paretoChart(runs, l),
 	}
+}
+
+// paretoChart draws the last run's trials by records/s and end-to-end p99 (the
+// recommendation's Pareto front highlighted, its choice marked), with error bars
+// where a trial's figures are medians of repetitions.
+func paretoChart(runs []Run, l labeler) Chart {
+	run := runs[len(runs)-1]
+	rps := report.Metrics[0]
+	p99, _ := report.MetricNamed("endToEndMicros.p99")
+	rec, err := recommend.Recommend(run.Runs, run.Objective)
+	caption := "Each trial of " + run.Label + " by records/s (higher is better) and end-to-end p99 in ms (lower is better); error bars are a repeated trial's median intervals (the table gives their confidence). "
+	if err != nil {
+		caption += "No recommendation: " + err.Error() + "."
+	} else {
+		caption += "Recommended by " + rec.Objective + ": " + rec.Summary() + "."
+	}
+	groups := map[string][]any{}
+	var errs []any
+	points := 0
+	for _, row := range run.Rows {
+		x, y := round(rps.Of(row)), round(p99.Of(row)/1e3)
+		pt := map[string]any{"value": []float64{x, y}, "name": l.trial(row)}
+		group := "other trials"
+		switch {
+		case err == nil && row.Name == rec.Best:
+			group = "recommended"
+		case err == nil && slices.Contains(rec.Front, row.Name):
+			group = "Pareto front"
+		}
+		groups[group] = append(groups[group], pt)
+		points++
+		if lo, hi, ok := interval(row, rps); ok {
+			errs = append(errs, []float64{round(lo), y}, []float64{round(hi), y}, nil)
+			points += 2
+		}
+		if lo, hi, ok := interval(row, p99); ok {
+			errs = append(errs, []float64{x, round(lo / 1e3)}, []float64{x, round(hi / 1e3)}, nil)
+			points += 2
+		}
+	}
+	var series []map[string]any
+	for _, g := range []struct {
+		name, symbol string
+		size         int
+	}{{"other trials", "circle", 9}, {"Pareto front", "diamond", 13}, {"recommended", "pin", 30}} {
+		s := map[string]any{"type": "scatter", "name": g.name, "data": groups[g.name], "symbol": g.symbol, "symbolSize": g.size, "z": 5}
+		if g.name == "recommended" {
+			s["label"] = map[string]any{"show": true, "formatter": "{b}", "position": "top"}
+		}
+		series = append(series, s)
+	}
+	if len(errs) > 0 {
+		series = append(series, map[string]any{"type": "line", "name": "intervals", "data": errs, "symbol": "none", "connectNulls": false,
+			"silent": true, "z": 3, "lineStyle": map[string]any{"color": "#1f2328", "width": 1.2}, "tooltip": map[string]any{"show": false}})
+	}
+	opt := map[string]any{
+		"tooltip": map[string]any{"trigger": "item"},
+		"legend":  map[string]any{"top": 0},
+		"grid":    map[string]any{"top": 60, "bottom": 50, "left": 80, "right": 40},
+		"xAxis":   map[string]any{"type": "value", "name": "records/s", "scale": true},
+		"yAxis":   map[string]any{"type": "value", "name": "p99 ms", "scale": true},
+		"series":  series,
+	}
+	return Chart{ID: "pareto", Title: "Recommendation: records/s against p99", Caption: caption, Option: opt, Points: points}
 }
 
 func barOption(unit string, cats []string, series []map[string]any) map[string]any {

@@ -29,6 +29,8 @@ type Run struct {
 	Runs []report.Row
 	// Trials hold each row's distributions and series, in the same order.
 	Trials []Trial
+	// Objective is the experiment's spec.objective (nil: the default).
+	Objective *v1alpha1.Objective
 }
 
 // Trial is what the report draws for one trial beyond its table row.
@@ -89,7 +91,7 @@ func curve(vals ...int64) []Percentile {
 
 // FromResult is a SerializationResult as a run.
 func FromResult(res *v1alpha1.SerializationResult) Run {
-	run := Run{Label: res.Name}
+	run := Run{Label: res.Name, Objective: res.Experiment.Spec.Objective}
 	rows := report.ResultRows(res)
 	env := res.Environment
 	run.Environment = nonEmpty([][2]string{

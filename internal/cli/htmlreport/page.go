@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"num": func(v float64, prec int) string {
+	// num takes float64 and compare.Num alike.
+	"num": func(x any, prec int) string {
+		v := reflect.ValueOf(x).Float()
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return "n/a" // not available, never 0
 		}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/recommend"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
+)
+
+func recommendCmd() *cobra.Command {
+	var f clusterFlags
+	var optimize string
+	c := &cobra.Command{
+		Use:   "recommend RUN",
+		Short: "Name the trial to use, the ones that tie with it, and how much worse each other is",
+		Long: "RUN is a `serdebench run -o json` report, a SerializationResult file or a result's name in the cluster. The " +
+			"objective is the experiment's spec.objective (a metric to make best under constraints), --optimize's metric, or " +
+			"by default the Pareto front over records/s, end-to-end p99, bytes per record and worker CPU per record, of which " +
+			"the highest records/s is chosen. Every other trial is compared with the chosen one over their repetitions " +
+			"(relative change with its interval and confidence, Mann-Whitney U, Holm-corrected over all of them): those the " +
+			"corrected test cannot tell from it tie. With too few repetitions it says how many it needs.",
+		Example: `  serdebench recommend thesis.json
+  serdebench recommend nightly-29378400 -n kafka-bench --optimize endToEndMicros.p99`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			run, err := loadRun(cmd.Context(), &f, args[0])
+			if err != nil {
+				return err
+			}
+			o := run.Objective
+			if optimize != "" {
+				o = &v1alpha1.Objective{Optimize: optimize}
+				if run.Objective != nil {
+					o.Constraints = run.Objective.Constraints
+				}
+			}
+			res, err := recommend.Recommend(run.Runs, o)
+			if err != nil {
+				return err
+			}
+			return recommendation(cmd.OutOrStdout(), res)
+		},
+	}
+	f.bind(c)
+	c.Flags().StringVar(&optimize, "optimize", "", "the metric to make best instead of spec.objective's (a statistics name, e.g. endToEndMicros.p99)")
+	return c
+}
+
+// recommendation writes a recommendation: the choice, then every other trial.
+func recommendation(w io.Writer, r recommend.Result) error {
+	fmt.Fprintf(w, "\nRecommendation (%s): %s\n", r.Objective, r.Summary())
+	if len(r.Front) > 0 {
+		fmt.Fprintf(w, "Pareto front (no other trial is better in every one of those metrics): %v\n", r.Front)
+	}
+	if len(r.Others) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "TRIAL\t%s vs BEST %%\tINTERVAL %%\tCONFIDENCE\tp (Holm)\t\t\n", r.Metric)
+		for _, o := range r.Others {
+			ci, conf, p := "n/a", "n/a", "n/a"
+			if o.Change.Confidence > 0 {
+				ci, conf = fmt.Sprintf("%+.1f…%+.1f", o.Change.LowPercent, o.Change.HighPercent), fmt.Sprintf("%.1f %%", 100*o.Change.Confidence)
+			}
+			if !math.IsNaN(o.P) {
+				p = fmt.Sprintf("%.3f", o.P)
+			}
+			verdict := "worse"
+			switch {
+			case r.NeedsRepetitions > 0:
+				verdict = fmt.Sprintf("needs ≥ %d reps", r.NeedsRepetitions)
+			case o.Tie:
+				verdict = "tie"
+			}
+			fmt.Fprintf(tw, "%s\t%+.1f\t%s\t%s\t%s\t%s\t\n", o.Name, o.Change.Percent, ci, conf, p, verdict)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, x := range r.Infeasible {
+		fmt.Fprintf(w, "ruled out: %s\n", x)
+	}
+	fmt.Fprintf(w, "Method: each trial its median over its repetitions; against the best, the Hodges-Lehmann change of logarithms with its interval, "+
+		"Mann-Whitney U, Holm-corrected over %d tests at %.2f (docs/measurement.md).\n", r.Tests, stats.Alpha)
+	return nil
+}
+
+// tableWithRecommendation writes the table and, under it, the recommendation by o.
+func tableWithRecommendation(w io.Writer, runs []report.Row, o *v1alpha1.Objective) error {
+	if err := report.Table(w, runs); err != nil {
+		return err
+	}
+	r, err := recommend.Recommend(runs, o)
+	if err != nil {
+		_, werr := fmt.Fprintf(w, "\nNo recommendation: %v\n", err)
+		return werr
+	}
+	return recommendation(w, r)
+}

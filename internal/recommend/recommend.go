@@ -1,0 +1,311 @@
+// Package recommend answers the question users bring: which format and settings
+// should we use? Given an objective (spec.objective: a metric to make best under
+// constraints; by default the Pareto front over records/s, end-to-end p99, bytes
+// per record and worker CPU per record), it names the best trial, the trials
+// statistically indistinguishable from it after Holm's correction, and how much
+// worse each other trial is, with its interval and confidence. serdebench
+// recommend, the SerializationResult's recommendation block and the report's
+// Pareto chart all read it.
+package recommend
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
+)
+
+// Front are the metrics of the default Pareto front: throughput, tail latency,
+// bytes on the wire and CPU per record.
+var Front = []string{"recordsPerSecond", "endToEndMicros.p99", "serializedBytesPerRecord", "resources.workerCPUNanosPerRecord"}
+
+// Other is a trial against the recommended one in the objective's metric.
+type Other struct {
+	Name string
+	// Change is its change from the best (stats.RelativeChange over their
+	// repetitions); P is Holm-adjusted over every comparison with the best.
+	Change stats.Change
+	P      float64
+	// Tie says the corrected test cannot tell it from the best.
+	Tie bool
+}
+
+// Result is a recommendation.
+type Result struct {
+	// Objective says what was optimized, in words.
+	Objective string
+	// Metric is the metric the best is chosen and compared by, Unit its unit.
+	Metric, Unit string
+	// Best is the recommended trial; Value its median in Metric.
+	Best  string
+	Value float64
+	// Front is the Pareto front (the default objective), best first.
+	Front []string
+	// Ties are the trials the corrected test cannot tell from Best.
+	Ties []string
+	// Others are the rest of the feasible trials, against Best.
+	Others []Other
+	// Infeasible are the trials a constraint rules out, with the reason.
+	Infeasible []string
+	// Repetitions is the fewest repetitions of a compared trial; NeedsRepetitions
+	// is set when the corrected test cannot tell any trial from the best with them.
+	Repetitions, NeedsRepetitions int
+	// Tests is how many comparisons the Holm correction covered.
+	Tests int
+}
+
+// Check says whether an objective names metrics that exist.
+func Check(o *v1alpha1.Objective) error {
+	if o == nil {
+		return nil
+	}
+	known := func(name string) error {
+		if _, ok := report.MetricNamed(name); !ok {
+			var names []string
+			for _, m := range report.Metrics {
+				if !m.Total {
+					names = append(names, m.Name)
+				}
+			}
+			return fmt.Errorf("unknown metric %q (known: %s)", name, strings.Join(names, ", "))
+		}
+		return nil
+	}
+	if o.Optimize != "" {
+		if err := known(o.Optimize); err != nil {
+			return fmt.Errorf("optimize: %w", err)
+		}
+	}
+	for i, c := range o.Constraints {
+		if err := known(c.Metric); err != nil {
+			return fmt.Errorf("constraints[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// Recommend chooses from a run's rows (every repetition) by o (nil: the default).
+func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
+	if err := Check(o); err != nil {
+		return Result{}, fmt.Errorf("spec.objective: %w", err)
+	}
+	groups := report.Groups(runs)
+	if len(groups) == 0 {
+		return Result{}, fmt.Errorf("no trials to recommend from")
+	}
+	rows := report.Aggregate(runs)
+	byName := map[string][]report.Row{}
+	for _, g := range groups {
+		byName[report.ConfigOf(g[0])] = g
+	}
+	var out Result
+	var feasible []report.Row
+	for _, r := range rows {
+		if why := violates(r, o); why != "" {
+			out.Infeasible = append(out.Infeasible, r.Name+": "+why)
+			continue
+		}
+		feasible = append(feasible, r)
+	}
+	if len(feasible) == 0 {
+		return out, fmt.Errorf("no trial meets the constraints: %s", strings.Join(out.Infeasible, "; "))
+	}
+	var m report.Metric
+	if o != nil && o.Optimize != "" {
+		m, _ = report.MetricNamed(o.Optimize)
+		out.Objective = fmt.Sprintf("%s %s", direction(m), m.Name)
+		slices.SortStableFunc(feasible, func(a, b report.Row) int { return compare(m, a, b) })
+	} else {
+		m = report.Metrics[0]
+		front := pareto(feasible)
+		out.Objective = "the Pareto front over " + strings.Join(available(feasible), ", ") + "; of it the highest " + m.Name
+		slices.SortStableFunc(front, func(a, b report.Row) int { return compare(m, a, b) })
+		for _, r := range front {
+			out.Front = append(out.Front, r.Name)
+		}
+		best := front[0]
+		feasible = append([]report.Row{best}, slices.DeleteFunc(feasible, func(r report.Row) bool { return r.Name == best.Name })...)
+	}
+	if o != nil {
+		for _, c := range o.Constraints {
+			bound, word := c.AtLeast, "≥"
+			if c.AtMost != nil {
+				bound, word = c.AtMost, "≤"
+			}
+			cm, _ := report.MetricNamed(c.Metric)
+			out.Objective += fmt.Sprintf(", %s %s %d %s", c.Metric, word, *bound, cm.Unit)
+		}
+	}
+	best := feasible[0]
+	out.Metric, out.Unit, out.Best, out.Value = m.Name, m.Unit, best.Name, m.Of(best)
+	bestReps := byName[best.Name]
+	out.Repetitions = len(bestReps)
+	var ps []float64
+	for _, r := range feasible[1:] {
+		c := stats.RelativeChange(report.Values(m, bestReps), report.Values(m, byName[r.Name]))
+		out.Others = append(out.Others, Other{Name: r.Name, Change: c})
+		ps = append(ps, c.P)
+		out.Repetitions = min(out.Repetitions, len(byName[r.Name]))
+	}
+	adj := stats.Holm(ps)
+	out.Tests = stats.Tests(ps)
+	if out.Tests > 0 && stats.MinP(out.Repetitions, out.Repetitions)*float64(out.Tests) >= stats.Alpha {
+		out.NeedsRepetitions = stats.RepetitionsFor(out.Tests)
+	}
+	for i := range out.Others {
+		x := &out.Others[i]
+		x.P = adj[i]
+		x.Tie = !(x.P < stats.Alpha)
+		if x.Tie && out.NeedsRepetitions == 0 {
+			out.Ties = append(out.Ties, x.Name)
+		}
+	}
+	return out, nil
+}
+
+func direction(m report.Metric) string {
+	if m.Lower {
+		return "minimize"
+	}
+	return "maximize"
+}
+
+// compare orders rows best first in m.
+func compare(m report.Metric, a, b report.Row) int {
+	x, y := m.Of(a), m.Of(b)
+	if !m.Lower {
+		x, y = -x, -y
+	}
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// violates says which constraint a trial's median breaks ("" for none).
+func violates(r report.Row, o *v1alpha1.Objective) string {
+	if o == nil {
+		return ""
+	}
+	for _, c := range o.Constraints {
+		m, _ := report.MetricNamed(c.Metric)
+		v := m.Of(r)
+		if c.AtMost != nil && v > float64(*c.AtMost) {
+			return fmt.Sprintf("%s %.0f > %d %s", c.Metric, v, *c.AtMost, m.Unit)
+		}
+		if c.AtLeast != nil && v < float64(*c.AtLeast) {
+			return fmt.Sprintf("%s %.0f < %d %s", c.Metric, v, *c.AtLeast, m.Unit)
+		}
+	}
+	return ""
+}
+
+// available are the front's metrics every trial has (CPU is not measured
+// everywhere: a metric missing from any trial is left out, not read as 0).
+func available(rows []report.Row) []string {
+	var out []string
+	for _, name := range Front {
+		m, _ := report.MetricNamed(name)
+		if !slices.ContainsFunc(rows, func(r report.Row) bool { v := m.Of(r); return v <= 0 || math.IsNaN(v) }) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// pareto are the rows no other row is at least as good as in every available
+// front metric and better in one, in their order.
+func pareto(rows []report.Row) []report.Row {
+	var ms []report.Metric
+	for _, name := range available(rows) {
+		m, _ := report.MetricNamed(name)
+		ms = append(ms, m)
+	}
+	dominates := func(a, b report.Row) bool {
+		better := false
+		for _, m := range ms {
+			switch c := compare(m, a, b); {
+			case c > 0:
+				return false
+			case c < 0:
+				better = true
+			}
+		}
+		return better
+	}
+	var out []report.Row
+	for _, r := range rows {
+		if !slices.ContainsFunc(rows, func(o report.Row) bool { return dominates(o, r) }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Summary is the recommendation in one line: the best, its ties and every other
+// trial's change with its interval and confidence.
+func (r Result) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s %s %s)", r.Best, r.Metric, formatValue(r.Value), r.Unit)
+	switch {
+	case r.NeedsRepetitions > 0:
+		fmt.Fprintf(&b, "; with %d repetition(s) no trial can be told from it after correction over %d tests: needs ≥ %d", r.Repetitions, r.Tests, r.NeedsRepetitions)
+	case len(r.Ties) > 0:
+		fmt.Fprintf(&b, "; ties: %s", strings.Join(r.Ties, ", "))
+	}
+	for _, o := range r.Others {
+		if o.Tie && r.NeedsRepetitions == 0 {
+			continue
+		}
+		c := o.Change
+		if math.IsNaN(c.Percent) {
+			continue
+		}
+		fmt.Fprintf(&b, "; %s %+.0f %%", o.Name, c.Percent)
+		if !math.IsNaN(c.LowPercent) && c.Confidence > 0 {
+			fmt.Fprintf(&b, " [%+.0f, %+.0f] %.0f %%", c.LowPercent, c.HighPercent, 100*c.Confidence)
+		}
+	}
+	return b.String()
+}
+
+func formatValue(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// Block is the recommendation as a SerializationResult records it; err (no
+// recommendation) becomes its message.
+func Block(r Result, err error) *v1alpha1.Recommendation {
+	if err != nil {
+		return &v1alpha1.Recommendation{Message: err.Error(), Summary: "no recommendation: " + err.Error()}
+	}
+	dec := func(v float64) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	out := &v1alpha1.Recommendation{Objective: r.Objective, Metric: r.Metric, Unit: r.Unit, Best: r.Best, Value: dec(r.Value),
+		Front: r.Front, Ties: r.Ties, Infeasible: r.Infeasible, NeedsRepetitions: int32(r.NeedsRepetitions), Summary: r.Summary()}
+	for _, o := range r.Others {
+		a := v1alpha1.RecommendedAlternative{Name: o.Name, ChangePercent: dec(o.Change.Percent), Tie: o.Tie}
+		if o.Change.Confidence > 0 {
+			a.ChangeLowPercent, a.ChangeHighPercent = dec(o.Change.LowPercent), dec(o.Change.HighPercent)
+			a.ConfidencePermille = int32(math.Floor(1000 * o.Change.Confidence))
+			a.PValue = strconv.FormatFloat(o.P, 'f', 4, 64)
+		}
+		out.Others = append(out.Others, a)
+	}
+	return out
+}
