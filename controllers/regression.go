@@ -143,7 +143,11 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	case compare.NotJudged:
 		cond.Reason = ReasonCollectingBaseline
 		cond.Message = fmt.Sprintf("%s: collecting the baseline, judged once %d earlier run(s) exist (baseline.minRuns %d before the streak's %d): the noise between runs is not known before",
-			against, opts.MinRuns+opts.Persistence-1, opts.MinRuns, opts.Persistence-1)
+			against, opts.Needed(), opts.MinRuns, opts.Persistence-1)
+		if b.Kind == serdebenchv1.BaselinePinned {
+			cond.Message = fmt.Sprintf("%s: %d pinned result(s), fewer than baseline.minRuns %d: pin more runs to judge (the noise between runs is not known from fewer)",
+				against, len(baselines), opts.MinRuns)
+		}
 	default:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonNoRegressed
 		cond.Message = fmt.Sprintf("%s: within thresholds", against)

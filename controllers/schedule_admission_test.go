@@ -46,6 +46,8 @@ func TestScheduleAdmission(t *testing.T) {
 		{"every 0 minutes", `schedule: "@every 0m"`, "whole minutes"},
 		{"every 1h30m", `schedule: "@every 1h30m"`, ""},
 		{"history shorter than the rolling median", `{schedule: "@daily", successfulHistoryLimit: 3, baseline: {kind: rollingMedian, runs: 5}}`, "successfulHistoryLimit must keep the baseline runs"},
+		{"history without the streak's run", `{schedule: "@daily", successfulHistoryLimit: 5, baseline: {kind: rollingMedian, runs: 5}}`, "baseline.runs + persistenceRuns - 1"},
+		{"history of the baseline alone, persistence 1", `{schedule: "@daily", successfulHistoryLimit: 5, persistenceRuns: 1, baseline: {kind: rollingMedian, runs: 5}}`, ""},
 		{"a 53-character name", `schedule: "@daily"`, "at most 52 characters"},
 		{"no history with a pinned baseline", `{schedule: "@daily", successfulHistoryLimit: 0, baseline: {kind: pinned, resultName: golden}}`, ""},
 		{"invalid template", `{schedule: "@daily", experimentTemplate: {spec: {kafka: {bootstrapServers: "kafka:9092"}, codecs: [yaml], payload: {schema: business-record, sizesBytes: [1176]}, records: 10000}}}`, "spec.experimentTemplate.spec.codecs"},
@@ -86,7 +88,7 @@ func TestScheduleAdmission(t *testing.T) {
 			}
 			s := getSchedule(t, ns, obj.GetName())
 			sp := s.Spec
-			if sp.ConcurrencyPolicy != serdebenchv1.ConcurrencyForbid || *sp.SuccessfulHistoryLimit != 5 || *sp.FailedHistoryLimit != 3 ||
+			if sp.ConcurrencyPolicy != serdebenchv1.ConcurrencyForbid || *sp.SuccessfulHistoryLimit != 6 || *sp.FailedHistoryLimit != 3 ||
 				sp.Baseline.Kind != serdebenchv1.BaselineRollingMedian || sp.Baseline.Runs != 5 || sp.Baseline.MinRuns != 3 || sp.PersistenceRuns != 2 ||
 				sp.Thresholds.ThroughputDropPercent != 10 ||
 				sp.Thresholds.P99RisePercent != 20 || sp.Thresholds.SerializeRisePercent != 20 || sp.ExperimentTemplate.Spec.Topic.Partitions != 3 {

@@ -130,7 +130,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.syncMetrics(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 5)); err != nil {
+	if err := r.prune(ctx, succeeded, limit(s.Spec.SuccessfulHistoryLimit, 6)); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.prune(ctx, failed, limit(s.Spec.FailedHistoryLimit, 3)); err != nil {

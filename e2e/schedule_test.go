@@ -39,7 +39,7 @@ func kstatusOf(t *testing.T, obj client.Object, kind string) status.Status {
 func TestScheduleOnCluster(t *testing.T) {
 	ctx := context.Background()
 	s := &v1alpha1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Name: "e2e-minutely", Namespace: namespace},
-		Spec: v1alpha1.SerializationScheduleSpec{Schedule: "* * * * *", SuccessfulHistoryLimit: ptr(int32(2)),
+		Spec: v1alpha1.SerializationScheduleSpec{Schedule: "* * * * *", SuccessfulHistoryLimit: ptr(int32(3)),
 			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselineRollingMedian, Runs: 2, MinRuns: 2},
 			ExperimentTemplate: v1alpha1.ExperimentTemplate{Labels: map[string]string{"e2e": "schedule"},
 				Spec: small("", 3000, "protobuf").Spec}}}

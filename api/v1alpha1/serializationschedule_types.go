@@ -58,7 +58,7 @@ const LabelSchedule = "serdebench.io/schedule"
 // run with a baseline.
 // +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'pinned' || has(self.baseline.resultName) || has(self.baseline.resultNames)",message="baseline.kind pinned needs baseline.resultNames (or resultName)"
 // +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'previous'",message="baseline.kind previous compares with one run, which cannot tell a change from the noise between runs: use rollingMedian (the last runs) or pinned with resultNames"
-// +kubebuilder:validation:XValidation:rule="!has(self.successfulHistoryLimit) || self.baseline.kind != 'rollingMedian' || self.successfulHistoryLimit >= self.baseline.runs",message="successfulHistoryLimit must keep the baseline runs: at least baseline.runs for rollingMedian"
+// +kubebuilder:validation:XValidation:rule="!has(self.successfulHistoryLimit) || self.baseline.kind != 'rollingMedian' || !has(self.baseline.runs) || self.successfulHistoryLimit >= self.baseline.runs + (has(self.persistenceRuns) ? self.persistenceRuns : 2) - 1",message="successfulHistoryLimit must keep the baseline runs and the streak's earlier ones: at least baseline.runs + persistenceRuns - 1 for rollingMedian"
 // +kubebuilder:validation:XValidation:rule="self.baseline.kind != 'rollingMedian' || !has(self.baseline.minRuns) || !has(self.baseline.runs) || self.baseline.minRuns <= self.baseline.runs",message="baseline.minRuns must not exceed baseline.runs: the baseline would never be judged"
 type SerializationScheduleSpec struct {
 	// Schedule is a cron expression (robfig/cron/v3 standard parser: five fields, or
@@ -98,8 +98,9 @@ type SerializationScheduleSpec struct {
 
 	// SuccessfulHistoryLimit is how many successful runs to keep; older ones are
 	// deleted with their results (a pinned baseline of this schedule's is kept).
-	// Default 5; it must cover the baseline runs.
-	// +kubebuilder:default=5
+	// Default 6; it must cover the baseline runs and the streak's earlier runs
+	// (baseline.runs + persistenceRuns − 1).
+	// +kubebuilder:default=6
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional

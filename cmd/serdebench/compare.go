@@ -32,7 +32,7 @@ func compareCmd() *cobra.Command {
 			"of a SerializationResult in the cluster (--kubeconfig, -n), oldest first; the last is judged. Trials match by codec, " +
 			"schema, size and settings. Each run is one value per trial and metric: the median of its repetitions.\n\n" +
 			"Runs differ by more than the repetitions inside one run show, so the candidate is judged against the spread of the " +
-			"earlier runs (the last --baseline-runs of them, at least --min-runs: fewer and nothing is judged, exit 1): CHANGE is " +
+			"earlier runs (the last --baseline-runs before the streak's, at least --min-runs: fewer and nothing is judged, exit 1): CHANGE is " +
 			"its change from their center with the 95 % interval Student's t gives one more run. A metric breaches when the " +
 			"change is worse than its threshold and its one-sided p, Holm-corrected over every trial and metric, is below 0.05 " +
 			"(and, beside the control trial, relative to the control too). Every earlier run is judged the same way in turn, so " +
@@ -87,7 +87,8 @@ func compareCmd() *cobra.Command {
 			case compare.Regressed:
 				return fmt.Errorf("%w: %v", errRegressed, res.Flagged(compare.Regressed))
 			case compare.NotJudged:
-				return fmt.Errorf("not judged: %d earlier run(s); the noise between runs needs at least %d (--min-runs)", len(runs)-1, o.MinRuns)
+				return fmt.Errorf("not judged: %d earlier run(s); a verdict needs at least %d (--min-runs %d baseline runs before the streak's %d: --persistence − 1)",
+					len(runs)-1, o.Needed(), o.MinRuns, o.Persistence-1)
 			}
 			return nil
 		},

@@ -50,7 +50,8 @@ type Options struct {
 	BaselineRuns int
 	// MinRuns is the fewest baseline runs a metric is judged with (default 3): with
 	// fewer the between-run noise is not known, and the comparison says so instead
-	// of guessing.
+	// of guessing. A run is judged once MinRuns + Persistence − 1 runs came before
+	// it (the streak's are not its baseline): Needed.
 	MinRuns int
 	// Persistence is how many consecutive runs must be worse than the threshold,
 	// and significant together, before a metric is Regressed (default 2; 1
@@ -66,7 +67,13 @@ type Options struct {
 }
 
 // DefaultOptions are the defaults of each option.
-var DefaultOptions = Options{Thresholds: DefaultThresholds, BaselineRuns: 5, MinRuns: 3, Persistence: 2, AlertAlpha: 0.01}
+var DefaultOptions = Options{Thresholds: DefaultThresholds, BaselineRuns: 5, MinRuns: 3, Persistence: 2, AlertAlpha: 0.05}
+
+// Needed is how many earlier runs a run needs to be judged.
+func (o Options) Needed() int {
+	o = o.withDefaults()
+	return o.MinRuns + o.Persistence - 1
+}
 
 func (o Options) withDefaults() Options {
 	if o.BaselineRuns < 1 {
@@ -192,10 +199,14 @@ func (r Result) Regressed() bool { return r.Verdict == Regressed }
 // Method says how the result was reached, for tables and conditions.
 func (r Result) Method(o Options) string {
 	o = o.withDefaults()
+	control := "no control trial"
+	if r.Control != "" {
+		control = "trials beside the control " + r.Control + " relative to it"
+	}
 	return fmt.Sprintf("each run one value per trial and metric (the median of its repetitions), tested against up to %d earlier runs (at least %d; "+
-		"their spread pooled over the trials) by Student's t on logarithms, one-sided, Holm-corrected over %d tests; trials beside the control %s "+
-		"relative to it. Suspect: this run worse than the threshold, p < %.2f. Regressed: each of the last %d runs worse than the threshold and their "+
-		"mean against the runs before them p < %.2f", o.BaselineRuns, o.MinRuns, r.Tests, r.Control, stats.Alpha, o.Persistence, o.AlertAlpha)
+		"their spread pooled over the trials, one trial's degrees of freedom) by Student's t on logarithms, one-sided, Holm-corrected over %d tests; "+
+		"%s. Suspect: this run worse than the threshold, p < %.2f. Regressed: each of the last %d runs worse than the threshold and their "+
+		"mean against the runs before them p < %.2f", o.BaselineRuns, o.MinRuns, r.Tests, control, stats.Alpha, o.Persistence, o.AlertAlpha)
 }
 
 // Key is a trial's identity across runs: codec, schema, size, effective settings
@@ -364,14 +375,17 @@ func Judge(history []Run, candidate Run, o Options) Result {
 				continue
 			}
 			c.pSingle = pWorse(c.single, m.higherIsBetter)
-			// Persistence: every run of the streak worse than the threshold, absolutely
-			// and on the tested scale; then the mean of the streak's runs is tested.
-			c.streak = len(c.xs) == o.Persistence && len(c.test) == o.Persistence
-			for i := range c.xs {
-				c.streak = c.streak && beyond(percentOf(c.xs[i], c.own), m, o) && beyond(percentOf(c.test[i], c.scale), m, o)
-			}
-			if c.streak {
+			// Persistence: the mean of the last Persistence runs is tested for every cell
+			// that has them, so the family Holm corrects is every such cell, not the
+			// ones the data put in a streak; a cell regresses only when, besides, each of
+			// those runs was worse than the threshold, absolutely and on the tested
+			// scale (a filter that can only remove rejections).
+			if len(c.xs) == o.Persistence && len(c.test) == o.Persistence {
 				c.pJoint = pWorse(c.joint, m.higherIsBetter)
+				c.streak = true
+				for i := range c.xs {
+					c.streak = c.streak && beyond(percentOf(c.xs[i], c.own), m, o) && beyond(percentOf(c.test[i], c.scale), m, o)
+				}
 			}
 		}
 		cells[mi] = cs

@@ -65,8 +65,9 @@ func TestPlantedDropPersists(t *testing.T) {
 	}
 }
 
-// TestOneBadRunIsNotAnAlert: one run far off, then back: Suspect, never Regressed,
-// and the run after it is judged against a baseline that includes it.
+// TestOneBadRunIsNotAnAlert: one run far off, then back: Suspect, then neither
+// Suspect nor Regressed (the bad run is the next run's streak partner, not its
+// baseline, and the two together are not each worse than the threshold).
 func TestOneBadRunIsNotAnAlert(t *testing.T) {
 	runs := append(steady(5), withProtobuf(146000*0.6), withProtobuf(146000))
 	_, verdicts := Replay(runs, DefaultOptions)

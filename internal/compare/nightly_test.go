@@ -49,6 +49,11 @@ type sim struct {
 	rng  *rand.Rand
 	n    noise
 	reps int
+	// trials are the experiment's (nil: the sample's three).
+	trials []struct {
+		codec         string
+		rps, p99, ser float64
+	}
 }
 
 func (s *sim) offset(sd float64) float64 {
@@ -73,7 +78,11 @@ func (s *sim) run(factor []float64) []report.Row {
 		env[m] = s.offset(s.n.env[m])
 	}
 	var rows []report.Row
-	for i, t := range sample {
+	trials := s.trials
+	if trials == nil {
+		trials = sample
+	}
+	for i, t := range trials {
 		for m := range b {
 			b[m] = s.offset(s.n.between[m])
 		}
@@ -104,8 +113,8 @@ func (s *sim) nights(n int, o Options, plant func(night int) []float64) []Verdic
 func unchanged(int) []float64 { return []float64{1, 1, 1} }
 
 // nightly are the nightly sample's options (config/samples/nightly-schedule.yaml).
-var nightly = Options{Thresholds: Thresholds{ThroughputDropPercent: 5, P99RisePercent: 20, SerializeRisePercent: 20},
-	BaselineRuns: 10, MinRuns: 3, Persistence: 2}
+var nightly = Options{Thresholds: Thresholds{ThroughputDropPercent: 5, P99RisePercent: 50, SerializeRisePercent: 20},
+	BaselineRuns: 10, MinRuns: 3, Persistence: 2, AlertAlpha: 0.05}
 
 // TestNightlyFalseAlarms simulates years of unchanged nights of the nightly sample
 // (three trials, three metrics) at each noise level, with the sample's options and
@@ -134,17 +143,51 @@ func TestNightlyFalseAlarms(t *testing.T) {
 			}
 		}
 	}
+	// 36 trials (108 tests a night), the sample's options, each noise level, 2 years:
+	// the correction holds the budget however many trials a schedule has.
+	wide := make([]struct {
+		codec         string
+		rps, p99, ser float64
+	}, 36)
+	for i := range wide {
+		wide[i] = sample[i%3]
+		wide[i].codec = fmt.Sprintf("%s%d", sample[i%3].codec, i)
+	}
+	for _, n := range noises {
+		s := &sim{rng: rand.New(rand.NewPCG(9, 9)), n: n, reps: 1, trials: wide}
+		alarms := 0
+		for _, v := range s.nights(365*2, nightly, unchanged36)[nightly.MinRuns:] {
+			if v == Regressed {
+				alarms++
+			}
+		}
+		t.Logf("36 trials, %-5s noise: a year %.1f Regressed", n.name, float64(alarms)/2)
+		if float64(alarms)/2 > 12 {
+			t.Errorf("36 trials, %s noise: %.1f false alarms a year, budget 12", n.name, float64(alarms)/2)
+		}
+	}
+}
+
+func unchanged36(int) []float64 {
+	out := make([]float64, 36)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
 }
 
 // TestNightlyFindsPlantedDrop plants a lasting throughput drop of one trial
 // (protobuf) and counts the nights until the sample's schedule alerts, at each
-// noise level with 3 repetitions. docs/schedules.md promises: at quiet noise a
-// 10 % drop within 7 nights, at the idle VM's a 30 % drop, each in 80 % of
-// plantings; the busy VM's is logged, not promised. A 25 % drop of every trial at
-// once, the environment's, must not alert.
+// noise level with 3 repetitions. docs/schedules.md promises, within 7 nights: at
+// quiet noise a 10 % drop in more than half of plantings (the first streak's test
+// alone finds it about half the time: 2.5 standard deviations of the ratio to the
+// control, against Holm's one-sided 0.05/9 at 9 degrees of freedom) and a 20 % drop
+// in 95 %; at the idle VM's a 30 % drop in 80 %. The busy VM's is logged, not
+// promised. A 25 % drop of every trial at once, the environment's, must not alert
+// more often than the false-alarm budget.
 func TestNightlyFindsPlantedDrop(t *testing.T) {
 	const plantings, at, within = 200, 20, 7
-	promise := map[string]float64{"quiet": 0.9, "idle": 0.7}
+	promise := map[string]map[float64]float64{"quiet": {0.9: 0.5, 0.8: 0.95}, "idle": {0.7: 0.8}}
 	for _, n := range noises {
 		s := &sim{rng: rand.New(rand.NewPCG(11, 13)), n: n, reps: 3}
 		for _, factor := range []float64{0.9, 0.8, 0.7, 0.6} {
@@ -166,8 +209,8 @@ func TestNightlyFindsPlantedDrop(t *testing.T) {
 			share := float64(found) / plantings
 			t.Logf("%-5s noise: a %2.0f %% drop alerted within %d nights in %3.0f %% of %d plantings (after %.1f nights on average)", n.name,
 				100*(1-factor), within, 100*share, plantings, float64(nights)/float64(max(found, 1)))
-			if want, ok := promise[n.name]; ok && want == factor && share < 0.8 {
-				t.Errorf("%s noise: a planted %.0f %% drop alerted within %d nights in %.0f %% of plantings, promised 80 %%", n.name, 100*(1-factor), within, 100*share)
+			if want, ok := promise[n.name][factor]; ok && share < want {
+				t.Errorf("%s noise: a planted %.0f %% drop alerted within %d nights in %.0f %% of plantings, promised %.0f %%", n.name, 100*(1-factor), within, 100*share, 100*want)
 			}
 		}
 		// The environment: every trial 25 % slower for good.

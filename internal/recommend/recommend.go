@@ -31,7 +31,8 @@ type Other struct {
 	// repetitions); P is Holm-adjusted over every comparison with the best.
 	Change stats.Change
 	P      float64
-	// Tie says the corrected test cannot tell it from the best.
+	// Tie says the corrected test cannot tell it from the best (false as well when
+	// Result.NeedsRepetitions says no test could).
 	Tie bool
 }
 
@@ -160,8 +161,9 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	for i := range out.Others {
 		x := &out.Others[i]
 		x.P = adj[i]
-		x.Tie = !(x.P < stats.Alpha)
-		if x.Tie && out.NeedsRepetitions == 0 {
+		// Undecided with too few repetitions: neither a tie nor worse.
+		x.Tie = out.NeedsRepetitions == 0 && !(x.P < stats.Alpha)
+		if x.Tie {
 			out.Ties = append(out.Ties, x.Name)
 		}
 	}
@@ -190,14 +192,24 @@ func compare(m report.Metric, a, b report.Row) int {
 	return 0
 }
 
-// violates says which constraint a trial's median breaks ("" for none).
+// violates says which constraint a trial's median breaks, or that it lacks the
+// objective's metric ("" for none): a metric not measured reads 0 and must not
+// pass for the best or within bounds.
 func violates(r report.Row, o *v1alpha1.Objective) string {
 	if o == nil {
 		return ""
 	}
+	if o.Optimize != "" {
+		if m, _ := report.MetricNamed(o.Optimize); !(m.Of(r) > 0) {
+			return o.Optimize + " not measured"
+		}
+	}
 	for _, c := range o.Constraints {
 		m, _ := report.MetricNamed(c.Metric)
 		v := m.Of(r)
+		if !(v > 0) {
+			return c.Metric + " not measured"
+		}
 		if c.AtMost != nil && v > float64(*c.AtMost) {
 			return fmt.Sprintf("%s %.0f > %d %s", c.Metric, v, *c.AtMost, m.Unit)
 		}

@@ -265,14 +265,19 @@ func InternalsTable(w io.Writer, rows []Row) error {
 		if c.CompressionRateAvg > 0 {
 			rate = fmt.Sprintf("%.3f", c.CompressionRateAvg)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%s\t%d\t%.1f\t%.0f\t%.2f\t\n", r.Codec, r.SizeBytes, settings,
+		// A client that cannot report its buffer (sarama) leaves it 0: not available.
+		buffered := "n/a"
+		if c.BufferedBytesMax > 0 {
+			buffered = strconv.FormatInt(c.BufferedBytesMax, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%s\t%s\t%.1f\t%.0f\t%.2f\t\n", r.Codec, r.SizeBytes, settings,
 			c.BatchSizeAvgBytes, c.BatchRecordsAvg, c.RecordsPerRequestAvg, c.RecordQueueTimeAvgMicros/1e3, c.RequestLatencyAvgMicros/1e3,
-			c.RequestsInFlightAvg, rate, c.BufferedBytesMax, c.FetchRequestRate, c.FetchSizeAvgBytes, c.RecordsPerFetchAvg)
+			c.RequestsInFlightAvg, rate, buffered, c.FetchRequestRate, c.FetchSizeAvgBytes, c.RecordsPerFetchAvg)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "record-queue-time-avg is estimated: mean acknowledgement latency from the actual send less request-latency-avg. A repeated trial shows the repetition of median throughput's.")
+	fmt.Fprintln(w, "record-queue-time-avg is estimated: mean acknowledgement latency from the actual send less request-latency-avg. n/a: the client cannot report it (sarama's buffer). A repeated trial shows the repetition of median throughput's.")
 	return nil
 }
 
@@ -415,7 +420,11 @@ func Table(w io.Writer, runs []Row) error {
 			if c := cells[20:]; c[1] != "" {
 				ci = fmt.Sprintf("%s–%s\t%s–%s\t%s\t", c[1], c[2], c[3], c[4], c[5])
 			}
-			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, versus[ConfigOf(r)])
+			vs := "-" // nothing to compare with
+			if tests > 0 {
+				vs = versus[ConfigOf(r)].String()
+			}
+			fmt.Fprintf(tw, "%s\t%s%s\t", cells[20], ci, vs)
 		}
 		fmt.Fprintln(tw)
 	}

@@ -38,8 +38,9 @@ const Power = 0.8
 
 // Detectable is the smallest relative change, in percent, that the Mann-Whitney U
 // test between n1 and n2 repetitions finds with probability Power at the
-// corrected level Alpha / tests (Bonferroni: Holm's first step, so a lower bound
-// on what the family needs), when the values' logarithms have standard deviation
+// corrected level Alpha / tests (Bonferroni: Holm's first step, the strictest
+// level any test of the family faces, so a conservative answer: Holm's later
+// steps find smaller changes), when the values' logarithms have standard deviation
 // noise (about the coefficient of variation). +Inf when the test cannot reach that
 // level at all (see RepetitionsFor). The noise is taken as normal on the log
 // scale; since the test reads only ranks, the answer is a multiple of noise,

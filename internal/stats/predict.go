@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/aclements/go-moremath/stats"
@@ -28,7 +29,7 @@ type Level struct {
 // spread).
 func LevelOf(runs []float64) Level {
 	l := Level{Runs: len(runs)}
-	if len(runs) == 0 || !positive(runs) {
+	if len(runs) == 0 || !positive(runs) || slices.ContainsFunc(runs, func(x float64) bool { return math.IsInf(x, 0) }) {
 		return l
 	}
 	ys := logs(runs)
@@ -42,20 +43,23 @@ func LevelOf(runs []float64) Level {
 
 // Pool gives levels of series that share their noise (the trials of one run, one
 // metric) the pooled spread: each keeps its center, and the spread is estimated
-// from all of them, with their degrees of freedom summed. Three trials of five runs
-// each know their noise as well as one trial of thirteen.
+// from all of them. The trials of a run share its conditions, so their spreads
+// are not independent samples of the noise: the degrees of freedom stay those of
+// the best-observed single series (not their sum), which keeps Student's t as wide
+// as one trial's evidence allows while the pooled spread is steadier.
 func Pool(levels []Level) []Level {
-	ss, df := 0.0, 0
+	ss, df, most := 0.0, 0, 0
 	for _, l := range levels {
-		if l.DF > 0 {
+		if l.DF > 0 && !math.IsNaN(l.Spread) && !math.IsInf(l.Spread, 0) {
 			ss += l.Spread * l.Spread * float64(l.DF)
 			df += l.DF
+			most = max(most, l.DF)
 		}
 	}
 	out := make([]Level, len(levels))
 	for i, l := range levels {
-		if l.DF > 0 {
-			l.Spread, l.DF = math.Sqrt(ss/float64(df)), df
+		if l.DF > 0 && df > 0 {
+			l.Spread, l.DF = math.Sqrt(ss/float64(df)), most
 		}
 		out[i] = l
 	}

@@ -169,6 +169,42 @@ const SaramaCommitWarning = "client sarama commits on the connection it fetches 
 	"with commit eachRecord a commit can wait up to consumer.fetchMaxWaitMs, which then bounds the consumer's rate " +
 	"(the Java client, franz-go and librdkafka commit on a connection of their own)"
 
+// Saturation thresholds: an open-loop trial's client is saturated when its
+// requests in flight averaged at least SaturatedInFlightShare of their most, and
+// records waited in it for at least SaturatedQueueShare of their mean
+// acknowledgement latency; its rate slipped when records went out a mean
+// SlippedSendDelayMicros or more after their intended send time.
+const (
+	SaturatedInFlightShare = 0.8
+	SaturatedQueueShare    = 0.25
+	SlippedSendDelayMicros = 1000
+)
+
+// saturation says when the client, not the format, set an open-loop trial's
+// numbers (a closed loop fills the client by design: it measures the slowest
+// stage). The calibration at 80 ms round trip saw librdkafka's acknowledgement
+// p50 rise 23 ms beyond the round trip with 17.8 of 20 requests in flight and
+// 26.6 ms of queue time (docs/measurement.md).
+func saturation(r *Result) []string {
+	if r.SendDelay.Max == 0 { // a closed loop: every record goes out when it is made
+		return nil
+	}
+	var out []string
+	if c := r.Client; c != nil && c.RequestsInFlightMax >= 2 && c.RequestsInFlightAvg >= SaturatedInFlightShare*float64(c.RequestsInFlightMax) &&
+		r.Ack.Mean > 0 && c.RecordQueueTimeAvgMicros >= SaturatedQueueShare*r.Ack.Mean {
+		out = append(out, fmt.Sprintf("client saturated: requests in flight averaged %.1f of at most %d and records waited %.1f ms in the client "+
+			"(%.0f %% of the %.1f ms mean acknowledgement latency): the client's pipeline, not the format, set this trial's latency "+
+			"(raise maxInFlight or batch more: docs/producer-settings.md)", c.RequestsInFlightAvg, c.RequestsInFlightMax,
+			c.RecordQueueTimeAvgMicros/1e3, 100*c.RecordQueueTimeAvgMicros/r.Ack.Mean, r.Ack.Mean/1e3))
+	}
+	if r.SendDelay.Mean >= SlippedSendDelayMicros {
+		out = append(out, fmt.Sprintf("open-loop rate slipped: records went out a mean %.1f ms (p99 %.1f ms) after their intended send time: "+
+			"the producer could not keep the target rate, so the client or the machine, not the format, set this trial's numbers "+
+			"(latency still counts from the intended time)", r.SendDelay.Mean/1e3, float64(r.SendDelay.P99)/1e3))
+	}
+	return out
+}
+
 // UnionRateFloor is how far below ProducerRatesSum a duration-bounded trial's
 // RecordsPerSecond (all records over the union of the producers' windows) can
 // be, as a fraction of it: every window begins within startSpread of the
@@ -414,6 +450,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	if r.ClientSettings["client"] == "sarama" && r.Commits > 0 {
 		r.Warnings = append(r.Warnings, SaramaCommitWarning)
 	}
+	r.Warnings = append(r.Warnings, saturation(r)...)
 	for name, h := range hists {
 		if h.Clamped > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %d values beyond the histogram range were clamped", name, h.Clamped))

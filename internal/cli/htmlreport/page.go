@@ -53,12 +53,13 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 		Columns    []string
 		Charts     []chartData
 		Comparison *compare.Result
+		Options    compare.Options
 		Confidence float64
 		Generated  string
 		ECharts    template.JS
 		Version    string
 	}{Runs: runs, Columns: report.Columns(), Generated: generated.UTC().Format(time.RFC3339),
-		ECharts: template.JS(echarts.JS), Version: echarts.Version, Confidence: stats.Confidence}
+		ECharts: template.JS(echarts.JS), Version: echarts.Version, Confidence: stats.Confidence, Options: compare.DefaultOptions}
 	for _, c := range charts {
 		// encoding/json escapes <, > and & in strings, so no value can end the script.
 		js, err := json.Marshal(c.Option)
