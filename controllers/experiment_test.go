@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,11 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 	}
 	if res.Summary.FastestCodec == "" || res.Summary.FastestRecordsPerSecond <= 0 || res.Summary.LostRecords != 0 {
 		t.Fatalf("summary %+v", res.Summary)
+	}
+	// The recommendation names one of the result's trials and says how it chose.
+	if r := res.Recommendation; r == nil || !slices.ContainsFunc(res.Trials, func(tr serdebenchv1.TrialResult) bool { return tr.Name == r.Best }) ||
+		r.Objective == "" || r.Summary == "" {
+		t.Fatalf("recommendation %+v", res.Recommendation)
 	}
 }
 
