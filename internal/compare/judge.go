@@ -1,0 +1,225 @@
+package compare
+
+import (
+	"math"
+	"slices"
+
+	"github.com/serdebench/serdebench/internal/stats"
+)
+
+// Judge judges candidate against the runs before it (oldest first): the last
+// Persistence − 1 of them are its streak's earlier runs, and up to BaselineRuns
+// before those its baseline.
+func Judge(history []Run, candidate Run, o Options) Result {
+	o = o.withDefaults()
+	recentN := min(o.Persistence-1, len(history))
+	from := max(0, len(history)-recentN-o.BaselineRuns)
+	base := make([]runValues, 0, len(history)-from)
+	var baseKeys []string
+	baseName := map[string]string{}
+	for _, run := range history[from:] {
+		base = append(base, run.values)
+		for _, k := range run.order {
+			if _, ok := baseName[k]; !ok {
+				baseKeys = append(baseKeys, k)
+				baseName[k] = run.names[k]
+			}
+		}
+	}
+	recent, base := base[len(base)-recentN:], base[:len(base)-recentN]
+	cand, order, names, reps := candidate.values, candidate.order, candidate.names, candidate.reps
+	var out Result
+	for _, k := range baseKeys {
+		if _, ok := cand[k]; !ok {
+			out.Missing = append(out.Missing, baseName[k])
+		}
+	}
+	control := o.Control
+	if _, ok := baseName[control]; !ok || cand[control] == nil {
+		control = ""
+		for _, k := range order {
+			if _, ok := baseName[k]; ok {
+				control = k
+				break
+			}
+		}
+	}
+	if control != "" {
+		out.Control = names[control]
+	}
+	var matched []string
+	for _, k := range order {
+		if _, ok := baseName[k]; !ok {
+			out.Unmatched = append(out.Unmatched, names[k])
+			continue
+		}
+		matched = append(matched, k)
+		out.Trials = append(out.Trials, Trial{Key: k, Name: names[k], Control: k == control, Repetitions: reps[k]})
+	}
+	// series are a trial's values of one metric in runs: its own beside no control
+	// (the control itself, or a run of one trial), else its ratio to the control in
+	// the same run, whose noise the environment's moves do not carry.
+	series := func(runs []runValues, k string, mi int, relative bool) (own, rel []float64) {
+		for _, run := range runs {
+			v, ok := run[k]
+			if !ok {
+				continue
+			}
+			own = append(own, v[mi])
+			if cv, ok := run[control]; ok && relative {
+				rel = append(rel, v[mi]/cv[mi])
+			}
+		}
+		return own, rel
+	}
+	cells := make([][]cell, len(metrics))
+	var single, joint []float64
+	for mi, m := range metrics {
+		own, rel := make([]stats.Level, len(matched)), make([]stats.Level, len(matched))
+		cs := make([]cell, len(matched))
+		for ti, k := range matched {
+			c := &cs[ti]
+			c.relative = k != control && control != ""
+			ov, rv := series(base, k, mi, c.relative)
+			own[ti], rel[ti] = stats.LevelOf(ov), stats.LevelOf(rv)
+			c.min, c.max = math.NaN(), math.NaN()
+			if len(ov) > 0 {
+				c.min, c.max = slices.Min(ov), slices.Max(ov)
+			}
+			c.x = cand[k][mi]
+			c.xs, c.xsRel = series(append(slices.Clone(recent), cand), k, mi, c.relative)
+		}
+		// The trials of a run share their noise: their spreads are pooled.
+		own, rel = stats.Pool(own), stats.Pool(rel)
+		for ti := range matched {
+			c := &cs[ti]
+			c.own, c.scale, c.test = own[ti], own[ti], c.xs
+			if c.relative {
+				c.scale, c.test = rel[ti], c.xsRel
+			}
+			c.abs = c.own.ShiftOf(c.x)
+			c.single, c.joint = c.scale.ShiftOf(c.test[len(c.test)-1]), c.scale.ShiftOf(c.test...)
+			c.judged = c.own.Runs >= o.MinRuns && c.scale.Runs >= o.MinRuns && !math.IsNaN(c.abs.Percent) && !math.IsNaN(c.single.Percent)
+			c.pSingle, c.pJoint = math.NaN(), math.NaN()
+			if !c.judged {
+				continue
+			}
+			c.pSingle = pWorse(c.single, m.higherIsBetter)
+			// Persistence: the mean of the last Persistence runs is tested for every cell
+			// that has them, so the family Holm corrects is every such cell, not the
+			// ones the data put in a streak; a cell regresses only when, besides, each of
+			// those runs was worse than the threshold, absolutely and on the tested
+			// scale (a filter that can only remove rejections).
+			if len(c.xs) == o.Persistence && len(c.test) == o.Persistence {
+				c.pJoint = pWorse(c.joint, m.higherIsBetter)
+				c.streak = true
+				for i := range c.xs {
+					c.streak = c.streak && beyond(percentOf(c.xs[i], c.own), m, o) && beyond(percentOf(c.test[i], c.scale), m, o)
+				}
+			}
+		}
+		cells[mi] = cs
+		for _, c := range cs {
+			single, joint = append(single, c.pSingle), append(joint, c.pJoint)
+		}
+	}
+	// Two families, each Holm-corrected over every trial and metric: this run alone
+	// (Suspect) and the streak (Regressed).
+	adjSingle, adjJoint := stats.Holm(single), stats.Holm(joint)
+	out.Tests = stats.Tests(single)
+	for mi, m := range metrics {
+		cs := cells[mi]
+		for ti := range cs {
+			c := &cs[ti]
+			i := mi*len(matched) + ti
+			c.pSingle, c.pJoint = adjSingle[i], adjJoint[i]
+			c.suspect = c.judged && c.pSingle < stats.Alpha && beyond(c.abs.Percent, m, o) && beyond(c.single.Percent, m, o)
+			c.regressed = c.streak && c.pJoint < o.AlertAlpha
+		}
+		// The environment: the control breached and at least half of the other
+		// judged trials moved the same way beyond the threshold.
+		ctrl, others, with := -1, 0, 0
+		for ti, c := range cs {
+			switch {
+			case !c.judged:
+			case out.Trials[ti].Control:
+				ctrl = ti
+			default:
+				others++
+				if beyond(c.abs.Percent, m, o) {
+					with++
+				}
+			}
+		}
+		env := ctrl >= 0 && (cs[ctrl].suspect || cs[ctrl].regressed) && others > 0 && 2*with >= others
+		for ti, c := range cs {
+			t := &out.Trials[ti]
+			mt := Metric{Name: m.name, Unit: m.unit, BaselineRuns: c.own.Runs, Baseline: Num(c.own.Center), Min: Num(c.min), Max: Num(c.max),
+				SpreadPercent: Num(100 * c.own.Spread), Candidate: Num(c.x), ChangePercent: Num(c.abs.Percent), ChangeLowPercent: Num(c.abs.LowPercent),
+				ChangeHighPercent: Num(c.abs.HighPercent), ChangeConfidence: c.abs.Confidence, ControlChangePercent: Num(math.NaN()), P: Num(c.pSingle),
+				StreakChangePercent: Num(math.NaN()), StreakP: Num(math.NaN()), Verdict: Within}
+			if c.relative {
+				mt.ControlChangePercent = Num(c.single.Percent)
+			}
+			if c.streak {
+				mt.StreakRuns, mt.StreakChangePercent, mt.StreakP = o.Persistence, Num(c.joint.Percent), Num(c.pJoint)
+			}
+			moved := beyond(c.abs.Percent, m, o)
+			switch {
+			case !c.judged:
+				mt.Verdict, mt.P = NotJudged, Num(math.NaN())
+			case env && (t.Control || (moved && !c.suspect && !c.regressed)):
+				mt.Verdict = EnvironmentShifted
+			case c.regressed:
+				mt.Verdict = Regressed
+			case c.suspect:
+				mt.Verdict = Suspect
+			}
+			t.Metrics = append(t.Metrics, mt)
+		}
+	}
+	out.Verdict = NotJudged
+	for i := range out.Trials {
+		t := &out.Trials[i]
+		t.Verdict = NotJudged
+		for _, m := range t.Metrics {
+			t.Verdict = worse(t.Verdict, m.Verdict)
+		}
+		out.Verdict = worse(out.Verdict, t.Verdict)
+	}
+	return out
+}
+
+// cell is one trial's metric while a run is judged.
+type cell struct {
+	x, min, max float64
+	// relative: tested as a ratio to the control.
+	relative bool
+	// xs and xsRel are the streak's runs, the candidate last; test the tested ones.
+	xs, xsRel, test    []float64
+	own, scale         stats.Level
+	abs, single, joint stats.Shift
+	judged, streak     bool
+	suspect, regressed bool
+	pSingle, pJoint    float64
+}
+
+// percentOf is x's change from a level's center, in percent.
+func percentOf(x float64, l stats.Level) float64 { return 100 * (x/l.Center - 1) }
+
+// beyond says a change in percent is worse than the metric's threshold.
+func beyond(pct float64, m metric, o Options) bool {
+	th := m.threshold(o.Thresholds)
+	if m.higherIsBetter {
+		return pct < -th
+	}
+	return pct > th
+}
+
+// pWorse is the one-sided p-value of the worse direction.
+func pWorse(s stats.Shift, higherIsBetter bool) float64 {
+	if higherIsBetter {
+		return s.PLower
+	}
+	return s.PHigher
+}

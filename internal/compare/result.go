@@ -1,0 +1,120 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/serdebench/serdebench/internal/stats"
+)
+
+// Num is a figure that may not be available (NaN): JSON null, never 0.
+type Num float64
+
+// MarshalJSON writes NaN and ±Inf as null.
+func (n Num) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
+}
+
+// Metric is one metric of one trial against its baseline runs.
+type Metric struct {
+	// Name and Unit say what was compared.
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// BaselineRuns is how many earlier runs this metric was judged against.
+	BaselineRuns int `json:"baselineRuns"`
+	// Baseline is their center (geometric mean of each run's value), Min and Max
+	// the lowest and highest run value, Spread the standard deviation of their
+	// logarithms in percent, pooled over the run's trials: the between-run noise.
+	Baseline      Num `json:"baseline"`
+	Min           Num `json:"min"`
+	Max           Num `json:"max"`
+	SpreadPercent Num `json:"spreadPercent"`
+	// Candidate is the run's value: the median of its repetitions (for p99: the
+	// median of the per-repetition p99s).
+	Candidate Num `json:"candidate"`
+	// ChangePercent is Candidate's change from Baseline; ChangeLowPercent and
+	// ChangeHighPercent bound the change of the level at ChangeConfidence.
+	ChangePercent     Num     `json:"changePercent"`
+	ChangeLowPercent  Num     `json:"changeLowPercent"`
+	ChangeHighPercent Num     `json:"changeHighPercent"`
+	ChangeConfidence  float64 `json:"changeConfidence"`
+	// ControlChangePercent is the change of this trial's value relative to the
+	// control trial's in the same run (NaN for the control itself, or without
+	// one): the scale a trial beside a control is tested on.
+	ControlChangePercent Num `json:"controlChangePercent"`
+	// P is the one-sided p-value of "this run is worse than the baseline's level",
+	// Holm-adjusted over every judged metric of the run.
+	P Num `json:"p"`
+	// StreakRuns is Persistence when each of the last Persistence runs was worse
+	// than the threshold (0 otherwise); StreakChangePercent is then their mean's
+	// change on the tested scale, StreakP its Holm-adjusted one-sided p-value.
+	StreakRuns          int     `json:"streakRuns,omitempty"`
+	StreakChangePercent Num     `json:"streakChangePercent,omitempty"`
+	StreakP             Num     `json:"streakP,omitempty"`
+	Verdict             Verdict `json:"verdict"`
+}
+
+// Regressed says the metric regressed.
+func (m Metric) Regressed() bool { return m.Verdict == Regressed }
+
+// Trial is one trial of the candidate against the same trial of the baseline runs.
+type Trial struct {
+	// Key is what matches trials across runs: codec, schema, size and settings.
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Control says this trial is the run's control.
+	Control bool `json:"control,omitempty"`
+	// Repetitions is how many repetitions the candidate's value is the median of.
+	Repetitions int      `json:"repetitions"`
+	Metrics     []Metric `json:"metrics"`
+	Verdict     Verdict  `json:"verdict"`
+}
+
+// Result is a candidate run against its baseline runs.
+type Result struct {
+	Trials []Trial `json:"trials"`
+	// Control names the control trial ("" without one).
+	Control string `json:"control,omitempty"`
+	// Tests is how many tests the Holm correction covered.
+	Tests int `json:"tests"`
+	// Unmatched are candidate trials no baseline run has.
+	Unmatched []string `json:"unmatched,omitempty"`
+	// Missing are baseline trials the candidate lacks.
+	Missing []string `json:"missing,omitempty"`
+	// Verdict is the most severe of the trials'.
+	Verdict Verdict `json:"verdict"`
+}
+
+// Regressed says some metric regressed.
+func (r Result) Regressed() bool { return r.Verdict == Regressed }
+
+// Method says how the result was reached, for tables and conditions.
+func (r Result) Method(o Options) string {
+	o = o.withDefaults()
+	control := "no control trial"
+	if r.Control != "" {
+		control = "trials beside the control " + r.Control + " relative to it"
+	}
+	return fmt.Sprintf("each run one value per trial and metric (the median of its repetitions), tested against up to %d earlier runs (at least %d; "+
+		"their spread pooled over the trials, one trial's degrees of freedom) by Student's t on logarithms, one-sided, Holm-corrected over %d tests; "+
+		"%s. Suspect: this run worse than the threshold, p < %.2f. Regressed: each of the last %d runs worse than the threshold and their "+
+		"mean against the runs before them p < %.2f", o.BaselineRuns, o.MinRuns, r.Tests, control, stats.Alpha, o.Persistence, o.AlertAlpha)
+}
+
+// Flagged names the metrics with verdict v, for conditions and events.
+func (r Result) Flagged(v Verdict) []string {
+	var out []string
+	for _, t := range r.Trials {
+		for _, m := range t.Metrics {
+			if m.Verdict == v {
+				out = append(out, fmt.Sprintf("%s: %s %+.1f%% [%+.1f, %+.1f]", t.Name, m.Name, m.ChangePercent, m.ChangeLowPercent, m.ChangeHighPercent))
+			}
+		}
+	}
+	return slices.Clip(out)
+}
