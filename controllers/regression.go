@@ -191,7 +191,13 @@ func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res
 	}
 	dec := func(v compare.Num) string { return format(v, 2) }
 	pval := func(v compare.Num) string { return format(v, 4) }
-	out := &serdebenchv1.ResultComparison{Schedule: s.Name, BaselineKind: s.Spec.Baseline.Kind, BaselineResults: baselines,
+	var excluded []string
+	for _, i := range res.Excluded {
+		if i < len(baselines) {
+			excluded = append(excluded, baselines[i])
+		}
+	}
+	out := &serdebenchv1.ResultComparison{Schedule: s.Name, BaselineKind: s.Spec.Baseline.Kind, BaselineResults: baselines, ExcludedResults: excluded,
 		Thresholds: s.Spec.Thresholds, PersistenceRuns: int32(o.Persistence), Verdict: res.Verdict, Regressed: res.Regressed(),
 		Control: res.Control, Method: res.Method(o), UnmatchedTrials: res.Unmatched, MissingTrials: res.Missing}
 	for _, t := range res.Trials {

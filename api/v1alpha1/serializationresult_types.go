@@ -119,6 +119,10 @@ type ResultComparison struct {
 	BaselineKind BaselineKind `json:"baselineKind"`
 	// BaselineResults are the SerializationResults compared against, oldest first.
 	BaselineResults []string `json:"baselineResults"`
+	// ExcludedResults are baseline results left out as slow together, every trial
+	// far below the other runs (a cold broker's first run).
+	// +optional
+	ExcludedResults []string `json:"excludedResults,omitempty"`
 	// Thresholds that were applied.
 	Thresholds RegressionThresholds `json:"thresholds"`
 	// PersistenceRuns that were applied.

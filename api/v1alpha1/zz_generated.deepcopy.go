@@ -928,6 +928,11 @@ func (in *ResultComparison) DeepCopyInto(out *ResultComparison) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.ExcludedResults != nil {
+		in, out := &in.ExcludedResults, &out.ExcludedResults
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	out.Thresholds = in.Thresholds
 	if in.Trials != nil {
 		in, out := &in.Trials, &out.Trials

@@ -157,6 +157,9 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 		hist = append(hist, fmt.Sprintf("%s %s", args[i], v))
 	}
 	fmt.Fprintf(w, "history, oldest first: %s\n", strings.Join(hist, ", "))
+	for _, i := range res.Excluded {
+		fmt.Fprintf(w, "left out of the baseline, every trial far slower than the other runs (a cold broker?): %s\n", args[i])
+	}
 	for _, u := range res.Unmatched {
 		fmt.Fprintf(w, "not in any earlier run: %s\n", u)
 	}

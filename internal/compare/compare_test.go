@@ -183,3 +183,23 @@ func TestRunIsTheMedianOfItsRepetitions(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+// TestColdFirstRunLeftOut: a first run in which every trial was half as fast (a
+// cold broker) is left out of the baseline and named; without it the spread is
+// the steady runs', so a planted 20 % drop two runs later still regresses. A
+// steady baseline leaves nothing out.
+func TestColdFirstRunLeftOut(t *testing.T) {
+	cold := []report.Row{row("json", 20000, 40000, 9), row("protobuf", 73000, 16000, 3)}
+	runs := append([][]report.Row{cold}, steady(5)...) // the cold run, 4 steady ones, the streak's
+	res := Compare(runs, withProtobuf(146000), DefaultOptions)
+	if res.Verdict != Within || len(res.Excluded) != 1 || res.Excluded[0] != 0 {
+		t.Fatalf("cold first run: %+v", res)
+	}
+	if res := Compare(steady(6), withProtobuf(146000), DefaultOptions); len(res.Excluded) != 0 {
+		t.Fatalf("steady runs: excluded %v", res.Excluded)
+	}
+	runs = append(runs[:len(runs)-1], withProtobuf(146000*0.8)) // the streak's run dropped too
+	if res := Compare(runs, withProtobuf(146000*0.8), DefaultOptions); !res.Regressed() || res.Excluded[0] != 0 {
+		t.Fatalf("a drop after a cold first run: %+v", res)
+	}
+}

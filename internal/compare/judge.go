@@ -29,6 +29,11 @@ func Judge(history []Run, candidate Run, o Options) Result {
 	recent, base := base[len(base)-recentN:], base[:len(base)-recentN]
 	cand, order, names, reps := candidate.values, candidate.order, candidate.names, candidate.reps
 	var out Result
+	var slow []int
+	base, slow = withoutSlowRuns(base, o.MinRuns)
+	for _, i := range slow {
+		out.Excluded = append(out.Excluded, from+i)
+	}
 	for _, k := range baseKeys {
 		if _, ok := cand[k]; !ok {
 			out.Missing = append(out.Missing, baseName[k])
@@ -222,4 +227,73 @@ func pWorse(s stats.Shift, higherIsBetter bool) float64 {
 		return s.PLower
 	}
 	return s.PHigher
+}
+
+// SlowRunFactor is how far below the other baseline runs a run must be, in their
+// robust spreads (and at least SlowRunFloor on the log scale), for the baseline to
+// leave it out.
+const (
+	SlowRunFactor = 4.0
+	SlowRunFloor  = 0.1
+)
+
+// withoutSlowRuns leaves out of a baseline the runs in which every trial was slow
+// together, far beyond the others' spread: a cold broker's first run (this VM's was
+// half as fast as the later ones) or a night the whole machine crawled. In a
+// baseline such a run widens the spread for as many nights as it stays, hiding
+// regressions. Each run's level is the median over trials of its records/s' log
+// deviation from that trial's median run; a run is left out when its level lies
+// more than SlowRunFactor robust spreads (1.4826 × the median absolute deviation
+// of the levels) below their median, and at least minRuns others remain. Only slow
+// runs go: a fast one would hide nothing. It returns the baseline and the indices
+// (into base) it left out.
+func withoutSlowRuns(base []runValues, minRuns int) ([]runValues, []int) {
+	if len(base) < minRuns+1 {
+		return base, nil
+	}
+	keys := map[string]bool{}
+	for _, run := range base {
+		for k := range run {
+			keys[k] = true
+		}
+	}
+	devs := make([][]float64, len(base))
+	for k := range keys {
+		var ys []float64
+		for _, run := range base {
+			if v, ok := run[k]; ok && v[0] > 0 {
+				ys = append(ys, math.Log(v[0]))
+			}
+		}
+		if len(ys) < len(base) {
+			continue // a trial some run lacks says nothing about the runs
+		}
+		mid := stats.Median(ys).Median
+		for i := range base {
+			devs[i] = append(devs[i], ys[i]-mid)
+		}
+	}
+	levels := make([]float64, len(base))
+	for i, d := range devs {
+		if len(d) == 0 {
+			return base, nil
+		}
+		levels[i] = stats.Median(d).Median
+	}
+	mid := stats.Median(levels).Median
+	abs := make([]float64, len(levels))
+	for i, l := range levels {
+		abs[i] = math.Abs(l - mid)
+	}
+	limit := max(SlowRunFactor*1.4826*stats.Median(abs).Median, SlowRunFloor)
+	var kept []runValues
+	var out []int
+	for i, run := range base {
+		if mid-levels[i] > limit && len(base)-len(out)-1 >= minRuns {
+			out = append(out, i)
+			continue
+		}
+		kept = append(kept, run)
+	}
+	return kept, out
 }

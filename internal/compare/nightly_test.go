@@ -122,7 +122,7 @@ var nightly = Options{Thresholds: Thresholds{ThroughputDropPercent: 5, P99RisePe
 // (Regressed). The budget, in docs/schedules.md, is 12 a year (one a month) at
 // every level.
 func TestNightlyFalseAlarms(t *testing.T) {
-	const years = 5
+	const years = 3
 	for _, o := range []struct {
 		name string
 		Options
@@ -186,7 +186,7 @@ func unchanged36(int) []float64 {
 // promised. A 25 % drop of every trial at once, the environment's, must not alert
 // more often than the false-alarm budget.
 func TestNightlyFindsPlantedDrop(t *testing.T) {
-	const plantings, at, within = 200, 20, 7
+	const plantings, at, within = 150, 20, 7
 	promise := map[string]map[float64]float64{"quiet": {0.9: 0.5, 0.8: 0.95}, "idle": {0.7: 0.8}}
 	for _, n := range noises {
 		s := &sim{rng: rand.New(rand.NewPCG(11, 13)), n: n, reps: 3}

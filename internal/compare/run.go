@@ -72,7 +72,11 @@ func Compare(history [][]report.Row, candidate []report.Row, o Options) Result {
 	for _, rows := range history[from:] {
 		runs = append(runs, Summarize(rows))
 	}
-	return Judge(runs, Summarize(candidate), o)
+	res := Judge(runs, Summarize(candidate), o)
+	for i := range res.Excluded {
+		res.Excluded[i] += from // indices into history
+	}
+	return res
 }
 
 // Replay judges every run of a history (oldest first) against the runs before it
