@@ -40,7 +40,8 @@ func TestScheduleOnCluster(t *testing.T) {
 	ctx := context.Background()
 	s := &v1alpha1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Name: "e2e-minutely", Namespace: namespace},
 		Spec: v1alpha1.SerializationScheduleSpec{Schedule: "* * * * *", SuccessfulHistoryLimit: ptr(int32(3)),
-			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselineRollingMedian, Runs: 2, MinRuns: 2},
+			// Persistence 1: the first run is the second's baseline, not its streak partner.
+			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselineRollingMedian, Runs: 2, MinRuns: 2}, PersistenceRuns: 1,
 			ExperimentTemplate: v1alpha1.ExperimentTemplate{Labels: map[string]string{"e2e": "schedule"},
 				Spec: small("", 3000, "protobuf").Spec}}}
 	_ = k8s.Delete(ctx, s.DeepCopy()) // a leftover of an interrupted run

@@ -203,3 +203,16 @@ func TestColdFirstRunLeftOut(t *testing.T) {
 		t.Fatalf("a drop after a cold first run: %+v", res)
 	}
 }
+
+// TestOneEarlierRun: with persistence 1, a run after a single earlier run has its
+// change from it (not judged: one run shows no spread), as the e2e schedule test
+// reads it.
+func TestOneEarlierRun(t *testing.T) {
+	o := DefaultOptions
+	o.Persistence, o.MinRuns, o.BaselineRuns = 1, 2, 2
+	res := Compare(steady(1), withProtobuf(120000), o)
+	m := res.Trials[1].Metrics[0]
+	if res.Verdict != NotJudged || m.BaselineRuns != 1 || math.IsNaN(float64(m.ChangePercent)) || math.IsNaN(float64(m.Candidate)) {
+		t.Fatalf("%+v", res)
+	}
+}
