@@ -311,6 +311,7 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	rows := report.ResultRows(res)
 	res.Statistics = report.Statistics(rows)
 	res.Recommendation = recommend.Block(recommend.Recommend(rows, x.Spec.Objective))
+	res.Sensitivity = report.PlanOf(rows).Sensitivity()
 	if create {
 		err = r.Create(ctx, res)
 	} else {

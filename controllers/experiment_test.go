@@ -164,9 +164,14 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 		t.Fatalf("summary %+v", res.Summary)
 	}
 	// The recommendation names one of the result's trials and says how it chose.
-	if r := res.Recommendation; r == nil || !slices.ContainsFunc(res.Trials, func(tr serdebenchv1.TrialResult) bool { return tr.Name == r.Best }) ||
+	if r := res.Recommendation; r == nil || !slices.ContainsFunc(res.Trials, func(tr serdebenchv1.TrialResult) bool { return tr.Name == r.Best || tr.Config == r.Best }) ||
 		r.Objective == "" || r.Summary == "" {
 		t.Fatalf("recommendation %+v", res.Recommendation)
+	}
+	// And it says what its table could tell apart.
+	if sn := res.Sensitivity; sn == nil || sn.Trials < 1 || int(sn.Trials) > trials || sn.NoisePercent == "" || sn.PowerPercent != 80 ||
+		(sn.DetectablePercent == "") == (sn.NeedsRepetitions == 0 && sn.Tests > 0) {
+		t.Fatalf("sensitivity %+v", res.Sensitivity)
 	}
 }
 

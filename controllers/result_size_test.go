@@ -14,6 +14,7 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers/build"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/recommend"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -150,7 +151,15 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 	}
 	res.Environment.BrokerCPU = mergeBrokerCPU(nil, bc)
 	res.Summary = build.Summary(res.Trials)
-	res.Statistics = report.Statistics(report.ResultRows(&res))
+	rows := report.ResultRows(&res)
+	res.Statistics = report.Statistics(rows)
+	// The recommendation and sensitivity blocks as collect writes them, names at
+	// their longest.
+	res.Recommendation = recommend.Block(recommend.Recommend(rows, spec.Objective))
+	if res.Recommendation.Best == "" || len(res.Recommendation.Others) > recommend.BlockOthers {
+		t.Fatalf("recommendation %+v", res.Recommendation)
+	}
+	res.Sensitivity = report.PlanOf(rows).Sensitivity()
 	if spec.Repetitions > 1 && len(res.Statistics) != len(res.Trials)/int(spec.Repetitions) {
 		t.Fatalf("%d statistics for %d trials of %d repetitions", len(res.Statistics), len(res.Trials), spec.Repetitions)
 	}

@@ -53,6 +53,34 @@ type SerializationResult struct {
 	// be told from it, and how much worse each other is (docs/measurement.md).
 	// +optional
 	Recommendation *Recommendation `json:"recommendation,omitempty"`
+
+	// Sensitivity says what the table could tell apart: the smallest difference
+	// from the baseline trial its corrected test finds with PowerPercent power, at
+	// the noise the result's own repetitions showed.
+	// +optional
+	Sensitivity *Sensitivity `json:"sensitivity,omitempty"`
+}
+
+// Sensitivity is what an experiment's table can tell apart in records/s.
+type Sensitivity struct {
+	// Trials and Repetitions (the fewest any trial has) shape the table; Tests
+	// is how many its Holm correction covers.
+	Trials      int32 `json:"trials"`
+	Repetitions int32 `json:"repetitions"`
+	Tests       int32 `json:"tests"`
+	// NoisePercent is records/s' noise between repetitions (standard deviation
+	// of logarithms), and NoiseSource where it comes from.
+	NoisePercent string `json:"noisePercent"`
+	NoiseSource  string `json:"noiseSource"`
+	// DetectablePercent is the smallest difference found with PowerPercent
+	// power (empty when none can be).
+	// +optional
+	DetectablePercent string `json:"detectablePercent,omitempty"`
+	PowerPercent      int32  `json:"powerPercent"`
+	// NeedsRepetitions is set when no difference can be found: the fewest
+	// repetitions each trial needs.
+	// +optional
+	NeedsRepetitions int32 `json:"needsRepetitions,omitempty"`
 }
 
 // Recommendation is a result's answer to "which trial should we use?". Values are
@@ -72,9 +100,13 @@ type Recommendation struct {
 	// Ties are the trials the corrected test cannot tell from the best.
 	// +optional
 	Ties []string `json:"ties,omitempty"`
-	// Others are the other trials that meet the constraints, against the best.
+	// Others are the other trials that meet the constraints, against the best:
+	// the ties, then the nearest, at most 24 (serdebench recommend lists all).
 	// +optional
 	Others []RecommendedAlternative `json:"others,omitempty"`
+	// OthersOmitted counts the trials further behind that Others leaves out.
+	// +optional
+	OthersOmitted int32 `json:"othersOmitted,omitempty"`
 	// Infeasible are the trials a constraint rules out, with the reason.
 	// +optional
 	Infeasible []string `json:"infeasible,omitempty"`

@@ -96,7 +96,7 @@ func validateCmd() *cobra.Command {
 				}
 				noise, source = n, fmt.Sprintf("from %s, %d degrees of freedom", noiseFrom, df)
 			}
-			report.Planning(out, len(configs), max(1, int(x.Spec.Repetitions)), noise, source)
+			report.Planning(out, report.PlanFor(len(configs), max(1, int(x.Spec.Repetitions)), noise, source), "planning: ")
 			return nil
 		},
 	}

@@ -91,11 +91,14 @@ func recommendation(w io.Writer, r recommend.Result) error {
 	return nil
 }
 
-// tableWithRecommendation writes the table and, under it, the recommendation by o.
+// tableWithRecommendation writes the table and, under it, what it could tell
+// apart and the recommendation by o.
 func tableWithRecommendation(w io.Writer, runs []report.Row, o *v1alpha1.Objective) error {
 	if err := report.Table(w, runs); err != nil {
 		return err
 	}
+	fmt.Fprintln(w)
+	report.Planning(w, report.PlanOf(runs), "sensitivity: ")
 	r, err := recommend.Recommend(runs, o)
 	if err != nil {
 		_, werr := fmt.Fprintf(w, "\nNo recommendation: %v\n", err)

@@ -273,20 +273,53 @@ func (r Result) Summary() string {
 	case len(r.Ties) > 0:
 		fmt.Fprintf(&b, "; ties: %s", strings.Join(r.Ties, ", "))
 	}
-	for _, o := range r.Others {
-		if o.Tie && r.NeedsRepetitions == 0 {
+	shown := 0
+	for _, o := range r.nearest() {
+		if o.Tie || math.IsNaN(o.Change.Percent) {
 			continue
+		}
+		if shown == SummaryOthers {
+			fmt.Fprintf(&b, "; %d more, further behind", len(r.Others)-len(r.Ties)-shown)
+			break
 		}
 		c := o.Change
-		if math.IsNaN(c.Percent) {
-			continue
-		}
 		fmt.Fprintf(&b, "; %s %+.0f %%", o.Name, c.Percent)
 		if !math.IsNaN(c.LowPercent) && c.Confidence > 0 {
 			fmt.Fprintf(&b, " [%+.0f, %+.0f] %.0f %%", c.LowPercent, c.HighPercent, 100*c.Confidence)
 		}
+		shown++
 	}
 	return b.String()
+}
+
+// SummaryOthers and BlockOthers bound how many other trials the one-line summary
+// and the result's block list (the nearest to the best first): a result at the
+// 256-trial cap must stay under its size target; serdebench recommend lists all.
+const (
+	SummaryOthers = 8
+	BlockOthers   = 24
+)
+
+// nearest are the other trials, the ties and then the nearest to the best first.
+func (r Result) nearest() []Other {
+	out := slices.Clone(r.Others)
+	slices.SortStableFunc(out, func(a, b Other) int {
+		if a.Tie != b.Tie {
+			if a.Tie {
+				return -1
+			}
+			return 1
+		}
+		x, y := math.Abs(a.Change.Percent), math.Abs(b.Change.Percent)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 func formatValue(v float64) string {
@@ -310,7 +343,12 @@ func Block(r Result, err error) *v1alpha1.Recommendation {
 	}
 	out := &v1alpha1.Recommendation{Objective: r.Objective, Metric: r.Metric, Unit: r.Unit, Best: r.Best, Value: dec(r.Value),
 		Front: r.Front, Ties: r.Ties, Infeasible: r.Infeasible, NeedsRepetitions: int32(r.NeedsRepetitions), Summary: r.Summary()}
-	for _, o := range r.Others {
+	others := r.nearest()
+	if len(others) > BlockOthers {
+		out.OthersOmitted = int32(len(others) - BlockOthers)
+		others = others[:BlockOthers]
+	}
+	for _, o := range others {
 		a := v1alpha1.RecommendedAlternative{Name: o.Name, ChangePercent: dec(o.Change.Percent), Tie: o.Tie}
 		if o.Change.Confidence > 0 {
 			a.ChangeLowPercent, a.ChangeHighPercent = dec(o.Change.LowPercent), dec(o.Change.HighPercent)

@@ -103,3 +103,25 @@ func TestVersusCells(t *testing.T) {
 		t.Errorf("3 repetitions, 2 tests: %q", c)
 	}
 }
+
+// TestPlanOf: a run's own sensitivity comes from its repetitions' noise and says
+// what the table could find, or how many repetitions it needs; without
+// repetitions it says the default noise was assumed.
+func TestPlanOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	rows := aaTable(rng, 3, 6, 0, 0.03)
+	p := PlanOf(rows)
+	if p.Configs != 3 || p.Repetitions != 6 || p.Tests != 2 || p.Noise < 0.015 || p.Noise > 0.05 || math.IsInf(p.DetectablePercent, 0) ||
+		!strings.Contains(p.Source, "this run's repetitions") {
+		t.Fatalf("%+v", p)
+	}
+	s := p.Sensitivity()
+	if s.DetectablePercent == "" || s.PowerPercent != 80 || s.NeedsRepetitions != 0 {
+		t.Fatalf("sensitivity %+v", s)
+	}
+	one := PlanOf(aaTable(rng, 36, 1, 0, 0.03))
+	if one.Noise != DefaultNoise || one.NeedsRepetitions != 7 || one.Sensitivity().DetectablePercent != "" ||
+		!strings.Contains(strings.Join(one.Lines(), "\n"), "needs ≥ 7") {
+		t.Fatalf("one repetition: %+v", one)
+	}
+}
