@@ -126,7 +126,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		meta.SetStatusCondition(&s.Status.Conditions, cond)
 		return patched, nil
 	}
-	against := fmt.Sprintf("run %s against %d baseline run(s)", latest.Name, len(baselines))
+	against := fmt.Sprintf("run %s against the %d run(s) before it", latest.Name, len(baselines))
 	switch res.Verdict {
 	case compare.Regressed:
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonRegressed

@@ -187,19 +187,34 @@ func TestRunIsTheMedianOfItsRepetitions(t *testing.T) {
 // TestColdFirstRunLeftOut: a first run in which every trial was half as fast (a
 // cold broker) is left out of the baseline and named; without it the spread is
 // the steady runs', so a planted 20 % drop two runs later still regresses. A
-// steady baseline leaves nothing out.
+// steady baseline leaves nothing out, and neither does one trial's own drop, nor
+// a run of two trials (too few to tell "together").
 func TestColdFirstRunLeftOut(t *testing.T) {
+	three := func(f float64) []report.Row {
+		return []report.Row{row("json", 40000*f, 20000, 4.7), row("protobuf", 146000*f, 8000, 1.5), row("avro", 90000*f, 9000, 3)}
+	}
+	runs := [][]report.Row{three(0.5), three(1), three(0.98), three(1.02), three(1.01), three(0.99)}
+	if res := Compare(runs, three(1), DefaultOptions); len(res.Excluded) != 1 || res.Excluded[0] != 0 || res.Verdict != Within {
+		t.Fatalf("three trials, a cold first run: %+v", res)
+	}
+	oneDrop := three(1)
+	oneDrop[1].RecordsPerSecond *= 0.7
+	runs = [][]report.Row{oneDrop, three(1), three(0.98), three(1.02), three(1.01), three(0.99)}
+	if res := Compare(runs, three(1), DefaultOptions); len(res.Excluded) != 0 {
+		t.Fatalf("one trial's drop taken for a cold run: %v", res.Excluded)
+	}
 	cold := []report.Row{row("json", 20000, 40000, 9), row("protobuf", 73000, 16000, 3)}
-	runs := append([][]report.Row{cold}, steady(5)...) // the cold run, 4 steady ones, the streak's
-	res := Compare(runs, withProtobuf(146000), DefaultOptions)
-	if res.Verdict != Within || len(res.Excluded) != 1 || res.Excluded[0] != 0 {
-		t.Fatalf("cold first run: %+v", res)
+	if res := Compare(append([][]report.Row{cold}, steady(5)...), withProtobuf(146000), DefaultOptions); len(res.Excluded) != 0 {
+		t.Fatalf("two trials: excluded %v", res.Excluded)
 	}
 	if res := Compare(steady(6), withProtobuf(146000), DefaultOptions); len(res.Excluded) != 0 {
 		t.Fatalf("steady runs: excluded %v", res.Excluded)
 	}
-	runs = append(runs[:len(runs)-1], withProtobuf(146000*0.8)) // the streak's run dropped too
-	if res := Compare(runs, withProtobuf(146000*0.8), DefaultOptions); !res.Regressed() || res.Excluded[0] != 0 {
+	// A drop of one trial after a cold first run still regresses.
+	drop := three(1)
+	drop[1].RecordsPerSecond *= 0.8
+	runs = [][]report.Row{three(0.5), three(1), three(0.98), three(1.02), three(1.01), drop}
+	if res := Compare(runs, drop, DefaultOptions); !res.Regressed() || len(res.Excluded) != 1 {
 		t.Fatalf("a drop after a cold first run: %+v", res)
 	}
 }

@@ -232,13 +232,15 @@ func pWorse(s stats.Shift, higherIsBetter bool) float64 {
 // SlowRunFactor is how far below the other baseline runs a run must be, in their
 // robust spreads (and at least SlowRunFloor on the log scale), for the baseline to
 // leave it out.
+// SlowRunTrials is the fewest trials in which a run can be told slow together.
 const (
 	SlowRunFactor = 4.0
 	SlowRunFloor  = 0.1
+	SlowRunTrials = 3
 )
 
-// withoutSlowRuns leaves out of a baseline the runs in which every trial was slow
-// together, far beyond the others' spread: a cold broker's first run (this VM's was
+// withoutSlowRuns leaves out of a baseline the runs in which most trials (of at
+// least SlowRunTrials) were slow together, far beyond the others' spread: a cold broker's first run (this VM's was
 // half as fast as the later ones) or a night the whole machine crawled. In a
 // baseline such a run widens the spread for as many nights as it stays, hiding
 // regressions. Each run's level is the median over trials of its records/s' log
@@ -289,7 +291,16 @@ func withoutSlowRuns(base []runValues, minRuns int) ([]runValues, []int) {
 	var kept []runValues
 	var out []int
 	for i, run := range base {
-		if mid-levels[i] > limit && len(base)-len(out)-1 >= minRuns {
+		// Together: at least SlowRunTrials trials, most of them each that slow, so
+		// one trial's own regression is never taken for a cold broker.
+		slow := 0
+		for _, d := range devs[i] {
+			if -d > limit {
+				slow++
+			}
+		}
+		together := len(devs[i]) >= SlowRunTrials && 2*slow > len(devs[i])
+		if together && mid-levels[i] > limit && len(base)-len(out)-1 >= minRuns {
 			out = append(out, i)
 			continue
 		}

@@ -86,8 +86,8 @@ type Result struct {
 	Unmatched []string `json:"unmatched,omitempty"`
 	// Missing are baseline trials the candidate lacks.
 	Missing []string `json:"missing,omitempty"`
-	// Excluded are the runs (indices into the history Judge was given, oldest
-	// first) left out of the baseline as slow together: a cold first run.
+	// Excluded are the runs (indices into the history given to Compare or Judge,
+	// oldest first) left out of the baseline as slow together: a cold first run.
 	Excluded []int `json:"excluded,omitempty"`
 	// Verdict is the most severe of the trials'.
 	Verdict Verdict `json:"verdict"`

@@ -199,15 +199,18 @@ func violates(r report.Row, o *v1alpha1.Objective) string {
 	if o == nil {
 		return ""
 	}
+	// Counts (lost, duplicated, failed records) are measured at 0; other metrics
+	// read 0 only when nothing measured them.
+	measured := func(m report.Metric, v float64) bool { return m.Total || v > 0 }
 	if o.Optimize != "" {
-		if m, _ := report.MetricNamed(o.Optimize); !(m.Of(r) > 0) {
+		if m, _ := report.MetricNamed(o.Optimize); !measured(m, m.Of(r)) {
 			return o.Optimize + " not measured"
 		}
 	}
 	for _, c := range o.Constraints {
 		m, _ := report.MetricNamed(c.Metric)
 		v := m.Of(r)
-		if !(v > 0) {
+		if !measured(m, v) {
 			return c.Metric + " not measured"
 		}
 		if c.AtMost != nil && v > float64(*c.AtMost) {
@@ -279,7 +282,13 @@ func (r Result) Summary() string {
 			continue
 		}
 		if shown == SummaryOthers {
-			fmt.Fprintf(&b, "; %d more, further behind", len(r.Others)-len(r.Ties)-shown)
+			rest := 0
+			for _, x := range r.Others {
+				if !x.Tie && !math.IsNaN(x.Change.Percent) {
+					rest++
+				}
+			}
+			fmt.Fprintf(&b, "; %d more, further behind", rest-shown)
 			break
 		}
 		c := o.Change
@@ -312,6 +321,11 @@ func (r Result) nearest() []Other {
 		}
 		x, y := math.Abs(a.Change.Percent), math.Abs(b.Change.Percent)
 		switch {
+		case math.IsNaN(x) != math.IsNaN(y): // not available: last
+			if math.IsNaN(x) {
+				return 1
+			}
+			return -1
 		case x < y:
 			return -1
 		case x > y:

@@ -92,6 +92,11 @@ func TestObjectiveAndConstraints(t *testing.T) {
 	if r, err := Recommend(rows(5, thesis...), &v1alpha1.Objective{Optimize: "endToEndMicros.p99"}); err != nil || r.Best != "t003-avro-1176b" {
 		t.Fatalf("minimize p99: %+v %v", r, err)
 	}
+	// A count measured at 0 is measured: no lost records meets "at most 0".
+	if r, err := Recommend(rows(5, thesis...), &v1alpha1.Objective{Constraints: []v1alpha1.Constraint{{Metric: "lostRecords", AtMost: at(0)}}}); err != nil ||
+		len(r.Infeasible) != 0 {
+		t.Fatalf("lostRecords ≤ 0: %+v %v", r, err)
+	}
 	if _, err := Recommend(rows(1, thesis...), &v1alpha1.Objective{Optimize: "speed"}); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) ||
 		!strings.Contains(err.Error(), "endToEndMicros.p99") {
 		t.Fatalf("unknown metric: %v", err)
