@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -183,14 +182,8 @@ func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv
 
 // comparisonOf is a comparison as the SerializationResult records it.
 func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res compare.Result, o compare.Options) *serdebenchv1.ResultComparison {
-	format := func(v compare.Num, prec int) string {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return "" // not available: left out, never 0
-		}
-		return strconv.FormatFloat(float64(v), 'f', prec, 64)
-	}
-	dec := func(v compare.Num) string { return format(v, 2) }
-	pval := func(v compare.Num) string { return format(v, 4) }
+	dec := func(v compare.Num) string { return report.Decimal(float64(v), 2) }
+	pval := func(v compare.Num) string { return report.Decimal(float64(v), 4) }
 	var excluded []string
 	for _, i := range res.Excluded {
 		if i < len(baselines) {

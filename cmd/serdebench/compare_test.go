@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -37,15 +36,7 @@ trials:
 		steady = append(steady, write(fmt.Sprintf("run%d.yaml", i), rate))
 	}
 	dropped, again := write("dropped.yaml", 120000), write("again.yaml", 121000)
-	run := func(args ...string) (string, error) {
-		cmd := rootCmd()
-		var out bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&out)
-		cmd.SetArgs(append([]string{"compare"}, args...))
-		err := cmd.Execute()
-		return out.String(), err
-	}
+	run := func(args ...string) (string, error) { return execute(append([]string{"compare"}, args...)...) }
 	if out, err := run(steady[0], dropped); err == nil || errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "not judged") {
 		t.Fatalf("one earlier run: %v\n%s", err, out)
 	}

@@ -92,15 +92,7 @@ spec:
 		}
 		return path
 	}
-	validate := func(args ...string) (string, error) {
-		cmd := rootCmd()
-		var out bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&out)
-		cmd.SetArgs(append([]string{"validate"}, args...))
-		err := cmd.Execute()
-		return out.String(), err
-	}
+	validate := func(args ...string) (string, error) { return execute(append([]string{"validate"}, args...)...) }
 	out, err := validate("-f", spec(5))
 	if err != nil || !strings.Contains(out, "Holm-corrected over 2 test(s): the smallest difference found with 80 % power is 14.") ||
 		strings.Count(out, "(baseline)") != 5 || !strings.Contains(out, "t001-avro-1176b-r1\tbatch") {
@@ -121,4 +113,15 @@ spec:
 	if out, err := validate("-f", spec(5), "--noise-from", prev); err != nil || !strings.Contains(out, "noise 8.") || !strings.Contains(out, "3 degrees of freedom") {
 		t.Fatalf("--noise-from: %v\n%s", err, out)
 	}
+}
+
+// execute runs the command line with args in process and returns what it wrote.
+func execute(args ...string) (string, error) {
+	cmd := rootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
 }

@@ -57,12 +57,10 @@ type Options struct {
 	// Control is the key of the trial whose moves are the environment's (default:
 	// the candidate's first trial in plan order).
 	Control string
-	// AlertAlpha is the family-wise false-alarm rate per run of Regressed.
-	AlertAlpha float64
 }
 
 // DefaultOptions are the defaults of each option.
-var DefaultOptions = Options{Thresholds: DefaultThresholds, BaselineRuns: 5, MinRuns: 3, Persistence: 2, AlertAlpha: 0.05}
+var DefaultOptions = Options{Thresholds: DefaultThresholds, BaselineRuns: 5, MinRuns: 3, Persistence: 2}
 
 // Needed is how many earlier runs a run needs to be judged.
 func (o Options) Needed() int {
@@ -79,9 +77,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Persistence < 1 {
 		o.Persistence = DefaultOptions.Persistence
-	}
-	if o.AlertAlpha <= 0 {
-		o.AlertAlpha = DefaultOptions.AlertAlpha
 	}
 	return o
 }

@@ -139,7 +139,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			i := mi*len(matched) + ti
 			c.pSingle, c.pJoint = adjSingle[i], adjJoint[i]
 			c.suspect = c.judged && c.pSingle < stats.Alpha && beyond(c.abs.Percent, m, o) && beyond(c.single.Percent, m, o)
-			c.regressed = c.streak && c.pJoint < o.AlertAlpha
+			c.regressed = c.streak && c.pJoint < stats.Alpha
 		}
 		// The environment: the control breached and at least half of the other
 		// judged trials moved the same way beyond the threshold.

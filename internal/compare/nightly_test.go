@@ -114,7 +114,7 @@ func unchanged(int) []float64 { return []float64{1, 1, 1} }
 
 // nightly are the nightly sample's options (config/samples/nightly-schedule.yaml).
 var nightly = Options{Thresholds: Thresholds{ThroughputDropPercent: 5, P99RisePercent: 50, SerializeRisePercent: 20},
-	BaselineRuns: 10, MinRuns: 3, Persistence: 2, AlertAlpha: 0.05}
+	BaselineRuns: 10, MinRuns: 3, Persistence: 2}
 
 // TestNightlyFalseAlarms simulates years of unchanged nights of the nightly sample
 // (three trials, three metrics) at each noise level, with the sample's options and

@@ -106,7 +106,7 @@ func (r Result) Method(o Options) string {
 	return fmt.Sprintf("each run one value per trial and metric (the median of its repetitions), tested against up to %d earlier runs (at least %d; "+
 		"their spread pooled over the trials, one trial's degrees of freedom) by Student's t on logarithms, one-sided, Holm-corrected over %d tests; "+
 		"%s. Suspect: this run worse than the threshold, p < %.2f. Regressed: each of the last %d runs worse than the threshold and their "+
-		"mean against the runs before them p < %.2f", o.BaselineRuns, o.MinRuns, r.Tests, control, stats.Alpha, o.Persistence, o.AlertAlpha)
+		"mean against the runs before them p < %.2f", o.BaselineRuns, o.MinRuns, r.Tests, control, stats.Alpha, o.Persistence, stats.Alpha)
 }
 
 // Flagged names the metrics with verdict v, for conditions and events.

@@ -158,11 +158,9 @@ func Reference(trials []trial.Trial, sel map[string]string) (int, error) {
 // referenceKeys are the values a reference can be picked by: the trial's codec,
 // schema, size and fault, and every producer setting (api/trial.Table).
 func referenceKeys() []string {
-	keys := []string{"codec", "schema", "sizeBytes", "fault", "mode", "client", "recordsPerSecond", "payloadCompression", "records"}
+	keys := []string{"codec", "schema", "sizeBytes", "fault"}
 	for _, r := range trial.Table {
-		if !slices.Contains(keys, r.JSON) {
-			keys = append(keys, r.JSON)
-		}
+		keys = append(keys, r.JSON)
 	}
 	return keys
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -144,25 +143,23 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	}
 	best := feasible[0]
 	out.Metric, out.Unit, out.Best, out.Value = m.Name, m.Unit, best.Name, m.Of(best)
-	bestReps := byName[best.Name]
-	out.Repetitions = len(bestReps)
-	var ps []float64
+	out.Repetitions = len(byName[best.Name])
+	var others []string
 	for _, r := range feasible[1:] {
-		c := stats.RelativeChange(report.Values(m, bestReps), report.Values(m, byName[r.Name]))
-		out.Others = append(out.Others, Other{Name: r.Name, Change: c})
-		ps = append(ps, c.P)
+		others = append(others, r.Name)
 		out.Repetitions = min(out.Repetitions, len(byName[r.Name]))
 	}
-	adj := stats.Holm(ps)
-	out.Tests = stats.Tests(ps)
+	// The same family of tests as the table's against its baseline trial.
+	vs, tests := report.VersusAmong(runs, m, best.Name, others)
+	out.Tests = tests
 	if out.Tests > 0 && stats.MinP(out.Repetitions, out.Repetitions)*float64(out.Tests) >= stats.Alpha {
 		out.NeedsRepetitions = stats.RepetitionsFor(out.Tests)
 	}
-	for i := range out.Others {
-		x := &out.Others[i]
-		x.P = adj[i]
+	for _, name := range others {
+		v := vs[name]
 		// Undecided with too few repetitions: neither a tie nor worse.
-		x.Tie = out.NeedsRepetitions == 0 && !(x.P < stats.Alpha)
+		x := Other{Name: name, Change: v.Change, P: v.P, Tie: out.NeedsRepetitions == 0 && !v.Significant}
+		out.Others = append(out.Others, x)
 		if x.Tie {
 			out.Ties = append(out.Ties, x.Name)
 		}
@@ -349,12 +346,7 @@ func Block(r Result, err error) *v1alpha1.Recommendation {
 	if err != nil {
 		return &v1alpha1.Recommendation{Message: err.Error(), Summary: "no recommendation: " + err.Error()}
 	}
-	dec := func(v float64) string {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
+	dec := func(v float64) string { return report.Decimal(v, 2) }
 	out := &v1alpha1.Recommendation{Objective: r.Objective, Metric: r.Metric, Unit: r.Unit, Best: r.Best, Value: dec(r.Value),
 		Front: r.Front, Ties: r.Ties, Infeasible: r.Infeasible, NeedsRepetitions: int32(r.NeedsRepetitions), Summary: r.Summary()}
 	others := r.nearest()
@@ -367,7 +359,7 @@ func Block(r Result, err error) *v1alpha1.Recommendation {
 		if o.Change.Confidence > 0 {
 			a.ChangeLowPercent, a.ChangeHighPercent = dec(o.Change.LowPercent), dec(o.Change.HighPercent)
 			a.ConfidencePermille = int32(math.Floor(1000 * o.Change.Confidence))
-			a.PValue = strconv.FormatFloat(o.P, 'f', 4, 64)
+			a.PValue = report.Decimal(o.P, 4)
 		}
 		out.Others = append(out.Others, a)
 	}

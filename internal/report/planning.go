@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/stats"
@@ -106,10 +105,7 @@ func PlanOf(runs []Row) Plan {
 // Sensitivity is a plan as a SerializationResult records it.
 func (p Plan) Sensitivity() *v1alpha1.Sensitivity {
 	s := &v1alpha1.Sensitivity{Trials: int32(p.Configs), Repetitions: int32(p.Repetitions), Tests: int32(p.Tests),
-		NoisePercent: strconv.FormatFloat(100*p.Noise, 'f', 2, 64), NoiseSource: p.Source, PowerPercent: int32(math.Round(100 * stats.Power)),
-		NeedsRepetitions: int32(p.NeedsRepetitions)}
-	if !math.IsInf(p.DetectablePercent, 0) && !math.IsNaN(p.DetectablePercent) {
-		s.DetectablePercent = strconv.FormatFloat(p.DetectablePercent, 'f', 1, 64)
-	}
+		NoisePercent: Decimal(100*p.Noise, 2), NoiseSource: p.Source, PowerPercent: int32(math.Round(100 * stats.Power)),
+		NeedsRepetitions: int32(p.NeedsRepetitions), DetectablePercent: Decimal(p.DetectablePercent, 1)}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/stats"
@@ -204,6 +205,15 @@ func Statistics(rows []Row) []v1alpha1.TrialStatistics {
 
 func round(v float64) int64 { return int64(math.Round(v)) }
 
+// Decimal is v as the API's decimal strings write it, with prec decimals; a
+// figure that cannot be had (NaN, ±Inf) is "": left out of the object, never 0.
+func Decimal(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
 // Change is one metric of trial b against trial a over their repetitions: the
 // relative change and its interval, one estimator (stats.RelativeChange).
 type Change = stats.Change
@@ -243,38 +253,40 @@ func VersusReference(runs []Row, m Metric) (out map[string]Versus, tests int) {
 			break
 		}
 	}
-	out = map[string]Versus{ConfigOf(groups[ref][0]): {Reference: true}}
-	var keys []string
-	var ps []float64
+	var others []string
 	for i, g := range groups {
-		if i == ref {
-			continue
+		if i != ref {
+			others = append(others, ConfigOf(g[0]))
 		}
-		k := ConfigOf(g[0])
-		out[k] = Versus{Change: DifferenceOf(m, groups[ref], g)}
-		keys, ps = append(keys, k), append(ps, out[k].Change.P)
+	}
+	return VersusAmong(runs, m, ConfigOf(groups[ref][0]), others)
+}
+
+// VersusAmong tests each of the others (configs) against ref in m over their
+// repetitions, as one family (Holm): keyed by config, ref's entry marking it.
+// Tests is the family's size.
+func VersusAmong(runs []Row, m Metric, ref string, others []string) (out map[string]Versus, tests int) {
+	byConfig := map[string][]Row{}
+	for _, g := range Groups(runs) {
+		byConfig[ConfigOf(g[0])] = g
+	}
+	out = map[string]Versus{ref: {Reference: true}}
+	ps := make([]float64, len(others))
+	for i, k := range others {
+		out[k] = Versus{Change: DifferenceOf(m, byConfig[ref], byConfig[k])}
+		ps[i] = out[k].Change.P
 	}
 	adj := stats.Holm(ps)
 	tests = stats.Tests(ps)
-	for i, k := range keys {
+	for i, k := range others {
 		v := out[k]
 		v.P, v.Significant = adj[i], adj[i] < stats.Alpha
-		n1, n2 := len(groups[ref]), len(Values(m, groupOf(groups, k)))
-		if stats.MinP(n1, n2)*float64(tests) >= stats.Alpha {
+		if stats.MinP(len(byConfig[ref]), len(byConfig[k]))*float64(tests) >= stats.Alpha {
 			v.NeedsRepetitions = stats.RepetitionsFor(tests)
 		}
 		out[k] = v
 	}
 	return out, tests
-}
-
-func groupOf(groups [][]Row, config string) []Row {
-	for _, g := range groups {
-		if ConfigOf(g[0]) == config {
-			return g
-		}
-	}
-	return nil
 }
 
 // String is the table's cell: the change with its interval and confidence where

@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
-
-	"github.com/aclements/go-moremath/stats"
 )
 
 // MinP is the smallest two-sided p-value the exact Mann-Whitney U test can give
@@ -64,7 +62,8 @@ func detectableSigmas(n1, n2, tests int) float64 {
 	if v, ok := powerCache.Load(k); ok {
 		return v.(float64)
 	}
-	c := criticalU(n1, n2, Alpha/float64(tests))
+	o, _ := orderAt(n1, n2, Alpha/float64(tests))
+	c := float64(o - 1) // the test rejects at U ≤ c or U ≥ n1·n2 − c
 	const draws = 4000
 	rng := rand.New(rand.NewPCG(uint64(n1)<<32|uint64(n2), uint64(tests)))
 	a, b := make([][]float64, draws), make([][]float64, draws)
@@ -95,23 +94,6 @@ func detectableSigmas(n1, n2, tests int) float64 {
 	}
 	powerCache.Store(k, hi)
 	return hi
-}
-
-// criticalU is the largest u with two-sided P(U ≤ u) doubled below level: the
-// test rejects at U ≤ u or U ≥ n1·n2 − u.
-func criticalU(n1, n2 int, level float64) float64 {
-	cdf := func(u float64) float64 {
-		if n1*n2 > exactLimit {
-			mu, sigma := float64(n1*n2)/2, math.Sqrt(float64(n1*n2*(n1+n2+1))/12)
-			return stats.StdNormal.CDF((u + 0.5 - mu) / sigma)
-		}
-		return stats.UDist{N1: n1, N2: n2}.CDF(u)
-	}
-	u := -1.0
-	for u+1 <= float64(n1*n2)/2 && 2*cdf(u+1) < level {
-		u++
-	}
-	return u
 }
 
 // uStat is the Mann-Whitney U of a against b shifted up by shift: the pairs where

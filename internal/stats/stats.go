@@ -79,16 +79,20 @@ const exactLimit = 400
 
 // order is the largest k ≥ 1 with P(U < k) ≤ α/2, and P(U < k) — or, when none
 // exists, 0 and P(U ≤ 0): the interval is then the differences' range.
-func order(n1, n2 int) (k int, below float64) {
+func order(n1, n2 int) (k int, below float64) { return orderAt(n1, n2, Alpha) }
+
+// orderAt is order at the two-sided level: the test at that level rejects at
+// U ≤ k − 1 or U ≥ n1·n2 − (k − 1).
+func orderAt(n1, n2 int, level float64) (k int, below float64) {
 	n := n1 * n2
 	if n > exactLimit {
 		mu, sigma := float64(n)/2, math.Sqrt(float64(n)*float64(n1+n2+1)/12)
 		cdf := func(u int) float64 { return stats.StdNormal.CDF((float64(u) + 0.5 - mu) / sigma) } // continuity-corrected P(U ≤ u)
-		k = int(math.Floor(mu - stats.StdNormal.InvCDF(1-Alpha/2)*sigma))
-		for k > 0 && cdf(k-1) > Alpha/2 {
+		k = int(math.Floor(mu - stats.StdNormal.InvCDF(1-level/2)*sigma))
+		for k > 0 && cdf(k-1) > level/2 {
 			k--
 		}
-		for k+1 <= n/2 && cdf(k) <= Alpha/2 {
+		for k+1 <= n/2 && cdf(k) <= level/2 {
 			k++
 		}
 		if k == 0 {
@@ -97,7 +101,7 @@ func order(n1, n2 int) (k int, below float64) {
 		return k, cdf(k - 1)
 	}
 	u := stats.UDist{N1: n1, N2: n2}
-	for k+1 <= n/2 && u.CDF(float64(k)) <= Alpha/2 {
+	for k+1 <= n/2 && u.CDF(float64(k)) <= level/2 {
 		k++
 	}
 	if k == 0 {
