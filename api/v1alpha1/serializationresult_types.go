@@ -265,7 +265,7 @@ type MetricComparison struct {
 	PValue string `json:"pValue,omitempty"`
 	// StreakRuns is persistenceRuns when each of the last persistenceRuns runs
 	// was worse than the threshold; StreakChangePercent is then their mean's change
-	// and StreakPValue its Holm-adjusted one-sided p-value (Regressed below 0.01).
+	// and StreakPValue its Holm-adjusted one-sided p-value (Regressed below 0.05).
 	// +optional
 	StreakRuns int32 `json:"streakRuns,omitempty"`
 	// +optional
