@@ -64,6 +64,10 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		if errors.Is(err, errBrokerCPUNotYet) {
 			return ctrl.Result{RequeueAfter: 3 * time.Second}, nil
 		}
+		hist, err := r.keepHistograms(ctx, x, t, merged)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
 		tr = build.TrialResult(t, merged, build.SeriesPerTrial(len(x.Status.Trials)))
 		tr.Sync = trialSync(ts.Start, sums, merged)
 		tr.Attempts = ts.Attempt
@@ -73,7 +77,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		}
 		r.crossCheck(ctx, x, t, sums, &tr)
 		ran.clocks, ran.brokerCPU = ts.Start, brokerCPU
-		if err := r.writeResult(ctx, x, tr, ran); err != nil {
+		if err := r.writeResult(ctx, x, tr, ran, hist); err != nil {
 			return ctrl.Result{}, err
 		}
 		r.sideEffect(x, "result written")
@@ -268,7 +272,7 @@ func (r *ExperimentReconciler) crossCheck(ctx context.Context, x *serdebenchv1.S
 const maxSeriesPoints = 60
 
 // writeResult creates or updates the experiment's result with this trial.
-func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, ran placement) error {
+func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.SerializationExperiment, tr serdebenchv1.TrialResult, ran placement, hist *corev1.ConfigMap) error {
 	res := &serdebenchv1.SerializationResult{}
 	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: build.ResultName(x)}, res)
 	create := apierrors.IsNotFound(err)
@@ -310,8 +314,20 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	res.Summary = build.Summary(res.Trials)
 	rows := report.ResultRows(res)
 	res.Statistics = report.Statistics(rows)
+	for i := range res.Statistics {
+		st := &res.Statistics[i]
+		m, err := build.MergedFrom(hist, st.Name)
+		if err != nil {
+			return err
+		}
+		// Only when the ConfigMap holds exactly the repetitions the result does.
+		if m != nil && int(m.Runs) == len(st.Runs) {
+			st.Merged = m
+		}
+	}
 	res.Recommendation = recommend.Block(recommend.Recommend(rows, x.Spec.Objective))
 	res.Sensitivity = report.PlanOf(rows).Sensitivity()
+	res.Stopping = report.Stopping(rows, x.Spec.RepeatUntil)
 	if create {
 		err = r.Create(ctx, res)
 	} else {

@@ -228,10 +228,18 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	for i := range trials {
 		switch x.Status.Trials[i].Phase {
-		case serdebenchv1.TrialSucceeded:
+		case serdebenchv1.TrialSucceeded, serdebenchv1.TrialSkipped:
 			continue
 		case serdebenchv1.TrialFailed:
 			return r.fail(ctx, x, i, ReasonStopped, x.Status.Trials[i].Message)
+		case serdebenchv1.TrialPending:
+			stopped, err := r.stopEarly(ctx, x, trials, i)
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			if stopped {
+				return r.succeed(ctx, x)
+			}
 		}
 		return r.step(ctx, x, trials[i])
 	}
@@ -482,10 +490,23 @@ func (r *ExperimentReconciler) succeed(ctx context.Context, x *serdebenchv1.Seri
 	now := metav1.Now()
 	x.Status.CompletionTime = &now
 	r.setCondition(x, serdebenchv1.ConditionRunning, metav1.ConditionFalse, ReasonAllTrialsMeasured, "no trial running")
-	r.setCondition(x, serdebenchv1.ConditionSucceeded, metav1.ConditionTrue, ReasonAllTrialsMeasured,
-		fmt.Sprintf("%d trials measured; see SerializationResult %s", len(x.Status.Trials), build.ResultName(x)))
+	measured, skipped := 0, 0
+	for _, ts := range x.Status.Trials {
+		if ts.Phase == serdebenchv1.TrialSkipped {
+			skipped++
+		} else {
+			measured++
+		}
+	}
+	reason, msg := ReasonAllTrialsMeasured, fmt.Sprintf("%d trials measured; see SerializationResult %s", measured, build.ResultName(x))
+	if skipped > 0 {
+		// The skipped trials all carry the rule's message.
+		reason = ReasonTargetMet
+		msg = fmt.Sprintf("%d trials measured, %d not needed (%s); see SerializationResult %s", measured, skipped, x.Status.Trials[len(x.Status.Trials)-1].Message, build.ResultName(x))
+	}
+	r.setCondition(x, serdebenchv1.ConditionSucceeded, metav1.ConditionTrue, reason, msg)
 	r.setStage(x, serdebenchv1.StageSucceeded)
-	r.event(x, corev1.EventTypeNormal, "Succeeded", "all %d trials measured", len(x.Status.Trials))
+	r.event(x, corev1.EventTypeNormal, "Succeeded", "%d trials measured", measured)
 	return r.updateStatus(ctx, x)
 }
 

@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -200,6 +201,21 @@ func checkStatistics(t *testing.T, res *serdebenchv1.SerializationResult) {
 			t.Fatalf("run %s: statistics say %d rec/s, its result %d", run, rps.Values[i], got)
 		}
 	}
+	// The merged percentiles are of both repetitions' records together (kept
+	// between them in the histograms ConfigMap, at 1 %): their count is the sum,
+	// and a mixture's p99 lies between its parts' p99s.
+	m := st.Merged
+	if m == nil || m.Runs != 2 || m.ResolutionPermille != 10 {
+		t.Fatalf("merged %+v", st.Merged)
+	}
+	var count, lo, hi int64 = 0, math.MaxInt64, 0
+	for _, run := range st.Runs {
+		e := byName[run].EndToEndMicros
+		count, lo, hi = count+e.Count, min(lo, e.P99), max(hi, e.P99)
+	}
+	if m.EndToEndMicros.Count != count || float64(m.EndToEndMicros.P99) < 0.99*float64(lo) || float64(m.EndToEndMicros.P99) > 1.01*float64(hi) {
+		t.Fatalf("merged e2e %+v: want %d values and a p99 within the repetitions' %d–%d µs (±1 %%)", m.EndToEndMicros, count, lo, hi)
+	}
 }
 
 // TestStrimzi runs the cases whose topics are Strimzi KafkaTopics against the CRDs
@@ -314,6 +330,14 @@ func TestAdminAPIPath(t *testing.T) {
 	res := result(t, ns, "admin")
 	checkResult(t, res, 2)
 	checkStatistics(t, res)
+	// The histograms kept between repetitions go with the experiment.
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "admin-histograms"}, cm); err != nil {
+		t.Fatal(err)
+	}
+	if refs := cm.OwnerReferences; len(refs) != 1 || refs[0].UID != x.UID || refs[0].Controller == nil || !*refs[0].Controller {
+		t.Fatalf("histograms ConfigMap owned by %+v, want the experiment", refs)
+	}
 	// Every summary came through the pod log: the termination messages only say so.
 	pods := &corev1.PodList{}
 	if err := k8s.List(context.Background(), pods, client.InNamespace(ns)); err != nil {

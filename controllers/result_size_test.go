@@ -153,6 +153,13 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 	res.Summary = build.Summary(res.Trials)
 	rows := report.ResultRows(&res)
 	res.Statistics = report.Statistics(rows)
+	// Every repeated trial's merged percentiles, at their widest.
+	for i := range res.Statistics {
+		w := report.LatencyMicros(wide)
+		res.Statistics[i].Merged = &serdebenchv1.MergedLatency{Runs: 20, ResolutionPermille: 10, EndToEndMicros: w, AckMicros: w}
+	}
+	res.Stopping = &serdebenchv1.Stopping{Repetitions: 20, Met: true,
+		Widest: strings.Repeat("t", 63) + " resources.workerCPUNanosPerRecord: no 98 % interval yet (it needs 7 repetitions and a median other than 0)"}
 	// The recommendation and sensitivity blocks as collect writes them, names at
 	// their longest.
 	res.Recommendation = recommend.Block(recommend.Recommend(rows, spec.Objective))

@@ -26,6 +26,10 @@ const (
 	DefaultMaxPartitionFetchBytes int32 = 1048576
 )
 
+// DefaultRepeatMetrics are the figures repeatUntil waits for: throughput and
+// the tail.
+func DefaultRepeatMetrics() []string { return []string{"recordsPerSecond", "endToEndMicros.p99"} }
+
 // Default fills unset fields of the spec with their documented defaults. A zero
 // count is unset here: the API server and `serdebench validate` reject an explicit
 // zero before this ever runs.
@@ -70,6 +74,9 @@ func (s *ExperimentSpec) Default() {
 	}
 	if s.Repetitions == 0 {
 		s.Repetitions = DefaultRepetitions
+	}
+	if u := s.RepeatUntil; u != nil && len(u.Metrics) == 0 {
+		u.Metrics = DefaultRepeatMetrics()
 	}
 	if f := s.Faults; f != nil {
 		if f.Baseline == nil {

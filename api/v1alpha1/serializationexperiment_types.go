@@ -222,8 +222,35 @@ const (
 	ConditionFailed = "Failed"
 )
 
+// RepeatUntil is an adaptive number of repetitions: {min: spec.repetitions, max,
+// target half-width}.
+type RepeatUntil struct {
+	// TargetHalfWidthPercent is the widest a trial's interval may be on either
+	// side of its median, in percent of the median: 3 stops when every chosen
+	// figure is known to ±3 %.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=50
+	TargetHalfWidthPercent int32 `json:"targetHalfWidthPercent"`
+
+	// MaxRepetitions is the most rounds that run when the target is not met. The
+	// 98 % interval the rule checks needs 7 repetitions: fewer could never stop
+	// early.
+	// +kubebuilder:validation:Minimum=7
+	// +kubebuilder:validation:Maximum=20
+	MaxRepetitions int32 `json:"maxRepetitions"`
+
+	// Metrics are the figures whose intervals must meet the target, by the names
+	// of the result's statistics (recordsPerSecond, endToEndMicros.p99, ...).
+	// +kubebuilder:default={"recordsPerSecond","endToEndMicros.p99"}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=set
+	// +optional
+	Metrics []string `json:"metrics,omitempty"`
+}
+
 // TrialPhase is one trial's progress.
-// +kubebuilder:validation:Enum=Pending;CreatingTopic;Running;Collecting;Succeeded;Failed
+// +kubebuilder:validation:Enum=Pending;CreatingTopic;Running;Collecting;Succeeded;Failed;Skipped
 type TrialPhase string
 
 // Trial phases, in order.
@@ -234,6 +261,8 @@ const (
 	TrialCollecting    TrialPhase = "Collecting"
 	TrialSucceeded     TrialPhase = "Succeeded"
 	TrialFailed        TrialPhase = "Failed"
+	// TrialSkipped: a repetition spec.repeatUntil did not need; it never ran.
+	TrialSkipped TrialPhase = "Skipped"
 )
 
 // TrialStatus is one trial's progress.

@@ -59,6 +59,23 @@ type SerializationResult struct {
 	// the noise the result's own repetitions showed.
 	// +optional
 	Sensitivity *Sensitivity `json:"sensitivity,omitempty"`
+
+	// Stopping says whether spec.repeatUntil's target was met, after how many
+	// repetitions, and which interval was the widest.
+	// +optional
+	Stopping *Stopping `json:"stopping,omitempty"`
+}
+
+// Stopping is where an experiment with spec.repeatUntil stands.
+type Stopping struct {
+	// Repetitions is the fewest repetitions any trial has.
+	Repetitions int32 `json:"repetitions"`
+	// Met says every chosen interval is within the target: no more rounds run.
+	Met bool `json:"met"`
+	// Widest names the widest interval, its trial and metric, and its half-width
+	// in percent of the median at the level the rule checks (98 %).
+	// +optional
+	Widest string `json:"widest,omitempty"`
 }
 
 // Sensitivity is what an experiment's table can tell apart in records/s.
@@ -373,6 +390,26 @@ type TrialStatistics struct {
 	Runs []string `json:"runs"`
 	// Metrics are the figures, each named by the trial result's field it sums up.
 	Metrics []MetricEstimate `json:"metrics"`
+	// Merged are the latency percentiles of every repetition's histogram merged:
+	// the trial's records over all its repetitions as one distribution. The
+	// metrics' endToEndMicros.p99 is the median of the repetitions' own p99s,
+	// which says how a typical run's tail looks; this p99 is the tail of all the
+	// records together, where one slow repetition weighs in.
+	// +optional
+	Merged *MergedLatency `json:"merged,omitempty"`
+}
+
+// MergedLatency are percentiles of histograms merged across repetitions.
+type MergedLatency struct {
+	// Runs are the repetitions merged in.
+	Runs int32 `json:"runs"`
+	// ResolutionPermille is the histograms' relative resolution: a percentile is
+	// exact to within this many thousandths of its value (10: 1 %, as the
+	// operator stores them between repetitions; 1 in a local run).
+	ResolutionPermille int32 `json:"resolutionPermille"`
+	// EndToEndMicros and AckMicros are the merged percentiles.
+	EndToEndMicros LatencyMicros `json:"endToEndMicros"`
+	AckMicros      LatencyMicros `json:"ackMicros"`
 }
 
 // MetricEstimate is one figure over a trial's repetitions, as integers in Unit.

@@ -9,16 +9,26 @@ const (
 	MaxSizeBytes = 1 << 20
 )
 
-// TrialCount is the number of trials the spec expands into, repetitions included.
+// TrialCount is the number of trials the spec expands into, repetitions included
+// (with repeatUntil, the most it may run).
 func (s *ExperimentSpec) TrialCount() int {
-	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps()) * s.Faults.Count() * max(1, int(s.Repetitions))
+	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps()) * s.Faults.Count() * int(s.MaxRepetitions())
+}
+
+// MaxRepetitions is the most repetitions a trial may run: repeatUntil's maximum,
+// else repetitions.
+func (s *ExperimentSpec) MaxRepetitions() int32 {
+	if s.RepeatUntil != nil {
+		return s.RepeatUntil.MaxRepetitions
+	}
+	return max(1, s.Repetitions)
 }
 
 // MaxTrials is how many trials the spec may expand into: fewer with faults, whose
 // trials each carry their phases, or repetitions, whose statistics the result
 // adds, and fewer still with both.
 func (s *ExperimentSpec) MaxTrials() int {
-	repeated := s.Repetitions > 1
+	repeated := s.MaxRepetitions() > 1
 	switch {
 	case s.Faults != nil && repeated:
 		return trial.MaxFaultedRepeatedTrials

@@ -110,7 +110,7 @@ func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) 
 		fmt.Fprintf(w, "Worker image ran: %s\n", strings.Join(e.WorkerImageIDs, ", "))
 	}
 	fmt.Fprintf(w, "Operator: %s; nodes: %s\n\n", e.OperatorVersion, strings.Join(e.NodeNames, ", "))
-	return tableWithRecommendation(w, report.ResultRows(res), res.Experiment.Spec.Objective)
+	return tableWithRecommendation(w, report.ResultRows(res), res.Experiment.Spec.ExperimentSpec)
 }
 
 func waitCmd() *cobra.Command {

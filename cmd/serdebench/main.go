@@ -97,6 +97,10 @@ func validateCmd() *cobra.Command {
 				noise, source = n, fmt.Sprintf("from %s, %d degrees of freedom", noiseFrom, df)
 			}
 			report.Planning(out, report.PlanFor(len(configs), max(1, int(x.Spec.Repetitions)), noise, source), "planning: ")
+			if u := x.Spec.RepeatUntil; u != nil {
+				// The fewest rounds are above; the most, when the target is never met.
+				report.Planning(out, report.PlanFor(len(configs), int(u.MaxRepetitions), noise, source), "planning at repeatUntil.maxRepetitions: ")
+			}
 			return nil
 		},
 	}
@@ -181,7 +185,11 @@ func runCmd() *cobra.Command {
 			}
 			results, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Security: sec, SchemaRegistry: schemaRegistry, Experiment: x.Name, Progress: &progress,
 				TrialTimeout: trialTimeout, Log: log, KeepTopics: keepTopics || x.Spec.CleanupPolicy == v1alpha1.CleanupRetain, Faults: faults,
-				OnTrial: func(t trial.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) }})
+				OnTrial: func(t trial.Trial) { bar.Describe(fmt.Sprintf("%s (%d/%d)", t.Name, t.Index+1, len(trials))) },
+				Stop: func(next trial.Trial, done []report.TrialResult) bool {
+					_, stop := plan.Stop(x.Spec.ExperimentSpec, next, report.LocalRows(done))
+					return stop
+				}})
 			close(done)
 			_ = bar.Finish()
 			fmt.Fprintln(cmd.ErrOrStderr())
@@ -190,11 +198,13 @@ func runCmd() *cobra.Command {
 			var werr error
 			switch output {
 			case "json":
-				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results, Statistics: report.Statistics(report.LocalRows(results))})
+				rows := report.LocalRows(results)
+				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results, Statistics: report.Statistics(rows),
+					Stopping: report.Stopping(rows, x.Spec.RepeatUntil)})
 			case "csv":
 				werr = report.CSV(out, report.LocalRows(results))
 			default:
-				werr = tableWithRecommendation(out, report.LocalRows(results), x.Spec.Objective)
+				werr = tableWithRecommendation(out, report.LocalRows(results), x.Spec.ExperimentSpec)
 			}
 			if err != nil {
 				if ctx.Err() != nil {

@@ -93,13 +93,16 @@ func recommendation(w io.Writer, r recommend.Result) error {
 
 // tableWithRecommendation writes the table and, under it, what it could tell
 // apart and the recommendation by o.
-func tableWithRecommendation(w io.Writer, runs []report.Row, o *v1alpha1.Objective) error {
+func tableWithRecommendation(w io.Writer, runs []report.Row, spec v1alpha1.ExperimentSpec) error {
 	if err := report.Table(w, runs); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
+	if s := report.Stopping(runs, spec.RepeatUntil); s != nil {
+		report.StoppingLine(w, s, spec)
+	}
 	report.Planning(w, report.PlanOf(runs), "sensitivity: ")
-	r, err := recommend.Recommend(runs, o)
+	r, err := recommend.Recommend(runs, spec.Objective)
 	if err != nil {
 		_, werr := fmt.Fprintf(w, "\nNo recommendation: %v\n", err)
 		return werr

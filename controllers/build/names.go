@@ -42,3 +42,11 @@ func TrialLabels(x *serdebenchv1.SerializationExperiment, t trial.Trial) map[str
 
 // ResultName is the experiment's SerializationResult.
 func ResultName(x *serdebenchv1.SerializationExperiment) string { return x.Name }
+
+// HistogramsName is the ConfigMap that keeps a repeated experiment's merged
+// latency histograms between repetitions (Histograms).
+func HistogramsName(x *serdebenchv1.SerializationExperiment) string {
+	return names.Truncate(x.Name, 253-len(histogramsSuffix)) + histogramsSuffix
+}
+
+const histogramsSuffix = "-histograms"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -25,7 +26,7 @@ func SeriesPerTrial(n int) int {
 // TrialResult converts a merged result into the API's integer fields, with at most
 // maxItems intervals and search steps.
 func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.TrialResult {
-	lat := latency
+	lat := report.LatencyMicros
 	size := t.SizeBytes
 	if t.Source != nil {
 		size = int32(m.PayloadBytesPerRecord + 0.5) // the user's records: their mean JSON size
@@ -131,12 +132,6 @@ func phases(p *summary.Phases) *serdebenchv1.FaultPhases {
 		FirstErrorMillis: millis(p.FirstErrorSeconds), RecoveryMillis: millis(p.RecoverySeconds), RecoveryFrom: p.RecoveryFrom,
 		RecoveryNote: p.RecoveryNote, Band: p.Band, After: phase(p.After)}
 	return out
-}
-
-// latency converts merged percentiles into the API's.
-func latency(p summary.Percentiles) serdebenchv1.LatencyMicros {
-	return serdebenchv1.LatencyMicros{Count: p.Count, Mean: int64(math.Round(p.Mean)), P50: p.P50, P75: p.P75, P90: p.P90, P95: p.P95, P99: p.P99, P999: p.P999,
-		P9999: p.P9999, Max: p.Max}
 }
 
 // Summary is the headline across a result's trials.

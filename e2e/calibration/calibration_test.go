@@ -26,22 +26,22 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// delayMs is the injected one-way delay: the round trip grows by 2*delayMs.
-const delayMs = 25
+// delaysMs are the injected one-way delays the model is checked at (beside D=0):
+// each round trip grows by 2*D. 10 ms leaves every client spare request slots;
+// 40 ms (80 ms round trip) fills librdkafka's, which then queues records.
+// hack/calibrate/run.sh's CALIB_DELAYS runs the same.
+var delaysMs = []int{10, 40}
 
 // toleranceMs is how far a measured p50 shift may miss its prediction.
 const toleranceMs = 2.0
 
-// rdkafkaExtraMs is how far above one round trip librdkafka's ack shift may be:
-// measured +3 ms (docs/measurement.md, "Calibration").
-const rdkafkaExtraMs = 8.0
-
-// modelToleranceMs is how far franz-go's end-to-end p50 shift may miss the
-// fetch-wait model. The model is built from two 1 %-precision histograms (ack and
-// fetch interval, ~55 ms each at D=25) and compared with a third (~84 ms), so
-// resolution alone moves it by up to ~1 ms; over runs it missed by +1.5 to +2.0
-// ms (2026-11-24), which a 2 ms bound failed on at random.
-const modelToleranceMs = 3.0
+// modelTolerance is how far franz-go's end-to-end p50 shift may miss the
+// fetch-wait model. The model is built from two histograms (ack and fetch
+// interval) and compared with a third, each read at bucket midpoints and the
+// wait integrated in 50 µs steps; over runs at 50 ms round trip it missed by +1.5
+// to +2.0 ms (2026-11-24), which a 2 ms bound failed on at random. So 2 ms plus
+// 1.5 % of the prediction: 3.2 ms at 50 ms round trip, 4 ms at 80.
+func modelTolerance(predictedMs float64) float64 { return 2 + 0.015*predictedMs }
 
 type trialOut struct {
 	Trials []struct {
@@ -223,12 +223,33 @@ func TestCalibration(t *testing.T) {
 	}
 
 	var table strings.Builder
-	fmt.Fprintf(&table, "| p50 / p99, ms | D=0 | D=%d | p50 shift | expected |\n|---|---|---|---|---|\n", delayMs)
+	for _, d := range delaysMs {
+		checkDelay(t, out, d, &table)
+	}
+	checkFaults(t, out, &table)
+	if err := os.WriteFile(filepath.Join(out, "table.md"), []byte(table.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("calibration (D ms each way at %v, against D=0):\n%s", delaysMs, table.String())
+}
+
+// checkDelay checks each client's latencies at D ms each way against D=0 and
+// appends them to table. franz-go and librdkafka are held to the model or to a
+// warned limit: with request slots to spare the ack moves by the round trip;
+// a client whose requests in flight reached their cap holds records back, must
+// say it was saturated (any client whose queue time grew by more than the
+// tolerance), and its ack moves by the round trip plus at most its queue's growth.
+// franz-go's end-to-end median must also follow the fetch-wait model. sarama,
+// which keeps one request per partition in flight, is held to its warning.
+func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
+	t.Helper()
+	fmt.Fprintf(table, "\n| p50 / p99, ms | D=0 | D=%d | p50 shift | expected |\n|---|---|---|---|---|\n", delayMs)
 	row := func(name string, p0, q0, p1, q1 float64, expect string) float64 {
-		fmt.Fprintf(&table, "| %s | %.1f / %.1f | %.1f / %.1f | %+.1f | %s |\n", name, p0, q0, p1, q1, p1-p0, expect)
+		fmt.Fprintf(table, "| %s | %.1f / %.1f | %.1f / %.1f | %+.1f | %s |\n", name, p0, q0, p1, q1, p1-p0, expect)
 		return p1 - p0
 	}
-	rtt := 2.0 * delayMs
+	rtt := 2.0 * float64(delayMs)
+	largest := delayMs == slices.Max(delaysMs)
 	for _, client := range []string{"franz-go", "librdkafka", "sarama"} {
 		r0, _, _ := load(t, filepath.Join(out, client+"-d0.json"))
 		r1, ack1, fetch1 := load(t, filepath.Join(out, fmt.Sprintf("%s-d%d.json", client, delayMs)))
@@ -236,24 +257,54 @@ func TestCalibration(t *testing.T) {
 			if r.Lost != 0 || r.Delivered != r.Sent {
 				t.Errorf("%s D=%d: sent %d, delivered %d, lost %d", client, d, r.Sent, r.Delivered, r.Lost)
 			}
-			// Not saturated: what queues is not the network's. (sarama cannot keep
-			// up at 50 ms RTT with a 16 KiB batch.size; its row shows by how much.)
+			// Open loop: the rate holds even when the client queues (sarama
+			// cannot keep up with a 16 KiB batch.size once the round trip is long;
+			// its row shows by how much).
 			if (client != "sarama" || d == 0) && r.RecordsPerSecond < 0.97*2000 {
-				t.Errorf("%s D=%d: %.0f rec/s: the workload must run unsaturated", client, d, r.RecordsPerSecond)
+				t.Errorf("%s D=%d: %.0f rec/s: the workload must keep its rate", client, d, r.RecordsPerSecond)
 			}
 		}
-		fmt.Fprintf(&table, "| %s throughput, rec/s | %.0f | %.0f | | 2000 |\n", client, r0.RecordsPerSecond, r1.RecordsPerSecond)
-		ackWant := fmt.Sprintf("%+.0f ± %.0f (one round trip)", rtt, toleranceMs)
-		if client == "librdkafka" {
-			ackWant = fmt.Sprintf("%+.0f to %+.0f (one round trip; librdkafka measured a few ms more, docs/measurement.md)", rtt-toleranceMs, rtt+rdkafkaExtraMs)
+		fmt.Fprintf(table, "| %s throughput, rec/s | %.0f | %.0f | | 2000 |\n", client, r0.RecordsPerSecond, r1.RecordsPerSecond)
+		var q0, q1 float64 // mean record queue time in the client, ms
+		if r0.Client != nil && r1.Client != nil {
+			q0, q1 = r0.Client.RecordQueueTimeAvgMicros/1e3, r1.Client.RecordQueueTimeAvgMicros/1e3
 		}
-		ack := row(client+" ack", ms(r0.Ack.P50), ms(r0.Ack.P99), ms(r1.Ack.P50), ms(r1.Ack.P99), ackWant)
+		warned := slices.ContainsFunc(r1.Warnings, func(w string) bool { return strings.HasPrefix(w, "client saturated:") })
+		if client == "sarama" {
+			row(client+" ack", ms(r0.Ack.P50), ms(r0.Ack.P99), ms(r1.Ack.P50), ms(r1.Ack.P99), "reported (sarama cannot pass: see its warning)")
+			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99), "reported")
+			if !slices.Contains(r1.Warnings, summary.SaramaInFlightWarning) {
+				t.Errorf("sarama's result lacks the warning that it cannot keep more than one request per partition in flight; warnings: %q", r1.Warnings)
+			}
+			if ack := ms(r1.Ack.P50) - ms(r0.Ack.P50); largest && ack <= rtt+toleranceMs {
+				t.Errorf("sarama's ack p50 moved %+.1f ms at D=%d: within one round trip, so docs/producer-settings.md and its warning are wrong now", ack, delayMs)
+			}
+			continue
+		}
+		// Unwarned, the client had request slots to spare: the ack moves by the
+		// round trip. Warned, it held records back: the ack moves by at least the
+		// round trip and at most that plus what its mean queue time grew by (a
+		// median grows by less than the mean of a skewed queue).
+		lo, hi := rtt-toleranceMs, rtt+toleranceMs
+		how := fmt.Sprintf("%+.0f ± %.0f (one round trip; queue %.1f → %.1f ms)", rtt, toleranceMs, q0, q1)
+		if warned {
+			hi = rtt + max(0, q1-q0) + toleranceMs
+			how = fmt.Sprintf("%+.0f to %+.1f (warned saturated: a round trip plus up to the queue's growth, %.1f → %.1f ms)", lo, hi, q0, q1)
+		}
+		ack := row(client+" ack", ms(r0.Ack.P50), ms(r0.Ack.P99), ms(r1.Ack.P50), ms(r1.Ack.P99), how)
+		if ack < lo || ack > hi {
+			t.Errorf("%s ack p50 moved %+.1f ms at D=%d, want %+.1f to %+.1f (round trip %.0f, queue time %.1f → %.1f ms, warned saturated: %v)",
+				client, ack, delayMs, lo, hi, rtt, q0, q1, warned)
+		}
+		// A client that held records back noticeably more than with no delay set
+		// the latency itself: its result must say so.
+		if q1-q0 > toleranceMs && !warned {
+			t.Errorf("%s at D=%d queued records %.1f ms longer than at D=0 (%.1f ms) and its result does not say it was saturated; warnings: %q",
+				client, delayMs, q1-q0, q1, r1.Warnings)
+		}
 		e2e := ms(r1.EndToEnd.P50) - ms(r0.EndToEnd.P50)
 		switch client {
 		case "franz-go":
-			if math.Abs(ack-rtt) > toleranceMs {
-				t.Errorf("franz-go ack p50 moved %+.1f ms for a %.0f ms longer round trip, want %.0f ± %.0f", ack, rtt, rtt, toleranceMs)
-			}
 			// The fetch loop: one fetch per round trip (plus the fetch's own turnaround).
 			fetch := ms(r1.FetchInterval.P50)
 			if r1.FetchInterval.Count == 0 || fetch < rtt || fetch > rtt+10 {
@@ -264,54 +315,44 @@ func TestCalibration(t *testing.T) {
 			// over a fetch interval; with no delay the fetch is already waiting for it
 			// (long poll), which leaves the gap measured at D=0.
 			gap := float64(r0.EndToEnd.P50 - r0.Ack.P50)
-			want := predictE2E(ack1, fetch1, gap)/1000 - ms(r0.EndToEnd.P50)
+			predicted := predictE2E(ack1, fetch1, gap) / 1000
+			want := predicted - ms(r0.EndToEnd.P50)
+			mt := modelTolerance(predicted)
 			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99),
-				fmt.Sprintf("%+.1f ± %.0f (ack distribution + wait for the next fetch; fetch interval p50 %.1f ms)", want, modelToleranceMs, fetch))
-			if math.Abs(e2e-want) > modelToleranceMs {
-				t.Errorf("franz-go end-to-end p50 moved %+.1f ms, the model predicts %+.1f ± %.0f", e2e, want, modelToleranceMs)
+				fmt.Sprintf("%+.1f ± %.1f (ack distribution + wait for the next fetch; fetch interval p50 %.1f ms)", want, mt, fetch))
+			if math.Abs(e2e-want) > mt {
+				t.Errorf("franz-go end-to-end p50 moved %+.1f ms at D=%d, the model predicts %+.1f ± %.1f", e2e, delayMs, want, mt)
 			}
 		case "librdkafka":
-			// Several requests in flight per connection (maxInFlight), as franz-go:
-			// the ack moves by at least one round trip. Measured +53.0 ms (franz-go
-			// +49.6, Java's ProducerPerformance +65 in the same run): a few ms more
-			// than physics, not explained yet, so the bound above is the measured
-			// shift's, documented in docs/measurement.md. Its consumer's fetches are
-			// inside librdkafka (no fetch interval), so end-to-end is reported.
-			if ack < rtt-toleranceMs || ack > rtt+rdkafkaExtraMs {
-				t.Errorf("librdkafka ack p50 moved %+.1f ms for a %.0f ms longer round trip, want %.0f to %.0f", ack, rtt, rtt-toleranceMs, rtt+rdkafkaExtraMs)
-			}
+			// Its consumer's fetches are inside librdkafka (no fetch interval), so
+			// end-to-end is bounded below, and reported.
 			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99),
 				fmt.Sprintf("reported (at least %+.0f: one way to the broker, one way to the consumer)", rtt))
 			if e2e < rtt-toleranceMs {
-				t.Errorf("librdkafka end-to-end p50 moved %+.1f ms, less than the %.0f ms more a record must travel", e2e, rtt)
-			}
-		case "sarama":
-			// It cannot pass, and its result must say so.
-			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99), "reported (sarama cannot pass: see its warning)")
-			if !slices.Contains(r1.Warnings, summary.SaramaInFlightWarning) {
-				t.Errorf("sarama's result lacks the warning that it cannot keep more than one request per partition in flight; warnings: %q", r1.Warnings)
-			}
-			if ack <= rtt+toleranceMs {
-				t.Errorf("sarama's ack p50 moved %+.1f ms: within one round trip, so docs/producer-settings.md and its warning are wrong now", ack)
+				t.Errorf("librdkafka end-to-end p50 moved %+.1f ms at D=%d, less than the %.0f ms more a record must travel", e2e, delayMs, rtt)
 			}
 		}
 	}
 	// sarama's consumer, with a producer that keeps up: before its completion checks
-	// and commits left the fetch connection, each fetch cost about two round trips
-	// and end-to-end exceeded ack by 50 ms at D=25 (one-way delivery predicts 25).
+	// and commits left the fetch connection, each fetch cost about two round trips.
 	// Its heartbeats (2/s) and commits (1/s) still share that connection.
 	s0, _, _ := load(t, filepath.Join(out, "sarama-128k-d0.json"))
 	s1, _, _ := load(t, filepath.Join(out, fmt.Sprintf("sarama-128k-d%d.json", delayMs)))
-	fmt.Fprintf(&table, "| sarama, 128 KiB batches, throughput, rec/s | %.0f | %.0f | | 2000 |\n", s0.RecordsPerSecond, s1.RecordsPerSecond)
+	fmt.Fprintf(table, "| sarama, 128 KiB batches, throughput, rec/s | %.0f | %.0f | | 2000, or a warning that the rate slipped |\n", s0.RecordsPerSecond, s1.RecordsPerSecond)
 	row("sarama, 128 KiB batches, ack", ms(s0.Ack.P50), ms(s0.Ack.P99), ms(s1.Ack.P50), ms(s1.Ack.P99), "reported (one request per partition in flight)")
 	row("sarama, 128 KiB batches, end-to-end", ms(s0.EndToEnd.P50), ms(s0.EndToEnd.P99), ms(s1.EndToEnd.P50), ms(s1.EndToEnd.P99), "reported")
 	excess := ms(s1.EndToEnd.P50-s1.Ack.P50) - ms(s0.EndToEnd.P50-s0.Ack.P50)
-	fmt.Fprintf(&table, "| sarama, 128 KiB batches: (e2e − ack) p50 | %.1f | %.1f | %+.1f | reported: +%d with one fetch per round trip; +50 before its checks left the fetch connection |\n",
-		ms(s0.EndToEnd.P50-s0.Ack.P50), ms(s1.EndToEnd.P50-s1.Ack.P50), excess, delayMs)
-	// Reported, not asserted: measured +29 to +46 over runs, so sarama's consumer
-	// cannot meet the model either; its warning and docs/producer-settings.md say so.
-	if s1.RecordsPerSecond < 0.97*2000 {
-		t.Errorf("sarama with 128 KiB batches at D=%d: %.0f rec/s, saturated", delayMs, s1.RecordsPerSecond)
+	fmt.Fprintf(table, "| sarama, 128 KiB batches: (e2e − ack) p50 | %.1f | %.1f | %+.1f | reported: %+d with one fetch per round trip; %+d before its checks left the fetch connection |\n",
+		ms(s0.EndToEnd.P50-s0.Ack.P50), ms(s1.EndToEnd.P50-s1.Ack.P50), excess, delayMs, 2*delayMs)
+	// Reported, not asserted: measured +29 to +46 over runs at D=25, so sarama's
+	// consumer cannot meet the model either; its warning and
+	// docs/producer-settings.md say so.
+	// It keeps one produce request in flight: at 80 ms round trip that carries
+	// about 126 records per 84 ms, below the 2,000 a second asked. Then its
+	// result must say the rate slipped (the documented limit).
+	slipped := slices.ContainsFunc(s1.Warnings, func(w string) bool { return strings.HasPrefix(w, "open-loop rate slipped:") })
+	if s1.RecordsPerSecond < 0.97*2000 && !slipped {
+		t.Errorf("sarama with 128 KiB batches at D=%d: %.0f rec/s, and its result does not say the rate slipped; warnings: %q", delayMs, s1.RecordsPerSecond, s1.Warnings)
 	}
 
 	pp0 := parseJava(t, filepath.Join(out, "java-pp-d0.txt"), ppSteady)
@@ -320,14 +361,9 @@ func TestCalibration(t *testing.T) {
 	// The rig checked the delay with TCP connect times; the Java client must see at
 	// least that much too.
 	if pp < rtt-1 {
-		t.Errorf("Java ProducerPerformance p50 moved %+.0f ms, less than the added round trip (%.0f): the injected delay is not what it claims", pp, rtt)
+		t.Errorf("Java ProducerPerformance p50 moved %+.0f ms at D=%d, less than the added round trip (%.0f): the injected delay is not what it claims", pp, delayMs, rtt)
 	}
 	ee0 := parseJava(t, filepath.Join(out, "java-e2e-d0.txt"), e2eLine)
 	ee1 := parseJava(t, filepath.Join(out, fmt.Sprintf("java-e2e-d%d.txt", delayMs)), e2eLine)
 	row("Java EndToEndLatency (sync send + poll)", ee0.p50, ee0.p99, ee1.p50, ee1.p99, fmt.Sprintf("reported (~%+.0f: two round trips)", 2*rtt))
-	checkFaults(t, out, &table)
-	if err := os.WriteFile(filepath.Join(out, "table.md"), []byte(table.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("calibration (D=%d ms each way, +%.0f ms RTT):\n%s", delayMs, rtt, table.String())
 }

@@ -34,7 +34,15 @@ type faultCal struct {
 // Tolerances of the fault engine's calibration (docs/faults.md, "Calibration").
 const (
 	delayToleranceMs = 1.0
-	lossTolerancePP  = 0.5
+	// lossTolerancePP bounds TCP's retransmission share below the setting.
+	lossTolerancePP = 0.5
+	// lossSE is how many standard errors of the binomial the engine's drop share
+	// may miss its setting by, alone and (lossPooledSE) over all settings
+	// together, where a bias of 0.2 points shows as more than 5.
+	lossSE       = 4.0
+	lossPooledSE = 3.5
+	// lossPackets is the fewest packets a setting must see for that to hold.
+	lossPackets = 50_000
 	// spuriousRetransmitShare is how much of the loss setting TCP may add in
 	// retransmissions of segments that were not lost.
 	spuriousRetransmitShare = 0.1
@@ -52,7 +60,7 @@ func checkFaults(t *testing.T, out string, table *strings.Builder) {
 	if err := json.Unmarshal(b, &fc); err != nil {
 		t.Fatal(err)
 	}
-	if len(fc.Delays) < 2 || len(fc.Losses) < 3 || fc.Bandwidth.SettingBytesPerSecond == 0 {
+	if len(fc.Delays) < 2 || len(fc.Losses) < 4 || fc.Bandwidth.SettingBytesPerSecond == 0 {
 		t.Fatalf("faults.json lacks measurements: %s", b)
 	}
 	fmt.Fprintf(table, "\n| fault engine | setting | measured from outside | the engine's own | tolerance |\n|---|---|---|---|---|\n")
@@ -63,6 +71,7 @@ func checkFaults(t *testing.T, out string, table *strings.Builder) {
 			t.Errorf("delay %s: measured mean %.2f ms sd %.2f ms, want %.2f and %.2f ± %.0f", d.Setting, d.Mean, d.StdDev, d.WantMean, d.WantStdDev, delayToleranceMs)
 		}
 	}
+	var excess, variance float64 // drops beyond the settings', and their binomial variance
 	for _, l := range fc.Losses {
 		// TCP retransmits every dropped segment, and at high loss some that were
 		// not dropped: a tail loss probe or a timeout counts as a retransmission
@@ -70,15 +79,28 @@ func checkFaults(t *testing.T, out string, table *strings.Builder) {
 		// machine, the engine's own count 9.84 %). So its share may exceed the
 		// setting by up to a tenth of it more.
 		over := lossTolerancePP + spuriousRetransmitShare*l.SettingPercent
-		fmt.Fprintf(table, "| loss, %% | %.0f | TCP retransmitted %.2f (%d of %d) | dropped %.2f of %d packets | ±%.1f pp (TCP: −%.1f, +%.1f) |\n",
-			l.SettingPercent, l.RetransmitPercent, l.RetransSegs, l.OutSegs+l.RetransSegs, l.RigPercent, l.RigPackets, lossTolerancePP, lossTolerancePP, over)
-		if math.Abs(l.RigPercent-l.SettingPercent) > lossTolerancePP {
-			t.Errorf("loss %.0f%%: the engine dropped %.2f%%, want within ±%.1f pp", l.SettingPercent, l.RigPercent, lossTolerancePP)
+		p, n := l.SettingPercent/100, float64(l.RigPackets)
+		se := 100 * math.Sqrt(p*(1-p)/n) // in points
+		fmt.Fprintf(table, "| loss, %% | %.0f | TCP retransmitted %.2f (%d of %d) | dropped %.2f of %d packets (%+.1f standard errors) | engine ±%.2f pp (%.0f SE); TCP −%.1f, +%.1f |\n",
+			l.SettingPercent, l.RetransmitPercent, l.RetransSegs, l.OutSegs+l.RetransSegs, l.RigPercent, l.RigPackets, (l.RigPercent-l.SettingPercent)/se,
+			lossSE*se, lossSE, lossTolerancePP, over)
+		if l.RigPackets < lossPackets {
+			t.Errorf("loss %.0f%%: the engine saw %d packets, fewer than the %d a 0.2-point bias needs to show", l.SettingPercent, l.RigPackets, lossPackets)
 		}
+		if math.Abs(l.RigPercent-l.SettingPercent) > lossSE*se {
+			t.Errorf("loss %.0f%%: the engine dropped %.2f%% of %d packets, want within ±%.2f pp (%.0f standard errors)", l.SettingPercent, l.RigPercent, l.RigPackets, lossSE*se, lossSE)
+		}
+		excess += (l.RigPercent/100 - p) * n
+		variance += p * (1 - p) * n
 		if d := l.RetransmitPercent - l.SettingPercent; d < -lossTolerancePP || d > over {
 			t.Errorf("loss %.0f%%: TCP retransmitted %.2f%% (the engine dropped %.2f%%), want between %.1f and %.1f",
 				l.SettingPercent, l.RetransmitPercent, l.RigPercent, l.SettingPercent-lossTolerancePP, l.SettingPercent+over)
 		}
+	}
+	if z := excess / math.Sqrt(variance); math.Abs(z) > lossPooledSE {
+		t.Errorf("over every loss setting the engine dropped %+.0f packets more than set, %+.1f standard errors: a bias, not chance (want within ±%.1f)", excess, z, lossPooledSE)
+	} else {
+		fmt.Fprintf(table, "| loss, all settings | | | %+.0f packets beyond the settings (%+.1f standard errors) | ±%.1f SE |\n", excess, z, lossPooledSE)
 	}
 	bw := fc.Bandwidth
 	set := float64(bw.SettingBytesPerSecond)

@@ -15,7 +15,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-: "${CALIB_DIR:=$REPO/.state/calibrate/out}" "${CALIB_DELAYS:=0 25}" "${CALIB_CLIENTS:=sarama franz-go librdkafka}"
+: "${CALIB_DIR:=$REPO/.state/calibrate/out}" "${CALIB_DELAYS:=0 10 40}" "${CALIB_CLIENTS:=sarama franz-go librdkafka}"
 # cubic: bbr (this kernel's default) paces each app-limited burst — a fetch
 # response of ~140 KB every round trip — and spreads it over milliseconds, which is
 # the kernel's doing, not the client's. netns.sh restores the host's setting.

@@ -156,7 +156,9 @@ func (e *Engine) Clear(ctx context.Context) (Stats, error) {
 		}
 	}
 	removed := time.Now()
-	e.imp.Store(newSampler(Impairment{}, 1))
+	cleared := newSampler(Impairment{}, 1)
+	cleared.cleared = true
+	e.imp.Store(cleared)
 	e.flush.Store(true)
 	deadline := time.NewTimer(time.Second)
 	defer deadline.Stop()
@@ -265,10 +267,17 @@ func (e *Engine) receive() {
 			e.mu.Unlock()
 			return
 		}
-		s := e.imp.Load()
 		for _, p := range batch {
+			// The sampler is read under the lock Apply resets the stats under, so
+			// every packet counts toward the stats of the impairment that decided
+			// its fate; after Clear, packets still queued count as Packets but not
+			// as Impaired, so the loss share (Lost / Impaired) is the fault's own.
 			e.mu.Lock()
+			s := e.imp.Load()
 			e.st.Packets++
+			if !s.cleared {
+				e.st.Impaired++
+			}
 			if e.st.First.IsZero() {
 				e.st.First = wall
 			}

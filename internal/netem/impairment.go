@@ -120,6 +120,9 @@ type sampler struct {
 	m           Impairment
 	r           *rand.Rand
 	delay, loss correlated
+	// cleared marks the sampler Clear installs: what it passes is no longer
+	// the fault's.
+	cleared bool
 }
 
 func newSampler(m Impairment, seed uint64) *sampler {
@@ -196,7 +199,10 @@ func (b *bucket) admit(now, n int64) (int64, bool) {
 type Stats struct {
 	// Packets the rule handed over; Lost dropped at random; Overlimit dropped
 	// because the bandwidth cap's queue was full; Released passed on.
-	Packets   int64 `json:"packets"`
+	Packets int64 `json:"packets"`
+	// Impaired are the Packets the fault's impairment decided (not those read
+	// after Clear): the loss share is Lost / Impaired.
+	Impaired  int64 `json:"impaired"`
 	Lost      int64 `json:"lost"`
 	Overlimit int64 `json:"overlimit"`
 	Released  int64 `json:"released"`

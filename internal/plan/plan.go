@@ -14,6 +14,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/recommend"
+	"github.com/serdebench/serdebench/internal/report"
 )
 
 // Expand defaults a copy of spec and returns its trials in the order they run. One
@@ -126,7 +127,12 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		return nil, fmt.Errorf("spec.compare.baseline: %w", err)
 	}
 	trials[ref].Reference = true
-	return Repeat(trials, spec.Repetitions, *spec.Seed), nil
+	if err := report.CheckRepeatMetrics(spec.RepeatUntil); err != nil {
+		return nil, fmt.Errorf("spec.repeatUntil.%w", err)
+	}
+	// With repeatUntil every round up to the most is planned; the rounds the
+	// target makes unnecessary are skipped (NextRound).
+	return Repeat(trials, spec.MaxRepetitions(), *spec.Seed), nil
 }
 
 // Reference is the index of the first trial whose every value sel names matches

@@ -163,6 +163,10 @@ func Aggregate(rows []Row) []Row {
 				m.set(&agg, e.Median)
 			}
 		}
+		if m := Merged(g); m != nil {
+			agg.Merged = m
+		}
+		agg.Latency = nil
 		agg.Warnings = nil
 		for _, r := range g {
 			for _, w := range r.Warnings {
@@ -197,6 +201,10 @@ func Statistics(rows []Row) []v1alpha1.TrialStatistics {
 				me.Values = append(me.Values, round(v))
 			}
 			ts.Metrics = append(ts.Metrics, me)
+		}
+		ts.Merged = Merged(g)
+		if m := g[0].Merged; ts.Merged == nil && m != nil && int(m.Runs) == len(g) {
+			ts.Merged = m // read back from a result, and still whole
 		}
 		out = append(out, ts)
 	}

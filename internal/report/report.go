@@ -45,6 +45,8 @@ type Report struct {
 	// Statistics are the repeated trials' figures over their repetitions, as in
 	// a SerializationResult.
 	Statistics []v1alpha1.TrialStatistics `json:"statistics,omitempty"`
+	// Stopping is where spec.repeatUntil stands, as in a SerializationResult.
+	Stopping *v1alpha1.Stopping `json:"stopping,omitempty"`
 }
 
 var columns = []string{"codec", "size_B", "settings", "serialized_B", "rec_per_s", "MB_per_s", "ser_us", "deser_us",
@@ -112,6 +114,12 @@ type Row struct {
 	Warnings     []string
 	// Search sums up a rate search's outcome (empty without one).
 	Search string
+	// Latency are a local run's merged end-to-end and acknowledgement
+	// histograms, by summary's names (nil from a result): what Merged merges.
+	Latency map[string]*summary.Histogram
+	// Merged are an aggregated row's percentiles over every repetition's records
+	// (Merged; from a result, its statistics'), nil when unknown.
+	Merged *v1alpha1.MergedLatency
 }
 
 // searchLine sums up a rate search: the maximum, and the first step that was not
@@ -153,6 +161,9 @@ func LocalRows(trials []TrialResult) []Row {
 		}
 		rows[len(rows)-1].Client = r.Client
 		rows[len(rows)-1].Registry = r.Registry
+		if h := r.Latency(summary.EndToEndMicros); h != nil {
+			rows[len(rows)-1].Latency = map[string]*summary.Histogram{summary.EndToEndMicros: h, summary.AckLatencyMicros: r.Latency(summary.AckLatencyMicros)}
+		}
 		if u := r.Usage; u != nil {
 			row := &rows[len(rows)-1]
 			row.WorkerCPUMicros, row.BrokerCPUMicros, row.RecordsPerCPUSecond, row.UsageScope = u.WorkerCPUMicrosPerRecord,
@@ -217,6 +228,16 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			}
 			rows[len(rows)-1].Search = searchLine(sr.MaxSustainedRecordsPerSecond, sr.Stopped, steps, failed, reason)
 			rows[len(rows)-1].MaxSustained = sr.MaxSustainedRecordsPerSecond
+		}
+	}
+	for _, st := range res.Statistics {
+		if st.Merged == nil {
+			continue
+		}
+		for i := range rows {
+			if ConfigOf(rows[i]) == st.Name {
+				rows[i].Merged = st.Merged
+			}
 		}
 	}
 	return rows
@@ -385,7 +406,7 @@ func Table(w io.Writer, runs []Row) error {
 		}
 	}
 	if repeated {
-		header += "RUNS\tREC/S CI\tp99 CI µs\tCI %\tREC/S vs BASELINE\t"
+		header += "RUNS\tREC/S CI\tp99 CI µs\tCI %\tp99 MERGED µs\tREC/S vs BASELINE\t"
 	}
 	versus, tests := VersusReference(runs, Metrics[0])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -420,6 +441,13 @@ func Table(w io.Writer, runs []Row) error {
 			if c := cells[20:]; c[1] != "" {
 				ci = fmt.Sprintf("%s–%s\t%s–%s\t%s\t", c[1], c[2], c[3], c[4], c[5])
 			}
+			merged := "n/a"
+			if m := r.Merged; m != nil && r.Runs > 1 {
+				merged = strconv.FormatInt(m.EndToEndMicros.P99, 10)
+			} else if r.Runs <= 1 {
+				merged = "-"
+			}
+			ci += merged + "\t"
 			vs := "-" // nothing to compare with
 			if tests > 0 {
 				vs = versus[ConfigOf(r)].String()
@@ -456,7 +484,8 @@ func Table(w io.Writer, runs []Row) error {
 		}
 	}
 	if repeated {
-		fmt.Fprintln(w, "Repeated trials: every figure is the median over RUNS repetitions (LOST and DUP their total; p99 the median of the repetitions' p99s). CI: the")
+		fmt.Fprintln(w, "Repeated trials: every figure is the median over RUNS repetitions (LOST and DUP their total; p99 the median of the repetitions' p99s;")
+		fmt.Fprintln(w, "p99 MERGED the p99 of all their records together, from their histograms merged: one slow repetition weighs in, n/a where not kept). CI: the")
 		fmt.Fprintln(w, "interval that holds the true median with CI % confidence (order statistics, no assumption on the distribution; 95 % needs 6 repetitions).")
 		fmt.Fprintf(w, "REC/S vs BASELINE: the change from the baseline trial (spec.compare.baseline), the Hodges-Lehmann estimate on logarithms with its interval at\n")
 		fmt.Fprintf(w, "the confidence shown; a Mann-Whitney U test per trial, Holm-corrected over the %d tests together: a change where p < %.2f, ~ where not (not told apart),\n", tests, stats.Alpha)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/aclements/go-moremath/stats"
 )
@@ -36,8 +37,12 @@ type Estimate struct {
 	Confidence float64
 }
 
-// Median estimates the median of values.
-func Median(values []float64) Estimate {
+// Median estimates the median of values, its interval at Confidence.
+func Median(values []float64) Estimate { return MedianAt(values, Confidence) }
+
+// MedianAt estimates the median of values, its interval at level (the widest
+// the values give, at its own level, when too few reach it).
+func MedianAt(values []float64, level float64) Estimate {
 	n := len(values)
 	if n == 0 {
 		return Estimate{}
@@ -49,14 +54,34 @@ func Median(values []float64) Estimate {
 	if n == 1 {
 		return e
 	}
-	ci := stats.QuantileCI(n, 0.5, Confidence)
+	ci := quantileCI(n, level)
 	if ci.LoOrder < 1 || ci.HiOrder > n {
-		// Too few for 95 %: the widest interval the values give, at its own level.
+		// Too few for the level: the widest interval the values give, at its own.
 		e.Confidence = 1 - math.Pow(2, float64(1-n))
 		return e
 	}
 	e.Low, e.High, e.Confidence = xs[ci.LoOrder-1], xs[ci.HiOrder-1], ci.Confidence
 	return e
+}
+
+// quantileCIs caches the median's order statistics by sample size and level: the
+// binomial sums behind them cost more than the sort, and schedules, plans and
+// simulations ask for the same few again and again.
+var quantileCIs sync.Map
+
+type ciKey struct {
+	n     int
+	level float64
+}
+
+func quantileCI(n int, level float64) stats.QuantileCIResult {
+	k := ciKey{n, level}
+	if ci, ok := quantileCIs.Load(k); ok {
+		return ci.(stats.QuantileCIResult)
+	}
+	ci := stats.QuantileCI(n, 0.5, level)
+	quantileCIs.Store(k, ci)
+	return ci
 }
 
 // Difference is b against a: their shift and whether it is significant.

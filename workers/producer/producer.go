@@ -220,6 +220,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	defer r.client.release()
 	r.sum.ClientSettings = r.client.settings()
 	r.sum.ClientSettings["partitioner"] = r.parts.name()
+	if t.Settings.Mode != trial.ModeSingle {
+		r.sum.LingerMicros = int64(t.Settings.LingerMs) * 1000
+	}
 	if cfg.WaitGroup != "" {
 		if err := waitForGroup(ctx, cfg.Brokers, cfg.Security, cfg.WaitGroup, int(t.Consumers), cfg.WaitTimeout); err != nil {
 			return nil, err

@@ -33,6 +33,35 @@ func NewLatency() *Histogram {
 	return &Histogram{h: hdrhistogram.New(1, MaxLatencyMicros, SignificantDigits)}
 }
 
+// StoredDigits is the precision a latency histogram is kept at between
+// repetitions (NewStoredLatency): within 1 %, at a tenth of the size.
+const StoredDigits = 2
+
+// NewStoredLatency returns a latency histogram at StoredDigits, for merging
+// repetitions where every byte is stored in the API.
+func NewStoredLatency() *Histogram {
+	return &Histogram{h: hdrhistogram.New(1, MaxLatencyMicros, StoredDigits)}
+}
+
+// Encode is HdrHistogram's compressed V2 encoding (base64), as MarshalJSON
+// writes it, without the clamped count.
+func (h *Histogram) Encode() ([]byte, error) {
+	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return nil, fmt.Errorf("encode histogram: %w", err)
+	}
+	return b, nil
+}
+
+// DecodeHistogram reads what Encode wrote.
+func DecodeHistogram(b []byte) (*Histogram, error) {
+	d, err := hdrhistogram.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("decode histogram: %w", err)
+	}
+	return &Histogram{h: d}, nil
+}
+
 // NewDuration returns a histogram for short durations in nanoseconds.
 func NewDuration() *Histogram {
 	return &Histogram{h: hdrhistogram.New(1, MaxDurationNanos, SignificantDigits)}
@@ -91,9 +120,9 @@ type encoded struct {
 
 // MarshalJSON encodes the histogram in HdrHistogram's compressed V2 format.
 func (h *Histogram) MarshalJSON() ([]byte, error) {
-	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	b, err := h.Encode()
 	if err != nil {
-		return nil, fmt.Errorf("encode histogram: %w", err)
+		return nil, err
 	}
 	return json.Marshal(encoded{Encoding: string(b), Clamped: h.Clamped})
 }

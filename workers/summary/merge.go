@@ -74,6 +74,10 @@ type Result struct {
 	// ClientSettings are the first producer's client settings (every producer of a
 	// trial has the same).
 	ClientSettings map[string]string `json:"clientSettings,omitempty"`
+	// lingerMicros is the first producer's linger (saturation).
+	lingerMicros int64
+	// latency are the merged end-to-end and acknowledgement histograms (Latency).
+	latency map[string]*Histogram
 
 	// EndToEnd is consume time minus intended send time, in microseconds.
 	EndToEnd Percentiles `json:"endToEndMicros"`
@@ -171,13 +175,21 @@ const SaramaCommitWarning = "client sarama commits on the connection it fetches 
 
 // Saturation thresholds: an open-loop trial's client is saturated when its
 // requests in flight averaged at least SaturatedInFlightShare of their most, and
-// records waited in it for at least SaturatedQueueShare of their mean
-// acknowledgement latency; its rate slipped when records went out a mean
-// SlippedSendDelayMicros or more after their intended send time.
+// records waited in it longer than batching explains: longer than linger.ms (at
+// least SaturatedQueueFloorMicros), or for at least SaturatedQueueShare of their
+// mean acknowledgement latency. A record waits at most linger.ms for its batch
+// to fill; beyond that it waited for a request slot, which is what moved
+// librdkafka's acknowledgement by more than the round trip in the calibration
+// (its queue time grew by as much as its ack exceeded the round trip). Its
+// rate slipped when records went out a mean SlippedSendDelayMicros or more after
+// their intended send time.
 const (
 	SaturatedInFlightShare = 0.8
 	SaturatedQueueShare    = 0.25
-	SlippedSendDelayMicros = 1000
+	// SaturatedQueueFloorMicros is the least queue time that counts beyond a
+	// linger of 0 (single mode, or linger.ms 0): the client's own turnaround.
+	SaturatedQueueFloorMicros = 1000
+	SlippedSendDelayMicros    = 1000
 )
 
 // saturation says when the client, not the format, set an open-loop trial's
@@ -190,12 +202,16 @@ func saturation(r *Result) []string {
 		return nil
 	}
 	var out []string
-	if c := r.Client; c != nil && c.RequestsInFlightMax >= 2 && c.RequestsInFlightAvg >= SaturatedInFlightShare*float64(c.RequestsInFlightMax) &&
-		r.Ack.Mean > 0 && c.RecordQueueTimeAvgMicros >= SaturatedQueueShare*r.Ack.Mean {
+	queued := func(c *ClientInternals) bool {
+		q := c.RecordQueueTimeAvgMicros
+		return (r.Ack.Mean > 0 && q >= SaturatedQueueShare*r.Ack.Mean) ||
+			q > float64(max(r.lingerMicros, SaturatedQueueFloorMicros))
+	}
+	if c := r.Client; c != nil && c.RequestsInFlightMax >= 2 && c.RequestsInFlightAvg >= SaturatedInFlightShare*float64(c.RequestsInFlightMax) && queued(c) {
 		out = append(out, fmt.Sprintf("client saturated: requests in flight averaged %.1f of at most %d and records waited %.1f ms in the client "+
-			"(%.0f %% of the %.1f ms mean acknowledgement latency): the client's pipeline, not the format, set this trial's latency "+
+			"(linger %.0f ms; %.0f %% of the %.1f ms mean acknowledgement latency): the client's pipeline, not the format, set this trial's latency "+
 			"(raise maxInFlight or batch more: docs/producer-settings.md)", c.RequestsInFlightAvg, c.RequestsInFlightMax,
-			c.RecordQueueTimeAvgMicros/1e3, 100*c.RecordQueueTimeAvgMicros/r.Ack.Mean, r.Ack.Mean/1e3))
+			c.RecordQueueTimeAvgMicros/1e3, float64(max(r.lingerMicros, 0))/1e3, 100*c.RecordQueueTimeAvgMicros/r.Ack.Mean, r.Ack.Mean/1e3))
 	}
 	if r.SendDelay.Mean >= SlippedSendDelayMicros {
 		out = append(out, fmt.Sprintf("open-loop rate slipped: records went out a mean %.1f ms (p99 %.1f ms) after their intended send time: "+
@@ -313,7 +329,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			prodClient.Add(s.Client)
 			addRegistry(&r.Registry, s.Registry, &prodLookup)
 			if r.ClientSettings == nil {
-				r.ClientSettings = s.ClientSettings
+				r.ClientSettings, r.lingerMicros = s.ClientSettings, s.LingerMicros
 			}
 			pStart, pEnd = widen(pStart, pEnd, s.WindowStart, s.WindowEnd)
 			if !s.WindowStart.IsZero() {
@@ -429,6 +445,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	}
 	r.EndToEnd = percentiles(hists[EndToEndMicros])
 	r.Ack = percentiles(hists[AckLatencyMicros])
+	r.latency = map[string]*Histogram{EndToEndMicros: hists[EndToEndMicros], AckLatencyMicros: hists[AckLatencyMicros]}
 	r.FetchInterval = percentiles(hists[FetchIntervalMicros])
 	r.SendDelay = percentiles(hists[SendDelayMicros])
 	r.Client = internals(prodClient, consClient, r.Ack.Mean-r.SendDelay.Mean)
@@ -458,6 +475,14 @@ func Merge(summaries []*Summary) (*Result, error) {
 	}
 	return r, nil
 }
+
+// Latency is the merged histogram of EndToEndMicros or AckLatencyMicros behind
+// the result's percentiles (nil when none was recorded, or the result was read
+// back from JSON): repetitions merge them in turn (Percentiles).
+func (r *Result) Latency(name string) *Histogram { return r.latency[name] }
+
+// Percentiles are a histogram's, as a Result reports them.
+func (h *Histogram) Percentiles() Percentiles { return percentiles(h) }
 
 // NewFor returns an empty histogram suited to the named metric.
 func newLike(name string) *Histogram {

@@ -172,7 +172,10 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 		ph.RecoveryNote = "the fault was still in effect when the window ended: nothing to recover from (end it earlier or measure longer)"
 	default:
 		for i := range keys {
-			if keys[i].Before(ref) || i+n > len(keys) {
+			// A kill's own interval is during it, even when the kill falls on the
+			// interval's first instant (Chaos Mesh reports whole seconds): the
+			// earliest recovery is the interval after.
+			if keys[i].Before(ref) || (end.IsZero() && i <= duringFrom) || i+n > len(keys) {
 				continue
 			}
 			run := keys[i : i+n]

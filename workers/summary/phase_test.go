@@ -177,6 +177,27 @@ func TestPhasesKill(t *testing.T) {
 	checkCounts(t, "after", ph.After, want[2])
 }
 
+// TestPhasesKillOnTheSecond: a kill reported on an interval's first instant
+// (Chaos Mesh's injectedTime is whole seconds) that nothing measured noticed
+// still has its interval as the during phase, and the trial is back at the next.
+func TestPhasesKillOnTheSecond(t *testing.T) {
+	sums, _ := faultedTrial(t, 30, 30, 1000, [2]int64{10, 11})
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SplitAtFault(t0.Add(10*time.Second), time.Time{}, trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ph := r.Phases
+	if ph.During == nil || !ph.During.Start.Equal(t0.Add(10*time.Second)) || !ph.During.End.Equal(t0.Add(11*time.Second)) {
+		t.Fatalf("during %+v: want the kill's interval, 10 s to 11 s", ph.During)
+	}
+	if ph.RecoverySeconds == nil || *ph.RecoverySeconds != 1 || ph.Before == nil || ph.After == nil {
+		t.Fatalf("recovery %v s (%s), before %v, after %v: want 1 s, the next interval", deref(ph.RecoverySeconds), ph.RecoveryNote, ph.Before != nil, ph.After != nil)
+	}
+}
+
 // TestPhasesNotRecovered: a slowdown that lasts to the window's end is not a
 // recovery, and says why.
 func TestPhasesNotRecovered(t *testing.T) {

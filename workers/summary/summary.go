@@ -66,6 +66,9 @@ type Summary struct {
 	// record with commit eachRecord, 0 with interval (the clients commit then).
 	// (sarama reports a failed commit only on its error channel, logged.)
 	Commits int64 `json:"commits,omitempty"`
+	// LingerMicros is how long the producer's client let a batch wait to fill
+	// (0 in single mode): records queueing longer waited for something else.
+	LingerMicros int64 `json:"lingerMicros,omitempty"`
 	// HeaderBytes is what the measured records' serdebench headers took, keys and
 	// values (producer only).
 	HeaderBytes int64 `json:"headerBytes,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
@@ -104,5 +105,20 @@ func TestRepetitionsAATest(t *testing.T) {
 	if len(stats) != 4 || len(stats[0].Runs) != 5 || stats[0].Metrics[0].Name != "recordsPerSecond" || len(stats[0].Metrics[0].Values) != 5 ||
 		stats[0].Metrics[0].Low > stats[0].Metrics[0].Median || stats[0].Metrics[0].High < stats[0].Metrics[0].Median {
 		t.Errorf("statistics: %+v", stats)
+	}
+	// Each trial's merged percentiles are of all its repetitions' records: their
+	// count the sum, their p99 within the repetitions' own p99s (a mixture's).
+	for i, st := range stats {
+		m := st.Merged
+		if m == nil || m.Runs != 5 || m.ResolutionPermille != 1 {
+			t.Fatalf("%s: merged %+v", st.Name, m)
+		}
+		var count, lo, hi int64 = 0, math.MaxInt64, 0
+		for _, r := range groups[i] {
+			count, lo, hi = count+r.Latency[summary.EndToEndMicros].Count(), min(lo, r.P99), max(hi, r.P99)
+		}
+		if p := m.EndToEndMicros.P99; m.EndToEndMicros.Count != count || p < lo || p > hi {
+			t.Errorf("%s: merged e2e %+v: want %d values and a p99 within %d–%d µs", st.Name, m.EndToEndMicros, count, lo, hi)
+		}
 	}
 }

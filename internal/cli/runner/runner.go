@@ -43,6 +43,9 @@ type Options struct {
 	Progress *atomic.Int64
 	// OnTrial, if set, is called before each trial starts.
 	OnTrial func(t trial.Trial)
+	// Stop, if set, is asked before each trial with the results so far; true
+	// ends the run there, without error (spec.repeatUntil: plan.Stop).
+	Stop func(next trial.Trial, done []report.TrialResult) bool
 	// KeepTopics leaves each trial's topic in place (cleanupPolicy: Retain,
 	// --keep-topics).
 	KeepTopics bool
@@ -69,10 +72,13 @@ func (e *TrialError) Unwrap() error { return e.Err }
 
 // Run runs the trials in order and returns their results. It stops at the first
 // trial that fails (or is interrupted) and returns the results so far with the
-// error.
+// error, and before a trial Options.Stop says is not needed.
 func Run(ctx context.Context, trials []trial.Trial, o Options) ([]report.TrialResult, error) {
 	var out []report.TrialResult
 	for _, t := range trials {
+		if o.Stop != nil && o.Stop(t, out) {
+			break
+		}
 		if o.OnTrial != nil {
 			o.OnTrial(t)
 		}

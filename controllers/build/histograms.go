@@ -1,0 +1,90 @@
+package build
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/serdebench/serdebench/api/trial"
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/names"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// Histograms is the ConfigMap, empty, in which a repeated experiment's
+// repetitions merge their latency histograms, per trial: <config>.e2e and
+// <config>.ack (HdrHistogram encodings at summary.StoredDigits, within 1 %),
+// and <config>.runs, the repetitions merged in, one per line. Its owner is the
+// experiment, so it goes with it. At a result's cap (64 repeated trials) it
+// holds about 64 × 2 × 2 KiB, well under a ConfigMap's 1 MiB; the result itself
+// keeps only the percentiles.
+func Histograms(x *serdebenchv1.SerializationExperiment) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: HistogramsName(x), Namespace: x.Namespace,
+			Labels: map[string]string{LabelExperiment: names.Truncate(x.Name, 63), LabelManagedBy: ManagedBy}},
+	}
+}
+
+// MergeHistograms adds repetition t's merged end-to-end and acknowledgement
+// histograms to cm's for its trial, once: a repetition cm lists already is left
+// out, so a collect that is retried never counts it twice. It reports whether
+// cm changed.
+func MergeHistograms(cm *corev1.ConfigMap, t trial.Trial, e2e, ack *summary.Histogram) (bool, error) {
+	runs := runsIn(cm, t.Config)
+	if slices.Contains(runs, t.Name) || e2e == nil {
+		return false, nil
+	}
+	if cm.BinaryData == nil {
+		cm.BinaryData = map[string][]byte{}
+	}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	for key, h := range map[string]*summary.Histogram{t.Config + ".e2e": e2e, t.Config + ".ack": ack} {
+		stored := summary.NewStoredLatency()
+		if b := cm.BinaryData[key]; len(b) > 0 {
+			var err error
+			if stored, err = summary.DecodeHistogram(b); err != nil {
+				return false, fmt.Errorf("%s in %s: %w", key, cm.Name, err)
+			}
+		}
+		stored.Merge(h)
+		b, err := stored.Encode()
+		if err != nil {
+			return false, err
+		}
+		cm.BinaryData[key] = b
+	}
+	cm.Data[t.Config+".runs"] = strings.Join(append(runs, t.Name), "\n")
+	return true, nil
+}
+
+// MergedFrom are the merged percentiles of config's repetitions in cm (nil when
+// it holds none).
+func MergedFrom(cm *corev1.ConfigMap, config string) (*serdebenchv1.MergedLatency, error) {
+	runs := runsIn(cm, config)
+	if cm == nil || len(runs) == 0 {
+		return nil, nil
+	}
+	m := &serdebenchv1.MergedLatency{Runs: int32(len(runs)), ResolutionPermille: 10}
+	for key, into := range map[string]*serdebenchv1.LatencyMicros{config + ".e2e": &m.EndToEndMicros, config + ".ack": &m.AckMicros} {
+		h, err := summary.DecodeHistogram(cm.BinaryData[key])
+		if err != nil {
+			return nil, fmt.Errorf("%s in %s: %w", key, cm.Name, err)
+		}
+		*into = report.LatencyMicros(h.Percentiles())
+	}
+	return m, nil
+}
+
+// runsIn are the repetitions of config merged in cm.
+func runsIn(cm *corev1.ConfigMap, config string) []string {
+	if cm == nil || cm.Data[config+".runs"] == "" {
+		return nil
+	}
+	return strings.Split(cm.Data[config+".runs"], "\n")
+}

@@ -1,0 +1,54 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/serdebench/serdebench/api/trial"
+	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers/build"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/report"
+)
+
+// ReasonTargetMet says spec.repeatUntil's intervals met their target; the rounds
+// left were skipped.
+const ReasonTargetMet = "TargetMet"
+
+// stopEarly skips the trials from next on when spec.repeatUntil's target is met
+// by the result so far (plan.Stop, asked only at a round's start). It reports
+// whether it did; the status update it makes is the reconcile's outcome then.
+func (r *ExperimentReconciler) stopEarly(ctx context.Context, x *serdebenchv1.SerializationExperiment, trials []trial.Trial, next int) (bool, error) {
+	t := trials[next]
+	// The result is read only where a round beyond the fewest begins.
+	if x.Spec.RepeatUntil == nil || t.Repetition <= max(1, x.Spec.Repetitions) || (next > 0 && trials[next-1].Repetition == t.Repetition) {
+		return false, nil
+	}
+	res := &serdebenchv1.SerializationResult{}
+	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: build.ResultName(x)}, res)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get result: %w", err)
+	}
+	if res.Experiment.UID != string(x.UID) {
+		return false, nil
+	}
+	s, stop := plan.Stop(x.Spec.ExperimentSpec, t, report.ResultRows(res))
+	if !stop {
+		return false, nil
+	}
+	msg := fmt.Sprintf("target met after %d repetitions: %s", s.Repetitions, s.Widest)
+	for i := next; i < len(trials); i++ {
+		ts := &x.Status.Trials[i]
+		ts.Phase, ts.Message, ts.CleanedUp, ts.TopicRequested = serdebenchv1.TrialSkipped, msg, true, ptr.To(false)
+	}
+	r.event(x, corev1.EventTypeNormal, ReasonTargetMet, "%s; %d planned trials skipped", msg, len(trials)-next)
+	return true, nil
+}
