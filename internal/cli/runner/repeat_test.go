@@ -12,8 +12,8 @@ import (
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/report"
-	"github.com/serdebench/serdebench/workers/summary"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestRepetitionsAATest runs, over the real broker, one experiment whose plan
