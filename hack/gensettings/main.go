@@ -67,7 +67,7 @@ func minSizeRule(mins map[string]int32) string {
 
 // trialCountRule is ExperimentSpec's CEL rule: codecs × sizes × every sweep's
 // length × the fault scenarios (with the baseline: v1alpha1.Faults.Count) ×
-// repetitions.
+// repetitions (repeatUntil.maxRepetitions when set: the most it may run).
 func trialCountRule(rows []trial.Row) string {
 	var dims []string
 	for _, r := range rows {
@@ -77,7 +77,7 @@ func trialCountRule(rows []trial.Row) string {
 		f := "self.matrix." + r.JSON
 		dims = append(dims, fmt.Sprintf("(has(%s) && size(%s) > 0 ? size(%s) : 1)", f, f, f))
 	}
-	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repetitions) ? self.repetitions : 1) <= (has(self.faults) && has(self.repetitions) && self.repetitions > 1 ? %d : (has(self.faults) || (has(self.repetitions) && self.repetitions > 1) ? %d : %d))",message="the matrix expands to more than %d trials, %d with faults or repetitions, %d with both (codecs × sizes × matrix values × fault scenarios × repetitions)"`,
+	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repeatUntil) ? self.repeatUntil.maxRepetitions : (has(self.repetitions) ? self.repetitions : 1)) <= (has(self.faults) && (has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1)) ? %d : (has(self.faults) || has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1) ? %d : %d))",message="the matrix expands to more than %d trials, %d with faults or repetitions, %d with both (codecs × sizes × matrix values × fault scenarios × repetitions, repeatUntil.maxRepetitions when set)"`,
 		strings.Join(dims, " * "), trial.MaxFaultedRepeatedTrials, trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials, trial.MaxFaultedRepeatedTrials)
 }
 
