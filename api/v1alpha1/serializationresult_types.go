@@ -70,7 +70,8 @@ type SerializationResult struct {
 type Stopping struct {
 	// Repetitions is the fewest repetitions any trial has.
 	Repetitions int32 `json:"repetitions"`
-	// Met says every chosen interval is within the target: no more rounds run.
+	// Met says every chosen interval is within the target now; rounds stop at
+	// the next round's start once spec.repetitions rounds ran.
 	Met bool `json:"met"`
 	// Widest names the widest interval, its trial and metric, and its half-width
 	// in percent of the median at the level the rule checks (98 %).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -55,7 +56,17 @@ func TestMergeHistograms(t *testing.T) {
 	if m, err := MergedFrom(cm, "t001-avro-512b"); m != nil || err != nil {
 		t.Errorf("a trial never merged: %+v, %v", m, err)
 	}
-	if n := len(cm.BinaryData["t000-json-512b.e2e"]) + len(cm.BinaryData["t000-json-512b.ack"]); n > 8<<10 {
+	// Another experiment's (or nobody's) ConfigMap of that name is not this one's.
+	if OwnsHistograms(x, cm) {
+		t.Error("a ConfigMap without this experiment as its controller counts as its own")
+	}
+	// Past the size limit nothing is merged, and the caller is told.
+	full := Histograms(x)
+	full.Data = map[string]string{"filler": strings.Repeat("x", HistogramsMaxBytes)}
+	if changed, err := MergeHistograms(full, trial.Trial{Name: "t001-avro-512b-r1", Config: "t001-avro-512b"}, summary.NewLatency(), summary.NewLatency()); changed || err == nil {
+		t.Errorf("over the limit: changed %v, %v", changed, err)
+	}
+	if n := len(cm.Data["t000-json-512b.e2e"]) + len(cm.Data["t000-json-512b.ack"]); n > 8<<10 {
 		t.Errorf("one trial's histograms take %d B: the 1 MiB ConfigMap would not hold 64 trials'", n)
 	}
 }

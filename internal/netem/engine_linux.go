@@ -103,11 +103,13 @@ func iptables(ctx context.Context, args ...string) error {
 // Apply starts impairing the interface's packets with m (seeded for
 // reproducibility) and resets the stats.
 func (e *Engine) Apply(ctx context.Context, m Impairment, seed uint64) error {
-	e.imp.Store(newSampler(m, seed))
-	e.flush.Store(false)
+	// The sampler changes under the lock the stats reset under: a packet the
+	// new impairment decides counts toward the new stats, never the old.
 	e.mu.Lock()
+	e.imp.Store(newSampler(m, seed))
 	e.st = Stats{late: &lateness{}, ReadError: e.st.ReadError}
 	e.mu.Unlock()
+	e.flush.Store(false)
 	e.dropsAtApply, e.dropsErr = kernelDrops(e.q.num) // unreadable: Clear says so
 	if e.iface == "" {
 		if m.Partition {
@@ -268,10 +270,11 @@ func (e *Engine) receive() {
 			return
 		}
 		for _, p := range batch {
-			// The sampler is read under the lock Apply resets the stats under, so
-			// every packet counts toward the stats of the impairment that decided
-			// its fate; after Clear, packets still queued count as Packets but not
-			// as Impaired, so the loss share (Lost / Impaired) is the fault's own.
+			// The sampler is read under the lock Apply swaps it and resets the
+			// stats under, so every packet counts toward the stats of the
+			// impairment that decided its fate; after Clear, packets still queued
+			// count as Packets but not as Impaired, so the loss share (Lost /
+			// Impaired) is the fault's own.
 			e.mu.Lock()
 			s := e.imp.Load()
 			e.st.Packets++

@@ -208,10 +208,14 @@ func saturation(r *Result) []string {
 			q > float64(max(r.lingerMicros, SaturatedQueueFloorMicros))
 	}
 	if c := r.Client; c != nil && c.RequestsInFlightMax >= 2 && c.RequestsInFlightAvg >= SaturatedInFlightShare*float64(c.RequestsInFlightMax) && queued(c) {
+		share := "no acknowledgement latency measured"
+		if r.Ack.Mean > 0 {
+			share = fmt.Sprintf("%.0f %% of the %.1f ms mean acknowledgement latency", 100*c.RecordQueueTimeAvgMicros/r.Ack.Mean, r.Ack.Mean/1e3)
+		}
 		out = append(out, fmt.Sprintf("client saturated: requests in flight averaged %.1f of at most %d and records waited %.1f ms in the client "+
-			"(linger %.0f ms; %.0f %% of the %.1f ms mean acknowledgement latency): the client's pipeline, not the format, set this trial's latency "+
+			"(linger %.0f ms; %s): the client's pipeline, not the format, set this trial's latency "+
 			"(raise maxInFlight or batch more: docs/producer-settings.md)", c.RequestsInFlightAvg, c.RequestsInFlightMax,
-			c.RecordQueueTimeAvgMicros/1e3, float64(max(r.lingerMicros, 0))/1e3, 100*c.RecordQueueTimeAvgMicros/r.Ack.Mean, r.Ack.Mean/1e3))
+			c.RecordQueueTimeAvgMicros/1e3, float64(max(r.lingerMicros, 0))/1e3, share))
 	}
 	if r.SendDelay.Mean >= SlippedSendDelayMicros {
 		out = append(out, fmt.Sprintf("open-loop rate slipped: records went out a mean %.1f ms (p99 %.1f ms) after their intended send time: "+
