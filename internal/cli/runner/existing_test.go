@@ -42,6 +42,10 @@ func TestExistingTopic(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var sentOther int
+	// The other traffic stops before its producer closes, on every way out (a
+	// failed check included: sending on a closed producer panics and hides it).
+	stopOther := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer stopOther()
 	wg.Go(func() {
 		for {
 			select {
@@ -90,8 +94,7 @@ func TestExistingTopic(t *testing.T) {
 			}
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stopOther()
 	if !kafkatest.Topics(t, brokers)[topic] || sentOther == 0 {
 		t.Fatalf("existing topic gone (%v) or no other traffic (%d)", !kafkatest.Topics(t, brokers)[topic], sentOther)
 	}
