@@ -283,13 +283,14 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 		}
 		// Unwarned, the client had request slots to spare: the ack moves by the
 		// round trip. Warned, it held records back: the ack moves by at least the
-		// round trip and at most that plus what its mean queue time grew by (a
-		// median grows by less than the mean of a skewed queue).
+		// round trip and at most that plus what its mean queue time grew by, a
+		// quarter more for the mean standing in for the median (runs at 80 ms:
+		// the p50's excess was 0.78 and 0.95 of the mean queue's growth).
 		lo, hi := rtt-toleranceMs, rtt+toleranceMs
 		how := fmt.Sprintf("%+.0f ± %.0f (one round trip; queue %.1f → %.1f ms)", rtt, toleranceMs, q0, q1)
 		if warned {
-			hi = rtt + max(0, q1-q0) + toleranceMs
-			how = fmt.Sprintf("%+.0f to %+.1f (warned saturated: a round trip plus up to the queue's growth, %.1f → %.1f ms)", lo, hi, q0, q1)
+			hi = rtt + 1.25*max(0, q1-q0) + toleranceMs
+			how = fmt.Sprintf("%+.0f to %+.1f (warned saturated: a round trip plus up to 1.25 × the queue's growth, %.1f → %.1f ms)", lo, hi, q0, q1)
 		}
 		ack := row(client+" ack", ms(r0.Ack.P50), ms(r0.Ack.P99), ms(r1.Ack.P50), ms(r1.Ack.P99), how)
 		if ack < lo || ack > hi {
