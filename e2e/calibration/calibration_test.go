@@ -295,7 +295,7 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 		// round trip. Warned, it held records back: the ack moves by at least the
 		// round trip and at most that plus what its mean queue time grew by, a
 		// quarter more for the mean standing in for the median (runs at 80 ms:
-		// the p50's excess was 0.78 and 0.95 of the mean queue's growth).
+		// the p50's excess was 0.78, 0.95 and 1.06 of the mean queue's growth).
 		lo, hi := rtt-toleranceMs, rtt+toleranceMs
 		how := fmt.Sprintf("%+.0f ± %.0f (one round trip; queue %.1f → %.1f ms)", rtt, toleranceMs, q0, q1)
 		if warned {
