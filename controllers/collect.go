@@ -93,18 +93,28 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 	return r.updateStatus(ctx, x)
 }
 
-// recordedTrial returns the trial from the result if this attempt is already in it.
-func (r *ExperimentReconciler) recordedTrial(ctx context.Context, x *serdebenchv1.SerializationExperiment, name string, attempt int32) (serdebenchv1.TrialResult, bool, error) {
+// ownResult is the experiment's SerializationResult so far, nil when there is
+// none yet or the one of that name is a deleted predecessor's.
+func (r *ExperimentReconciler) ownResult(ctx context.Context, x *serdebenchv1.SerializationExperiment) (*serdebenchv1.SerializationResult, error) {
 	res := &serdebenchv1.SerializationResult{}
 	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: build.ResultName(x)}, res)
 	if apierrors.IsNotFound(err) {
-		return serdebenchv1.TrialResult{}, false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return serdebenchv1.TrialResult{}, false, fmt.Errorf("get result: %w", err)
+		return nil, fmt.Errorf("get result: %w", err)
 	}
 	if res.Experiment.UID != string(x.UID) {
-		return serdebenchv1.TrialResult{}, false, nil
+		return nil, nil
+	}
+	return res, nil
+}
+
+// recordedTrial returns the trial from the result if this attempt is already in it.
+func (r *ExperimentReconciler) recordedTrial(ctx context.Context, x *serdebenchv1.SerializationExperiment, name string, attempt int32) (serdebenchv1.TrialResult, bool, error) {
+	res, err := r.ownResult(ctx, x)
+	if err != nil || res == nil {
+		return serdebenchv1.TrialResult{}, false, err
 	}
 	for _, tr := range res.Trials {
 		if tr.Name == name && tr.Attempts == attempt {

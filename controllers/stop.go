@@ -5,13 +5,10 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
-	"github.com/serdebench/serdebench/controllers/build"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/report"
 )
@@ -29,16 +26,9 @@ func (r *ExperimentReconciler) stopEarly(ctx context.Context, x *serdebenchv1.Se
 	if x.Spec.RepeatUntil == nil || t.Repetition <= max(1, x.Spec.Repetitions) || (next > 0 && trials[next-1].Repetition == t.Repetition) {
 		return false, nil
 	}
-	res := &serdebenchv1.SerializationResult{}
-	err := r.reader().Get(ctx, client.ObjectKey{Namespace: x.Namespace, Name: build.ResultName(x)}, res)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get result: %w", err)
-	}
-	if res.Experiment.UID != string(x.UID) {
-		return false, nil
+	res, err := r.ownResult(ctx, x)
+	if err != nil || res == nil {
+		return false, err
 	}
 	s, stop := plan.Stop(x.Spec.ExperimentSpec, t, report.ResultRows(res))
 	if !stop {
