@@ -548,8 +548,18 @@ func TestPrometheusCrossCheck(t *testing.T) {
 	if tr.Records != 3000 || tr.LostRecords != 0 {
 		t.Fatalf("records %d lost %d", tr.Records, tr.LostRecords)
 	}
-	if d := tr.PrometheusRecordsDifference; d == nil || *d != 0 || len(tr.Warnings) != 1 || tr.Warnings[0] != summary.SaramaInFlightWarning {
+	if d := tr.PrometheusRecordsDifference; d == nil || *d != 0 {
 		t.Fatalf("cross-check: difference %v, warnings %v", d, tr.Warnings)
+	}
+	// sarama's warning always; a slipped rate only when the shared machine held the
+	// producer back (seen under make test's load), never a cross-check warning.
+	if len(tr.Warnings) == 0 || tr.Warnings[0] != summary.SaramaInFlightWarning {
+		t.Fatalf("warnings %v, want sarama's first", tr.Warnings)
+	}
+	for _, w := range tr.Warnings[1:] {
+		if !strings.HasPrefix(w, summary.SlippedWarning) {
+			t.Fatalf("unexpected warning %q", w)
+		}
 	}
 	s := tr.ThroughputSeries
 	if s == nil || len(s.RecordsPerSecond) < 2 || s.StepSeconds < 1 {

@@ -124,8 +124,10 @@ type chartPoints struct{ drawn, computed int }
 // screenshot. Console errors, exceptions and requests beyond the file fail the test.
 func openInChromium(t *testing.T, chromium, path string) (map[string]chartPoints, []byte) {
 	t.Helper()
+	// chromedp gives the browser 20 s to print its DevTools address; a cold Chromium on
+	// two cores shared with the rest of `make test` took longer (CI), so it gets 90.
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1300, 900))
+		chromedp.DisableGPU, chromedp.WindowSize(1300, 900), chromedp.WSURLReadTimeout(90*time.Second))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)

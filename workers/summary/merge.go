@@ -192,6 +192,10 @@ const (
 	SlippedSendDelayMicros    = 1000
 )
 
+// SlippedWarning opens the warning of an open-loop trial whose producer fell
+// behind its schedule (a loaded machine can cause it at any rate).
+const SlippedWarning = "open-loop rate slipped"
+
 // saturation says when the client, not the format, set an open-loop trial's
 // numbers (a closed loop fills the client by design: it measures the slowest
 // stage). The calibration at 80 ms round trip saw librdkafka's acknowledgement
@@ -218,7 +222,7 @@ func saturation(r *Result) []string {
 			c.RecordQueueTimeAvgMicros/1e3, float64(max(r.lingerMicros, 0))/1e3, share))
 	}
 	if r.SendDelay.Mean >= SlippedSendDelayMicros {
-		out = append(out, fmt.Sprintf("open-loop rate slipped: records went out a mean %.1f ms (p99 %.1f ms) after their intended send time: "+
+		out = append(out, fmt.Sprintf(SlippedWarning+": records went out a mean %.1f ms (p99 %.1f ms) after their intended send time: "+
 			"the producer could not keep the target rate, so the client or the machine, not the format, set this trial's numbers "+
 			"(latency still counts from the intended time)", r.SendDelay.Mean/1e3, float64(r.SendDelay.P99)/1e3))
 	}
