@@ -67,11 +67,11 @@ export SERDEBENCH_ARTIFACTS ?= $(CURDIR)/.state/artifacts
 
 .PHONY: test-unit
 test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiserver/etcd) and a short fuzz run: `make test`'s first stage.
-	@# The full log goes to .state/test.log; the screen gets each package's line, and on a
-	@# failure what each failed test said (CI shows only the output's tail).
+	@# The full log goes to .state/test.log; the screen gets each package's line as go test
+	@# prints it, and on a failure what failed and why (CI shows only the output's tail).
 	mkdir -p .state
 	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -race -count=1 -timeout 40m -v $(GO_PACKAGES) 2>&1 | tee .state/test.log | \
-	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^\?' || { grep -E -A12 '^panic:|^[^ ]+\.go:[0-9]+:[0-9]+: ' .state/test.log | head -60; hack/failures.sh .state/test.log; exit 1; }
+	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^\?' || { hack/failures.sh .state/test.log; exit 1; }
 	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/cli/experiment/
 
 .PHONY: test

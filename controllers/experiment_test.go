@@ -551,15 +551,14 @@ func TestPrometheusCrossCheck(t *testing.T) {
 	if d := tr.PrometheusRecordsDifference; d == nil || *d != 0 {
 		t.Fatalf("cross-check: difference %v, warnings %v", d, tr.Warnings)
 	}
-	// sarama's warning always; a slipped rate only when the shared machine held the
-	// producer back (seen under make test's load), never a cross-check warning.
-	if len(tr.Warnings) == 0 || tr.Warnings[0] != summary.SaramaInFlightWarning {
-		t.Fatalf("warnings %v, want sarama's first", tr.Warnings)
+	// sarama's warning always; a slipped rate exactly when the records went out a
+	// mean 1 ms or more late (make test's load can do that at 300 rec/s); no other.
+	want := []string{summary.SaramaInFlightWarning}
+	if tr.SendDelayMicros.Mean >= summary.SlippedSendDelayMicros {
+		want = append(want, summary.SlippedWarning)
 	}
-	for _, w := range tr.Warnings[1:] {
-		if !strings.HasPrefix(w, summary.SlippedWarning) {
-			t.Fatalf("unexpected warning %q", w)
-		}
+	if len(tr.Warnings) != len(want) || !strings.HasPrefix(tr.Warnings[0], want[0]) || !strings.HasPrefix(tr.Warnings[len(want)-1], want[len(want)-1]) {
+		t.Fatalf("warnings %q, want ones beginning %q (send delay mean %d µs)", tr.Warnings, want, tr.SendDelayMicros.Mean)
 	}
 	s := tr.ThroughputSeries
 	if s == nil || len(s.RecordsPerSecond) < 2 || s.StepSeconds < 1 {

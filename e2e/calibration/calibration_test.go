@@ -270,16 +270,22 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 			// Open loop: the rate holds even when the client queues (sarama
 			// cannot keep up with a 16 KiB batch.size once the round trip is long;
 			// its row shows by how much).
-			if (client != "sarama" || d == 0) && r.RecordsPerSecond < 0.97*2000 {
+			slipped := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, summary.SlippedWarning) })
+			switch {
+			case r.RecordsPerSecond >= 0.97*2000:
+			case client == "sarama" && d > 0 && !slipped: // its documented limit, which it must state
+				t.Errorf("sarama D=%d: %.0f rec/s, and its result does not say the rate slipped; warnings: %q", d, r.RecordsPerSecond, r.Warnings)
+			case client != "sarama" || d == 0:
 				t.Errorf("%s D=%d: %.0f rec/s: the workload must keep its rate", client, d, r.RecordsPerSecond)
 			}
 		}
 		fmt.Fprintf(table, "| %s throughput, rec/s | %.0f | %.0f | | 2000 |\n", client, r0.RecordsPerSecond, r1.RecordsPerSecond)
-		var q0, q1 float64 // mean record queue time in the client, ms
+		var q0, q1, rq0, rq1 float64 // mean record queue time and request latency in the client, ms
 		if r0.Client != nil && r1.Client != nil {
 			q0, q1 = r0.Client.RecordQueueTimeAvgMicros/1e3, r1.Client.RecordQueueTimeAvgMicros/1e3
+			rq0, rq1 = r0.Client.RequestLatencyAvgMicros/1e3, r1.Client.RequestLatencyAvgMicros/1e3
 		}
-		warned := slices.ContainsFunc(r1.Warnings, func(w string) bool { return strings.HasPrefix(w, "client saturated:") })
+		warned := slices.ContainsFunc(r1.Warnings, func(w string) bool { return strings.HasPrefix(w, summary.SaturatedWarning) })
 		if client == "sarama" {
 			row(client+" ack", ms(r0.Ack.P50), ms(r0.Ack.P99), ms(r1.Ack.P50), ms(r1.Ack.P99), "reported (sarama cannot pass: see its warning)")
 			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99), "reported")
@@ -292,15 +298,18 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 			continue
 		}
 		// Unwarned, the client had request slots to spare: the ack moves by the
-		// round trip. Warned, it held records back: the ack moves by at least the
-		// round trip and at most that plus what its mean queue time grew by, a
-		// quarter more for the mean standing in for the median (runs at 80 ms:
-		// the p50's excess was 0.78, 0.95 and 1.06 of the mean queue's growth).
+		// round trip. Warned, it held records back, and its pipeline, not the
+		// network, set the rest: the ack moves by at least the round trip, and the
+		// warning is the documented limit. No upper bound is claimed for it: the
+		// queue time is the client's mean ack less its mean request latency (per
+		// request, not per record), and requests queued at the broker behind each
+		// other add to both, so no model here predicts the excess; the table
+		// reports how much of it the queue's growth accounts for.
 		lo, hi := rtt-toleranceMs, rtt+toleranceMs
 		how := fmt.Sprintf("%+.0f ± %.0f (one round trip; queue %.1f → %.1f ms)", rtt, toleranceMs, q0, q1)
 		if warned {
-			hi = rtt + 1.25*max(0, q1-q0) + toleranceMs
-			how = fmt.Sprintf("%+.0f to %+.1f (warned saturated: a round trip plus up to 1.25 × the queue's growth, %.1f → %.1f ms)", lo, hi, q0, q1)
+			hi = math.Inf(1)
+			how = fmt.Sprintf("at least %+.0f (warned saturated; queue %.1f → %.1f ms, request latency %.1f → %.1f ms)", lo, q0, q1, rq0, rq1)
 		}
 		ack := row(client+" ack", ms(r0.Ack.P50), ms(r0.Ack.P99), ms(r1.Ack.P50), ms(r1.Ack.P99), how)
 		if ack < lo || ack > hi {
@@ -361,7 +370,7 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 	// It keeps one produce request in flight: at 80 ms round trip that carries
 	// about 126 records per 84 ms, below the 2,000 a second asked. Then its
 	// result must say the rate slipped (the documented limit).
-	slipped := slices.ContainsFunc(s1.Warnings, func(w string) bool { return strings.HasPrefix(w, "open-loop rate slipped:") })
+	slipped := slices.ContainsFunc(s1.Warnings, func(w string) bool { return strings.HasPrefix(w, summary.SlippedWarning) })
 	if s1.RecordsPerSecond < 0.97*2000 && !slipped {
 		t.Errorf("sarama with 128 KiB batches at D=%d: %.0f rec/s, and its result does not say the rate slipped; warnings: %q", delayMs, s1.RecordsPerSecond, s1.Warnings)
 	}

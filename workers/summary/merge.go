@@ -192,9 +192,14 @@ const (
 	SlippedSendDelayMicros    = 1000
 )
 
-// SlippedWarning opens the warning of an open-loop trial whose producer fell
-// behind its schedule (a loaded machine can cause it at any rate).
-const SlippedWarning = "open-loop rate slipped"
+// The saturation warnings begin with these, so tests and tools can tell them apart.
+const (
+	// SaturatedWarning opens the warning of a client whose request pipeline was full.
+	SaturatedWarning = "client saturated"
+	// SlippedWarning opens the warning of an open-loop trial whose producer fell
+	// behind its schedule (a loaded machine can cause it at any rate).
+	SlippedWarning = "open-loop rate slipped"
+)
 
 // saturation says when the client, not the format, set an open-loop trial's
 // numbers (a closed loop fills the client by design: it measures the slowest
@@ -216,7 +221,7 @@ func saturation(r *Result) []string {
 		if r.Ack.Mean > 0 {
 			share = fmt.Sprintf("%.0f %% of the %.1f ms mean acknowledgement latency", 100*c.RecordQueueTimeAvgMicros/r.Ack.Mean, r.Ack.Mean/1e3)
 		}
-		out = append(out, fmt.Sprintf("client saturated: requests in flight averaged %.1f of at most %d and records waited %.1f ms in the client "+
+		out = append(out, fmt.Sprintf(SaturatedWarning+": requests in flight averaged %.1f of at most %d and records waited %.1f ms in the client "+
 			"(linger %.0f ms; %s): the client's pipeline, not the format, set this trial's latency "+
 			"(raise maxInFlight or batch more: docs/producer-settings.md)", c.RequestsInFlightAvg, c.RequestsInFlightMax,
 			c.RecordQueueTimeAvgMicros/1e3, float64(max(r.lingerMicros, 0))/1e3, share))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +23,10 @@ import (
 // interleaved, beside an unpaced trial (the table's baseline). It checks what
 // cannot fail by chance: the estimator's own promises (the figure inside its
 // interval, 96.8 % with 5 and 5, the same change either way round); the paced
-// twins' records/s equivalent within ±1 % at that confidence (the pacer holds the
-// rate; their latency gets no such bound: under make test's load one run's p50 came
-// out 2.2 times its twin's, the between-run noise the simulations model); the planted slowdown
-// found, inside its interval; and the table telling every paced trial from the
+// twins' records/s equivalent within ±1 % at that confidence unless a repetition
+// says its rate slipped (the pacer holds the rate while the machine lets it; their
+// latency gets no such bound: under make test's load one repetition's p50 came out
+// 2.2 times its twin's); the planted slowdown found, inside its interval; and the table telling every paced trial from the
 // unpaced baseline after Holm's correction. Whether an A/A pair is "not
 // different" is left to the simulations (internal/stats): asserted on one pair it
 // fails 3 % of runs by design.
@@ -74,14 +75,15 @@ func TestRepetitionsAATest(t *testing.T) {
 			math.Abs(math.Log1p(aa.Percent/100)+math.Log1p(back.Percent/100)) > 1e-9 {
 			t.Errorf("A/A %s: the estimator broke its own promises: %+v, the other way round %+v", m.Name, aa, back)
 		}
-		if m.Name == rps.Name && (aa.LowPercent < -1 || aa.HighPercent > 1) {
-			t.Errorf("A/A %s: the same paced trial twice differs by [%+.1f, %+.1f] %% at %.1f %%: beyond ±1 %%", m.Name, aa.LowPercent, aa.HighPercent, 100*aa.Confidence)
+		if m.Name == rps.Name && (aa.LowPercent < -1 || aa.HighPercent > 1) && !slipped(groups[1], groups[2]) {
+			t.Errorf("A/A %s: the same paced trial twice differs by [%+.1f, %+.1f] %% at %.1f %% and no repetition says its rate slipped: beyond ±1 %%",
+				m.Name, aa.LowPercent, aa.HighPercent, 100*aa.Confidence)
 		}
 	}
 	planted := report.DifferenceOf(rps, groups[1], groups[3])
 	t.Logf("planted: %v vs %v rec/s: change %+.1f %% [%+.1f, %+.1f], p = %.3f", report.Values(rps, groups[1]), report.Values(rps, groups[3]),
 		planted.Percent, planted.LowPercent, planted.HighPercent, planted.P)
-	if !(planted.P < 0.05) || planted.LowPercent > -20 || planted.HighPercent < -20 || math.Abs(planted.Percent+20) > 2 {
+	if !(planted.P < 0.05) || planted.LowPercent > -20 || planted.HighPercent < -20 || (math.Abs(planted.Percent+20) > 2 && !slipped(groups[1], groups[3])) {
 		t.Errorf("a planted 20 %% slowdown: %+v", planted)
 	}
 	// The table says the same: medians, intervals, and each trial against the
@@ -121,4 +123,17 @@ func TestRepetitionsAATest(t *testing.T) {
 			t.Errorf("%s: merged e2e %+v: want %d values and a p99 within %d–%d µs", st.Name, m.EndToEndMicros, count, lo, hi)
 		}
 	}
+}
+
+// slipped says whether a repetition of these groups says its paced rate slipped:
+// then the pacer did not hold the rate (a loaded machine) and the result said so.
+func slipped(groups ...[]report.Row) bool {
+	for _, g := range groups {
+		for _, r := range g {
+			if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, summary.SlippedWarning) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
