@@ -83,7 +83,11 @@ func TestRepetitionsAATest(t *testing.T) {
 	planted := report.DifferenceOf(rps, groups[1], groups[3])
 	t.Logf("planted: %v vs %v rec/s: change %+.1f %% [%+.1f, %+.1f], p = %.3f", report.Values(rps, groups[1]), report.Values(rps, groups[3]),
 		planted.Percent, planted.LowPercent, planted.HighPercent, planted.P)
-	if !(planted.P < 0.05) || planted.LowPercent > -20 || planted.HighPercent < -20 || (math.Abs(planted.Percent+20) > 2 && !slipped(groups[1], groups[3])) {
+	// The truth is the pacers' -20 %, up to each measured rate's window edges (the
+	// window runs to the last acknowledgement, so a paced rate measures a few
+	// tenths of a percent below its pacer's: 2,490 of 2,500, 1,997 of 2,000): the
+	// interval must reach within a point of it. Its width alone is about ±0.2.
+	if !(planted.P < 0.05) || planted.LowPercent > -19 || planted.HighPercent < -21 || (math.Abs(planted.Percent+20) > 2 && !slipped(groups[1], groups[3])) {
 		t.Errorf("a planted 20 %% slowdown: %+v", planted)
 	}
 	// The table says the same: medians, intervals, and each trial against the
