@@ -96,7 +96,7 @@ func TestReportInChromium(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(artifacts, "report-"+c.name+".png"), png, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, id := range []string{"throughput", "size", "serde-time", "serde-share", "cpu", "latency", "over-time"} {
+			for _, id := range []string{"throughput", "size", "serde-time", "serde-share", "cpu", "latency", "over-time", "pareto"} {
 				p, ok := points[id]
 				if !ok {
 					t.Errorf("chart %s was not rendered (charts: %v)", id, points)
