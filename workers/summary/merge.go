@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,6 +201,12 @@ const (
 	// behind its schedule (a loaded machine can cause it at any rate).
 	SlippedWarning = "open-loop rate slipped"
 )
+
+// Warned says whether one of warnings begins with opening (SaturatedWarning,
+// SlippedWarning).
+func Warned(warnings []string, opening string) bool {
+	return slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(w, opening) })
+}
 
 // saturation says when the client, not the format, set an open-loop trial's
 // numbers (a closed loop fills the client by design: it measures the slowest

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +133,7 @@ func TestRepetitionsAATest(t *testing.T) {
 func slipped(groups ...[]report.Row) bool {
 	for _, g := range groups {
 		for _, r := range g {
-			if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, summary.SlippedWarning) }) {
+			if summary.Warned(r.Warnings, summary.SlippedWarning) {
 				return true
 			}
 		}
