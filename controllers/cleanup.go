@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -27,9 +28,17 @@ import (
 	"github.com/serdebench/serdebench/workers/protocol"
 )
 
-// finalizeGiveUp is how long a deleted experiment waits for an unreachable Kafka
-// before it lets go of its topics (with a warning event) rather than block deletion.
-const finalizeGiveUp = 2 * time.Minute
+// defaultCleanupGiveUp is how long a deleted experiment waits for an unreachable
+// Kafka (or a stopped Topic Operator) before it lets go of its topics (with a
+// warning event) rather than block deletion.
+const defaultCleanupGiveUp = 2 * time.Minute
+
+func (r *ExperimentReconciler) cleanupGiveUp() time.Duration {
+	if r.CleanupGiveUp > 0 {
+		return r.CleanupGiveUp
+	}
+	return defaultCleanupGiveUp
+}
 
 // cleanup removes a finished trial's Jobs (with their pods) and, per
 // cleanupPolicy, its topic, then records that it did. Under Retain a measured
@@ -49,11 +58,11 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if left > 0 && (ts.CompletionTime == nil || time.Since(ts.CompletionTime.Time) < finalizeGiveUp) {
+		if left > 0 && (ts.CompletionTime == nil || time.Since(ts.CompletionTime.Time) < r.cleanupGiveUp()) {
 			return ctrl.Result{RequeueAfter: r.poll()}, nil
 		}
 		if left > 0 {
-			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up waiting for Chaos Mesh to remove %d fault object(s) of trial %s after %s", left, ts.Name, finalizeGiveUp)
+			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up waiting for Chaos Mesh to remove %d fault object(s) of trial %s after %s", left, ts.Name, r.cleanupGiveUp())
 		}
 	}
 	if !retain || failed {
@@ -71,20 +80,41 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 	}
 	if !retain && ts.Topic != "" && x.Spec.Topic.Name == "" && topicMayExist(*ts) {
 		if err := r.deleteTopic(ctx, x, ts.Topic); err != nil {
-			if ts.CompletionTime != nil && time.Since(ts.CompletionTime.Time) < finalizeGiveUp {
+			if ts.CompletionTime != nil && time.Since(ts.CompletionTime.Time) < r.cleanupGiveUp() {
 				log.FromContext(ctx).Info("retrying topic cleanup", "experiment", x.Name, "topic", ts.Topic, "err", err)
-				return ctrl.Result{RequeueAfter: r.poll()}, nil
+				return r.waitForDeletion(ctx, x, ts.CompletionTime.Time, err.Error())
 			}
-			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up deleting topic %s after %s: %v", ts.Topic, finalizeGiveUp, err)
+			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up deleting topic %s after %s: %v", ts.Topic, r.cleanupGiveUp(), err)
 			if failed {
 				ts.Message += "; topic cleanup: " + err.Error()
 			}
 		} else {
 			r.sideEffect(x, "topic deleted")
+			if c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady); c != nil && c.Reason == ReasonDeletingTopics {
+				r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionTrue, ReasonTopicReady, "topic "+ts.Topic+" deleted")
+			}
 		}
 	}
 	ts.CleanedUp = true
 	return r.updateStatus(ctx, x)
+}
+
+// waitForDeletion waits for topics deleted since since; once that has taken a
+// while (a Topic Operator takes about a second) it says, where `kubectl get sx`
+// looks, what keeps them (Kafka unreachable, Strimzi's Topic Operator stopped). The
+// status is written only when that changes.
+func (r *ExperimentReconciler) waitForDeletion(ctx context.Context, x *serdebenchv1.SerializationExperiment, since time.Time, why string) (ctrl.Result, error) {
+	if time.Since(since) < min(10*time.Second, r.cleanupGiveUp()/2) {
+		return ctrl.Result{RequeueAfter: r.poll()}, nil
+	}
+	msg := fmt.Sprintf("deleting topics (for up to %s): %s", r.cleanupGiveUp(), why)
+	if c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady); c == nil || c.Reason != ReasonDeletingTopics || c.Message != names.Truncate(msg, conditionMessageMax) {
+		r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionFalse, ReasonDeletingTopics, msg)
+		if err := r.Status().Update(ctx, x); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("status: %w", err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: r.poll()}, nil
 }
 
 // cleanupAttempts removes the Jobs and topics of a trial's attempts before attempt.
@@ -188,10 +218,10 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 			return ctrl.Result{}, err
 		}
 		if left > 0 {
-			if time.Since(x.DeletionTimestamp.Time) < finalizeGiveUp {
+			if time.Since(x.DeletionTimestamp.Time) < r.cleanupGiveUp() {
 				return ctrl.Result{RequeueAfter: r.poll()}, nil
 			}
-			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up waiting for Chaos Mesh to remove %d fault object(s) after %s", left, finalizeGiveUp)
+			r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up waiting for Chaos Mesh to remove %d fault object(s) after %s", left, r.cleanupGiveUp())
 		}
 	}
 	var failed []string
@@ -199,11 +229,11 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 		failed = r.deleteTopics(ctx, x)
 	}
 	if len(failed) > 0 {
-		if time.Since(x.DeletionTimestamp.Time) < finalizeGiveUp {
+		if time.Since(x.DeletionTimestamp.Time) < r.cleanupGiveUp() {
 			log.FromContext(ctx).Info("retrying topic cleanup", "experiment", x.Name, "errors", failed)
-			return ctrl.Result{RequeueAfter: r.poll()}, nil
+			return r.waitForDeletion(ctx, x, x.DeletionTimestamp.Time, strings.Join(failed, "; "))
 		}
-		r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up deleting topics after %s: %s", finalizeGiveUp, strings.Join(failed, "; "))
+		r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up deleting topics after %s: %s", r.cleanupGiveUp(), strings.Join(failed, "; "))
 	}
 	controllerutil.RemoveFinalizer(x, build.Finalizer)
 	if err := r.Update(ctx, x); err != nil && !apierrors.IsNotFound(err) {

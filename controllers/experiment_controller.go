@@ -82,8 +82,11 @@ type ExperimentReconciler struct {
 	// FaultInjectTimeout bounds the wait for Chaos Mesh to apply a trial's fault
 	// once its objects exist (default 30 s).
 	FaultInjectTimeout time.Duration
-	AfterStatusWrite   func(x *serdebenchv1.SerializationExperiment)
-	AfterSideEffect    func(x *serdebenchv1.SerializationExperiment, what string)
+	// CleanupGiveUp bounds how long a trial's cleanup and a deleted experiment wait
+	// for Kafka or Strimzi's Topic Operator to delete topics (default 2 min).
+	CleanupGiveUp    time.Duration
+	AfterStatusWrite func(x *serdebenchv1.SerializationExperiment)
+	AfterSideEffect  func(x *serdebenchv1.SerializationExperiment, what string)
 }
 
 // Reasons for conditions and events.
@@ -95,6 +98,9 @@ const (
 	// made (the TopicsReady message says why).
 	ReasonWaitingForKafka = "WaitingForKafka"
 	ReasonTopicReady      = "TopicReady"
+	// ReasonDeletingTopics is the TopicsReady reason while a deleted experiment
+	// waits for its topics to go (the message says what holds them).
+	ReasonDeletingTopics = "DeletingTopics"
 	// ReasonProducersStarted is the event of a trial's producers given their
 	// start.
 	ReasonProducersStarted  = "ProducersStarted"
@@ -327,6 +333,10 @@ func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.Seriali
 				return r.updateStatus(ctx, x)
 			}
 			ready, err := prov.Ensure(ctx, r.topicSpec(x, t, ts.Topic))
+			if errors.Is(err, topics.ErrRefused) {
+				// Strimzi's Topic Operator will not make it as specified: its reason, quoted.
+				return r.fail(ctx, x, t.Index, ReasonTopicFailed, err.Error())
+			}
 			if err != nil {
 				// Kafka or the Topic Operator may recover; the trial timeout bounds this.
 				return r.waitForTopic(ctx, x, ts, err)

@@ -225,7 +225,9 @@ func TestStrimzi(t *testing.T) {
 	cases := []struct {
 		name string
 		run  func(*testing.T)
-	}{{"happy path", happyPathStrimzi}, {"topic never ready", trialTimeout}, {"worker failure", workerFailure}, {"deletion mid-run", deletionMidRun}}
+	}{{"happy path", happyPathStrimzi}, {"topic never ready", trialTimeout}, {"worker failure", workerFailure}, {"deletion mid-run", deletionMidRun},
+		{"topic refused", strimziRefused}, {"Topic Operator stopped mid-run", strimziStoppedMidRun},
+		{"deleted while the Topic Operator is stopped", strimziDeletedWhileStopped}}
 	for _, gen := range []string{strimziCurrent, strimziPrevious} {
 		t.Run(gen, func(t *testing.T) {
 			if gen != strimziCurrent {

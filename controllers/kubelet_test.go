@@ -15,10 +15,12 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/run"
@@ -28,8 +30,8 @@ import (
 // run: for every Job in its namespace it runs each pod's containers — the real
 // worker, with the Job's exact arguments — against the real broker, records them as
 // Pods with their termination messages, and sets the Job's status. It also stands in
-// for Strimzi's Topic Operator: it creates each KafkaTopic's topic in the real
-// broker and marks the KafkaTopic Ready.
+// for Strimzi's Topic Operator (topicOperator): it creates each KafkaTopic's topic
+// in the real broker and reports the KafkaTopic's status as the real one does.
 type kubelet struct {
 	t       *testing.T
 	ns      string
@@ -54,7 +56,8 @@ type kubelet struct {
 	running map[types.UID]context.CancelFunc
 	// hold keeps Jobs active (not run) while true.
 	hold bool
-	// topicsReady false leaves KafkaTopics not Ready.
+	// topicsReady false stops the Topic Operator: KafkaTopics get no status and
+	// keep its finalizer.
 	topicsReady bool
 	// metricsTarget, if set, is told every scrape target the PodMonitor would
 	// select: each declared container port named metrics* at its pod's IP, with the
@@ -193,6 +196,14 @@ func (k *kubelet) loop(ctx context.Context, wg *sync.WaitGroup) {
 	}
 }
 
+// topicOperator stands in for Strimzi's Topic Operator as the real one (1.2.0, run
+// in e2e/strimzi_test.go) behaves: it reconciles only KafkaTopics labelled
+// strimzi.io/cluster=my-cluster; adds its finalizer before it creates the topic;
+// reports status.observedGeneration, topicName and a Ready condition, Ready=False
+// with Strimzi's reason and message when Kafka refuses the topic (more replicas than
+// brokers); leaves a KafkaTopic annotated strimzi.io/managed: "false" alone; and on
+// deletion deletes the topic in Kafka before it removes its finalizer. With
+// topicsReady false it is stopped: nothing is reconciled, finalizers included.
 func (k *kubelet) topicOperator(ctx context.Context) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(strimziGVK(k.t, topics.KindKafkaTopic).GroupVersion().WithKind("KafkaTopicList"))
@@ -200,51 +211,70 @@ func (k *kubelet) topicOperator(ctx context.Context) {
 		return
 	}
 	k.mu.Lock()
-	ready := k.topicsReady
-	k.mu.Unlock()
-	present := map[string]bool{}
-	for _, kt := range list.Items {
-		present[kt.GetName()] = true
-	}
-	// Like the Topic Operator, delete the topic once its KafkaTopic is gone.
-	k.mu.Lock()
-	for name := range k.created {
-		if !present[name] {
-			if err := (&topics.Admin{Brokers: k.brokers}).Delete(ctx, name); err == nil {
-				delete(k.created, name)
-			}
-		}
+	running := k.topicsReady
+	for i := range list.Items {
+		k.topicsSeen[list.Items[i].GetName()] = true
 	}
 	k.mu.Unlock()
+	if !running {
+		return
+	}
+	admin := &topics.Admin{Brokers: k.brokers}
 	for i := range list.Items {
 		kt := &list.Items[i]
-		k.mu.Lock()
-		k.topicsSeen[kt.GetName()] = true
-		k.mu.Unlock()
-		if !ready || kt.GetDeletionTimestamp() != nil {
+		if kt.GetLabels()[topics.LabelCluster] != standInCluster || kt.GetAnnotations()[topics.AnnotationManaged] == "false" {
 			continue
 		}
-		if conds, _, _ := unstructured.NestedSlice(kt.Object, "status", "conditions"); len(conds) > 0 {
+		if kt.GetDeletionTimestamp() != nil {
+			if err := admin.Delete(ctx, kt.GetName()); err != nil {
+				continue
+			}
+			k.mu.Lock()
+			delete(k.created, kt.GetName())
+			k.mu.Unlock()
+			if controllerutil.RemoveFinalizer(kt, topics.Finalizer) {
+				if err := k8s.Update(ctx, kt); err != nil && !apierrors.IsNotFound(err) {
+					k.t.Logf("topic operator: remove finalizer: %v", err)
+				}
+			}
 			continue
+		}
+		if observed, _, _ := unstructured.NestedInt64(kt.Object, "status", "observedGeneration"); observed == kt.GetGeneration() {
+			continue
+		}
+		if controllerutil.AddFinalizer(kt, topics.Finalizer) {
+			if err := k8s.Update(ctx, kt); err != nil {
+				continue
+			}
 		}
 		parts, _, _ := unstructured.NestedInt64(kt.Object, "spec", "partitions")
 		replicas, _, _ := unstructured.NestedInt64(kt.Object, "spec", "replicas")
-		admin := &topics.Admin{Brokers: k.brokers}
-		ok, err := admin.Ensure(ctx, topics.Spec{Name: kt.GetName(), Partitions: int32(parts), Replicas: int32(replicas)})
-		if err != nil || !ok {
-			continue
+		ready := map[string]any{"type": "Ready", "status": "True", "lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}
+		if int(replicas) > len(k.brokers) {
+			// Strimzi 1.2.0's words, as the real one reported them against one broker.
+			ready["status"], ready["reason"] = "False", "KafkaError"
+			ready["message"] = fmt.Sprintf("org.apache.kafka.common.errors.InvalidReplicationFactorException: Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered or some brokers have all their log directories cordoned.", replicas, replicas, len(k.brokers))
+		} else {
+			ok, err := admin.Ensure(ctx, topics.Spec{Name: kt.GetName(), Partitions: int32(parts), Replicas: int32(replicas)})
+			if err != nil || !ok {
+				continue
+			}
+			k.mu.Lock()
+			k.created[kt.GetName()] = true
+			k.mu.Unlock()
 		}
-		k.mu.Lock()
-		k.created[kt.GetName()] = true
-		k.mu.Unlock()
-		_ = unstructured.SetNestedSlice(kt.Object, []any{map[string]any{"type": "Ready", "status": "True",
-			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}, "status", "conditions")
 		_ = unstructured.SetNestedField(kt.Object, kt.GetName(), "status", "topicName")
+		_ = unstructured.SetNestedSlice(kt.Object, []any{ready}, "status", "conditions")
+		_ = unstructured.SetNestedField(kt.Object, kt.GetGeneration(), "status", "observedGeneration")
 		if err := k8s.Status().Update(ctx, kt); err != nil {
 			k.t.Logf("topic operator: %v", err)
 		}
 	}
 }
+
+// standInCluster is the Strimzi cluster whose KafkaTopics the stand-in reconciles
+// (its STRIMZI_RESOURCE_LABELS), the one the tests' experiments name.
+const standInCluster = "my-cluster"
 
 type containerResult struct {
 	name     string

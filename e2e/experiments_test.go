@@ -232,11 +232,13 @@ func waitTrialRunning(t *testing.T, name string, i int, role string) corev1.Pod 
 }
 
 // TestThesisBatch runs the thesis's batch test (reduced records) through the chart's
-// operator and checks the result, the operator's identity and log, the CLI's table,
+// operator and Strimzi's Topic Operator, and checks the result, the operator's identity and log, the CLI's table,
 // and that deleting the experiment leaves nothing behind.
 func TestThesisBatch(t *testing.T) {
 	start := time.Now()
-	x := sample(t, "thesis-batch.yaml", "thesis-batch")
+	// As the sample is: its topics are KafkaTopics of Strimzi cluster my-cluster,
+	// made by Strimzi's Topic Operator.
+	x := viaStrimzi(sample(t, "thesis-batch.yaml", "thesis-batch"))
 	// Records instead of the sample's duration: records and a duration exclude each other.
 	x.Spec.Records, x.Spec.DurationSeconds = ptr(int64(2000)), nil
 	x.Spec.Warmup = trial.Warmup{Records: 200}

@@ -124,6 +124,15 @@ func install() error {
 	if err != nil {
 		return fmt.Errorf("hack/stack/install.sh: %w\n%s", err, out)
 	}
+	// Strimzi's real Topic Operator for cluster my-cluster, watching this namespace
+	// (the same script as `make demo`).
+	if _, err := mustEnv("STRIMZI_IMAGE"); err != nil {
+		return err
+	}
+	cmd = exec.Command(filepath.Join(repo, "hack/strimzi/deploy.sh"), "up", namespace, stack.kafka, strimziCluster)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("hack/strimzi/deploy.sh: %w\n%s", err, out)
+	}
 	return nil
 }
 

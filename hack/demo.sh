@@ -2,8 +2,9 @@
 # `make demo`: the thesis batch experiment (config/samples/thesis-batch.yaml) run by the
 # operator in a real cluster. Brings up the stack (hack/stack/stack.sh: the local
 # cluster or KUBECONFIG's, images, a broker pods reach, prometheus-operator), installs
-# the Helm chart (hack/stack/install.sh, as the e2e suite does), applies the sample
-# pointed at that broker, follows it, and prints `kubectl get sx,sr` and the result's
+# the Helm chart (hack/stack/install.sh, as the e2e suite does) and Strimzi's Topic
+# Operator for that broker (hack/strimzi/deploy.sh), applies the sample as it is
+# (topics as KafkaTopics of Strimzi cluster my-cluster), follows it, and prints `kubectl get sx,sr` and the result's
 # table. DEMO_RECORDS (a record count per trial instead of the sample's 10 s windows)
 # shortens it. Leaves everything running; `make down` stops it.
 set -euo pipefail
@@ -25,14 +26,18 @@ log "installing the chart into $NAMESPACE (namespaced RBAC, PodMonitor, Promethe
 hack/stack/install.sh "$RELEASE" "$NAMESPACE" --set manager.workerMetricsGrace=10s
 k -n "$NAMESPACE" get deploy,pods -l app.kubernetes.io/instance="$RELEASE"
 
-log "applying config/samples/thesis-batch.yaml with kafka.bootstrapServers=$SERDEBENCH_STACK_KAFKA"
+log "Strimzi's Topic Operator in $NAMESPACE for Kafka cluster my-cluster (brokers at $SERDEBENCH_STACK_KAFKA)"
+hack/strimzi/deploy.sh up "$NAMESPACE" "$SERDEBENCH_STACK_KAFKA" my-cluster
+
+log "applying config/samples/thesis-batch.yaml (topics as KafkaTopics of Strimzi cluster my-cluster)"
 k -n "$NAMESPACE" delete sx thesis-batch --ignore-not-found --wait=true --timeout=2m >/dev/null
-# The sample names a Strimzi cluster; here the broker is reached directly.
-patch="{\"spec\":{\"kafka\":{\"strimzi\":null,\"bootstrapServers\":\"$SERDEBENCH_STACK_KAFKA\"}"
-[[ -n "${DEMO_RECORDS:-}" ]] && patch+=",\"durationSeconds\":null,\"records\":$DEMO_RECORDS,\"warmup\":{\"durationSeconds\":null,\"records\":$((DEMO_RECORDS / 10))}"
-patch+="}}"
-k -n "$NAMESPACE" patch --local -f config/samples/thesis-batch.yaml --type merge -p "$patch" -o json |
-  k -n "$NAMESPACE" apply -f -
+if [[ -n "${DEMO_RECORDS:-}" ]]; then
+  k -n "$NAMESPACE" patch --local -f config/samples/thesis-batch.yaml --type merge -o json -p \
+    "{\"spec\":{\"durationSeconds\":null,\"records\":$DEMO_RECORDS,\"warmup\":{\"durationSeconds\":null,\"records\":$((DEMO_RECORDS / 10))}}}" |
+    k -n "$NAMESPACE" apply -f -
+else
+  k -n "$NAMESPACE" apply -f config/samples/thesis-batch.yaml
+fi
 
 log "following the experiment (serdebench wait)"
 bin/serdebench wait thesis-batch -n "$NAMESPACE" --timeout 30m >/dev/null

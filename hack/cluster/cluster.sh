@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A real single-node Kubernetes cluster on this machine, without Docker or a registry:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and kube-proxy
-# (v1.33.13, built from Go source by hack/k8s/build.sh), containerd, runc and the CNI
-# bridge plugin from Debian. Images are imported into containerd (`load`); pods use
-# images that are present, never pulled.
+# (v1.33.13, built from Go source by hack/k8s/build.sh), CoreDNS for the cluster's
+# names (hack/coredns), containerd, runc and the CNI bridge plugin from Debian.
+# Images are imported into containerd (`load`); pods use images that are present,
+# never pulled.
 #
 #   hack/cluster/cluster.sh up          start (idempotent); prints the kubeconfig path
 #   hack/cluster/cluster.sh down        stop everything and restore the machine; WIPE=1 also deletes state
@@ -39,6 +40,10 @@ SVC_IP=10.96.0.1
 BRIDGE=cni-sdb0
 ETCD_PORT=${CLUSTER_ETCD_PORT:-12379}
 API_PORT=${CLUSTER_API_PORT:-6443}
+# CoreDNS serves pods on the node's address (kubelet's clusterDNS); health and
+# readiness on loopback.
+DNS_HEALTH_PORT=${CLUSTER_DNS_HEALTH_PORT:-18080}
+DNS_READY_PORT=${CLUSTER_DNS_READY_PORT:-18181}
 CTR_SOCK="$R/containerd/containerd.sock"
 PAUSE_REF=serdebench.local/pause:v1
 # Sysctls kubelet, kube-proxy and the bridge plugin may change; restored by down.
@@ -195,7 +200,7 @@ pki() {
   if [[ -f "$P/node-ip" && "$(cat "$P/node-ip")" != "$NODE_IP" ]]; then
     log "node IP changed ($(cat "$P/node-ip") -> $NODE_IP): new PKI, components restarted"
     local n
-    for n in kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do stop "$n"; done
+    for n in coredns kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do stop "$n"; done
     rm -rf "$P" "$R"/*.kubeconfig && mkdir -p "$P"
   fi
   echo "$NODE_IP" >"$P/node-ip"
@@ -214,8 +219,9 @@ pki() {
   mkcert kubelet-client "/O=system:nodes/CN=system:node:$NODE" clientAuth
   mkcert kubelet "/CN=$NODE" serverAuth "DNS:$NODE,DNS:localhost,IP:$NODE_IP,IP:127.0.0.1"
   mkcert kube-proxy "/CN=system:kube-proxy" clientAuth
+  mkcert coredns "/CN=system:coredns" clientAuth
   mkcert front-proxy-client "/CN=front-proxy-client" clientAuth "" front-proxy-ca
-  for n in admin controller-manager scheduler kubelet kube-proxy; do
+  for n in admin controller-manager scheduler kubelet kube-proxy coredns; do
     local f="$R/$n.kubeconfig" cert=$n
     [[ $n == kubelet ]] && cert=kubelet-client
     [[ -f "$f" ]] && continue
@@ -317,6 +323,7 @@ containerRuntimeEndpoint: unix://$CTR_SOCK
 imageServiceEndpoint: unix://$CTR_SOCK
 podLogsDir: $R/pod-logs
 clusterDomain: cluster.local
+clusterDNS: [$NODE_IP]
 resolvConf: /etc/resolv.conf
 # No registry: images are imported, so never garbage-collect them.
 imageGCHighThresholdPercent: 100
@@ -344,6 +351,24 @@ conntrack: {maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 iptables: {localhostNodePorts: false}  # leave net.ipv4.conf.all.route_localnet alone
 nodePortAddresses: [primary]
 EOF
+  # Cluster names from the API (as kubeadm's CoreDNS does), the rest from this
+  # machine's resolver.
+  put "$R/Corefile" <<EOF
+.:53 {
+    bind $NODE_IP
+    errors
+    health 127.0.0.1:$DNS_HEALTH_PORT
+    ready 127.0.0.1:$DNS_READY_PORT
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $R/coredns.kubeconfig default
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+    forward . /etc/resolv.conf
+    cache 30
+    loop
+}
+EOF
 }
 
 # restart_if_changed NAME FILE: stop a running daemon whose configuration file changed
@@ -365,6 +390,7 @@ up() {
   local bin
   bin="$("$repo/hack/k8s/build.sh" etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)"
   KUBECTL="$bin/kubectl"
+  local coredns; coredns="$("$repo/hack/coredns/build.sh")"
   mkdir -p "$R"/{logs,run,cni/net.d,cni/networks,containerd,kubelet,pod-logs,etcd-data,images}
   record_host
   pki
@@ -413,6 +439,25 @@ up() {
   local images; images="$(timeout 30 ctr -a "$CTR_SOCK" -n k8s.io images ls -q)"
   grep -qx "$PAUSE_REF" <<<"$images" || load "$R/images/pause.tar"
 
+  # CoreDNS reads Services and EndpointSlices under kubeadm's ClusterRole for it.
+  "${K[@]}" apply -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:coredns"}
+rules:
+- {apiGroups: [""], resources: [endpoints, services, pods, namespaces], verbs: [list, watch]}
+- {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "system:coredns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:coredns"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:coredns"}]
+EOF
+  restart_if_changed coredns "$R/Corefile"
+  start coredns "$coredns" -conf "$R/Corefile"
+  waitfor coredns 30 curl -sf --max-time 2 "http://127.0.0.1:$DNS_READY_PORT/ready"
+
   restart_if_changed kubelet "$R/kubelet-config.yaml"
   restart_if_changed kube-proxy "$R/kube-proxy-config.yaml"
   start kubelet "$bin/kubelet" --config="$R/kubelet-config.yaml" --kubeconfig="$R/kubelet.kubeconfig" \
@@ -431,7 +476,7 @@ down() {
   [[ $(id -u) -eq 0 ]] || die "needs root"
   if [[ ! -d "$R/host" ]]; then
     local any=""
-    for n in kube-proxy kubelet containerd kube-scheduler kube-controller-manager kube-apiserver etcd; do alive $n && any=1; done
+    for n in coredns kube-proxy kubelet containerd kube-scheduler kube-controller-manager kube-apiserver etcd; do alive $n && any=1; done
     [[ -n "$any" ]] || { log "not up"; wipe; return; }
   fi
   local bin; bin="$("$repo/hack/k8s/build.sh" kubectl kube-proxy)"
@@ -448,6 +493,7 @@ down() {
   fi
   stop kube-controller-manager
   stop kube-scheduler
+  stop coredns
   stop kube-proxy
   # Its iptables part is what matters here; its ipvs and nftables parts fail without
   # ipset and nft, which is fine: the KUBE-* chains are removed below and verified.
@@ -558,7 +604,7 @@ wipe() {
 
 status() {
   local n rc=0
-  for n in etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet kube-proxy; do
+  for n in etcd kube-apiserver kube-controller-manager kube-scheduler coredns containerd kubelet kube-proxy; do
     if alive $n; then echo "$n running (pid $(pidof_ $n))"; else echo "$n stopped"; rc=3; fi
   done
   [[ $rc == 0 ]] && echo "KUBECONFIG=$R/kubeconfig"

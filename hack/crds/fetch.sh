@@ -29,17 +29,8 @@ log() { printf 'crds: %s\n' "$*" >&2; }
 if [[ -f "$out/.complete" ]]; then echo "$out"; exit 0; fi
 rm -rf "$out" && mkdir -p "$out"
 
-# java_at_least N prints a java binary of major version N or newer: the default one,
-# else one of the JDKs under /usr/lib/jvm (this machine kind ships a second one).
-java_at_least() {
-  local want="$1" j v
-  for j in "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
-    [[ -x "$j" ]] || continue
-    v="$("$j" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
-    if [[ "${v%%.*}" =~ ^[0-9]+$ ]] && ((${v%%.*} >= want)); then echo "$j"; return 0; fi
-  done
-  return 1
-}
+# shellcheck source=../lib/java.sh
+. "$here/../lib/java.sh"
 
 # strimzi VERSION API_VERSION: resolve the generator's classpath, then generate the
 # KafkaTopic and Kafka CRDs serving API_VERSION into $out/strimzi-VERSION/.

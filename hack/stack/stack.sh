@@ -17,6 +17,8 @@
 # real prometheus-operator and a Prometheus it manages (hack/monitoring) on the local
 # cluster; on another, SERDEBENCH_STACK_PROMETHEUS_URL must name a Prometheus that
 # selects PodMonitors. SERDEBENCH_HELM_ARGS adds chart values for e2e and the demo.
+# Strimzi: the Topic Operator's image (hack/strimzi/build.sh), loaded like the
+# operator's; hack/strimzi/deploy.sh runs it in a namespace (the demo's, e2e's).
 # Faults (SERDEBENCH_STACK_FAULTS=1, as make test-e2e sets): on the local cluster,
 # three brokers as pods (hack/kafka/brokers.sh) and the real Chaos Mesh
 # controller-manager (hack/chaosmesh/deploy.sh); on another cluster, set
@@ -62,6 +64,17 @@ up() {
       die "another cluster cannot see images built here: set SERDEBENCH_IMAGE_LOAD, or MANAGER_IMAGE and WORKER_IMAGE"
     fi
   fi
+  local strimzi="${STRIMZI_IMAGE:-}"
+  if [[ -z "$strimzi" ]]; then
+    strimzi="$("$repo/hack/strimzi/build.sh" image)"
+    if ((local_cluster)); then
+      "$repo/hack/cluster/cluster.sh" load "$("$repo/hack/strimzi/build.sh" image tar)"
+    elif [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]]; then
+      $SERDEBENCH_IMAGE_LOAD "$("$repo/hack/strimzi/build.sh" image tar)"
+    else
+      die "another cluster cannot see the Topic Operator image built here: set SERDEBENCH_IMAGE_LOAD, or STRIMZI_IMAGE"
+    fi
+  fi
 
   local kafka="${SERDEBENCH_STACK_KAFKA:-}" kafka_ca="${SERDEBENCH_STACK_KAFKA_CA:-}"
   if [[ -z "$kafka" ]]; then
@@ -95,6 +108,7 @@ up() {
 KUBECONFIG=$KUBECONFIG
 MANAGER_IMAGE=$MANAGER_IMAGE
 WORKER_IMAGE=$WORKER_IMAGE
+STRIMZI_IMAGE=$strimzi
 SERDEBENCH_STACK_KAFKA=$kafka
 SERDEBENCH_STACK_KAFKA_SASL=${SERDEBENCH_STACK_KAFKA_SASL:-${kafka%:*}:$((${kafka##*:} + 2))}
 SERDEBENCH_STACK_KAFKA_TLS=${SERDEBENCH_STACK_KAFKA_TLS:-${kafka%:*}:$((${kafka##*:} + 3))}

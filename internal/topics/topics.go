@@ -12,11 +12,6 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 )
@@ -45,49 +40,6 @@ type Provisioner interface {
 	Broker(ctx context.Context) (Broker, error)
 }
 
-// Strimzi's API group and the kinds serdebench uses.
-const (
-	StrimziGroup   = "kafka.strimzi.io"
-	KindKafka      = "Kafka"
-	KindKafkaTopic = "KafkaTopic"
-)
-
-// StrimziVersions are the Strimzi API versions serdebench speaks, preferred first:
-// v1 (Strimzi 1.x, which removed v1beta2) and v1beta2 (Strimzi 0.x).
-var StrimziVersions = []string{"v1", "v1beta2"}
-
-// ServedStrimziGVK is the kind at the best version of StrimziVersions the cluster
-// serves (from discovery, through mapper).
-func ServedStrimziGVK(mapper meta.RESTMapper, kind string) (schema.GroupVersionKind, error) {
-	mappings, err := mapper.RESTMappings(schema.GroupKind{Group: StrimziGroup, Kind: kind})
-	if err != nil {
-		return schema.GroupVersionKind{}, fmt.Errorf("strimzi %s: is Strimzi installed? %w", kind, err)
-	}
-	var served []string
-	for _, v := range StrimziVersions {
-		for _, m := range mappings {
-			if m.GroupVersionKind.Version == v {
-				return m.GroupVersionKind, nil
-			}
-		}
-	}
-	for _, m := range mappings {
-		served = append(served, m.GroupVersionKind.Version)
-	}
-	return schema.GroupVersionKind{}, fmt.Errorf("strimzi %s is served at %s/%v; serdebench speaks %s/%v", kind, StrimziGroup, served, StrimziGroup, StrimziVersions)
-}
-
-// object returns an empty object of kind at the served version.
-func (s *Strimzi) object(kind string) (*unstructured.Unstructured, error) {
-	gvk, err := ServedStrimziGVK(s.Client.RESTMapper(), kind)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	return u, nil
-}
-
 // Broker is what a run records of the Kafka cluster.
 type Broker struct {
 	// Release is the Kafka release: as Strimzi's Kafka resource reports (status)
@@ -97,23 +49,6 @@ type Broker struct {
 	// APIVersions are the brokers' count and their Produce and Fetch API versions
 	// (empty for Strimzi, which is not asked).
 	APIVersions string
-}
-
-// Broker reads the Kafka resource's reported (status) or requested (spec) version.
-func (s *Strimzi) Broker(ctx context.Context) (Broker, error) {
-	k, err := s.object(KindKafka)
-	if err != nil {
-		return Broker{}, err
-	}
-	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Cluster}, k); err != nil {
-		return Broker{}, fmt.Errorf("get Kafka %s/%s: %w", s.Namespace, s.Cluster, err)
-	}
-	for _, path := range [][]string{{"status", "kafkaVersion"}, {"spec", "kafka", "version"}} {
-		if v, ok, _ := unstructured.NestedString(k.Object, path...); ok && v != "" {
-			return Broker{Release: v}, nil
-		}
-	}
-	return Broker{}, fmt.Errorf("kafka %s/%s declares no version", s.Namespace, s.Cluster)
 }
 
 // Broker asks a broker for its API versions and guesses the release from them.
@@ -156,92 +91,6 @@ func (a *Admin) broker() (Broker, error) {
 	}
 	return Broker{Release: kversion.FromApiVersionsResponse(keys).VersionGuess(),
 		APIVersions: fmt.Sprintf("%d broker(s), produce v%d, fetch v%d", len(brokers), produce, fetch)}, nil
-}
-
-// Strimzi provisions topics as KafkaTopic resources for a Strimzi cluster; the
-// Topic Operator creates them in Kafka and reports Ready.
-type Strimzi struct {
-	Client    client.Client
-	Cluster   string
-	Namespace string
-}
-
-// Ensure creates the KafkaTopic and reads its Ready condition.
-func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
-	kt, err := s.object(KindKafkaTopic)
-	if err != nil {
-		return false, err
-	}
-	err = s.Client.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: t.Name}, kt)
-	if apierrors.IsNotFound(err) {
-		kt = KafkaTopic(kt.GroupVersionKind(), s.Namespace, s.Cluster, t)
-		if err := s.Client.Create(ctx, kt); err != nil && !apierrors.IsAlreadyExists(err) {
-			return false, fmt.Errorf("create KafkaTopic %s/%s: %w", s.Namespace, t.Name, err)
-		}
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get KafkaTopic %s/%s: %w", s.Namespace, t.Name, err)
-	}
-	conds, _, _ := unstructured.NestedSlice(kt.Object, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok || m["type"] != "Ready" {
-			continue
-		}
-		if m["status"] == "True" {
-			return true, nil
-		}
-		if m["status"] == "False" {
-			return false, fmt.Errorf("KafkaTopic %s/%s not ready: %v: %v", s.Namespace, t.Name, m["reason"], m["message"])
-		}
-	}
-	return false, nil
-}
-
-// KafkaTopic is the KafkaTopic resource of topic t for Strimzi cluster in namespace,
-// at the API version gvk names (Strimzi 1.x's v1 or 0.4x's v1beta2: the same
-// spec).
-func KafkaTopic(gvk schema.GroupVersionKind, namespace, cluster string, t Spec) *unstructured.Unstructured {
-	kt := &unstructured.Unstructured{}
-	kt.SetGroupVersionKind(gvk)
-	kt.SetNamespace(namespace)
-	kt.SetName(t.Name)
-	labels := map[string]string{"strimzi.io/cluster": cluster}
-	for k, v := range t.Labels {
-		labels[k] = v
-	}
-	kt.SetLabels(labels)
-	spec := map[string]any{"topicName": t.Name, "partitions": int64(t.Partitions), "replicas": int64(t.Replicas)}
-	if len(t.Config) > 0 {
-		cfg := map[string]any{}
-		for k, v := range t.Config {
-			cfg[k] = v
-		}
-		spec["config"] = cfg
-	}
-	kt.Object["spec"] = spec
-	return kt
-}
-
-// Reachable checks that the API server serves Strimzi's KafkaTopic kind.
-func (s *Strimzi) Reachable(context.Context) error {
-	_, err := s.object(KindKafkaTopic)
-	return err
-}
-
-// Delete deletes the KafkaTopic; the Topic Operator deletes the topic.
-func (s *Strimzi) Delete(ctx context.Context, name string) error {
-	kt, err := s.object(KindKafkaTopic)
-	if err != nil {
-		return err
-	}
-	kt.SetNamespace(s.Namespace)
-	kt.SetName(name)
-	if err := s.Client.Delete(ctx, kt); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete KafkaTopic %s/%s: %w", s.Namespace, name, err)
-	}
-	return nil
 }
 
 // Admin provisions topics through the Kafka Admin API.

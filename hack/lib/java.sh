@@ -1,0 +1,17 @@
+# Finding a JDK for the scripts that need a newer one than the default (Strimzi 1.x's
+# CRD generator and Topic Operator need Java 21+). Sourced; defines functions only.
+
+# java_at_least N prints a java binary of major version N or newer: the default one,
+# else one of the JDKs under /usr/lib/jvm (this machine kind ships a second one).
+java_at_least() {
+  local want="$1" j v
+  for j in "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
+    [[ -x "$j" ]] || continue
+    v="$("$j" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
+    if [[ "${v%%.*}" =~ ^[0-9]+$ ]] && ((${v%%.*} >= want)); then echo "$j"; return 0; fi
+  done
+  return 1
+}
+
+# java_runtime_version JAVA: the full runtime version (e.g. 25.0.1+8-LTS), for cache keys.
+java_runtime_version() { "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.runtime.version = //p'; }
