@@ -116,7 +116,12 @@ docker-build: ## The same images with Docker, for users who have it.
 	docker build --target worker --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD) -t $(IMAGE_REPO)/worker:v$(VERSION) .
 
 .PHONY: test-deps
-test-deps: kafka-up registry-up prometheus chromium envtest-assets $(HELM) ## Everything the tests need, installed, built and started.
+test-deps: kafka-up registry-up prometheus chromium envtest-assets strimzi $(HELM) ## Everything the tests need, installed, built and started.
+
+.PHONY: strimzi
+strimzi: ## Strimzi's Topic Operator built from its release source (cached): the current line and the previous one.
+	hack/strimzi/build.sh >/dev/null
+	STRIMZI_VERSION=0.51.0 hack/strimzi/build.sh >/dev/null
 
 .PHONY: envtest-assets
 envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached), and third-party CRDs.

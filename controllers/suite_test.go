@@ -267,8 +267,14 @@ func newNamespace(t testing.TB) string {
 // rest of the test, and puts the current ones back after it.
 func useStrimzi(t *testing.T, generation string) {
 	t.Helper()
+	useStrimziCRDs(t, filepath.Join(externalCRDs, generation))
+}
+
+// useStrimziCRDs is useStrimzi with the CRDs of the directory dir.
+func useStrimziCRDs(t *testing.T, dir string) {
+	t.Helper()
 	swap := func(from, to string) {
-		old := envtest.CRDInstallOptions{Paths: []string{filepath.Join(externalCRDs, from)}}
+		old := envtest.CRDInstallOptions{Paths: []string{from}}
 		if err := envtest.ReadCRDFiles(&old); err != nil || len(old.CRDs) == 0 {
 			t.Fatalf("read %s CRDs: %v (%d)", from, err, len(old.CRDs))
 		}
@@ -281,12 +287,13 @@ func useStrimzi(t *testing.T, generation string) {
 				return apierrors.IsNotFound(err), err
 			})
 		}
-		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{filepath.Join(externalCRDs, to)}}); err != nil {
+		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{to}}); err != nil {
 			t.Fatalf("install %s CRDs: %v", to, err)
 		}
 	}
-	swap(strimziCurrent, generation)
-	t.Cleanup(func() { swap(generation, strimziCurrent) })
+	current := filepath.Join(externalCRDs, strimziCurrent)
+	swap(current, dir)
+	t.Cleanup(func() { swap(dir, current) })
 }
 
 // strimziGVK is the kind at the Strimzi version the test apiserver serves now

@@ -36,7 +36,7 @@ const (
 )
 
 func main() {
-	var metricsAddr, probeAddr, prometheusURL, prometheusAuth, workerImage, pullPolicy, watchNamespaces string
+	var metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth, workerImage, pullPolicy, watchNamespaces string
 	var leaderElect bool
 	var poll, metricsGrace time.Duration
 	var concurrency int
@@ -51,6 +51,7 @@ func main() {
 	flag.DurationVar(&poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once")
 	flag.DurationVar(&metricsGrace, "worker-metrics-grace", build.DefaultWorkerMetricsGrace, "how long workers keep serving /metrics after their trial, for the last scrape")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles (e.g. localhost:6060); empty disables")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -78,6 +79,7 @@ func main() {
 		Cache:                  controllers.CacheOptions(namespaces...),
 		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress: probeAddr,
+		PprofBindAddress:       pprofAddr,
 		LeaderElection:         leaderElect,
 		LeaderElectionID:       "serdebench-operator.serdebench.io",
 	})

@@ -6,7 +6,7 @@
 # reachable image, so this is how the local cluster runs the real one.
 #
 #   hack/strimzi/build.sh [jars]     build (cached); prints the directory holding
-#                                    topic-operator-VERSION.jar and lib/
+#                                    topic-operator-VERSION.jar, lib/ and main-class
 #   hack/strimzi/build.sh source     the unpacked, checked source tree
 #   hack/strimzi/build.sh image      the image's reference (name@digest); `image tar`: its tar
 #
@@ -69,6 +69,9 @@ jars() {
   fi
   mkdir -p "$out/jars"
   cp "$work/topic-operator/target/topic-operator-$STRIMZI_VERSION.jar" "$out/jars/"
+  # The main class is named in the jar's manifest (Main in 1.x, TopicOperatorMain in 0.x).
+  unzip -p "$out/jars/topic-operator-$STRIMZI_VERSION.jar" META-INF/MANIFEST.MF | sed -n 's/^Main-Class: *//p' | tr -d '\r' >"$out/jars/main-class"
+  [[ -s "$out/jars/main-class" ]] || { log "no Main-Class in the Topic Operator's manifest"; exit 1; }
   cp -r "$work/topic-operator/target/lib" "$out/jars/lib"
   rm -rf "$work"
   touch "$out/jars/.complete"
@@ -88,6 +91,7 @@ image() {
   "$jdk/bin/jlink" --add-modules java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.net.http,java.scripting,java.security.jgss,java.security.sasl,java.sql,java.xml,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns,jdk.security.auth,jdk.unsupported,jdk.zipfs \
     --strip-debug --no-man-pages --no-header-files --compress=zip-6 --output "$root/opt/java" >&2
   cp "$dir/topic-operator-$STRIMZI_VERSION.jar" "$dir"/lib/*.jar "$root/opt/strimzi/lib/"
+  cp "$dir/main-class" "$root/opt/strimzi/main-class"
   # The C libraries the JRE loads, from this machine, at the paths they load from.
   while read -r lib; do
     mkdir -p "$root$(dirname "$lib")"

@@ -20,7 +20,9 @@ import (
 const (
 	java      = "/opt/java/bin/java"
 	classpath = "/opt/strimzi/lib/*"
-	mainClass = "io.strimzi.operator.topic.Main"
+	// mainClassFile names the Topic Operator's main class (from its jar's manifest:
+	// it differs between Strimzi lines).
+	mainClassFile = "/opt/strimzi/main-class"
 )
 
 func main() {
@@ -31,8 +33,13 @@ func main() {
 			_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 		}
 	}
+	mainClass, err := os.ReadFile(mainClassFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "topic operator pod: %v\n", err)
+		os.Exit(1)
+	}
 	args := append([]string{java}, options(os.Getenv("STRIMZI_JAVA_SYSTEM_PROPERTIES"), os.Getenv("STRIMZI_JAVA_OPTS"))...)
-	args = append(args, "-classpath", classpath, mainClass)
+	args = append(args, "-classpath", classpath, strings.TrimSpace(string(mainClass)))
 	env := append(os.Environ(), "MALLOC_ARENA_MAX=2")
 	if err := syscall.Exec(java, args, env); err != nil {
 		fmt.Fprintf(os.Stderr, "topic operator pod: exec %s: %v\n", java, err)
