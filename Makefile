@@ -145,12 +145,12 @@ demo-local: build kafka-up ## The thesis batch experiment without Kubernetes (se
 	$(BIN)/serdebench run -f config/samples/thesis-batch.yaml --bootstrap $(SERDEBENCH_KAFKA)
 
 .PHONY: bench
-bench: build kafka-up registry-up envtest-assets ## Codec micro-benchmarks, producer throughput and fixed-rate latency vs the Java client, the operator at 100 experiments.
+bench: build kafka-up registry-up envtest-assets ## Codec micro-benchmarks, producer throughput and fixed-rate latency vs the Java client, the operator at 100 and 1,000 experiments.
 	go test -run '^$$' -bench . -benchmem -benchtime 2000x ./workers/codec/ ./workers/compress/
 	go test -run '^$$' -bench 'HotPath|PacerLateness' -benchmem ./workers/producer/
 	hack/bench/producer-vs-kafka.sh
 	hack/bench/latency-vs-java.sh
-	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" go test -run '^$$' -bench OperatorScale -benchtime 1x ./controllers/
+	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)" SERDEBENCH_ARTIFACTS="$(CURDIR)/.state/artifacts" go test -run '^$$' -bench OperatorScale -benchtime 1x -timeout 60m ./controllers/
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) verify-generated ## gofmt, go vet, golangci-lint, and generated files up to date.

@@ -21,7 +21,11 @@ func CacheOptions(namespaces ...string) cache.Options {
 	o := cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Pod{}:  {Label: managed},
 		&batchv1.Job{}: {Label: managed},
-	}}
+	},
+		// managedFields are a large part of every cached object and the operator
+		// never reads them (updates without them keep the server's).
+		DefaultTransform: cache.TransformStripManagedFields(),
+	}
 	if len(namespaces) > 0 {
 		// Namespaced RBAC grants list/watch only here: a cluster-wide informer would
 		// never sync.

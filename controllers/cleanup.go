@@ -185,8 +185,11 @@ func (r *ExperimentReconciler) deleteJobs(ctx context.Context, x *serdebenchv1.S
 // which holds only the operator's own Jobs).
 func (r *ExperimentReconciler) jobsOf(ctx context.Context, x *serdebenchv1.SerializationExperiment, sel labels.Selector) ([]batchv1.Job, error) {
 	managed, _ := labels.NewRequirement(build.LabelManagedBy, selection.Equals, []string{build.ManagedBy})
+	// From the index of Jobs by experiment (jobOwnerKey): a trial's name alone
+	// matches that trial in every experiment, each match scanned and copied.
 	list := &batchv1.JobList{}
-	if err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabelsSelector{Selector: sel.Add(*managed)}); err != nil {
+	if err := r.List(ctx, list, client.InNamespace(x.Namespace), client.MatchingFields{jobOwnerKey: x.Name},
+		client.MatchingLabelsSelector{Selector: sel.Add(*managed)}); err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
 	var out []batchv1.Job

@@ -192,7 +192,8 @@ func (r *ExperimentReconciler) podsOf(ctx context.Context, x *serdebenchv1.Seria
 		uids[j.UID] = true
 	}
 	list := &corev1.PodList{}
-	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{build.LabelTrial: trialName, build.LabelManagedBy: build.ManagedBy}); err != nil {
+	if err := r.reader().List(ctx, list, client.InNamespace(x.Namespace), client.MatchingLabels{build.LabelTrial: trialName,
+		build.LabelExperiment: names.Truncate(x.Name, 63), build.LabelManagedBy: build.ManagedBy}); err != nil {
 		return nil, fmt.Errorf("list pods of trial %s: %w", trialName, err)
 	}
 	var out []corev1.Pod

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
@@ -27,7 +28,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
@@ -151,11 +154,12 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return r.finalize(ctx, x)
 	}
 	if !controllerutil.ContainsFinalizer(x, build.Finalizer) {
+		// Then on in the same pass (x has the new resourceVersion): acceptance does
+		// not wait for the update's watch event behind every other experiment.
 		controllerutil.AddFinalizer(x, build.Finalizer)
 		if err := r.Update(ctx, x); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
-		return ctrl.Result{}, nil // the update is watched
 	}
 	// Finished trials are cleaned up before anything else happens: no two trials'
 	// workers ever overlap, and a restart after recording an outcome repeats only
@@ -417,8 +421,13 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 		switch {
 		case ts.Start == nil:
 			planned, err := r.planStart(ctx, x, t)
+			if errors.Is(err, errWorkersNotUp) {
+				// Pod changes wake this; the poll is only a safety net, kept rare so
+				// that many experiments waiting for pods leave the workers free.
+				return ctrl.Result{RequeueAfter: max(r.poll(), watchedPoll)}, nil
+			}
 			if err != nil {
-				log.FromContext(ctx).Info("producers not ready to start", "trial", t.Name, "err", err)
+				log.FromContext(ctx).V(1).Info("producers not ready to start", "trial", t.Name, "err", err)
 			}
 			if !planned {
 				return ctrl.Result{RequeueAfter: startPoll}, nil
@@ -651,13 +660,49 @@ func (r *ExperimentReconciler) topicSpec(x *serdebenchv1.SerializationExperiment
 
 // SetupWithManager registers the reconciler; Job and result changes re-trigger it.
 func (r *ExperimentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey, jobOwner); err != nil {
+		return fmt.Errorf("index jobs by experiment: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&serdebenchv1.SerializationExperiment{}).
 		Owns(&batchv1.Job{}).
+		// A worker pod running or ready lets its trial's producers start.
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podExperiment)).
 		Owns(&serdebenchv1.SerializationResult{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("serializationexperiment").
 		Complete(r)
+}
+
+// jobOwnerKey indexes cached Jobs by the experiment that controls them, so an
+// experiment lists its own Jobs without scanning every other experiment's.
+const jobOwnerKey = ".metadata.controller.experiment"
+
+func jobOwner(o client.Object) []string {
+	owner := metav1.GetControllerOf(o)
+	if owner == nil || owner.Kind != "SerializationExperiment" || owner.APIVersion != serdebenchv1.GroupVersion.String() {
+		return nil
+	}
+	return []string{owner.Name}
+}
+
+// podExperiment maps a worker pod to its experiment: the controller of the Job
+// that controls it (from the cache, which holds only the operator's own pods and
+// Jobs). Labels would not do: they hold names truncated to 63 characters.
+func (r *ExperimentReconciler) podExperiment(ctx context.Context, o client.Object) []reconcile.Request {
+	ref := metav1.GetControllerOf(o)
+	if ref == nil || ref.Kind != "Job" {
+		return nil
+	}
+	job := &batchv1.Job{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ref.Name}, job); err != nil {
+		return nil
+	}
+	owner := metav1.GetControllerOf(job)
+	if owner == nil || owner.Kind != "SerializationExperiment" || owner.APIVersion != serdebenchv1.GroupVersion.String() {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: owner.Name}}}
 }
 
 // buildConfig is what the reconciler's settings add to the Jobs it builds.

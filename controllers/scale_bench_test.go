@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,10 +18,13 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kubetest"
 	"github.com/serdebench/serdebench/internal/testing/promtest"
 	"github.com/serdebench/serdebench/internal/topics"
 )
@@ -57,7 +61,7 @@ func operatorScale(b *testing.B, n int) {
 		kc := kubeconfig(b, "scale-bench", true)
 		metricsAddr, probes, pprofAddr := promtest.FreeAddr(b), promtest.FreeAddr(b), promtest.FreeAddr(b)
 		cmd := exec.Command(bin, "--kubeconfig="+kc, "--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probes,
-			"--pprof-bind-address="+pprofAddr, "--worker-image=serdebench/worker:bench", "--max-concurrent-reconciles=4")
+			"--pprof-bind-address="+pprofAddr, "--worker-image=serdebench/worker:bench", "--max-concurrent-reconciles="+scaleWorkers())
 		var logs bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &logs, &logs
 		if err := cmd.Start(); err != nil {
@@ -66,7 +70,12 @@ func operatorScale(b *testing.B, n int) {
 		ns := newNamespace(b)
 		// Also after a failure: the experiments go while the manager still runs (its
 		// finalizers delete their topics), then the manager, then any topic left.
-		b.Cleanup(func() { scaleCleanup(b, cmd, ns, brokers) })
+		b.Cleanup(func() {
+			if b.Failed() {
+				b.Logf("manager log (tail):\n%s", tail(logs.String(), 40))
+			}
+			scaleCleanup(b, cmd, ns, brokers)
+		})
 		waitFor(b, 30*time.Second, "manager ready", func() (bool, error) {
 			resp, err := http.Get("http://" + probes + "/readyz")
 			if err != nil {
@@ -86,26 +95,29 @@ func operatorScale(b *testing.B, n int) {
 			}
 		}
 		created := time.Since(start)
-		waitFor(b, 5*time.Minute, "all experiments accepted", func() (bool, error) {
+		// Polled every 2 s: listing n experiments every 100 ms would load the
+		// apiserver more than the manager does.
+		kubetest.WaitFor(b, 5*time.Minute, 2*time.Second, "all experiments accepted", func() (bool, error) {
 			return countWhere(b, ns, func(x *serdebenchv1.SerializationExperiment) bool { return x.Status.Stage != "" }) == n, nil
 		})
 		accepted := time.Since(start)
-		waitFor(b, 10*time.Minute, "every first trial running", func() (bool, error) {
+		kubetest.WaitFor(b, 10*time.Minute, 2*time.Second, "every first trial running", func() (bool, error) {
 			got := countWhere(b, ns, func(x *serdebenchv1.SerializationExperiment) bool {
 				return len(x.Status.Trials) > 0 && x.Status.Trials[0].Phase == serdebenchv1.TrialRunning
 			})
 			return got == n, fmt.Errorf("%d of %d first trials running", got, n)
 		})
 		running := time.Since(start)
-		// Steady state: n experiments polling their Jobs, profiled.
-		profile(b, pprofAddr, "profile?seconds=10", filepath.Join(artifacts, fmt.Sprintf("operator-scale-%d.cpu.pprof", n)), "")
-		profile(b, pprofAddr, "heap", filepath.Join(artifacts, fmt.Sprintf("operator-scale-%d.heap.pprof", n)), "-sample_index=inuse_space")
+		acceptLatency := acceptanceLatencies(b, ns)
+		// Steady state: n experiments waiting for their worker pods, profiled.
+		cpu := profile(b, pprofAddr, "profile?seconds=10", filepath.Join(artifacts, fmt.Sprintf("operator-scale-%d.cpu.pprof", n)), "")
+		heap := profile(b, pprofAddr, "heap", filepath.Join(artifacts, fmt.Sprintf("operator-scale-%d.heap.pprof", n)), "-sample_index=inuse_space")
 		elapsed := time.Since(start)
 		after := managerMetrics(b, metricsAddr)
 		if err := k8s.DeleteAllOf(context.Background(), &serdebenchv1.SerializationExperiment{}, client.InNamespace(ns)); err != nil {
 			b.Fatal(err)
 		}
-		waitFor(b, 10*time.Minute, "all experiments deleted", func() (bool, error) {
+		kubetest.WaitFor(b, 10*time.Minute, 2*time.Second, "all experiments deleted", func() (bool, error) {
 			return countWhere(b, ns, func(*serdebenchv1.SerializationExperiment) bool { return true }) == 0, nil
 		})
 		deleted := time.Since(start)
@@ -116,12 +128,14 @@ func operatorScale(b *testing.B, n int) {
 		b.ReportMetric(rate, "reconciles/s")
 		b.ReportMetric(requests, "apiserver-requests/experiment")
 		b.ReportMetric(accepted.Seconds(), "s-to-accept-all")
+		b.ReportMetric(acceptLatency[len(acceptLatency)-1].Seconds(), "s-max-to-accept")
 		b.ReportMetric(running.Seconds(), "s-to-run-all")
-		b.Logf("%d experiments: created in %s, all accepted after %s, all first trials running after %s, all deleted after %s; "+
+		b.Logf("%d experiments: created in %s, all accepted after %s (each within %s of its creation, median %s), all first trials running after %s, all deleted after %s; "+
 			"%.0f reconciles/s; %.1f apiserver requests per experiment to their first trial running and 10 s after; "+
-			"work queue wait %.3f s per item on average; manager peak RSS %.1f MB", n, created.Round(time.Millisecond), accepted.Round(time.Millisecond),
+			"work queue wait %.3f s per item on average; manager peak RSS %.1f MB\n%s\n%s", n, created.Round(time.Millisecond), accepted.Round(time.Millisecond),
+			acceptLatency[len(acceptLatency)-1], acceptLatency[len(acceptLatency)/2],
 			running.Round(time.Millisecond), deleted.Round(time.Millisecond), rate, requests,
-			(after["queueSeconds"]-before["queueSeconds"])/max(1, after["queueItems"]-before["queueItems"]), peak/1e6)
+			(after["queueSeconds"]-before["queueSeconds"])/max(1, after["queueItems"]-before["queueItems"]), peak/1e6, cpu, heap)
 		if left := kafkatest.Topics(b, brokers); len(left) > 0 {
 			for name := range left {
 				if strings.Contains(name, ".scale-") {
@@ -132,6 +146,15 @@ func operatorScale(b *testing.B, n int) {
 	}
 }
 
+// scaleWorkers is the manager's --max-concurrent-reconciles for the run
+// ($SCALE_WORKERS, default the manager's default).
+func scaleWorkers() string {
+	if w := os.Getenv("SCALE_WORKERS"); w != "" {
+		return w
+	}
+	return "4"
+}
+
 // scaleCleanup removes what a scale run leaves, bounded: the experiments (while
 // the manager runs, so its finalizers delete their topics), the manager, then any
 // topic of theirs still in Kafka.
@@ -140,7 +163,7 @@ func scaleCleanup(b *testing.B, cmd *exec.Cmd, ns string, brokers []string) {
 		_ = k8s.DeleteAllOf(context.Background(), &serdebenchv1.SerializationExperiment{}, client.InNamespace(ns))
 		deadline := time.Now().Add(3 * time.Minute)
 		for countWhere(b, ns, func(*serdebenchv1.SerializationExperiment) bool { return true }) > 0 && time.Now().Before(deadline) {
-			time.Sleep(time.Second)
+			time.Sleep(2 * time.Second)
 		}
 	}
 	if cmd.ProcessState == nil {
@@ -162,8 +185,28 @@ func scaleCleanup(b *testing.B, cmd *exec.Cmd, ns string, brokers []string) {
 	}
 }
 
-// profile saves a pprof profile from the manager and logs its top entries.
-func profile(b *testing.B, addr, what, path, sampleIndex string) {
+// acceptanceLatencies are, sorted, how long after its creation each experiment
+// was accepted (its Accepted condition's transition; both have 1 s resolution).
+func acceptanceLatencies(b *testing.B, ns string) []time.Duration {
+	b.Helper()
+	list := &serdebenchv1.SerializationExperimentList{}
+	if err := k8s.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		b.Fatal(err)
+	}
+	var out []time.Duration
+	for _, x := range list.Items {
+		c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionAccepted)
+		if c == nil || c.Status != metav1.ConditionTrue {
+			b.Fatalf("%s not accepted: %+v", x.Name, c)
+		}
+		out = append(out, c.LastTransitionTime.Sub(x.CreationTimestamp.Time))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// profile saves a pprof profile from the manager and returns its top entries.
+func profile(b *testing.B, addr, what, path, sampleIndex string) string {
 	b.Helper()
 	resp, err := (&http.Client{Timeout: time.Minute}).Get("http://" + addr + "/debug/pprof/" + what)
 	if err != nil {
@@ -177,7 +220,7 @@ func profile(b *testing.B, addr, what, path, sampleIndex string) {
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	args := []string{"tool", "pprof", "-top", "-nodecount=15"}
+	args := []string{"tool", "pprof", "-top", "-cum", "-nodecount=12"}
 	if sampleIndex != "" {
 		args = append(args, sampleIndex)
 	}
@@ -185,7 +228,7 @@ func profile(b *testing.B, addr, what, path, sampleIndex string) {
 	if err != nil {
 		b.Fatalf("go tool pprof: %v\n%s", err, out)
 	}
-	b.Logf("%s (%s):\n%s", what, path, out)
+	return fmt.Sprintf("%s (%s):\n%s", what, path, out)
 }
 
 func countWhere(t testing.TB, ns string, pred func(*serdebenchv1.SerializationExperiment) bool) int {

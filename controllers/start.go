@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -39,11 +40,18 @@ const (
 	startLead = time.Second
 	// startPoll is how often the operator looks for ready producers.
 	startPoll = 500 * time.Millisecond
+	// watchedPoll is the safety-net poll while a trial waits for its worker pods,
+	// whose changes are watched.
+	watchedPoll = 15 * time.Second
 	// clockEvery is how often it reads the clocks while a trial runs.
 	clockEvery = 5 * time.Second
 	// controlTimeout bounds one request to a worker.
 	controlTimeout = 2 * time.Second
 )
+
+// errWorkersNotUp: not every worker pod of the trial runs yet. Their pods' changes
+// are watched, so the operator waits for those rather than polling at startPoll.
+var errWorkersNotUp = errors.New("not every worker pod runs yet")
 
 // endpoint is one worker container's control address.
 type endpoint struct {
@@ -141,7 +149,7 @@ func (r *ExperimentReconciler) planStart(ctx context.Context, x *serdebenchv1.Se
 		}
 	}
 	if producers < t.Producers || consumers < t.Consumers {
-		return false, nil
+		return false, errWorkersNotUp
 	}
 	cl := r.controlClient()
 	ready := make([]bool, len(eps))

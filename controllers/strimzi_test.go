@@ -114,6 +114,6 @@ func strimziDeletedWhileStopped(t *testing.T) {
 			return false, fmt.Errorf("KafkaTopics %v", left)
 		}
 		err := (&topics.Admin{Brokers: brokers}).Check(context.Background(), topic, 3)
-		return err != nil && strings.Contains(err.Error(), "does not exist"), fmt.Errorf("topic in Kafka: %v", err)
+		return err != nil && strings.Contains(err.Error(), "does not exist"), fmt.Errorf("topic in Kafka: %w", err)
 	})
 }

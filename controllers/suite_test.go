@@ -26,6 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -274,6 +275,9 @@ func useStrimzi(t *testing.T, generation string) {
 func useStrimziCRDs(t *testing.T, dir string) {
 	t.Helper()
 	swap := func(from, to string) {
+		// KafkaTopics that earlier tests' stand-in Topic Operators left with their
+		// finalizer (it stops with its test) would hold the CRD's deletion forever.
+		releaseKafkaTopics(t)
 		old := envtest.CRDInstallOptions{Paths: []string{from}}
 		if err := envtest.ReadCRDFiles(&old); err != nil || len(old.CRDs) == 0 {
 			t.Fatalf("read %s CRDs: %v (%d)", from, err, len(old.CRDs))
@@ -294,6 +298,25 @@ func useStrimziCRDs(t *testing.T, dir string) {
 	current := filepath.Join(externalCRDs, strimziCurrent)
 	swap(current, dir)
 	t.Cleanup(func() { swap(dir, current) })
+}
+
+// releaseKafkaTopics removes the Topic Operator's finalizer from every KafkaTopic
+// left in the test apiserver.
+func releaseKafkaTopics(t *testing.T) {
+	t.Helper()
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(strimziGVK(t, topics.KindKafkaTopic).GroupVersion().WithKind("KafkaTopicList"))
+	if err := k8s.List(context.Background(), list); err != nil {
+		t.Fatalf("list KafkaTopics: %v", err)
+	}
+	for i := range list.Items {
+		kt := &list.Items[i]
+		if controllerutil.RemoveFinalizer(kt, topics.Finalizer) {
+			if err := k8s.Update(context.Background(), kt); err != nil && !apierrors.IsNotFound(err) {
+				t.Fatalf("release KafkaTopic %s/%s: %v", kt.GetNamespace(), kt.GetName(), err)
+			}
+		}
+	}
 }
 
 // strimziGVK is the kind at the Strimzi version the test apiserver serves now

@@ -113,7 +113,7 @@ func realTopicOperator(t *testing.T, version string) {
 	}
 	waitFor(t, 30*time.Second, "refused experiment and its KafkaTopic gone", func() (bool, error) {
 		err := k8s.Get(context.Background(), client.ObjectKeyFromObject(x), &serdebenchv1.SerializationExperiment{})
-		return apierrors.IsNotFound(err) && len(kafkaTopics(t, ns)) == 0, fmt.Errorf("experiment: %v, KafkaTopics %v", err, kafkaTopics(t, ns))
+		return apierrors.IsNotFound(err) && len(kafkaTopics(t, ns)) == 0, fmt.Errorf("experiment: %w, KafkaTopics %v", err, kafkaTopics(t, ns))
 	})
 }
 

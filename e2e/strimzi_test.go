@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -31,12 +32,17 @@ func viaStrimzi(x *v1alpha1.SerializationExperiment) *v1alpha1.SerializationExpe
 	return x
 }
 
-// scaleTopicOperator sets the Topic Operator's replicas and waits until that many
-// pods are ready (0: its pod is gone).
-func scaleTopicOperator(t *testing.T, replicas int32) {
+// scaleTopicOperator sets the Topic Operator's replicas; with wait, it waits until
+// that many pods are ready (0: its pod is gone). Strimzi's readiness probe first
+// looks after 10 s and then every 30 s: the experiment need not wait for it.
+func scaleTopicOperator(t *testing.T, replicas int32, wait bool) {
 	t.Helper()
 	if out, err := kubectlIn("", "-n", namespace, "scale", "deployment/"+topicOperatorName, fmt.Sprintf("--replicas=%d", replicas)); err != nil {
 		t.Fatalf("scale the Topic Operator: %v\n%s", err, out)
+	}
+	if !wait {
+		t.Logf("Topic Operator scaled to %d", replicas)
+		return
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
@@ -98,14 +104,14 @@ func TestStrimziRefusedTopic(t *testing.T) {
 // once it is back. Then an experiment deleted while the Topic Operator is stopped
 // waits for it (saying why) and leaves nothing once it returns.
 func TestTopicOperatorStopped(t *testing.T) {
-	t.Cleanup(func() { scaleTopicOperator(t, 1) })
+	t.Cleanup(func() { scaleTopicOperator(t, 1, true) })
 	x := viaStrimzi(small("to-stopped", 3000, "json", "protobuf"))
 	x.Spec.Rate.RecordsPerSecond = 500 // 6 s per trial: time to stop the Topic Operator mid-trial
 	create(t, x)
 	waitTrialRunning(t, x.Name, 0, "producers")
-	scaleTopicOperator(t, 0)
+	scaleTopicOperator(t, 0, true)
 	waitTopicsCondition(t, x.Name, controllers.ReasonDeletingTopics, "Topic Operator has not yet deleted topic", 2*time.Minute)
-	scaleTopicOperator(t, 1)
+	scaleTopicOperator(t, 1, false)
 	x, res := succeeded(t, x.Name, 5*time.Minute)
 	checkTrials(t, res, 2)
 	deleteAndCheckClean(t, x, []string{stack.kafka})
@@ -114,14 +120,14 @@ func TestTopicOperatorStopped(t *testing.T) {
 	y.Spec.Rate.RecordsPerSecond = 500
 	create(t, y)
 	waitTrialRunning(t, y.Name, 0, "producers")
-	scaleTopicOperator(t, 0)
+	scaleTopicOperator(t, 0, true)
 	if err := k8s.Delete(context.Background(), y.DeepCopy()); err != nil {
 		t.Fatal(err)
 	}
 	waitTopicsCondition(t, y.Name, controllers.ReasonDeletingTopics, "(is it running?)", time.Minute)
 	kts, _ := kubectlIn("", "-n", namespace, "get", "kafkatopics", "-o", "name")
 	t.Logf("while the Topic Operator is stopped, the experiment waits; KafkaTopics: %s", strings.TrimSpace(kts))
-	scaleTopicOperator(t, 1)
+	scaleTopicOperator(t, 1, false)
 	waitGone(t, y.Name, 2*time.Minute)
 	have := topicsIn(t)
 	if kts, _ := kubectlIn("", "-n", namespace, "get", "kafkatopics", "-o", "name"); strings.Contains(kts, "to-stopped-delete") {
@@ -138,11 +144,15 @@ func TestTopicOperatorStopped(t *testing.T) {
 // through the Admin API for the same trial are the same to the workers:
 // partitions, replication and every topic-level setting.
 func TestStrimziTopicsMatchAdmin(t *testing.T) {
-	var described []string
-	for _, x := range []*v1alpha1.SerializationExperiment{viaStrimzi(small("same-strimzi", 500, "json")), small("same-admin", 500, "json")} {
+	// Both at once: the operator runs experiments side by side.
+	xs := []*v1alpha1.SerializationExperiment{viaStrimzi(small("same-strimzi", 500, "json")), small("same-admin", 500, "json")}
+	for _, x := range xs {
 		x.Spec.CleanupPolicy = v1alpha1.CleanupRetain
 		x.Spec.Topic.Config = map[string]string{"retention.ms": "600000"}
 		create(t, x)
+	}
+	var described []string
+	for _, x := range xs {
 		x, res := succeeded(t, x.Name, 3*time.Minute)
 		checkTrials(t, res, 1)
 		described = append(described, describeTopic(t, x.Status.Trials[0].Topic))
@@ -167,16 +177,17 @@ func describeTopic(t *testing.T, name string) string {
 	if err != nil || len(md) != 1 || md[0].Err != sarama.ErrNoError {
 		t.Fatalf("describe %s: %v %+v", name, err, md)
 	}
-	entries, err := ad.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: name})
-	if err != nil {
-		t.Fatal(err)
+	results, err := ad.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: name}}, sarama.DescribeConfigsOptions{})
+	if err != nil || len(results) != 1 || results[0].ErrorCode != sarama.ErrNoError {
+		t.Fatalf("describe configs of %s: %v %+v", name, err, results)
 	}
 	var set []string
-	for _, e := range entries {
+	for _, e := range results[0].Configs {
 		if e.Source == sarama.SourceTopic {
 			set = append(set, e.Name+"="+e.Value)
 		}
 	}
+	sort.Strings(set)
 	return fmt.Sprintf("%d partitions, %d replicas, set: %v", len(md[0].Partitions), len(md[0].Partitions[0].Replicas), set)
 }
 
