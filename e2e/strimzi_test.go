@@ -17,6 +17,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // Strimzi's real Topic Operator (hack/strimzi) runs in the e2e namespace for Kafka
@@ -129,7 +130,7 @@ func TestTopicOperatorStopped(t *testing.T) {
 	t.Logf("while the Topic Operator is stopped, the experiment waits; KafkaTopics: %s", strings.TrimSpace(kts))
 	scaleTopicOperator(t, 1, false)
 	waitGone(t, y.Name, 2*time.Minute)
-	have := topicsIn(t)
+	have := kafkatest.Topics(t, []string{stack.kafka})
 	if kts, _ := kubectlIn("", "-n", namespace, "get", "kafkatopics", "-o", "name"); strings.Contains(kts, "to-stopped-delete") {
 		t.Errorf("KafkaTopics left: %s", kts)
 	}
@@ -189,23 +190,4 @@ func describeTopic(t *testing.T, name string) string {
 	}
 	sort.Strings(set)
 	return fmt.Sprintf("%d partitions, %d replicas, set: %v", len(md[0].Partitions), len(md[0].Partitions[0].Replicas), set)
-}
-
-// topicsIn are the broker's topics.
-func topicsIn(t *testing.T) map[string]bool {
-	t.Helper()
-	ad, err := sarama.NewClusterAdmin([]string{stack.kafka}, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ad.Close() }()
-	list, err := ad.ListTopics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]bool{}
-	for n := range list {
-		out[n] = true
-	}
-	return out
 }

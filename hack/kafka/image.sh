@@ -12,6 +12,8 @@ KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
 JDK_HOME="${KAFKA_IMAGE_JDK:-/usr/lib/jvm/java-17-openjdk-amd64}"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 log() { printf 'kafka-image: %s\n' "$*" >&2; }
+# shellcheck source=../lib/java.sh
+. "$repo/hack/lib/java.sh"
 
 [[ -x "$JDK_HOME/bin/jlink" ]] || { log "no jlink in $JDK_HOME (install openjdk-17-jdk-headless, or set KAFKA_IMAGE_JDK)"; exit 1; }
 jdk_version="$("$JDK_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.runtime.version = //p')"
@@ -34,13 +36,7 @@ log "jlink a JRE from $JDK_HOME ($jdk_version)"
 [[ -x "$root/opt/java/bin/java" ]] || { log "jlink failed"; exit 1; }
 cp "$libs"/*.jar "$root/opt/kafka/libs/"
 cp "$here/log4j2.properties" "$root/opt/kafka/config/"
-# The C libraries the JRE's binaries and libraries load, from this machine, at the
-# paths they are loaded from (the dynamic loader included).
-while read -r lib; do
-  mkdir -p "$root$(dirname "$lib")"
-  cp -L "$lib" "$root$lib"
-done < <(find "$root/opt/java" -type f \( -name '*.so' -o -perm -u+x \) -exec ldd {} \; 2>/dev/null |
-  sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' | sort -u | grep -v "^$root")
+jre_native_libs "$root"
 CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go -C "$repo" build -trimpath -ldflags="-s -w" -o "$out/kafka-pod" ./hack/kafka/pod
 created="$(git -C "$repo" log -1 --format=%ct -- hack/kafka)"
 digest_ref="$(go -C "$repo" run ./hack/image -binary "$out/kafka-pod" -tree "$root" -ref "$ref" -out "$out/kafka.tar" -arch "$arch" \

@@ -15,3 +15,15 @@ java_at_least() {
 
 # java_runtime_version JAVA: the full runtime version (e.g. 25.0.1+8-LTS), for cache keys.
 java_runtime_version() { "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.runtime.version = //p'; }
+
+# jre_native_libs ROOT: copy the C libraries the JRE under ROOT/opt/java loads (its
+# binaries and libraries, the dynamic loader included) from this machine into ROOT,
+# at the paths they are loaded from: an image needs them beside the JRE.
+jre_native_libs() {
+  local root="$1" lib
+  while read -r lib; do
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done < <(find "$root/opt/java" -type f \( -name '*.so' -o -perm -u+x \) -exec ldd {} \; 2>/dev/null |
+    sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' | sort -u | grep -v "^$root")
+}

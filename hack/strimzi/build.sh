@@ -11,8 +11,9 @@
 #   hack/strimzi/build.sh image      the image's reference (name@digest); `image tar`: its tar
 #
 # STRIMZI_VERSION picks the release: 1.2.0 (current; kafka.strimzi.io/v1 only) or
-# 0.51.0 (the previous line; v1 and v1beta2). Cached by version, JDK and this script
-# under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/strimzi-to-*.
+# 0.51.0 (the previous line; v1 and v1beta2). Cached by version, JDK and build flags
+# (the image also by this script and its launcher) under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/strimzi-to-*.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -36,8 +37,16 @@ java="$(java_at_least 21)" || { log "Strimzi's Topic Operator needs a JDK 21 or 
 jdk="$(dirname "$(dirname "$(readlink -f "$java")")")"
 [[ -x "$jdk/bin/jlink" && -x "$jdk/bin/javac" ]] || { log "$jdk is a JRE, not a JDK (no javac, jlink)"; exit 1; }
 jdk_version="$(java_runtime_version "$java")"
-script_sum="$(cat "$0" "$here/pod/main.go" | sha256sum | cut -c1-12)"
-out="$cache/strimzi-to-$STRIMZI_VERSION-jdk$jdk_version-$script_sum"
+# Flags (../shared/vendor/README.md): a test-only dependency Maven Central lacks, a
+# compiler plugin and Lombok that run on this JDK, annotation processing on (Java
+# 23+ turns it off; sundrio's builders come from it), and no report or lint plugins.
+mvn_flags=(-pl topic-operator -am package -DskipTests
+  -Dstrimzi-test-container.version=0.115.0 -Dmaven.compiler.version=3.13.0 -Dmaven.compiler.proc=full
+  -Dlombok.version=1.18.48 -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Dcheckstyle.skip=true
+  -Djacoco.skip=true -Dmdep.analyze.skip=true -Dmaven.source.skip=true)
+# The jars are keyed by what builds them, the image also by how it is laid out.
+jars_out="$cache/strimzi-to-$STRIMZI_VERSION-jdk$jdk_version-$(echo "${mvn_flags[*]}" | sha256sum | cut -c1-12)"
+out="$cache/strimzi-to-image-$STRIMZI_VERSION-jdk$jdk_version-$(cat "$0" "$here/pod/main.go" "$repo/hack/lib/java.sh" | sha256sum | cut -c1-12)"
 
 source_tree() {
   local src="$cache/strimzi-src-$STRIMZI_VERSION"
@@ -50,33 +59,29 @@ source_tree() {
 }
 
 jars() {
-  if [[ -f "$out/jars/.complete" ]]; then echo "$out/jars"; return; fi
+  local o="$jars_out"
+  if [[ -f "$o/jars/.complete" ]]; then echo "$o/jars"; return; fi
   local src start=$SECONDS work
   src="$(source_tree)"
   # Built in a copy: the cached source stays as released.
-  work="$out/build"
-  rm -rf "$work" "$out/jars" && mkdir -p "$out" && cp -a "$src" "$work"
-  log "building the Topic Operator $STRIMZI_VERSION with $jdk ($jdk_version); log: $out/mvn.log"
-  # Flags (../shared/vendor/README.md): a test-only dependency Maven Central lacks,
-  # a compiler plugin and Lombok that run on this JDK, annotation processing on (Java
-  # 23+ turns it off; sundrio's builders come from it), and no report or lint plugins.
+  work="$o/build"
+  rm -rf "$work" "$o/jars" && mkdir -p "$o" && cp -a "$src" "$work"
+  log "building the Topic Operator $STRIMZI_VERSION with $jdk ($jdk_version); log: $o/mvn.log"
   if ! JAVA_HOME="$jdk" PATH="$jdk/bin:$PATH" mvn -B -Dstyle.color=never -f "$work/pom.xml" \
-    -Dmaven.repo.local="$cache/m2" -pl topic-operator -am package -DskipTests \
-    -Dstrimzi-test-container.version=0.115.0 -Dmaven.compiler.version=3.13.0 -Dmaven.compiler.proc=full \
-    -Dlombok.version=1.18.48 -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Dcheckstyle.skip=true \
-    -Djacoco.skip=true -Dmdep.analyze.skip=true -Dmaven.source.skip=true >"$out/mvn.log" 2>&1; then
-    log "maven failed:"; grep -E 'ERROR|BUILD' "$out/mvn.log" | tail -30 >&2; exit 1
+    -Dmaven.repo.local="$cache/m2" "${mvn_flags[@]}" >"$o/mvn.log" 2>&1; then
+    log "maven failed:"; grep -E 'ERROR|BUILD' "$o/mvn.log" | tail -30 >&2; exit 1
   fi
-  mkdir -p "$out/jars"
-  cp "$work/topic-operator/target/topic-operator-$STRIMZI_VERSION.jar" "$out/jars/"
+  mkdir -p "$o/jars"
+  cp "$work/topic-operator/target/topic-operator-$STRIMZI_VERSION.jar" "$o/jars/"
   # The main class is named in the jar's manifest (Main in 1.x, TopicOperatorMain in 0.x).
-  unzip -p "$out/jars/topic-operator-$STRIMZI_VERSION.jar" META-INF/MANIFEST.MF | sed -n 's/^Main-Class: *//p' | tr -d '\r' >"$out/jars/main-class"
-  [[ -s "$out/jars/main-class" ]] || { log "no Main-Class in the Topic Operator's manifest"; exit 1; }
-  cp -r "$work/topic-operator/target/lib" "$out/jars/lib"
+  (cd "$work" && "$jdk/bin/jar" xf "$o/jars/topic-operator-$STRIMZI_VERSION.jar" META-INF/MANIFEST.MF)
+  sed -n 's/^Main-Class: *//p' "$work/META-INF/MANIFEST.MF" | tr -d '\r' >"$o/jars/main-class"
+  [[ -s "$o/jars/main-class" ]] || { log "no Main-Class in the Topic Operator's manifest"; exit 1; }
+  cp -r "$work/topic-operator/target/lib" "$o/jars/lib"
   rm -rf "$work"
-  touch "$out/jars/.complete"
-  log "built in $((SECONDS - start))s: $out/jars ($(du -sh "$out/jars" | cut -f1))"
-  echo "$out/jars"
+  touch "$o/jars/.complete"
+  log "built in $((SECONDS - start))s: $o/jars ($(du -sh "$o/jars" | cut -f1))"
+  echo "$o/jars"
 }
 
 image() {
@@ -92,12 +97,7 @@ image() {
     --strip-debug --no-man-pages --no-header-files --compress=zip-6 --output "$root/opt/java" >&2
   cp "$dir/topic-operator-$STRIMZI_VERSION.jar" "$dir"/lib/*.jar "$root/opt/strimzi/lib/"
   cp "$dir/main-class" "$root/opt/strimzi/main-class"
-  # The C libraries the JRE loads, from this machine, at the paths they load from.
-  while read -r lib; do
-    mkdir -p "$root$(dirname "$lib")"
-    cp -L "$lib" "$root$lib"
-  done < <(find "$root/opt/java" -type f \( -name '*.so' -o -perm -u+x \) -exec ldd {} \; 2>/dev/null |
-    sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' | sort -u | grep -v "^$root")
+  jre_native_libs "$root"
   CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go -C "$repo" build -trimpath -ldflags="-s -w" -o "$out/topic-operator" ./hack/strimzi/pod
   created="$(git -C "$repo" log -1 --format=%ct -- hack/strimzi 2>/dev/null || echo 0)"
   go -C "$repo" run ./hack/image -binary "$out/topic-operator" -tree "$root" -ref "$ref" -out "$out/topic-operator.tar" \
