@@ -88,11 +88,10 @@ func (r *ExperimentReconciler) cleanup(ctx context.Context, x *serdebenchv1.Seri
 			if failed {
 				ts.Message += "; topic cleanup: " + err.Error()
 			}
+			r.endDeletionWait(x, ReasonTopicCleanupIncomplete, fmt.Sprintf("gave up deleting topic %s after %s: %v", ts.Topic, r.cleanupGiveUp(), err))
 		} else {
 			r.sideEffect(x, "topic deleted")
-			if c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady); c != nil && c.Reason == ReasonDeletingTopics {
-				r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionTrue, ReasonTopicReady, "topic "+ts.Topic+" deleted")
-			}
+			r.endDeletionWait(x, ReasonTopicDeleted, "topic "+ts.Topic+" deleted")
 		}
 	}
 	ts.CleanedUp = true
@@ -110,11 +109,19 @@ func (r *ExperimentReconciler) waitForDeletion(ctx context.Context, x *serdebenc
 	msg := fmt.Sprintf("deleting topics (for up to %s): %s", r.cleanupGiveUp(), why)
 	if c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady); c == nil || c.Reason != ReasonDeletingTopics || c.Message != names.Truncate(msg, conditionMessageMax) {
 		r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionFalse, ReasonDeletingTopics, msg)
-		if err := r.Status().Update(ctx, x); err != nil && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("status: %w", err)
+		if res, err := r.updateStatus(ctx, x); err != nil || res.RequeueAfter > 0 {
+			return res, client.IgnoreNotFound(err)
 		}
 	}
 	return ctrl.Result{RequeueAfter: r.poll()}, nil
+}
+
+// endDeletionWait replaces a DeletingTopics condition, once the wait is over, with
+// what became of the topic (written with the rest of the status).
+func (r *ExperimentReconciler) endDeletionWait(x *serdebenchv1.SerializationExperiment, reason, msg string) {
+	if c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionTopicsReady); c != nil && c.Reason == ReasonDeletingTopics {
+		r.setCondition(x, serdebenchv1.ConditionTopicsReady, metav1.ConditionFalse, reason, msg)
+	}
 }
 
 // cleanupAttempts removes the Jobs and topics of a trial's attempts before attempt.

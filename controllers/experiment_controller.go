@@ -104,6 +104,9 @@ const (
 	// ReasonDeletingTopics is the TopicsReady reason while a deleted experiment
 	// waits for its topics to go (the message says what holds them).
 	ReasonDeletingTopics = "DeletingTopics"
+	// ReasonTopicDeleted and ReasonTopicCleanupIncomplete end a DeletingTopics wait.
+	ReasonTopicDeleted           = "TopicDeleted"
+	ReasonTopicCleanupIncomplete = "TopicCleanupIncomplete"
 	// ReasonProducersStarted is the event of a trial's producers given their
 	// start.
 	ReasonProducersStarted  = "ProducersStarted"

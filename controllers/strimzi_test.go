@@ -77,7 +77,8 @@ func strimziDeletedWhileStopped(t *testing.T) {
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
 	k.set(func(k *kubelet) { k.hold = true })
-	startManager(t, func(r *controllers.ExperimentReconciler) { r.CleanupGiveUp = 5 * time.Second }, k)
+	// The condition shows after min(10 s, bound/2) and until the bound: 10 s of it.
+	startManager(t, func(r *controllers.ExperimentReconciler) { r.CleanupGiveUp = 20 * time.Second }, k)
 	create(t, experiment(ns, "orphan", nil))
 	waitFor(t, 30*time.Second, "jobs created", func() (bool, error) { return len(jobs(t, ns)) == 2, nil })
 	topic := kafkaTopics(t, ns)[0]
@@ -86,11 +87,11 @@ func strimziDeletedWhileStopped(t *testing.T) {
 	if err := k8s.Delete(context.Background(), x); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "a condition saying what deletion waits for", func() (bool, error) {
+	waitFor(t, 20*time.Second, "a condition saying what deletion waits for", func() (bool, error) {
 		c := meta.FindStatusCondition(get(t, ns, "orphan").Status.Conditions, serdebenchv1.ConditionTopicsReady)
 		return c != nil && c.Reason == controllers.ReasonDeletingTopics && strings.Contains(c.Message, "(is it running?)"), fmt.Errorf("condition %+v", c)
 	})
-	waitFor(t, 20*time.Second, "experiment gone after the bound", func() (bool, error) {
+	waitFor(t, 40*time.Second, "experiment gone after the bound", func() (bool, error) {
 		err := k8s.Get(context.Background(), client.ObjectKeyFromObject(x), &serdebenchv1.SerializationExperiment{})
 		return apierrors.IsNotFound(err), err
 	})

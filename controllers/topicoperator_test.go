@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -93,8 +94,8 @@ func realTopicOperator(t *testing.T, version string) {
 	x := waitStage(t, ns, "real-to", serdebenchv1.StageSucceeded, 2*time.Minute)
 	checkResult(t, result(t, ns, x.Status.ResultRef.Name), 2)
 	for _, ts := range x.Status.Trials {
-		if err := (&topics.Admin{Brokers: brokers}).Check(context.Background(), ts.Topic, 3); err == nil {
-			t.Errorf("topic %s still in Kafka after its trial (cleanupPolicy Delete)", ts.Topic)
+		if err := (&topics.Admin{Brokers: brokers}).Check(context.Background(), ts.Topic, 3); err == nil || !strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("topic %s after its trial (cleanupPolicy Delete): %v, want it gone", ts.Topic, err)
 		}
 	}
 	if left := kafkaTopics(t, ns); len(left) != 0 {
@@ -216,6 +217,13 @@ func startTopicOperator(t *testing.T, jars, version, kubeconfig, ns, bootstrap s
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Killed with the test process even when a -timeout panic skips the cleanup.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Its health endpoint is fixed at :8080: another answer there would be taken for it.
+	if conn, err := net.DialTimeout("tcp", "127.0.0.1:8080", time.Second); err == nil {
+		_ = conn.Close()
+		t.Fatal("something already listens on 127.0.0.1:8080, where the Topic Operator serves /ready")
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -106,8 +106,8 @@ func TestStrimziRefusedTopic(t *testing.T) {
 // waits for it (saying why) and leaves nothing once it returns.
 func TestTopicOperatorStopped(t *testing.T) {
 	t.Cleanup(func() { scaleTopicOperator(t, 1, true) })
-	x := viaStrimzi(small("to-stopped", 3000, "json", "protobuf"))
-	x.Spec.Rate.RecordsPerSecond = 500 // 6 s per trial: time to stop the Topic Operator mid-trial
+	x := viaStrimzi(small("to-stopped", 6000, "json", "protobuf"))
+	x.Spec.Rate.RecordsPerSecond = 500 // 12 s per trial: time to stop the Topic Operator mid-trial
 	create(t, x)
 	waitTrialRunning(t, x.Name, 0, "producers")
 	scaleTopicOperator(t, 0, true)

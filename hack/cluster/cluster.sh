@@ -352,11 +352,17 @@ iptables: {localhostNodePorts: false}  # leave net.ipv4.conf.all.route_localnet 
 nodePortAddresses: [primary]
 EOF
   # Cluster names from the API (as kubeadm's CoreDNS does), the rest from this
-  # machine's resolver.
+  # machine's resolver; answered only to pods and this machine (it listens on the
+  # node's address). The binary's path names its build, so a new one restarts it.
   put "$R/Corefile" <<EOF
+# $coredns
 .:53 {
     bind $NODE_IP
     errors
+    acl {
+        allow net $POD_CIDR $NODE_IP/32 127.0.0.0/8
+        block
+    }
     health 127.0.0.1:$DNS_HEALTH_PORT
     ready 127.0.0.1:$DNS_READY_PORT
     kubernetes cluster.local in-addr.arpa ip6.arpa {

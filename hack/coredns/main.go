@@ -11,6 +11,7 @@ import (
 	"github.com/coredns/coredns/coremain"
 
 	// The plugins the Corefile (hack/cluster/cluster.sh) uses.
+	_ "github.com/coredns/coredns/plugin/acl"
 	_ "github.com/coredns/coredns/plugin/bind"
 	_ "github.com/coredns/coredns/plugin/cache"
 	_ "github.com/coredns/coredns/plugin/errors"
@@ -22,7 +23,7 @@ import (
 )
 
 // directives are the plugins in the order CoreDNS's plugin.cfg runs them.
-var directives = []string{"bind", "ready", "health", "errors", "cache", "kubernetes", "loop", "forward"}
+var directives = []string{"bind", "ready", "health", "errors", "acl", "cache", "kubernetes", "loop", "forward"}
 
 func init() { dnsserver.Directives = directives }
 

@@ -15,6 +15,8 @@
 # (the image also by this script and its launcher) under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/strimzi-to-*.
 set -euo pipefail
+# Functions run in $(...) below: a failed step there must stop them too.
+shopt -s inherit_errexit
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
@@ -33,10 +35,14 @@ case "$STRIMZI_VERSION" in
   *) log "unknown STRIMZI_VERSION $STRIMZI_VERSION (1.2.0 or 0.51.0)"; exit 2 ;;
 esac
 
-java="$(java_at_least 21)" || { log "Strimzi's Topic Operator needs a JDK 21 or newer (java, /usr/lib/jvm/*); none found"; exit 1; }
-jdk="$(dirname "$(dirname "$(readlink -f "$java")")")"
-[[ -x "$jdk/bin/jlink" && -x "$jdk/bin/javac" ]] || { log "$jdk is a JRE, not a JDK (no javac, jlink)"; exit 1; }
-jdk_version="$(java_runtime_version "$java")"
+# jdk: the JDK 21+ that builds the jars and jlinks the image (not needed for `source`).
+jdk() {
+  local java
+  java="$(java_at_least 21)" || { log "Strimzi's Topic Operator needs a JDK 21 or newer (java, /usr/lib/jvm/*); none found"; exit 1; }
+  jdk="$(dirname "$(dirname "$(readlink -f "$java")")")"
+  [[ -x "$jdk/bin/jlink" && -x "$jdk/bin/javac" ]] || { log "$jdk is a JRE, not a JDK (no javac, jlink)"; exit 1; }
+  jdk_version="$(java_runtime_version "$java")"
+}
 # Flags (../shared/vendor/README.md): a test-only dependency Maven Central lacks, a
 # compiler plugin and Lombok that run on this JDK, annotation processing on (Java
 # 23+ turns it off; sundrio's builders come from it), and no report or lint plugins.
@@ -44,9 +50,11 @@ mvn_flags=(-pl topic-operator -am package -DskipTests
   -Dstrimzi-test-container.version=0.115.0 -Dmaven.compiler.version=3.13.0 -Dmaven.compiler.proc=full
   -Dlombok.version=1.18.48 -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Dcheckstyle.skip=true
   -Djacoco.skip=true -Dmdep.analyze.skip=true -Dmaven.source.skip=true)
-# The jars are keyed by what builds them, the image also by how it is laid out.
-jars_out="$cache/strimzi-to-$STRIMZI_VERSION-jdk$jdk_version-$(echo "${mvn_flags[*]}" | sha256sum | cut -c1-12)"
-out="$cache/strimzi-to-image-$STRIMZI_VERSION-jdk$jdk_version-$(cat "$0" "$here/pod/main.go" "$repo/hack/lib/java.sh" | sha256sum | cut -c1-12)"
+# outputs: the jars are keyed by what builds them, the image also by how it is laid out.
+outputs() {
+  jars_out="$cache/strimzi-to-$STRIMZI_VERSION-jdk$jdk_version-$(echo "${mvn_flags[*]}" | sha256sum | cut -c1-12)"
+  out="$cache/strimzi-to-image-$STRIMZI_VERSION-jdk$jdk_version-$(cat "$0" "$here/pod/main.go" "$repo/hack/lib/java.sh" | sha256sum | cut -c1-12)"
+}
 
 source_tree() {
   local src="$cache/strimzi-src-$STRIMZI_VERSION"
@@ -110,8 +118,8 @@ image() {
 }
 
 case "${1:-jars}" in
-  jars) jars ;;
+  jars) jdk; outputs; jars ;;
   source) source_tree ;;
-  image) image; if [[ "${2:-}" == tar ]]; then echo "$out/topic-operator.tar"; else cat "$out/ref"; fi ;;
+  image) jdk; outputs; image; if [[ "${2:-}" == tar ]]; then echo "$out/topic-operator.tar"; else cat "$out/ref"; fi ;;
   *) echo "usage: $0 [jars|source|image [tar]]" >&2; exit 2 ;;
 esac

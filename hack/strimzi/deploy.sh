@@ -27,7 +27,7 @@ up() {
   local ns="$1" bootstrap="$2" cluster="${3:-my-cluster}" src install ips="" port="" a tmp
   tmp="$(mktemp -d)"
   # shellcheck disable=SC2064
-  trap "rm -rf '$tmp'" RETURN
+  trap "rm -rf '$tmp'" EXIT
   : "${STRIMZI_IMAGE:?set STRIMZI_IMAGE (hack/stack/stack.sh writes it to .state/stack.env)}"
   src="$("$here/build.sh" source)"
   install="$src/packaging/install"

@@ -47,13 +47,15 @@ const NoStatusAfter = 30 * time.Second
 // Strimzi's reason and message.
 var ErrRefused = errors.New("refused by Strimzi's Topic Operator")
 
-// retriable are the Kafka exceptions (org.apache.kafka.common.errors, subclasses of
-// RetriableException) the Topic Operator reports as KafkaError and retries on its
-// own: Kafka is slow or moving, not refusing.
-var retriable = []string{"TimeoutException", "NetworkException", "DisconnectException", "NotControllerException",
-	"LeaderNotAvailableException", "NotLeaderOrFollowerException", "NotEnoughReplicasException",
-	"CoordinatorNotAvailableException", "CoordinatorLoadInProgressException", "UnknownTopicOrPartitionException",
-	"BrokerNotAvailableException", "ThrottlingQuotaExceededException", "RetriableException"}
+// refusals are the Kafka exceptions (org.apache.kafka.common.errors) that, reported
+// by the Topic Operator as KafkaError, mean Kafka will not make the topic as
+// specified: waiting will not help. Every other KafkaError (Kafka's retriable
+// exceptions, an unknown server error) is waited out: the Topic Operator retries at
+// its next reconciliation (a full one every 2 minutes by default), and the trial
+// timeout bounds the wait.
+var refusals = []string{"InvalidReplicationFactorException", "InvalidPartitionsException", "InvalidConfigurationException",
+	"PolicyViolationException", "InvalidTopicException", "InvalidRequestException", "UnsupportedVersionException",
+	"TopicAuthorizationException", "ClusterAuthorizationException", "TopicDeletionDisabledException"}
 
 // StrimziVersions are the Strimzi API versions serdebench speaks, preferred first:
 // v1 (Strimzi 1.x, which removed v1beta2) and v1beta2 (Strimzi 0.x).
@@ -148,9 +150,9 @@ func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
 
 // KafkaTopicState reads a KafkaTopic as Strimzi's Topic Operator leaves it: ready
 // once its Ready condition is True for the current generation; ErrRefused when it
-// is Ready=False for the current generation for a reason other than a retriable
-// Kafka error or the Topic Operator's own internal error, or when it is marked
-// unmanaged; otherwise not ready, with an error saying why once it has waited
+// is Ready=False for the current generation because Kafka refuses it (refusals) or
+// Strimzi does (NotSupported, ResourceConflict), or when it is marked unmanaged;
+// otherwise not ready, with an error saying why once it has waited
 // NoStatusAfter (no Topic Operator answering, reconciliation paused, being deleted).
 func KafkaTopicState(kt *unstructured.Unstructured, now time.Time) (bool, error) {
 	id := kt.GetNamespace() + "/" + kt.GetName()
@@ -195,20 +197,20 @@ func KafkaTopicState(kt *unstructured.Unstructured, now time.Time) (bool, error)
 }
 
 // transient says whether a Ready=False condition is one the Topic Operator retries
-// by itself: a retriable Kafka error, or its own internal error.
+// by itself: anything but NotSupported, ResourceConflict and a KafkaError naming
+// one of refusals.
 func transient(reason, message string) bool {
-	if reason == "InternalError" {
-		return true
-	}
-	if reason != "KafkaError" {
+	switch reason {
+	case "NotSupported", "ResourceConflict":
 		return false
-	}
-	for _, e := range retriable {
-		if strings.Contains(message, "errors."+e) {
-			return true
+	case "KafkaError":
+		for _, e := range refusals {
+			if strings.Contains(message, "errors."+e) {
+				return false
+			}
 		}
 	}
-	return false
+	return true
 }
 
 // KafkaTopic is the KafkaTopic resource of topic t for Strimzi cluster in namespace,

@@ -75,6 +75,8 @@ func TestKafkaTopicState(t *testing.T) {
 		"message": "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: createTopics"}
 	decrease := map[string]any{"type": "Ready", "status": "False", "reason": "NotSupported", "message": "Decreasing partitions not supported"}
 	internal := map[string]any{"type": "Ready", "status": "False", "reason": "InternalError", "message": "java.lang.NullPointerException"}
+	unknown := map[string]any{"type": "Ready", "status": "False", "reason": "KafkaError", "message": "org.apache.kafka.common.errors.UnknownServerException: The server experienced an unexpected error"}
+	conflict := map[string]any{"type": "Ready", "status": "False", "reason": "ResourceConflict", "message": "Managed by Ref{namespace='ns', name='other'}"}
 	paused := map[string]any{"type": ConditionReconciliationPaused, "status": "True"}
 	for _, c := range []struct {
 		name    string
@@ -93,6 +95,8 @@ func TestKafkaTopicState(t *testing.T) {
 		{"retriable Kafka error", kafkaTopic(1, 1, fresh, timeout), false, false, "not ready yet: KafkaError: org.apache.kafka.common.errors.TimeoutException"},
 		{"partition decrease", kafkaTopic(1, 1, fresh, decrease), false, true, "NotSupported: Decreasing partitions not supported"},
 		{"internal error: retried", kafkaTopic(1, 1, fresh, internal), false, false, "InternalError"},
+		{"unknown server error: retried", kafkaTopic(1, 1, fresh, unknown), false, false, "UnknownServerException"},
+		{"another KafkaTopic manages the topic", kafkaTopic(1, 1, fresh, conflict), false, true, "ResourceConflict"},
 		{"paused", kafkaTopic(1, 1, fresh, paused), false, false, "reconciliation is paused"},
 	} {
 		ok, err := KafkaTopicState(c.kt, now)
