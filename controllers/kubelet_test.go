@@ -285,12 +285,14 @@ type containerResult struct {
 
 // podIPs hands out a loopback address per pod: the pod's network namespace. Its
 // containers share it, so two of them listening on one port clash as in a real
-// pod. (Counted process-wide: a finished pod's metrics server may still serve.)
+// pod. (Counted process-wide: a finished pod's metrics server may still serve.
+// The second octet comes from the process, so two test processes never share an
+// address.)
 var podIPs atomic.Uint32
 
 func nextPodIP() string {
 	n := podIPs.Add(1)
-	return fmt.Sprintf("127.%d.%d.%d", 1+(n>>16)%200, (n>>8)%256, 1+n%250)
+	return fmt.Sprintf("127.%d.%d.%d", 1+os.Getpid()%200, (n/250)%256, 1+n%250)
 }
 
 // runHow is how the stand-in runs one Job's pods.
