@@ -22,9 +22,14 @@ die() { log "ERROR: $*"; exit 1; }
 : "${SERDEBENCH_KUBECTL:?set SERDEBENCH_KUBECTL (source .state/stack.env)}" "${KUBECONFIG:?set KUBECONFIG}"
 k() { timeout 120 "$SERDEBENCH_KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
 name=strimzi-topic-operator
+# What this script creates carries this label; down deletes only what carries it.
+mark=app.kubernetes.io/managed-by=serdebench-hack-strimzi
+
+# ours NAMESPACE CLUSTER: the Kafka resource is this script's.
+ours() { local l; l="$(k -n "$1" get kafka -l "$mark" -o name 2>/dev/null)"; grep -qx "kafka.kafka.strimzi.io/$2" <<<"$l"; }
 
 up() {
-  local ns="$1" bootstrap="$2" cluster="${3:-my-cluster}" src install ips="" port="" a tmp
+  local ns="$1" bootstrap="$2" cluster="${3:-my-cluster}" src install ips="" port="" a tmp marked
   tmp="$(mktemp -d)"
   # shellcheck disable=SC2064
   trap "rm -rf '$tmp'" EXIT
@@ -36,12 +41,23 @@ up() {
     [[ -z "$port" || "$port" == "${BASH_REMATCH[2]}" ]] || die "bootstrap addresses on different ports: $bootstrap"
     port="${BASH_REMATCH[2]}" ips+="\"${BASH_REMATCH[1]}\","
   done
-  # The CRDs as Strimzi's release installs them (the Kafka CRD is too large for a
-  # client-side apply's annotation).
-  k apply --server-side --force-conflicts -f "$install/topic-operator/04-Crd-kafkatopic.yaml" \
-    -f "$install/cluster-operator/040-Crd-kafka.yaml" >/dev/null
+  # A cluster that already runs Strimzi keeps its own: nothing here replaces its
+  # CRDs or its Kafka resources.
+  marked="$(k get crd -l "$mark" -o name)"
+  if k get crd kafkatopics.kafka.strimzi.io >/dev/null 2>&1 && ! grep -q '/kafkatopics.kafka.strimzi.io$' <<<"$marked"; then
+    log "Strimzi's CRDs are installed, not by this script: used as they are"
+  else
+    # As Strimzi's release installs them (the Kafka CRD is too large for a
+    # client-side apply's annotation), marked as this script's.
+    k apply --server-side --force-conflicts -f "$install/topic-operator/04-Crd-kafkatopic.yaml" \
+      -f "$install/cluster-operator/040-Crd-kafka.yaml" >/dev/null
+    k label --overwrite crd kafkatopics.kafka.strimzi.io kafkas.kafka.strimzi.io "$mark" >/dev/null
+  fi
   k wait --for=condition=Established --timeout=60s crd/kafkatopics.kafka.strimzi.io crd/kafkas.kafka.strimzi.io >/dev/null
   k get namespace "$ns" >/dev/null 2>&1 || k create namespace "$ns" >/dev/null
+  if k -n "$ns" get kafka "$cluster" >/dev/null 2>&1 && ! ours "$ns" "$cluster"; then
+    die "Kafka $cluster in $ns exists and is not this script's: its own Strimzi serves it"
+  fi
   k -n "$ns" apply -f "$install/topic-operator/01-ServiceAccount-strimzi-topic-operator.yaml" \
     -f "$install/topic-operator/02-Role-strimzi-topic-operator.yaml" \
     -f "$install/topic-operator/03-RoleBinding-strimzi-topic-operator.yaml" >/dev/null
@@ -57,11 +73,13 @@ up() {
     {\"op\":\"test\",\"path\":\"$c/env/1/name\",\"value\":\"STRIMZI_KAFKA_BOOTSTRAP_SERVERS\"},
     {\"op\":\"replace\",\"path\":\"$c/env/1/value\",\"value\":\"$cluster-kafka-bootstrap:9092\"}]" >"$tmp/deployment.yaml"
   k -n "$ns" apply -f "$tmp/deployment.yaml" >/dev/null
+  k -n "$ns" label --overwrite deployment,serviceaccount,role,rolebinding "$name" "$mark" >/dev/null
   k -n "$ns" apply -f - >/dev/null <<YAML
 apiVersion: kafka.strimzi.io/v1
 kind: Kafka
 metadata:
   name: $cluster
+  labels: {${mark%%=*}: ${mark#*=}}
 spec:
   kafka:
     version: ${KAFKA_VERSION:-4.3.1}
@@ -72,7 +90,7 @@ apiVersion: v1
 kind: Service
 metadata:
   name: $cluster-kafka-bootstrap
-  labels: {strimzi.io/cluster: $cluster}
+  labels: {strimzi.io/cluster: $cluster, ${mark%%=*}: ${mark#*=}}
 spec:
   ports:
   - {name: tcp-clients, port: 9092, targetPort: $port, protocol: TCP}
@@ -82,6 +100,7 @@ kind: EndpointSlice
 metadata:
   name: $cluster-kafka-bootstrap
   labels:
+    ${mark%%=*}: ${mark#*=}
     kubernetes.io/service-name: $cluster-kafka-bootstrap
     endpointslice.kubernetes.io/managed-by: serdebench.io-hack-strimzi
 addressType: IPv4
@@ -97,11 +116,11 @@ YAML
 
 down() {
   local ns="$1" cluster="${2:-my-cluster}"
+  ours "$ns" "$cluster" || { log "no Kafka $cluster of this script's in $ns: nothing to remove"; return; }
   # KafkaTopics first, while the Topic Operator can still remove its finalizer.
-  k -n "$ns" delete kafkatopics -l "strimzi.io/cluster=$cluster" --ignore-not-found --wait=true --timeout=60s >/dev/null 2>&1 || true
-  k -n "$ns" delete deployment,serviceaccount,role,rolebinding "$name" --ignore-not-found >/dev/null
-  k -n "$ns" delete kafka "$cluster" --ignore-not-found >/dev/null 2>&1 || true
-  k -n "$ns" delete service,endpointslice "$cluster-kafka-bootstrap" --ignore-not-found >/dev/null
+  k -n "$ns" delete kafkatopics -l "strimzi.io/cluster=$cluster" --ignore-not-found --wait=true --timeout=60s >/dev/null ||
+    log "some KafkaTopics of $cluster in $ns are still there (they keep the Topic Operator's finalizer)"
+  k -n "$ns" delete deployment,serviceaccount,role,rolebinding,kafka,service,endpointslice -l "$mark" --ignore-not-found >/dev/null
 }
 
 case "${1:-}" in
