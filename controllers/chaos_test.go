@@ -123,7 +123,7 @@ func TestFaultNotInjected(t *testing.T) {
 		t.Errorf("bootstrap: %d trials planned", len(x.Status.Trials))
 	}
 
-	create(t, withFault("strimzi", serdebenchv1.KafkaSpec{Strimzi: &serdebenchv1.StrimziKafka{ClusterName: "my-cluster", BootstrapServers: brokers[0]}}))
+	create(t, withFault("strimzi", serdebenchv1.KafkaSpec{Strimzi: &serdebenchv1.StrimziKafka{ClusterName: standInCluster, BootstrapServers: brokers[0]}}))
 	x = waitStage(t, ns, "strimzi", serdebenchv1.StageFailed, 60*time.Second)
 	c := meta.FindStatusCondition(x.Status.Conditions, serdebenchv1.ConditionFailed)
 	if c == nil || c.Reason != controllers.ReasonFaultNotInjected || !strings.Contains(c.Message, "Chaos Mesh did not apply the fault within 2s: it has not selected the target pods") {

@@ -49,7 +49,7 @@ func experiment(ns, name string, mutate func(*serdebenchv1.SerializationExperime
 				PoolSize:  16,
 				Producer:  serdebenchv1.ProducerSettings{Acks: "1", LingerMs: ptr(int32(1))},
 			},
-			Kafka:          serdebenchv1.KafkaSpec{Strimzi: &serdebenchv1.StrimziKafka{ClusterName: "my-cluster", BootstrapServers: "127.0.0.1:9092"}},
+			Kafka:          serdebenchv1.KafkaSpec{Strimzi: &serdebenchv1.StrimziKafka{ClusterName: standInCluster, BootstrapServers: "127.0.0.1:9092"}},
 			TimeoutSeconds: 120,
 		},
 	}
@@ -250,15 +250,7 @@ func happyPathStrimzi(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	ns := newNamespace(t)
 	k := newKubelet(t, ns, brokers)
-	kafkaCR := &unstructured.Unstructured{Object: map[string]any{
-		"spec": map[string]any{"kafka": map[string]any{"version": "4.3.1",
-			"listeners": []any{map[string]any{"name": "plain", "port": int64(9092), "type": "internal", "tls": false}}}}}}
-	kafkaCR.SetGroupVersionKind(strimziGVK(t, topics.KindKafka))
-	kafkaCR.SetNamespace(ns)
-	kafkaCR.SetName("my-cluster")
-	if err := k8s.Create(context.Background(), kafkaCR); err != nil {
-		t.Fatal(err)
-	}
+	createKafka(t, ns)
 	startManager(t, nil, k)
 	create(t, experiment(ns, "happy", nil))
 	x := waitStage(t, ns, "happy", serdebenchv1.StageSucceeded, 90*time.Second)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -275,6 +276,33 @@ func (k *kubelet) topicOperator(ctx context.Context) {
 // standInCluster is the Strimzi cluster whose KafkaTopics the stand-in reconciles
 // (its STRIMZI_RESOURCE_LABELS), the one the tests' experiments name.
 const standInCluster = "my-cluster"
+
+// createKafka creates the Kafka resource of standInCluster in ns, declaring the
+// local broker's release (nothing here runs Strimzi's Cluster Operator).
+func createKafka(t *testing.T, ns string) {
+	t.Helper()
+	kafka := &unstructured.Unstructured{Object: map[string]any{
+		"spec": map[string]any{"kafka": map[string]any{"version": "4.3.1",
+			"listeners": []any{map[string]any{"name": "plain", "port": int64(9092), "type": "internal", "tls": false}}}}}}
+	kafka.SetGroupVersionKind(strimziGVK(t, topics.KindKafka))
+	kafka.SetNamespace(ns)
+	kafka.SetName(standInCluster)
+	if err := k8s.Create(context.Background(), kafka); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// terminate stops a process the test started: SIGTERM, then SIGKILL after grace;
+// exited is closed once it has been waited for.
+func terminate(p *os.Process, exited <-chan struct{}, grace time.Duration) {
+	_ = p.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(grace):
+		_ = p.Kill()
+		<-exited
+	}
+}
 
 type containerResult struct {
 	name     string

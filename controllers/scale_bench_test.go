@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -167,15 +166,9 @@ func scaleCleanup(b *testing.B, cmd *exec.Cmd, ns string, brokers []string) {
 		}
 	}
 	if cmd.ProcessState == nil {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		terminate(cmd.Process, done, 10*time.Second)
 	}
 	admin := &topics.Admin{Brokers: brokers}
 	for name := range kafkatest.Topics(b, brokers) {

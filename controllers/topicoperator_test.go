@@ -21,7 +21,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -74,15 +73,7 @@ func realTopicOperator(t *testing.T, version string) {
 
 	k := newKubelet(t, ns, brokers)
 	k.set(func(k *kubelet) { k.topicsReady = false }) // the real one runs instead of the stand-in
-	kafkaCR := &unstructured.Unstructured{Object: map[string]any{
-		"spec": map[string]any{"kafka": map[string]any{"version": "4.3.1",
-			"listeners": []any{map[string]any{"name": "plain", "port": int64(9092), "type": "internal", "tls": false}}}}}}
-	kafkaCR.SetGroupVersionKind(strimziGVK(t, topics.KindKafka))
-	kafkaCR.SetNamespace(ns)
-	kafkaCR.SetName(standInCluster)
-	if err := k8s.Create(context.Background(), kafkaCR); err != nil {
-		t.Fatal(err)
-	}
+	createKafka(t, ns)
 	startManager(t, nil, k)
 	gv := strimziGVK(t, topics.KindKafkaTopic).GroupVersion()
 	if gv.Version != "v1" {
@@ -231,13 +222,7 @@ func startTopicOperator(t *testing.T, jars, version, kubeconfig, ns, bootstrap s
 	var waitErr error
 	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		terminate(cmd.Process, exited, 20*time.Second)
 		_ = logFile.Close()
 		if t.Failed() {
 			raw, _ := os.ReadFile(logPath)

@@ -88,15 +88,6 @@ type Strimzi struct {
 	Client    client.Client
 	Cluster   string
 	Namespace string
-	// Now is the clock (nil: time.Now), for how long a KafkaTopic has waited.
-	Now func() time.Time
-}
-
-func (s *Strimzi) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
 }
 
 // object returns an empty object of kind at the served version.
@@ -145,7 +136,7 @@ func (s *Strimzi) Ensure(ctx context.Context, t Spec) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("get KafkaTopic %s/%s: %w", s.Namespace, t.Name, err)
 	}
-	return KafkaTopicState(kt, s.now())
+	return KafkaTopicState(kt, time.Now())
 }
 
 // KafkaTopicState reads a KafkaTopic as Strimzi's Topic Operator leaves it: ready
