@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,20 +32,41 @@ func kstatusOf(t *testing.T, obj client.Object, kind string) status.Status {
 }
 
 // TestScheduleOnCluster: the chart's operator, under its namespaced RBAC, runs a
-// schedule every minute: real runs succeed, the second is compared with the first
-// (the result's comparison block with each metric's change, the Regressed
-// condition saying the baseline is still being collected: one run cannot show the
-// noise between runs), kstatus reads the
-// schedule and its runs as Current, and deleting the schedule takes its runs and
-// results with it (owner references, the cluster's garbage collector).
+// schedule every minute against a planted regression, with the monitoring a user has
+// (kube-prometheus-stack from its chart, the release installed with the values file
+// the README gives):
+//   - the chart's Prometheus selects the release's PodMonitor and ServiceMonitor and
+//     loads its PrometheusRule, by the chart's own selectors;
+//   - the baseline is three pinned results planted from one real run with three times
+//     its records/s: the first scheduled run is Regressed (the result's comparison
+//     block, the condition), kstatus reads the schedule and the run as Current;
+//   - every query of the dashboard ConfigMap returns data over the runs;
+//   - SerdebenchRegression fires in that Prometheus and its Alertmanager delivers it
+//     to a receiver (routed by an AlertmanagerConfig in this namespace);
+//   - deleting the schedule takes its runs and results with it (owner references,
+//     the cluster's garbage collector).
 func TestScheduleOnCluster(t *testing.T) {
 	ctx := context.Background()
+	checkSelected(t)
+	host, _, err := net.SplitHostPort(stack.kafka) // an address of this machine the pods reach
+	if err != nil {
+		t.Fatal(err)
+	}
+	receiver := startAlertReceiver(t, host)
+	begin := time.Now()
+
+	template := small("", 3000, "protobuf").Spec
+	base := small("e2e-baseline", 3000, "protobuf")
+	create(t, base)
+	_, baseResult := succeeded(t, base.Name, 3*time.Minute)
+	t.Cleanup(func() { _ = k8s.Delete(ctx, base) })
+	pinned := plant(t, baseResult, 3)
+
 	s := &v1alpha1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Name: "e2e-minutely", Namespace: namespace},
 		Spec: v1alpha1.SerializationScheduleSpec{Schedule: "* * * * *", SuccessfulHistoryLimit: ptr(int32(3)),
-			// Persistence 1: the first run is the second's baseline, not its streak partner.
-			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselineRollingMedian, Runs: 2, MinRuns: 2}, PersistenceRuns: 1,
-			ExperimentTemplate: v1alpha1.ExperimentTemplate{Labels: map[string]string{"e2e": "schedule"},
-				Spec: small("", 3000, "protobuf").Spec}}}
+			// A pinned baseline judges each run at once; persistence 1 alerts on the first.
+			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselinePinned, ResultNames: pinned, Runs: 3, MinRuns: 3}, PersistenceRuns: 1,
+			ExperimentTemplate: v1alpha1.ExperimentTemplate{Labels: map[string]string{"e2e": "schedule"}, Spec: template}}}
 	_ = k8s.Delete(ctx, s.DeepCopy()) // a leftover of an interrupted run
 	waitFor(t, 2*time.Minute, "an earlier schedule gone", func() bool {
 		return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(s), &v1alpha1.SerializationSchedule{}))
@@ -60,7 +83,6 @@ func TestScheduleOnCluster(t *testing.T) {
 			meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionReady)
 	})
 
-	// Two finished runs (a minute apart, or more if Forbid skipped one).
 	runs := func() []v1alpha1.SerializationExperiment {
 		list := &v1alpha1.SerializationExperimentList{}
 		if err := k8s.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{"serdebench.io/schedule": s.Name}); err != nil {
@@ -71,52 +93,56 @@ func TestScheduleOnCluster(t *testing.T) {
 		})
 		return list.Items
 	}
-	var done []v1alpha1.SerializationExperiment
-	waitFor(t, 6*time.Minute, "two succeeded runs", func() bool {
-		done = done[:0]
+	var first v1alpha1.SerializationExperiment
+	waitFor(t, 4*time.Minute, "a succeeded run", func() bool {
 		for _, x := range runs() {
 			if x.Status.Stage == v1alpha1.StageFailed {
 				t.Fatalf("run %s failed: %+v", x.Name, meta.FindStatusCondition(x.Status.Conditions, v1alpha1.ConditionFailed))
 			}
 			if x.Status.Stage == v1alpha1.StageSucceeded {
-				done = append(done, x)
+				first = x
+				return true
 			}
 		}
-		return len(done) >= 2
+		return false
 	})
-	first, second := done[0], done[1]
 	if first.Labels["e2e"] != "schedule" || kstatusOf(t, first.DeepCopy(), "SerializationExperiment") != status.CurrentStatus {
 		t.Fatalf("run %s: labels %v, kstatus not Current", first.Name, first.Labels)
 	}
 	var cond *metav1.Condition
-	var compared string
-	waitFor(t, time.Minute, "the second run compared", func() bool {
+	waitFor(t, time.Minute, "the first run compared", func() bool {
 		got := &v1alpha1.SerializationSchedule{}
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
 			t.Fatal(err)
 		}
 		cond = meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionRegressed)
-		// Runs are compared in order, so a later one compared means the second was.
-		compared = got.Status.LastComparedRun
-		return compared != "" && compared != first.Name && cond != nil
+		return got.Status.LastComparedRun != "" && cond != nil
 	})
 	t.Logf("Regressed: %s %s: %s", cond.Status, cond.Reason, cond.Message)
+	if cond.Status != metav1.ConditionTrue || cond.Reason != "Regressed" || !strings.Contains(cond.Message, "recordsPerSecond") {
+		t.Fatalf("against a baseline with three times its records/s, the run is not Regressed: %+v", cond)
+	}
 	res := &v1alpha1.SerializationResult{}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: namespace, Name: second.Status.ResultRef.Name}, res); err != nil {
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: namespace, Name: first.Status.ResultRef.Name}, res); err != nil {
 		t.Fatal(err)
 	}
 	c := res.Comparison
-	if c == nil || c.Schedule != s.Name || !slices.Equal(c.BaselineResults, []string{first.Status.ResultRef.Name}) ||
-		len(c.Trials) != 1 || len(c.Trials[0].Metrics) != 3 || c.Regressed || c.Verdict != v1alpha1.VerdictNotJudged ||
-		(compared == second.Name && (cond.Status != metav1.ConditionUnknown || cond.Reason != "CollectingBaseline")) {
-		t.Fatalf("comparison %+v, condition %+v", c, cond)
+	if c == nil || c.Schedule != s.Name || !slices.Equal(c.BaselineResults, pinned) || len(c.Trials) != 1 || !c.Regressed ||
+		c.Verdict != v1alpha1.VerdictRegressed || c.Trials[0].Metrics[0].Name != "recordsPerSecond" || !c.Trials[0].Metrics[0].Regressed {
+		t.Fatalf("comparison %+v", c)
 	}
 	for _, m := range c.Trials[0].Metrics {
-		t.Logf("%s: baseline %s, candidate %s %s (%s %%)", m.Name, m.Baseline, m.Candidate, m.Unit, m.ChangePercent)
-		if m.Candidate == "" || m.ChangePercent == "" || m.Verdict != v1alpha1.VerdictNotJudged {
-			t.Errorf("%s: a run against one run has a value and a change, and is not judged: %+v", m.Name, m)
-		}
+		t.Logf("%s: baseline %s, candidate %s %s (%s %%) %s", m.Name, m.Baseline, m.Candidate, m.Unit, m.ChangePercent, m.Verdict)
 	}
+
+	checkDashboard(t, begin)
+	alert := map[string]string{"alertname": "SerdebenchRegression", "namespace": namespace, "schedule": s.Name}
+	// The operator's gauge, scraped every 30 s, then a rule evaluation every 30 s.
+	judged := time.Now()
+	waitAlertFiring(t, 3*time.Minute, alert)
+	t.Logf("SerdebenchRegression firing in Prometheus %s after the checks above", time.Since(judged).Round(time.Second))
+	waitFor(t, 3*time.Minute, "SerdebenchRegression delivered by Alertmanager to the receiver", func() bool { return receiver.delivered(alert) })
+	t.Logf("and delivered to the receiver after %s", time.Since(judged).Round(time.Second))
 
 	// The schedule's history as one report, through the kubeconfig.
 	bin := filepath.Join(t.TempDir(), "serdebench")
@@ -127,8 +153,8 @@ func TestScheduleOnCluster(t *testing.T) {
 	if out, err := exec.Command(bin, "report", "--schedule", s.Name, "-n", namespace, "-o", html).CombinedOutput(); err != nil || !strings.Contains(string(out), html) {
 		t.Fatalf("serdebench report --schedule: %v\n%s", err, out)
 	}
-	if page, err := os.ReadFile(html); err != nil || !strings.Contains(string(page), "Comparison with the baseline runs") {
-		t.Fatalf("the history report lacks the comparison (%v)", err)
+	if page, err := os.ReadFile(html); err != nil || !strings.Contains(string(page), c.Trials[0].Name) {
+		t.Fatalf("the history report lacks the run's trial %s (%v)", c.Trials[0].Name, err)
 	}
 
 	// Deleting the schedule deletes its runs and their results.
@@ -147,4 +173,30 @@ func TestScheduleOnCluster(t *testing.T) {
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	kubetest.WaitFor(t, timeout, time.Second, what, func() (bool, error) { return cond(), nil })
+}
+
+// plant creates n SerializationResults copied from res with its trials' records/s
+// three times higher, 1% apart (a baseline's spread): a baseline a run of the same
+// experiment falls far short of. Returns their names; they are deleted after the test.
+func plant(t *testing.T, res *v1alpha1.SerializationResult, n int) []string {
+	t.Helper()
+	var names []string
+	for i := range n {
+		p := res.DeepCopy()
+		p.ObjectMeta = metav1.ObjectMeta{Name: fmt.Sprintf("e2e-planted-%d", i), Namespace: namespace, Labels: map[string]string{"e2e": "planted"}}
+		p.Comparison = nil
+		for j := range p.Trials {
+			p.Trials[j].RecordsPerSecond = int64(float64(p.Trials[j].RecordsPerSecond) * 3 * (1 + 0.01*float64(i-1)))
+		}
+		_ = k8s.Delete(context.Background(), p.DeepCopy()) // a leftover of an interrupted run
+		waitFor(t, time.Minute, "an earlier planted result gone", func() bool {
+			return apierrors.IsNotFound(k8s.Get(context.Background(), client.ObjectKeyFromObject(p), &v1alpha1.SerializationResult{}))
+		})
+		if err := k8s.Create(context.Background(), p); err != nil {
+			t.Fatalf("plant %s: %v", p.Name, err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), p) })
+		names = append(names, p.Name)
+	}
+	return names
 }

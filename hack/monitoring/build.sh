@@ -1,22 +1,51 @@
 #!/usr/bin/env bash
-# Builds the monitoring stack for the local cluster from Go modules (no image can be
-# pulled here): prometheus-operator, its config reloader, and a Prometheus server with
-# Kubernetes service discovery, each as an OCI image tar. Prints the tars' directory;
-# it holds images.env with the three image references (by digest).
+# The local cluster's monitoring: the kube-prometheus-stack chart users install, and
+# the images it names, built from their Go modules at the chart's versions (no image
+# can be pulled here).
 #
-# Cached by version under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/monitoring-<versions>/.
+#   hack/monitoring/build.sh chart    the chart, unpacked; prints its directory
+#   hack/monitoring/build.sh [images] prometheus-operator, its config reloader,
+#                                     Prometheus and Alertmanager as OCI image tars;
+#                                     prints their directory, whose images.env holds
+#                                     the references (by digest) under the chart's
+#                                     own names and tags
+#
+# The chart comes from ../shared/vendor after a SHA-256 check, else from its release
+# upstream (hack/lib/vendor.sh). Its version is the one pinned fact here: the images'
+# versions are read from its render. Needs SERDEBENCH_HELM (make sets it).
+# Cached by chart version under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/monitoring-kps<version>/.
 set -euo pipefail
+shopt -s inherit_errexit
 
-PROMETHEUS_OPERATOR_VERSION="${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
-# Prometheus 3.5.0 (the Go module's v0.305.0): the newest release prometheus-operator
-# v0.85.0 lists as compatible, and its default.
-PROMETHEUS_VERSION="${PROMETHEUS_VERSION:-3.5.0}"
-PROMETHEUS_MODULE_VERSION="v0.$(echo "$PROMETHEUS_VERSION" | awk -F. '{printf "%d%02d.%d", $1, $2, $3}')"
+KPS_VERSION=88.5.3
+KPS_SHA256=96699dedc68014c2d4410741a28ed832c1211bd4c1d6ce6991781dabd362aeaf
+# The unpacked tree of the vendored file: an upstream download must unpack to it.
+KPS_TREE=a19e8263a28b86c29a5d3e1ce510153950b1b6d4c0bca40b9f3e35525d733e89
+KPS_URL="https://github.com/prometheus-community/helm-charts/releases/download/kube-prometheus-stack-$KPS_VERSION/kube-prometheus-stack-$KPS_VERSION.tgz"
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/monitoring-po$PROMETHEUS_OPERATOR_VERSION-prom$PROMETHEUS_VERSION"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/monitoring-kps$KPS_VERSION"
 log() { printf 'monitoring-build: %s\n' "$*" >&2; }
+# shellcheck source=../lib/vendor.sh
+source "$repo/hack/lib/vendor.sh"
 mkdir -p "$cache/bin" "$cache/src"
+
+chart() {
+  local dir="$cache/kube-prometheus-stack"
+  if [[ ! -f "$dir/Chart.yaml" ]]; then
+    vendor_extract "kube-prometheus-stack-$KPS_VERSION.tgz" "$KPS_SHA256" "$KPS_URL" "$KPS_TREE" "$dir"
+  fi
+  echo "$dir"
+}
+
+# chart_image NAME: the image reference the chart's default render names for NAME
+# (e.g. prometheus-operator/prometheus-operator), tag included.
+chart_image() {
+  local ref
+  ref="$(grep -o "quay.io/$1:[^\"' ]*" <<<"$render" | head -1)"
+  [[ -n "$ref" ]] || { log "the chart's render names no quay.io/$1 image"; exit 1; }
+  echo "$ref"
+}
 
 # module_copy MODULE VERSION DIR: a writable copy of a module's source (its own go.mod,
 # replace directives and go.sum apply, as in its repository).
@@ -38,23 +67,43 @@ build() { # SRC PACKAGE OUT LDFLAGS
   log "built $3 in $((SECONDS - start))s"
 }
 
-po_src="$cache/src/prometheus-operator"
-module_copy github.com/prometheus-operator/prometheus-operator "$PROMETHEUS_OPERATOR_VERSION" "$po_src"
-# Its API and client are nested modules, replaced by local paths in its repository but
-# absent from the root module's zip: use their published versions instead.
-for m in pkg/apis/monitoring pkg/client; do
-  (cd "$po_src" && go mod edit -replace "github.com/prometheus-operator/prometheus-operator/$m=github.com/prometheus-operator/prometheus-operator/$m@$PROMETHEUS_OPERATOR_VERSION")
-done
-pv="-X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v} -X github.com/prometheus/common/version.Branch=serdebench-local"
-build "$po_src" ./cmd/operator operator "$pv"
-build "$po_src" ./cmd/prometheus-config-reloader prometheus-config-reloader "$pv"
+version_ldflags() { # VERSION
+  echo "-X github.com/prometheus/common/version.Version=$1 -X github.com/prometheus/common/version.Branch=serdebench-local"
+}
 
-prom_src="$cache/src/prometheus"
-module_copy github.com/prometheus/prometheus "$PROMETHEUS_MODULE_VERSION" "$prom_src"
-# Only Kubernetes service discovery (what PodMonitors use), not the cloud SDKs the
-# full plugin list compiles in; the web UI's assets are not in the module either (the
-# HTTP API is all serdebench uses).
-cat >"$prom_src/plugins/plugins.go" <<'GO'
+images() {
+  local dir render po_ref reloader_ref prom_ref am_ref po_version prom_version am_version
+  dir="$(chart)"
+  : "${SERDEBENCH_HELM:?set SERDEBENCH_HELM (make sets it): the images are read from the chart render}"
+  # Rendered for the local cluster's Kubernetes version (the chart checks it).
+  local kube
+  kube="$(sed -n 's/^K8S_VERSION="${K8S_VERSION:-\(v[0-9.]*\)}"$/\1/p' "$repo/hack/k8s/build.sh")"
+  render="$("$SERDEBENCH_HELM" template kube-prometheus-stack "$dir" --namespace monitoring --kube-version "${kube#v}")"
+  po_ref="$(chart_image prometheus-operator/prometheus-operator)"
+  reloader_ref="$(chart_image prometheus-operator/prometheus-config-reloader)"
+  prom_ref="$(chart_image prometheus/prometheus)"
+  am_ref="$(chart_image prometheus/alertmanager)"
+  po_version="${po_ref##*:}" am_version="${am_ref##*:}"
+  prom_version="${prom_ref##*:v}" && prom_version="${prom_version%%-*}" # v3.14.0-distroless -> 3.14.0
+  [[ "${reloader_ref##*:}" == "$po_version" ]] || { log "the chart's config reloader ($reloader_ref) is not prometheus-operator's version $po_version"; exit 1; }
+
+  local po_src="$cache/src/prometheus-operator"
+  module_copy github.com/prometheus-operator/prometheus-operator "$po_version" "$po_src"
+  # Its API and client are nested modules, replaced by local paths in its repository
+  # but absent from the root module's zip: use their published versions instead.
+  for m in pkg/apis/monitoring pkg/client; do
+    (cd "$po_src" && go mod edit -replace "github.com/prometheus-operator/prometheus-operator/$m=github.com/prometheus-operator/prometheus-operator/$m@$po_version")
+  done
+  build "$po_src" ./cmd/operator operator "$(version_ldflags "${po_version#v}")"
+  build "$po_src" ./cmd/prometheus-config-reloader prometheus-config-reloader "$(version_ldflags "${po_version#v}")"
+
+  # Prometheus 3.x is published as the Go module's v0.3xx.y (3.14.0 -> v0.314.0).
+  local prom_src="$cache/src/prometheus"
+  module_copy github.com/prometheus/prometheus "v0.$(awk -F. '{printf "%d%02d.%d", $1, $2, $3}' <<<"$prom_version")" "$prom_src"
+  # Only Kubernetes service discovery (what the chart's monitors use), not the cloud
+  # SDKs the full plugin list compiles in; the web UI's assets are not in the module
+  # either (the HTTP API is all serdebench and its tests use).
+  cat >"$prom_src/plugins/plugins.go" <<'GO'
 // Package plugins registers the service discoveries this build includes: Kubernetes
 // only (serdebench's local cluster build).
 package plugins
@@ -63,22 +112,39 @@ import (
 	_ "github.com/prometheus/prometheus/discovery/kubernetes" // Register kubernetes plugin.
 )
 GO
-build "$prom_src" ./cmd/prometheus prometheus "-X github.com/prometheus/common/version.Version=$PROMETHEUS_VERSION -X github.com/prometheus/common/version.Branch=serdebench-local"
+  build "$prom_src" ./cmd/prometheus prometheus "$(version_ldflags "$prom_version")"
 
-images="$cache/images"
-mkdir -p "$images"
-if [[ ! -f "$images/images.env" ]]; then
-  : >"$images/images.env.tmp"
-  img() { # NAME REF VERSION DESCRIPTION
-    local ref
-    ref="$(cd "$repo" && go run ./hack/image -binary "$cache/bin/$1" -dir bin -ref "$2" -out "$images/$1.tar" \
-      -version "$3" -description "$4 (built from its Go module for serdebench's local cluster)" \
-      -source "https://github.com/prometheus-operator/prometheus-operator")"
-    echo "$5=$ref" >>"$images/images.env.tmp"
-  }
-  img operator "quay.io/prometheus-operator/prometheus-operator:$PROMETHEUS_OPERATOR_VERSION" "$PROMETHEUS_OPERATOR_VERSION" "prometheus-operator" PROMETHEUS_OPERATOR_IMAGE
-  img prometheus-config-reloader "quay.io/prometheus-operator/prometheus-config-reloader:$PROMETHEUS_OPERATOR_VERSION" "$PROMETHEUS_OPERATOR_VERSION" "prometheus-config-reloader" CONFIG_RELOADER_IMAGE
-  img prometheus "quay.io/prometheus/prometheus:v$PROMETHEUS_VERSION" "$PROMETHEUS_VERSION" "Prometheus" PROMETHEUS_IMAGE
-  mv "$images/images.env.tmp" "$images/images.env"
-fi
-echo "$images"
+  # Alertmanager embeds its web UI from ui/app/dist, a JavaScript build the module does
+  # not carry: a one-page placeholder stands in (its API, which Prometheus and the
+  # tests use, is unchanged).
+  local am_src="$cache/src/alertmanager"
+  module_copy github.com/prometheus/alertmanager "$am_version" "$am_src"
+  mkdir -p "$am_src/ui/app/dist"
+  [[ -n "$(ls -A "$am_src/ui/app/dist")" ]] ||
+    echo '<!doctype html><title>Alertmanager</title><p>Built without its web UI (serdebench local cluster): use the API under /api/v2.' >"$am_src/ui/app/dist/index.html"
+  build "$am_src" ./cmd/alertmanager alertmanager "$(version_ldflags "${am_version#v}")"
+
+  local out="$cache/images"
+  mkdir -p "$out"
+  if [[ ! -f "$out/images.env" ]]; then
+    : >"$out/images.env.tmp"
+    img() { # BINARY REF VERSION DESCRIPTION SOURCE VAR
+      local ref
+      ref="$(cd "$repo" && go run ./hack/image -binary "$cache/bin/$1" -dir bin -ref "$2" -out "$out/$1.tar" \
+        -version "$3" -description "$4 (built from its Go module for serdebench's local cluster)" -source "$5")"
+      echo "$6=$ref" >>"$out/images.env.tmp"
+    }
+    img operator "$po_ref" "$po_version" prometheus-operator https://github.com/prometheus-operator/prometheus-operator PROMETHEUS_OPERATOR_IMAGE
+    img prometheus-config-reloader "$reloader_ref" "$po_version" prometheus-config-reloader https://github.com/prometheus-operator/prometheus-operator CONFIG_RELOADER_IMAGE
+    img prometheus "$prom_ref" "$prom_version" Prometheus https://github.com/prometheus/prometheus PROMETHEUS_IMAGE
+    img alertmanager "$am_ref" "$am_version" Alertmanager https://github.com/prometheus/alertmanager ALERTMANAGER_IMAGE
+    mv "$out/images.env.tmp" "$out/images.env"
+  fi
+  echo "$out"
+}
+
+case "${1:-images}" in
+  chart) chart ;;
+  images) images ;;
+  *) echo "usage: $0 [chart|images]" >&2; exit 2 ;;
+esac

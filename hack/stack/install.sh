@@ -2,9 +2,10 @@
 # hack/stack/install.sh RELEASE NAMESPACE [HELM ARGS...]
 #
 # Installs (or upgrades) the chart as a user would: into NAMESPACE under the restricted
-# Pod Security Standard, with the images of this commit by digest, the workers'
-# PodMonitor and the Prometheus URL; then waits until Prometheus has loaded the
-# PodMonitor's scrape job. The one install path of `make demo` (hack/demo.sh) and the
+# Pod Security Standard, with the images of this commit by digest and the values the
+# README gives kube-prometheus-stack users (values-kube-prometheus-stack.yaml: the
+# monitors, rules and dashboard with its release label, its Prometheus URL); then
+# waits until Prometheus has loaded the PodMonitor's scrape job. The one install path of `make demo` (hack/demo.sh) and the
 # e2e suite (e2e/suite_test.go).
 #
 # Env (what `hack/stack/stack.sh up` writes to .state/stack.env): KUBECONFIG,
@@ -56,12 +57,17 @@ if grep -q '"status":"pending' <<<"$status"; then
   fi
 fi
 
+# The local cluster runs kube-prometheus-stack as its README installs it, so the chart
+# gets exactly the values file the README gives users; on another cluster the operator
+# queries the Prometheus named in SERDEBENCH_STACK_PROMETHEUS_URL.
+prom_url=""
+[[ "${SERDEBENCH_STACK_LOCAL_CLUSTER:-1}" == 1 ]] || prom_url="--set prometheus.url=$prom"
 pm() { k -n "$namespace" get podmonitor -l app.kubernetes.io/instance="$release" -o jsonpath="{.items[*].metadata.$1}" 2>/dev/null || true; }
 before="$(pm resourceVersion)" upgraded="$(date +%s)"
 # shellcheck disable=SC2046,SC2086
 helm upgrade --install "$release" "$repo/charts/serdebench-operator" -n "$namespace" --wait --timeout 3m \
   $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") \
-  --set podMonitor.enabled=true --set prometheus.url="$prom" "$@" ${SERDEBENCH_HELM_ARGS:-} >/dev/null
+  -f "$repo/charts/serdebench-operator/values-kube-prometheus-stack.yaml" $prom_url "$@" ${SERDEBENCH_HELM_ARGS:-} >/dev/null
 [[ "$(pm resourceVersion)" != "$before" ]] || upgraded="" # unchanged: what Prometheus loaded is current
 name="$(pm name)"
 [[ -n "$name" ]] || { log "ERROR: the release has no PodMonitor"; exit 1; }

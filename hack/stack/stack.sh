@@ -13,10 +13,10 @@
 # SERDEBENCH_STACK_KAFKA names one pods can reach (then also set _KAFKA_CA, and
 # _KAFKA_SASL and _KAFKA_TLS if its listeners are not on +2 and +3). Schema registry:
 # hack/registry on this machine's address (port 8082) unless
-# SERDEBENCH_STACK_REGISTRY names one pods can reach. Monitoring: the
-# real prometheus-operator and a Prometheus it manages (hack/monitoring) on the local
-# cluster; on another, SERDEBENCH_STACK_PROMETHEUS_URL must name a Prometheus that
-# selects PodMonitors. SERDEBENCH_HELM_ARGS adds chart values for e2e and the demo.
+# SERDEBENCH_STACK_REGISTRY names one pods can reach. Monitoring:
+# kube-prometheus-stack from its chart (hack/monitoring) on the local cluster; on
+# another, SERDEBENCH_STACK_PROMETHEUS_URL must name a Prometheus that selects
+# PodMonitors. SERDEBENCH_HELM_ARGS adds chart values for e2e and the demo.
 # Strimzi: the Topic Operator's image (hack/strimzi/build.sh), loaded like the
 # operator's; hack/strimzi/deploy.sh runs it in a namespace (the demo's, e2e's).
 # Faults (SERDEBENCH_STACK_FAULTS=1, as make test-e2e sets): on the local cluster,
@@ -94,7 +94,7 @@ up() {
     # The monitoring built here (images imported into containerd, a fixed ClusterIP in
     # the local service range) is for the local cluster only.
     ((local_cluster)) || die "set SERDEBENCH_STACK_PROMETHEUS_URL to a Prometheus that selects PodMonitors and that this machine and the operator reach (kube-prometheus-stack's; its PodMonitor label via SERDEBENCH_HELM_ARGS='--set podMonitor.labels.release=...')"
-    prom="$("$repo/hack/monitoring/deploy.sh")"
+    prom="$(SERDEBENCH_HELM="${SERDEBENCH_HELM:?set SERDEBENCH_HELM (make sets it)}" "$repo/hack/monitoring/deploy.sh")"
   fi
 
   local brokers="${SERDEBENCH_STACK_BROKERS:-}"
