@@ -295,7 +295,7 @@ func (r *ExperimentReconciler) admin(ctx context.Context, x *serdebenchv1.Serial
 	if err != nil {
 		return nil, err
 	}
-	return &topics.Admin{Brokers: build.Brokers(build.Bootstrap(x)), Security: sec}, nil
+	return &topics.Admin{Brokers: build.Brokers(build.Bootstrap(x)), Security: sec, Pool: &r.admins}, nil
 }
 
 // provisioner returns the topic provisioner for the experiment's Kafka.
@@ -311,7 +311,7 @@ func (r *ExperimentReconciler) provisioner(ctx context.Context, x *serdebenchv1.
 	if err != nil {
 		return nil, err
 	}
-	return &topics.Admin{Brokers: build.Brokers(k.BootstrapServers), Security: sec}, nil
+	return &topics.Admin{Brokers: build.Brokers(k.BootstrapServers), Security: sec, Pool: &r.admins}, nil
 }
 
 // security reads TLS and SASL material from the experiment's Secrets, uncached: a

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -77,6 +78,8 @@ type ExperimentReconciler struct {
 	ControlHTTP *http.Client
 	// clocks are the workers' clock readings of running trials.
 	clocks clockBook
+	// admins shares Kafka admin clients between reconciles (closed with the manager).
+	admins topics.Pool
 	// MaxConcurrentReconciles is how many experiments advance at once (default 1;
 	// the manager's --max-concurrent-reconciles defaults to 4).
 	MaxConcurrentReconciles int
@@ -665,6 +668,13 @@ func (r *ExperimentReconciler) topicSpec(x *serdebenchv1.SerializationExperiment
 func (r *ExperimentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey, jobOwner); err != nil {
 		return fmt.Errorf("index jobs by experiment: %w", err)
+	}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		r.admins.Close()
+		return nil
+	})); err != nil {
+		return fmt.Errorf("close Kafka admin clients on stop: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&serdebenchv1.SerializationExperiment{}).

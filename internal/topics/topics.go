@@ -97,6 +97,8 @@ func (a *Admin) broker() (Broker, error) {
 type Admin struct {
 	Brokers  []string
 	Security kafkaconn.Security
+	// Pool, if set, shares clients between calls; nil opens one per call.
+	Pool *Pool
 }
 
 func (a *Admin) admin() (sarama.ClusterAdmin, error) {
@@ -115,13 +117,22 @@ func (a *Admin) admin() (sarama.ClusterAdmin, error) {
 	return ad, nil
 }
 
-// withAdmin runs f with a fresh admin client, bounded by ctx (sarama's calls take
-// no context), and closes the client after.
+// withAdmin runs f with an admin client, bounded by ctx (sarama's calls take no
+// context): the pool's, or a fresh one closed after.
 func withAdmin[T any](ctx context.Context, a *Admin, f func(sarama.ClusterAdmin) (T, error)) (T, error) {
 	return kafkaconn.Bounded(ctx, func() (T, error) {
+		var zero T
+		if a.Pool != nil {
+			ad, release, err := a.Pool.get(poolKey(a.Brokers, a.Security), a.admin)
+			if err != nil {
+				return zero, err
+			}
+			v, err := f(ad)
+			release(err == nil)
+			return v, err
+		}
 		ad, err := a.admin()
 		if err != nil {
-			var zero T
 			return zero, err
 		}
 		defer func() { _ = ad.Close() }()
@@ -129,10 +140,15 @@ func withAdmin[T any](ctx context.Context, a *Admin, f func(sarama.ClusterAdmin)
 	})
 }
 
-// Reachable connects to the brokers (sarama's admin client reads the cluster's
-// metadata) and asks nothing else.
+// Reachable asks the brokers for the cluster's metadata (on a pooled client too,
+// so a broker that went away since is noticed) and changes nothing.
 func (a *Admin) Reachable(ctx context.Context) error {
-	_, err := withAdmin(ctx, a, func(sarama.ClusterAdmin) (struct{}, error) { return struct{}{}, nil })
+	_, err := withAdmin(ctx, a, func(ad sarama.ClusterAdmin) (struct{}, error) {
+		if _, _, err := ad.DescribeCluster(); err != nil {
+			return struct{}{}, fmt.Errorf("describe Kafka cluster at %v: %w", a.Brokers, err)
+		}
+		return struct{}{}, nil
+	})
 	return err
 }
 
