@@ -42,7 +42,7 @@ const (
 	startPoll = 500 * time.Millisecond
 	// watchedPoll is the safety-net poll while a trial waits for its worker pods,
 	// whose changes are watched.
-	watchedPoll = 15 * time.Second
+	watchedPoll = time.Minute
 	// clockEvery is how often it reads the clocks while a trial runs.
 	clockEvery = 5 * time.Second
 	// controlTimeout bounds one request to a worker.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: the thesis batch experiment (config/samples/thesis-batch.yaml) run by the
 # operator in a real cluster. Brings up the stack (hack/stack/stack.sh: the local
-# cluster or KUBECONFIG's, images, a broker pods reach, prometheus-operator), installs
+# cluster or KUBECONFIG's, images, a broker pods reach, kube-prometheus-stack), installs
 # the Helm chart (hack/stack/install.sh, as the e2e suite does) and Strimzi's Topic
 # Operator for that broker (hack/strimzi/deploy.sh), applies the sample as it is
 # (topics as KafkaTopics of Strimzi cluster my-cluster), follows it, and prints `kubectl get sx,sr` and the result's

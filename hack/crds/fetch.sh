@@ -14,7 +14,9 @@ set -euo pipefail
 
 STRIMZI_VERSION="${STRIMZI_VERSION:-1.2.0}"
 STRIMZI_PREVIOUS_VERSION="${STRIMZI_PREVIOUS_VERSION:-0.45.0}"
-PROMETHEUS_OPERATOR_VERSION="${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
+# The version kube-prometheus-stack 88.5.3 (hack/monitoring) ships, so envtest checks
+# the chart's monitors against the CRDs the local cluster runs.
+PROMETHEUS_OPERATOR_VERSION="${PROMETHEUS_OPERATOR_VERSION:-v0.93.1}"
 # Chaos Mesh tags are not served as Go module versions; this is its main branch as
 # the module proxy serves it.
 CHAOS_MESH_VERSION="${CHAOS_MESH_VERSION:-v0.9.1-0.20260902003049-47411975a8cb}"
