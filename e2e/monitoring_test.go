@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,14 +24,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// The kube-prometheus-stack release the local cluster runs (hack/monitoring), as
-// charts/serdebench-operator/values-kube-prometheus-stack.yaml names it.
-const (
-	monitoringNamespace = "monitoring"
-	// grafanaRateInterval is Grafana's $__rate_interval with the chart's data source:
-	// four times its scrape interval, Prometheus' default 30 s.
-	grafanaRateInterval = "2m"
-)
+// grafanaRateInterval is Grafana's $__rate_interval with kube-prometheus-stack's data
+// source: four times its scrape interval, Prometheus' default 30 s.
+const grafanaRateInterval = "2m"
+
+// promCall bounds one call to Prometheus' API.
+func promCall() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 10*time.Second)
+}
 
 // promAPI is the HTTP API of the Prometheus the stack runs.
 func promAPI(t *testing.T) promv1.API {
@@ -50,8 +51,9 @@ func promAPI(t *testing.T) promv1.API {
 func checkSelected(t *testing.T) {
 	t.Helper()
 	p := promAPI(t)
-	ctx := context.Background()
 	waitFor(t, 4*time.Minute, "the operator's ServiceMonitor target up", func() bool {
+		ctx, cancel := promCall()
+		defer cancel()
 		tg, err := p.Targets(ctx)
 		if err != nil {
 			t.Logf("targets: %v", err)
@@ -64,6 +66,8 @@ func checkSelected(t *testing.T) {
 		}
 		return false
 	})
+	ctx, cancel := promCall()
+	defer cancel()
 	cfg, err := p.Config(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +76,8 @@ func checkSelected(t *testing.T) {
 		t.Fatalf("Prometheus has no scrape job for the release's PodMonitor")
 	}
 	waitFor(t, 4*time.Minute, "the PrometheusRule's SerdebenchRegression loaded", func() bool {
+		ctx, cancel := promCall()
+		defer cancel()
 		rules, err := p.Rules(ctx, nil)
 		if err != nil {
 			t.Logf("rules: %v", err)
@@ -97,7 +103,7 @@ func checkSelected(t *testing.T) {
 func checkDashboard(t *testing.T, begin time.Time) {
 	t.Helper()
 	cm := &corev1.ConfigMap{}
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: monitoringNamespace, Name: fullname + "-dashboard"}, cm); err != nil {
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: fullname + "-dashboard"}, cm); err != nil {
 		t.Fatalf("the dashboard ConfigMap for the chart's Grafana sidecar: %v", err)
 	}
 	if cm.Labels["grafana_dashboard"] != "1" {
@@ -110,43 +116,75 @@ func checkDashboard(t *testing.T, begin time.Time) {
 				Expr string `json:"expr"`
 			} `json:"targets"`
 		} `json:"panels"`
+		Templating struct {
+			List []struct {
+				Name       string `json:"name"`
+				Type       string `json:"type"`
+				Definition string `json:"definition"`
+			} `json:"list"`
+		} `json:"templating"`
 	}
 	if err := json.Unmarshal([]byte(cm.Data["serdebench.json"]), &d); err != nil {
 		t.Fatalf("dashboard JSON: %v", err)
 	}
-	vars := strings.NewReplacer(`$namespace`, regexp.QuoteMeta(namespace), `$experiment`, ".*", `$__rate_interval`, grafanaRateInterval)
 	p := promAPI(t)
+	// query waits until q has data over the runs and returns its series.
+	query := func(what, q string) model.Matrix {
+		var m model.Matrix
+		// The operator's gauges are scraped every 30 s (the ServiceMonitor's default).
+		waitFor(t, time.Minute, what+" returns data", func() bool {
+			ctx, cancel := promCall()
+			defer cancel()
+			v, _, _, err := p.QueryRange(ctx, q, promv1.Range{Start: begin, End: time.Now(), Step: 5 * time.Second})
+			if err != nil {
+				var perr *promv1.Error
+				if errors.As(err, &perr) && perr.Type == promv1.ErrBadData {
+					t.Fatalf("%s: %s does not parse: %v", what, q, err)
+				}
+				return false
+			}
+			m, _ = v.(model.Matrix)
+			for _, s := range m {
+				if len(s.Values) > 0 {
+					return true
+				}
+			}
+			return false
+		})
+		return m
+	}
+	vars := strings.NewReplacer(`$namespace`, regexp.QuoteMeta(namespace), `$experiment`, ".*", `$__rate_interval`, grafanaRateInterval)
+	// The variables first, as Grafana does (label_values(SELECTOR, LABEL)): the
+	// panels then use values they offer.
+	labelValues := regexp.MustCompile(`^label_values\((.+), *([a-z_]+)\)$`)
+	values := map[string][]string{}
+	for _, v := range d.Templating.List {
+		if v.Type != "query" {
+			continue
+		}
+		m := labelValues.FindStringSubmatch(v.Definition)
+		if m == nil {
+			t.Fatalf("variable %s: %q is not label_values(selector, label)", v.Name, v.Definition)
+		}
+		sel := vars.Replace(m[1])
+		for _, series := range query("variable "+v.Name, fmt.Sprintf("count by (%s) (%s)", m[2], sel)) {
+			values[v.Name] = append(values[v.Name], string(series.Metric[model.LabelName(m[2])]))
+		}
+	}
+	if !slices.Contains(values["namespace"], namespace) {
+		t.Fatalf("variable namespace offers %v, not %s", values["namespace"], namespace)
+	}
 	n := 0
 	for _, panel := range d.Panels {
 		for i, target := range panel.Targets {
-			q := vars.Replace(target.Expr)
+			query(fmt.Sprintf("panel %q query %d", panel.Title, i), vars.Replace(target.Expr))
 			n++
-			// The operator's gauges are scraped every 30 s (the ServiceMonitor's default).
-			waitFor(t, time.Minute, fmt.Sprintf("panel %q query %d returns data", panel.Title, i), func() bool {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				v, _, _, err := p.QueryRange(ctx, q, promv1.Range{Start: begin, End: time.Now(), Step: 5 * time.Second})
-				if err != nil {
-					var perr *promv1.Error
-					if errors.As(err, &perr) && perr.Type == promv1.ErrBadData {
-						t.Fatalf("panel %q: %s does not parse: %v", panel.Title, q, err)
-					}
-					return false
-				}
-				m, _ := v.(model.Matrix)
-				for _, s := range m {
-					if len(s.Values) > 0 {
-						return true
-					}
-				}
-				return false
-			})
 		}
 	}
 	if n < 10 {
 		t.Fatalf("only %d dashboard queries", n)
 	}
-	t.Logf("all %d dashboard queries returned data", n)
+	t.Logf("the dashboard's %d variables and %d panel queries returned data", len(values), n)
 }
 
 // alertReceiver is a webhook receiver the chart's Alertmanager delivers to, routed by
@@ -225,28 +263,28 @@ next:
 	return false
 }
 
-// waitAlertFiring waits until the chart's Prometheus has the alert firing with these
+// alertFiring reports whether the chart's Prometheus has the alert firing with these
 // labels.
-func waitAlertFiring(t *testing.T, timeout time.Duration, labels map[string]string) {
+func alertFiring(t *testing.T, labels map[string]string) bool {
 	t.Helper()
-	p := promAPI(t)
-	waitFor(t, timeout, fmt.Sprintf("alert %v firing in Prometheus", labels), func() bool {
-		res, err := p.Alerts(context.Background())
-		if err != nil {
-			return false
-		}
-	next:
-		for _, a := range res.Alerts {
-			if a.State != promv1.AlertStateFiring {
-				continue
-			}
-			for k, v := range labels {
-				if string(a.Labels[model.LabelName(k)]) != v {
-					continue next
-				}
-			}
-			return true
-		}
+	ctx, cancel := promCall()
+	defer cancel()
+	res, err := promAPI(t).Alerts(ctx)
+	if err != nil {
+		t.Logf("alerts: %v", err)
 		return false
-	})
+	}
+next:
+	for _, a := range res.Alerts {
+		if a.State != promv1.AlertStateFiring {
+			continue
+		}
+		for k, v := range labels {
+			if string(a.Labels[model.LabelName(k)]) != v {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
 }

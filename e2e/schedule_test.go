@@ -61,6 +61,10 @@ func TestScheduleOnCluster(t *testing.T) {
 	_, baseResult := succeeded(t, base.Name, 3*time.Minute)
 	t.Cleanup(func() { _ = k8s.Delete(ctx, base) })
 	pinned := plant(t, baseResult, 3)
+	alert := map[string]string{"alertname": "SerdebenchRegression", "namespace": namespace, "schedule": "e2e-minutely"}
+	// Before the schedule exists the alert is not firing (one an interrupted run left
+	// ends once its gauge is gone: a scrape and an evaluation).
+	waitFor(t, 2*time.Minute, "no SerdebenchRegression firing for the schedule before it exists", func() bool { return !alertFiring(t, alert) })
 
 	s := &v1alpha1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Name: "e2e-minutely", Namespace: namespace},
 		Spec: v1alpha1.SerializationScheduleSpec{Schedule: "* * * * *", SuccessfulHistoryLimit: ptr(int32(3)),
@@ -136,10 +140,9 @@ func TestScheduleOnCluster(t *testing.T) {
 	}
 
 	checkDashboard(t, begin)
-	alert := map[string]string{"alertname": "SerdebenchRegression", "namespace": namespace, "schedule": s.Name}
 	// The operator's gauge, scraped every 30 s, then a rule evaluation every 30 s.
 	judged := time.Now()
-	waitAlertFiring(t, 3*time.Minute, alert)
+	waitFor(t, 3*time.Minute, "SerdebenchRegression firing in Prometheus", func() bool { return alertFiring(t, alert) })
 	t.Logf("SerdebenchRegression firing in Prometheus %s after the checks above", time.Since(judged).Round(time.Second))
 	waitFor(t, 3*time.Minute, "SerdebenchRegression delivered by Alertmanager to the receiver", func() bool { return receiver.delivered(alert) })
 	t.Logf("and delivered to the receiver after %s", time.Since(judged).Round(time.Second))

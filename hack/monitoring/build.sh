@@ -24,7 +24,8 @@ KPS_TREE=a19e8263a28b86c29a5d3e1ce510153950b1b6d4c0bca40b9f3e35525d733e89
 KPS_URL="https://github.com/prometheus-community/helm-charts/releases/download/kube-prometheus-stack-$KPS_VERSION/kube-prometheus-stack-$KPS_VERSION.tgz"
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/monitoring-kps$KPS_VERSION"
+# Keyed by this script too: a changed build recipe rebuilds.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/monitoring-kps$KPS_VERSION-$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-12)"
 log() { printf 'monitoring-build: %s\n' "$*" >&2; }
 # shellcheck source=../lib/vendor.sh
 source "$repo/hack/lib/vendor.sh"
@@ -58,11 +59,11 @@ module_copy() {
   touch "$3/.ready"
 }
 
-build() { # SRC PACKAGE OUT LDFLAGS
+build() { # SRC PACKAGE OUT LDFLAGS [TAGS]
   [[ -x "$cache/bin/$3" ]] && return
   local start=$SECONDS
   log "building $3 (a few minutes cold)"
-  (cd "$1" && CGO_ENABLED=0 GOWORK=off GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w $4" -o "$cache/bin/$3.tmp" "$2")
+  (cd "$1" && CGO_ENABLED=0 GOWORK=off GOFLAGS=-mod=mod go build -trimpath -tags "${5:-}" -ldflags "-s -w $4" -o "$cache/bin/$3.tmp" "$2")
   mv "$cache/bin/$3.tmp" "$cache/bin/$3"
   log "built $3 in $((SECONDS - start))s"
 }
@@ -78,6 +79,7 @@ images() {
   # Rendered for the local cluster's Kubernetes version (the chart checks it).
   local kube
   kube="$(sed -n 's/^K8S_VERSION="${K8S_VERSION:-\(v[0-9.]*\)}"$/\1/p' "$repo/hack/k8s/build.sh")"
+  [[ -n "$kube" ]] || { log "cannot read K8S_VERSION from hack/k8s/build.sh"; exit 1; }
   render="$("$SERDEBENCH_HELM" template kube-prometheus-stack "$dir" --namespace monitoring --kube-version "${kube#v}")"
   po_ref="$(chart_image prometheus-operator/prometheus-operator)"
   reloader_ref="$(chart_image prometheus-operator/prometheus-config-reloader)"
@@ -100,19 +102,10 @@ images() {
   # Prometheus 3.x is published as the Go module's v0.3xx.y (3.14.0 -> v0.314.0).
   local prom_src="$cache/src/prometheus"
   module_copy github.com/prometheus/prometheus "v0.$(awk -F. '{printf "%d%02d.%d", $1, $2, $3}' <<<"$prom_version")" "$prom_src"
-  # Only Kubernetes service discovery (what the chart's monitors use), not the cloud
-  # SDKs the full plugin list compiles in; the web UI's assets are not in the module
-  # either (the HTTP API is all serdebench and its tests use).
-  cat >"$prom_src/plugins/plugins.go" <<'GO'
-// Package plugins registers the service discoveries this build includes: Kubernetes
-// only (serdebench's local cluster build).
-package plugins
-
-import (
-	_ "github.com/prometheus/prometheus/discovery/kubernetes" // Register kubernetes plugin.
-)
-GO
-  build "$prom_src" ./cmd/prometheus prometheus "$(version_ldflags "$prom_version")"
+  # Only Kubernetes service discovery (what the chart's monitors use), by Prometheus'
+  # own build tags, not the cloud SDKs of the full list; the web UI's assets are not
+  # in the module either (the HTTP API is all serdebench and its tests use).
+  build "$prom_src" ./cmd/prometheus prometheus "$(version_ldflags "$prom_version")" remove_all_sd,enable_kubernetes_sd
 
   # Alertmanager embeds its web UI from ui/app/dist, a JavaScript build the module does
   # not carry: a one-page placeholder stands in (its API, which Prometheus and the

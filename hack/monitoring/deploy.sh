@@ -45,6 +45,9 @@ k wait --for=condition=Established --timeout=60s crd/prometheuses.monitoring.cor
 # manifests), on a cluster state kept from then: it holds the same fixed ClusterIP.
 k -n "$NAMESPACE" delete --ignore-not-found prometheus.monitoring.coreos.com/serdebench service/prometheus \
   deployment/prometheus-operator servicemonitor.monitoring.coreos.com/kubelet-cadvisor >/dev/null 2>&1 || true
+# shellcheck source=../lib/helm.sh
+source "$repo/hack/lib/helm.sh"
+helm_unstick "$RELEASE" "$NAMESPACE"
 log "installing chart $(sed -n 's/^version: //p' "$chart/Chart.yaml") as release $RELEASE in namespace $NAMESPACE"
 # shellcheck disable=SC2046
 helm upgrade --install "$RELEASE" "$chart" -n "$NAMESPACE" --create-namespace --skip-crds --wait --timeout 5m \

@@ -44,24 +44,15 @@ for crd in serializationexperiments.serdebench.io serializationresults.serdebenc
     k label --overwrite crd "$crd" app.kubernetes.io/managed-by=Helm >/dev/null
   fi
 done
-# A release left pending by an interrupted run blocks upgrades: undo it first.
-status="$(helm status "$release" -n "$namespace" -o json 2>/dev/null || true)"
-if grep -q '"status":"pending' <<<"$status"; then
-  version="$(grep -o '"version":[0-9]*' <<<"$status" | tail -1 | cut -d: -f2)"
-  if [[ "${version:-1}" -le 1 ]]; then
-    log "release $release is pending: uninstalling it"
-    helm uninstall "$release" -n "$namespace" --wait >/dev/null
-  else
-    log "release $release is pending: rolling it back"
-    helm rollback "$release" -n "$namespace" --wait >/dev/null
-  fi
-fi
+# shellcheck source=../lib/helm.sh
+source "$repo/hack/lib/helm.sh"
+helm_unstick "$release" "$namespace"
 
 # The local cluster runs kube-prometheus-stack as its README installs it, so the chart
 # gets exactly the values file the README gives users; on another cluster the operator
 # queries the Prometheus named in SERDEBENCH_STACK_PROMETHEUS_URL.
 prom_url=""
-[[ "${SERDEBENCH_STACK_LOCAL_CLUSTER:-1}" == 1 ]] || prom_url="--set prometheus.url=$prom"
+[[ "${SERDEBENCH_STACK_LOCAL_CLUSTER:-}" == 1 ]] || prom_url="--set prometheus.url=$prom"
 pm() { k -n "$namespace" get podmonitor -l app.kubernetes.io/instance="$release" -o jsonpath="{.items[*].metadata.$1}" 2>/dev/null || true; }
 before="$(pm resourceVersion)" upgraded="$(date +%s)"
 # shellcheck disable=SC2046,SC2086

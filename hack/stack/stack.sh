@@ -93,7 +93,7 @@ up() {
   if [[ -z "$prom" ]]; then
     # The monitoring built here (images imported into containerd, a fixed ClusterIP in
     # the local service range) is for the local cluster only.
-    ((local_cluster)) || die "set SERDEBENCH_STACK_PROMETHEUS_URL to a Prometheus that selects PodMonitors and that this machine and the operator reach (kube-prometheus-stack's; its PodMonitor label via SERDEBENCH_HELM_ARGS='--set podMonitor.labels.release=...')"
+    ((local_cluster)) || die "set SERDEBENCH_STACK_PROMETHEUS_URL to a Prometheus that selects PodMonitors and that this machine and the operator reach (kube-prometheus-stack's: charts/serdebench-operator/values-kube-prometheus-stack.yaml, its labels changed with SERDEBENCH_HELM_ARGS if its release is not kube-prometheus-stack)"
     prom="$(SERDEBENCH_HELM="${SERDEBENCH_HELM:?set SERDEBENCH_HELM (make sets it)}" "$repo/hack/monitoring/deploy.sh")"
   fi
 

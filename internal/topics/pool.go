@@ -15,9 +15,12 @@ import (
 // Pool shares admin clients between calls to the same Kafka cluster with the same
 // credentials. Opening a client costs a connection and a metadata read; at 1,000
 // experiments accepted at once, one per call was most of the operator's acceptance
-// time. A client is dropped after a call that failed (the next call reconnects),
-// after MaxIdle unused, and after MaxAge in any case, so a client that went bad
-// unnoticed lives a bounded time. Safe for concurrent use; sarama's admin client is.
+// time. A client is retired after a call that failed other than by Kafka's answer
+// (a connection error, a timeout) and at once when a caller gives up on a call (it
+// may hold the shared connection), after MaxIdle unused, and after MaxAge in any
+// case, so a client that went bad unnoticed lives a bounded time; a retired client
+// is closed when its last call ends. Safe for concurrent use, as sarama's admin
+// client is (it keeps only its Client, which is).
 type Pool struct {
 	// MaxIdle and MaxAge bound a client's life (defaults 30 s and 2 min).
 	MaxIdle, MaxAge time.Duration
@@ -26,6 +29,7 @@ type Pool struct {
 
 	mu      sync.Mutex
 	clients map[[sha256.Size]byte]*pooled
+	closed  bool
 }
 
 type pooled struct {
@@ -78,10 +82,20 @@ func (p *Pool) limits() (idle, age time.Duration) {
 	return idle, age
 }
 
-// get returns a client for the key, opening one with open if none is usable, and a
-// release to call when done with it (ok: the call succeeded). Clients past their
-// limits are closed here, once no call uses them.
-func (p *Pool) get(key [sha256.Size]byte, open func() (sarama.ClusterAdmin, error)) (sarama.ClusterAdmin, func(ok bool), error) {
+// lease is one call's use of a client.
+type lease struct {
+	admin sarama.ClusterAdmin
+	// done ends the call; healthy false retires a pooled client.
+	done func(healthy bool)
+	// abandon retires a pooled client at once, while the call may still use it (a
+	// call its caller gave up on: it may have stalled the shared connection).
+	abandon func()
+}
+
+// get returns a lease on a client for the key, opening one with open if none is
+// usable. Clients past their limits are closed here, once no call uses them; after
+// Close, every call gets a client of its own, closed after it.
+func (p *Pool) get(key [sha256.Size]byte, open func() (sarama.ClusterAdmin, error)) (lease, error) {
 	idle, age := p.limits()
 	now := p.clock()
 	p.mu.Lock()
@@ -93,31 +107,40 @@ func (p *Pool) get(key [sha256.Size]byte, open func() (sarama.ClusterAdmin, erro
 			p.retire(k, c)
 		}
 	}
-	c := p.clients[key]
-	p.mu.Unlock()
-	if c == nil {
-		// Opened outside the lock: a slow or unreachable cluster must not stall calls
-		// to others. Two calls racing here both open; the second keeps its own client
-		// for its call and closes it after.
-		ad, err := open()
-		if err != nil {
-			return nil, nil, err
-		}
-		p.mu.Lock()
-		if c = p.clients[key]; c == nil {
-			c = &pooled{admin: ad, opened: now}
-			p.clients[key] = c
-		} else {
-			p.mu.Unlock()
-			return ad, func(bool) { _ = ad.Close() }, nil
-		}
-	} else {
-		p.mu.Lock()
+	if c := p.clients[key]; c != nil {
+		c.users++ // under the lock that found it: nothing closes it from here
+		c.used = now
+		p.mu.Unlock()
+		return p.leaseOf(key, c), nil
 	}
-	c.users++
-	c.used = now
 	p.mu.Unlock()
-	return c.admin, func(ok bool) { p.release(key, c, ok) }, nil
+	// Opened outside the lock: a slow or unreachable cluster must not stall calls to
+	// others.
+	ad, err := open()
+	if err != nil {
+		return lease{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.clients[key] != nil {
+		// Closed meanwhile, or another call opened one first: this one is the
+		// call's own.
+		return lease{admin: ad, done: func(bool) { _ = ad.Close() }, abandon: func() {}}, nil
+	}
+	c := &pooled{admin: ad, opened: now, used: now, users: 1}
+	p.clients[key] = c
+	return p.leaseOf(key, c), nil
+}
+
+func (p *Pool) leaseOf(key [sha256.Size]byte, c *pooled) lease {
+	var once sync.Once
+	return lease{admin: c.admin,
+		done: func(healthy bool) { once.Do(func() { p.release(key, c, healthy) }) },
+		abandon: func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.retire(key, c)
+		}}
 }
 
 // retire removes c from the pool (p.mu held); it is closed once no call uses it.
@@ -149,10 +172,12 @@ func (p *Pool) release(k [sha256.Size]byte, c *pooled, ok bool) {
 	p.closeIfUnused(c)
 }
 
-// Close closes every client not in use and retires the rest.
+// Close closes every client not in use and retires the rest; later calls get a
+// client of their own each (reconciles may still run while a manager stops).
 func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.closed = true
 	for k, c := range p.clients {
 		p.retire(k, c)
 	}

@@ -1,6 +1,8 @@
 package topics
 
 import (
+	"crypto/sha256"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,11 +33,11 @@ func TestPool(t *testing.T) {
 	key := poolKey([]string{"a:9092"}, kafkaconn.Security{})
 	get := func() (sarama.ClusterAdmin, func(bool)) {
 		t.Helper()
-		ad, release, err := p.get(key, open)
+		l, err := p.get(key, open)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ad, release
+		return l.admin, l.done
 	}
 	// closedSoon: Close runs in the background.
 	closedSoon := func(f *fakeAdmin, want int32) {
@@ -60,10 +62,10 @@ func TestPool(t *testing.T) {
 	}
 
 	// Other credentials, another client.
-	if _, r, err := p.get(poolKey([]string{"a:9092"}, kafkaconn.Security{SASLMechanism: "PLAIN", Username: "u", Password: "p"}), open); err != nil || len(opened) != 2 {
+	if l, err := p.get(poolKey([]string{"a:9092"}, kafkaconn.Security{SASLMechanism: "PLAIN", Username: "u", Password: "p"}), open); err != nil || len(opened) != 2 {
 		t.Fatalf("other credentials shared a client (opened %d, %v)", len(opened), err)
 	} else {
-		r(true)
+		l.done(true)
 	}
 
 	// A failed call retires the client: the next call opens another; the failed one
@@ -101,9 +103,93 @@ func TestPool(t *testing.T) {
 	closedSoon(d1.(*fakeAdmin), 1)
 	re1(true)
 
-	// Close closes what no call uses, once.
+	// A call its caller gave up on: the client is retired at once (the next call
+	// opens another) and closed when the call ends.
+	g, err := p.get(key, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.abandon()
+	h1, rh1 := get()
+	if h1 == g.admin || g.admin.(*fakeAdmin).closed.Load() != 0 {
+		t.Fatal("an abandoned client was reused, or closed in use")
+	}
+	g.done(true)
+	g.done(true) // once only
+	closedSoon(g.admin.(*fakeAdmin), 1)
+	rh1(true)
+
+	// Close closes what no call uses, once; later calls get clients of their own,
+	// closed after them.
 	p.Close()
-	closedSoon(e1.(*fakeAdmin), 1)
+	closedSoon(h1.(*fakeAdmin), 1)
 	p.Close()
-	closedSoon(e1.(*fakeAdmin), 1)
+	closedSoon(h1.(*fakeAdmin), 1)
+	late, rlate := get()
+	rlate(true)
+	closedSoon(late.(*fakeAdmin), 1)
+	if l2, r2 := get(); l2 == late {
+		t.Fatal("a client was pooled after Close")
+	} else {
+		r2(true)
+	}
+}
+
+// TestPoolConcurrent: many calls at once, some failing, with the clock past the
+// limits and Close racing them: no client is ever used after it was closed, and
+// every client opened is closed in the end (run under -race).
+func TestPoolConcurrent(t *testing.T) {
+	var mu sync.Mutex
+	var clock time.Time
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	p := &Pool{MaxIdle: time.Millisecond, MaxAge: 5 * time.Millisecond, now: now}
+	var all []*fakeAdmin
+	open := func() (sarama.ClusterAdmin, error) {
+		f := &fakeAdmin{}
+		mu.Lock()
+		all = append(all, f)
+		mu.Unlock()
+		return f, nil
+	}
+	keys := [][sha256.Size]byte{poolKey([]string{"a:1"}, kafkaconn.Security{}), poolKey([]string{"b:1"}, kafkaconn.Security{})}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 500 {
+				l, err := p.get(keys[(g+i)%2], open)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if l.admin.(*fakeAdmin).closed.Load() != 0 {
+					t.Error("got a closed client")
+				}
+				mu.Lock()
+				clock = clock.Add(time.Millisecond)
+				mu.Unlock()
+				if i%97 == 0 {
+					l.abandon()
+				}
+				if l.admin.(*fakeAdmin).closed.Load() != 0 {
+					t.Error("a client was closed while a call used it")
+				}
+				l.done(i%7 != 0)
+			}
+		})
+	}
+	wg.Go(func() {
+		time.Sleep(time.Millisecond)
+		p.Close()
+	})
+	wg.Wait()
+	p.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for _, f := range all {
+		for f.closed.Load() == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := f.closed.Load(); n != 1 {
+			t.Fatalf("a client was closed %d times, want 1 (%d opened)", n, len(all))
+		}
+	}
 }

@@ -123,12 +123,16 @@ func withAdmin[T any](ctx context.Context, a *Admin, f func(sarama.ClusterAdmin)
 	return kafkaconn.Bounded(ctx, func() (T, error) {
 		var zero T
 		if a.Pool != nil {
-			ad, release, err := a.Pool.get(poolKey(a.Brokers, a.Security), a.admin)
+			l, err := a.Pool.get(poolKey(a.Brokers, a.Security), a.admin)
 			if err != nil {
 				return zero, err
 			}
-			v, err := f(ad)
-			release(err == nil)
+			// A call its caller gave up on may hold the shared connection: no
+			// other call gets that client from now on.
+			stop := context.AfterFunc(ctx, l.abandon)
+			v, err := f(l.admin)
+			stop()
+			l.done(answered(err))
 			return v, err
 		}
 		ad, err := a.admin()
@@ -138,6 +142,16 @@ func withAdmin[T any](ctx context.Context, a *Admin, f func(sarama.ClusterAdmin)
 		defer func() { _ = ad.Close() }()
 		return f(ad)
 	})
+}
+
+// answered reports whether a call's outcome came from Kafka (success, or an error
+// Kafka answered with, or a refusal decided from its answer), so the client that
+// carried it is sound; any other error (a connection, a timeout) is not.
+func answered(err error) bool {
+	var kerr sarama.KError
+	var terr *sarama.TopicError
+	return err == nil || errors.As(err, &kerr) || errors.As(err, &terr) || errors.Is(err, ErrUnusableTopic) ||
+		errors.Is(err, errPartitions)
 }
 
 // Reachable asks the brokers for the cluster's metadata (on a pooled client too,
@@ -154,8 +168,18 @@ func (a *Admin) Reachable(ctx context.Context) error {
 
 // Ensure creates the topic and checks its partition count.
 func (a *Admin) Ensure(ctx context.Context, t Spec) (bool, error) {
-	return withAdmin(ctx, a, func(ad sarama.ClusterAdmin) (bool, error) { return ensure(ad, t) })
+	ready, err := withAdmin(ctx, a, func(ad sarama.ClusterAdmin) (bool, error) { return ensure(ad, t) })
+	if errors.Is(err, errNotVisible) {
+		return false, nil // asked again later (on another client if this one failed)
+	}
+	return ready, err
 }
+
+// errNotVisible: the topic could not be described yet; Ensure reports it not ready.
+var errNotVisible = errors.New("topic not visible yet")
+
+// errPartitions: the topic exists with another partition count.
+var errPartitions = errors.New("topic exists with another partition count")
 
 func ensure(ad sarama.ClusterAdmin, t Spec) (bool, error) {
 	entries := map[string]*string{}
@@ -171,14 +195,14 @@ func ensure(ad sarama.ClusterAdmin, t Spec) (bool, error) {
 		return false, fmt.Errorf("create topic %s: %w", t.Name, err)
 	}
 	md, err := ad.DescribeTopics([]string{t.Name})
-	if err != nil || len(md) != 1 {
+	if err != nil {
+		return false, fmt.Errorf("%w: describe topic %s: %w", errNotVisible, t.Name, err)
+	}
+	if len(md) != 1 || md[0].Err != sarama.ErrNoError {
 		return false, nil // not visible yet
 	}
-	if md[0].Err != sarama.ErrNoError {
-		return false, nil
-	}
 	if got := int32(len(md[0].Partitions)); got != t.Partitions {
-		return false, fmt.Errorf("topic %s exists with %d partitions, want %d", t.Name, got, t.Partitions)
+		return false, fmt.Errorf("%w: topic %s has %d partitions, want %d", errPartitions, t.Name, got, t.Partitions)
 	}
 	return true, nil
 }
