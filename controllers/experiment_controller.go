@@ -429,8 +429,15 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 			planned, err := r.planStart(ctx, x, t)
 			if errors.Is(err, errWorkersNotUp) {
 				// Pod changes wake this; the poll is only a safety net, kept rare so
-				// that many experiments waiting for pods leave the workers free.
-				return ctrl.Result{RequeueAfter: max(r.poll(), watchedPoll)}, nil
+				// that many experiments waiting for pods leave the workers free, but
+				// never later than the trial's timeout.
+				wait := max(r.poll(), watchedPoll)
+				if ts.StartTime != nil {
+					// A second past the deadline: step's check then sees it passed.
+					left := time.Until(ts.StartTime.Add(time.Duration(x.Spec.TimeoutSeconds)*time.Second)) + time.Second
+					wait = max(min(wait, left), r.poll())
+				}
+				return ctrl.Result{RequeueAfter: wait}, nil
 			}
 			if err != nil {
 				log.FromContext(ctx).V(1).Info("producers not ready to start", "trial", t.Name, "err", err)

@@ -209,6 +209,16 @@ func (f *Franz) Watch(cl *kgo.Client) {
 	})
 }
 
+// Settle waits, up to timeout, until the batch hook has counted records records.
+// franz-go calls OnProduceBatchWritten from a goroutine of its own, unordered with
+// the records' promises, so when Flush returns the last batches (the end markers)
+// may not be counted yet.
+func (f *Franz) Settle(records int64, timeout time.Duration) {
+	for deadline := time.Now().Add(timeout); f.records.Load() < records && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // OnProduceBatchWritten counts a batch the broker acknowledged.
 func (f *Franz) OnProduceBatchWritten(_ kgo.BrokerMetadata, _ string, _ int32, m kgo.ProduceBatchMetrics) {
 	f.batches.Add(1)

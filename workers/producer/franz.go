@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -77,6 +78,8 @@ type franzClient struct {
 	eff    map[string]string
 	closed chan struct{}
 	hooks  *clientstats.Franz
+	// acked counts the records the broker acknowledged (end markers included).
+	acked atomic.Int64
 
 	mu      sync.Mutex
 	stopped bool
@@ -107,7 +110,11 @@ func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, top
 	return &franzClient{r: r, cl: cl, drain: drain, eff: eff, closed: make(chan struct{}), hooks: hooks}, nil
 }
 
-func (c *franzClient) stats() *summary.ClientStats { return c.hooks.Stats() }
+func (c *franzClient) stats() *summary.ClientStats {
+	// Every acknowledged record's batch, counted by a hook that may still run.
+	c.hooks.Settle(c.acked.Load(), 2*time.Second)
+	return c.hooks.Stats()
+}
 
 func (c *franzClient) send(ctx context.Context, m *message) bool {
 	if ctx.Err() != nil {
@@ -121,6 +128,9 @@ func (c *franzClient) send(ctx context.Context, m *message) bool {
 
 func (c *franzClient) promise(rec *kgo.Record, err error) {
 	now := time.Now()
+	if err == nil {
+		c.acked.Add(1)
+	}
 	m := rec.Context.(*recordContext).m
 	c.mu.Lock()
 	defer c.mu.Unlock()
