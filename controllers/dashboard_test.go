@@ -2,7 +2,6 @@ package controllers_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -24,34 +23,17 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
 	"github.com/serdebench/serdebench/controllers/promquery"
+	"github.com/serdebench/serdebench/internal/testing/dashboard"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/internal/testing/promtest"
 )
 
-// dashboard is the part of a Grafana dashboard the test reads.
-type dashboard struct {
-	Panels []struct {
-		Title   string `json:"title"`
-		Type    string `json:"type"`
-		Targets []struct {
-			Expr string `json:"expr"`
-		} `json:"targets"`
-	} `json:"panels"`
-	Templating struct {
-		List []struct {
-			Name       string `json:"name"`
-			Type       string `json:"type"`
-			Definition string `json:"definition"`
-		} `json:"list"`
-	} `json:"templating"`
-}
-
 // shippedDashboard is the dashboard as the chart ships it: the ConfigMap's JSON.
-func shippedDashboard(t *testing.T) dashboard {
+func shippedDashboard(t *testing.T) dashboard.Dashboard {
 	t.Helper()
-	var d dashboard
-	if err := json.Unmarshal(shippedDashboardJSON(t), &d); err != nil {
-		t.Fatalf("dashboard JSON: %v", err)
+	d, err := dashboard.Parse(shippedDashboardJSON(t))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return d
 }
@@ -188,15 +170,11 @@ func TestDashboardQueries(t *testing.T) {
 		t.Fatalf("only %d panel queries", n)
 	}
 	// The variables' label_values(SELECTOR, LABEL) read series' labels.
-	labelValues := regexp.MustCompile(`^label_values\((.+), *([a-z_]+)\)$`)
-	for _, v := range d.Templating.List {
-		if v.Type != "query" {
-			continue
-		}
-		m := labelValues.FindStringSubmatch(v.Definition)
-		if m == nil {
-			t.Fatalf("variable %s: %q is not label_values(selector, label)", v.Name, v.Definition)
-		}
-		query("variable "+v.Name, fmt.Sprintf("count by (%s) (%s)", m[2], m[1]))
+	vs, err := d.Variables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		query("variable "+v.Name, v.Query())
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/serdebench/serdebench/internal/testing/dashboard"
 )
 
 // grafanaRateInterval is Grafana's $__rate_interval with kube-prometheus-stack's data
@@ -109,23 +111,9 @@ func checkDashboard(t *testing.T, begin time.Time) {
 	if cm.Labels["grafana_dashboard"] != "1" {
 		t.Fatalf("the dashboard ConfigMap lacks the sidecar's label: %v", cm.Labels)
 	}
-	var d struct {
-		Panels []struct {
-			Title   string `json:"title"`
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-		} `json:"panels"`
-		Templating struct {
-			List []struct {
-				Name       string `json:"name"`
-				Type       string `json:"type"`
-				Definition string `json:"definition"`
-			} `json:"list"`
-		} `json:"templating"`
-	}
-	if err := json.Unmarshal([]byte(cm.Data["serdebench.json"]), &d); err != nil {
-		t.Fatalf("dashboard JSON: %v", err)
+	d, err := dashboard.Parse([]byte(cm.Data["serdebench.json"]))
+	if err != nil {
+		t.Fatal(err)
 	}
 	p := promAPI(t)
 	// query waits until q has data over the runs and returns its series.
@@ -156,19 +144,15 @@ func checkDashboard(t *testing.T, begin time.Time) {
 	vars := strings.NewReplacer(`$namespace`, regexp.QuoteMeta(namespace), `$experiment`, ".*", `$__rate_interval`, grafanaRateInterval)
 	// The variables first, as Grafana does (label_values(SELECTOR, LABEL)): the
 	// panels then use values they offer.
-	labelValues := regexp.MustCompile(`^label_values\((.+), *([a-z_]+)\)$`)
+	vs, err := d.Variables()
+	if err != nil {
+		t.Fatal(err)
+	}
 	values := map[string][]string{}
-	for _, v := range d.Templating.List {
-		if v.Type != "query" {
-			continue
-		}
-		m := labelValues.FindStringSubmatch(v.Definition)
-		if m == nil {
-			t.Fatalf("variable %s: %q is not label_values(selector, label)", v.Name, v.Definition)
-		}
-		sel := vars.Replace(m[1])
-		for _, series := range query("variable "+v.Name, fmt.Sprintf("count by (%s) (%s)", m[2], sel)) {
-			values[v.Name] = append(values[v.Name], string(series.Metric[model.LabelName(m[2])]))
+	for _, v := range vs {
+		v.Selector = vars.Replace(v.Selector)
+		for _, series := range query("variable "+v.Name, v.Query()) {
+			values[v.Name] = append(values[v.Name], string(series.Metric[model.LabelName(v.Label)]))
 		}
 	}
 	if !slices.Contains(values["namespace"], namespace) {
