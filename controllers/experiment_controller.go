@@ -279,12 +279,20 @@ func (r *ExperimentReconciler) accept(ctx context.Context, x *serdebenchv1.Seria
 	return r.updateStatus(ctx, x)
 }
 
+// trialDeadline is when the trial times out (spec.timeoutSeconds after it started);
+// false before it started.
+func trialDeadline(x *serdebenchv1.SerializationExperiment, ts *serdebenchv1.TrialStatus) (time.Time, bool) {
+	if ts.StartTime == nil {
+		return time.Time{}, false
+	}
+	return ts.StartTime.Add(time.Duration(x.Spec.TimeoutSeconds) * time.Second), true
+}
+
 // step advances the trial that is in progress.
 func (r *ExperimentReconciler) step(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (ctrl.Result, error) {
 	ts := &x.Status.Trials[t.Index]
 	now := metav1.Now()
-	timeout := time.Duration(x.Spec.TimeoutSeconds) * time.Second
-	if ts.Phase != serdebenchv1.TrialPending && ts.StartTime != nil && now.Sub(ts.StartTime.Time) > timeout {
+	if deadline, ok := trialDeadline(x, ts); ts.Phase != serdebenchv1.TrialPending && ok && now.After(deadline) {
 		return r.fail(ctx, x, t.Index, ReasonTrialTimeout, fmt.Sprintf("trial %s did not finish within %ds (phase %s)", t.Name, x.Spec.TimeoutSeconds, ts.Phase))
 	}
 	switch ts.Phase {
@@ -432,10 +440,9 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 				// that many experiments waiting for pods leave the workers free, but
 				// never later than the trial's timeout.
 				wait := max(r.poll(), watchedPoll)
-				if ts.StartTime != nil {
+				if deadline, ok := trialDeadline(x, ts); ok {
 					// A second past the deadline: step's check then sees it passed.
-					left := time.Until(ts.StartTime.Add(time.Duration(x.Spec.TimeoutSeconds)*time.Second)) + time.Second
-					wait = max(min(wait, left), r.poll())
+					wait = max(min(wait, time.Until(deadline)+time.Second), r.poll())
 				}
 				return ctrl.Result{RequeueAfter: wait}, nil
 			}

@@ -1,5 +1,12 @@
-# Helm steps shared by the install scripts. Sourced; defines functions only, calls
-# the caller's helm() (the pinned helm with its homes and timeout) and log().
+# Helm steps shared by the install scripts. Sourced after the caller sets repo;
+# defines functions only and logs through the caller's log().
+
+# helm: the pinned helm (SERDEBENCH_HELM) on KUBECONFIG, with its homes under the
+# repository's .state, bounded by HELM_BOUND seconds (default 300).
+helm() {
+  HELM_CACHE_HOME="$repo/.state/helm/cache" HELM_CONFIG_HOME="$repo/.state/helm/config" HELM_DATA_HOME="$repo/.state/helm/data" \
+    timeout "${HELM_BOUND:-300}" "$SERDEBENCH_HELM" --kubeconfig "$KUBECONFIG" "$@"
+}
 
 # helm_unstick RELEASE NAMESPACE: a release left pending (pending-install,
 # -upgrade, -rollback) by an interrupted run blocks every later upgrade: uninstall it

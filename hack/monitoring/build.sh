@@ -39,12 +39,12 @@ chart() {
   echo "$dir"
 }
 
-# chart_image NAME: the image reference the chart's default render names for NAME
+# chart_image RENDER NAME: the image reference the chart's RENDER names for NAME
 # (e.g. prometheus-operator/prometheus-operator), tag included.
 chart_image() {
   local ref
-  ref="$(grep -o "quay.io/$1:[^\"' ]*" <<<"$render" | head -1)"
-  [[ -n "$ref" ]] || { log "the chart's render names no quay.io/$1 image"; exit 1; }
+  ref="$(grep -o "quay.io/$2:[^\"' ]*" <<<"$1" | head -1)"
+  [[ -n "$ref" ]] || { log "the chart's render names no quay.io/$2 image"; exit 1; }
   echo "$ref"
 }
 
@@ -81,10 +81,10 @@ images() {
   kube="$(sed -n 's/^K8S_VERSION="${K8S_VERSION:-\(v[0-9.]*\)}"$/\1/p' "$repo/hack/k8s/build.sh")"
   [[ -n "$kube" ]] || { log "cannot read K8S_VERSION from hack/k8s/build.sh"; exit 1; }
   render="$("$SERDEBENCH_HELM" template kube-prometheus-stack "$dir" --namespace monitoring --kube-version "${kube#v}")"
-  po_ref="$(chart_image prometheus-operator/prometheus-operator)"
-  reloader_ref="$(chart_image prometheus-operator/prometheus-config-reloader)"
-  prom_ref="$(chart_image prometheus/prometheus)"
-  am_ref="$(chart_image prometheus/alertmanager)"
+  po_ref="$(chart_image "$render" prometheus-operator/prometheus-operator)"
+  reloader_ref="$(chart_image "$render" prometheus-operator/prometheus-config-reloader)"
+  prom_ref="$(chart_image "$render" prometheus/prometheus)"
+  am_ref="$(chart_image "$render" prometheus/alertmanager)"
   po_version="${po_ref##*:}" am_version="${am_ref##*:}"
   prom_version="${prom_ref##*:v}" && prom_version="${prom_version%%-*}" # v3.14.0-distroless -> 3.14.0
   [[ "${reloader_ref##*:}" == "$po_version" ]] || { log "the chart's config reloader ($reloader_ref) is not prometheus-operator's version $po_version"; exit 1; }

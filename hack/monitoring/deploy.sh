@@ -13,12 +13,11 @@ here="$repo/hack/monitoring"
 : "${SERDEBENCH_HELM:?set SERDEBENCH_HELM (make sets it)}"
 RELEASE=kube-prometheus-stack NAMESPACE=monitoring
 log() { printf 'monitoring: %s\n' "$*" >&2; }
+# shellcheck source=../lib/helm.sh
+source "$repo/hack/lib/helm.sh"
+HELM_BOUND=360 # the chart waits for its operator
 kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
 k() { "$kubectl" --request-timeout=30s "$@"; }
-helm() {
-  HELM_CACHE_HOME="$repo/.state/helm/cache" HELM_CONFIG_HOME="$repo/.state/helm/config" HELM_DATA_HOME="$repo/.state/helm/data" \
-    timeout 360 "$SERDEBENCH_HELM" --kubeconfig "$KUBECONFIG" "$@"
-}
 
 [[ "$(realpath -m "$KUBECONFIG")" == "$repo/.state/cluster/kubeconfig" ]] ||
   { log "this monitoring is for the local cluster (hack/cluster): its images exist only there"; exit 1; }
@@ -45,8 +44,6 @@ k wait --for=condition=Established --timeout=60s crd/prometheuses.monitoring.cor
 # manifests), on a cluster state kept from then: it holds the same fixed ClusterIP.
 k -n "$NAMESPACE" delete --ignore-not-found prometheus.monitoring.coreos.com/serdebench service/prometheus \
   deployment/prometheus-operator servicemonitor.monitoring.coreos.com/kubelet-cadvisor >/dev/null 2>&1 || true
-# shellcheck source=../lib/helm.sh
-source "$repo/hack/lib/helm.sh"
 helm_unstick "$RELEASE" "$NAMESPACE"
 log "installing chart $(sed -n 's/^version: //p' "$chart/Chart.yaml") as release $RELEASE in namespace $NAMESPACE"
 # shellcheck disable=SC2046

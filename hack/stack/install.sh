@@ -22,11 +22,9 @@ for v in KUBECONFIG SERDEBENCH_KUBECTL SERDEBENCH_HELM MANAGER_IMAGE WORKER_IMAG
 done
 prom=$SERDEBENCH_STACK_PROMETHEUS_URL
 log() { printf 'install: %s\n' "$*" >&2; }
+# shellcheck source=../lib/helm.sh
+source "$repo/hack/lib/helm.sh"
 k() { timeout 120 "$SERDEBENCH_KUBECTL" --kubeconfig "$KUBECONFIG" "$@"; }
-helm() {
-  HELM_CACHE_HOME="$repo/.state/helm/cache" HELM_CONFIG_HOME="$repo/.state/helm/config" HELM_DATA_HOME="$repo/.state/helm/data" \
-    timeout 300 "$SERDEBENCH_HELM" --kubeconfig "$KUBECONFIG" "$@"
-}
 image_args() { # KEY repository:tag@digest -> --set KEY.repository/tag/digest
   local name="${2%@*}" digest="${2#*@}"
   echo --set "$1.repository=${name%:*}" --set "$1.tag=${name##*:}" --set "$1.digest=$digest"
@@ -44,8 +42,6 @@ for crd in serializationexperiments.serdebench.io serializationresults.serdebenc
     k label --overwrite crd "$crd" app.kubernetes.io/managed-by=Helm >/dev/null
   fi
 done
-# shellcheck source=../lib/helm.sh
-source "$repo/hack/lib/helm.sh"
 helm_unstick "$release" "$namespace"
 
 # The local cluster runs kube-prometheus-stack as its README installs it, so the chart
