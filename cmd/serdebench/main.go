@@ -31,10 +31,14 @@ import (
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/protocol"
+	workerrun "github.com/serdebench/serdebench/workers/run"
 	"github.com/serdebench/serdebench/workers/source"
 )
 
 func main() {
+	// `serdebench run` runs its workers in this process: the same collector
+	// setting as a worker pod's.
+	workerrun.TuneGC(os.Getenv)
 	if err := rootCmd().Execute(); err != nil {
 		var te *runner.TrialError
 		if errors.As(err, &te) && te.Reason == protocol.ReasonWorkerInterrupted {

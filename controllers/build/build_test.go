@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -39,11 +40,15 @@ func experiment(mut func(*serdebenchv1.SerializationExperiment)) *serdebenchv1.S
 var cfg = Config{WorkerImage: "ghcr.io/serdebench/worker:v0.1.0", PullPolicy: corev1.PullIfNotPresent}
 
 // TestTrialJobsGolden: a trial's Jobs, consumers and producers apart, colocated in
-// one pod, and with TLS, SASL and a payload source mounted.
+// one pod (with a memory limit), and with TLS, SASL and a payload source mounted.
 func TestTrialJobsGolden(t *testing.T) {
 	for name, mut := range map[string]func(*serdebenchv1.SerializationExperiment){
-		"jobs-separate":  nil,
-		"jobs-colocated": func(x *serdebenchv1.SerializationExperiment) { x.Spec.Workers.Colocate = true },
+		"jobs-separate": nil,
+		"jobs-colocated": func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Workers.Colocate = true
+			// A memory limit: GOMEMLIMIT is three quarters of it.
+			x.Spec.Workers.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}}
+		},
 		"jobs-secured": func(x *serdebenchv1.SerializationExperiment) {
 			x.Spec.Kafka.TLS = &serdebenchv1.KafkaTLS{CASecretRef: &corev1.SecretKeySelector{
 				LocalObjectReference: corev1.LocalObjectReference{Name: "kafka-ca"}, Key: "ca.crt"}}

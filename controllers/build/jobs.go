@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,10 +165,10 @@ func container(cfg Config, x *serdebenchv1.SerializationExperiment, name string,
 	c := restricted(cfg, x, name, args)
 	c.Ports = []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
 	if s := x.Spec.Kafka.SASL; s != nil {
-		c.Env = []corev1.EnvVar{
+		c.Env = append(c.Env, []corev1.EnvVar{
 			{Name: protocol.SASLUserEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "username"}}},
 			{Name: protocol.SASLPasswordEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: s.SecretRef, Key: "password"}}},
-		}
+		}...)
 	}
 	if t := x.Spec.Kafka.TLS; t != nil && t.CASecretRef != nil {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "kafka-ca", MountPath: caMountPath, ReadOnly: true})
@@ -187,6 +188,7 @@ func restricted(cfg Config, x *serdebenchv1.SerializationExperiment, name string
 		ImagePullPolicy:          cfg.PullPolicy,
 		Args:                     args,
 		Resources:                x.Spec.Workers.Resources,
+		Env:                      memoryLimitEnv(x.Spec.Workers.Resources),
 		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		SecurityContext: &corev1.SecurityContext{
@@ -197,6 +199,19 @@ func restricted(cfg Config, x *serdebenchv1.SerializationExperiment, name string
 			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 	}
+}
+
+// memoryLimitEnv is GOMEMLIMIT for a worker container with a memory limit: three
+// quarters of it, the rest left to what the Go collector does not manage
+// (librdkafka's buffers, up to 32 MiB, and the binary). The worker raises GOGC
+// (workers/run.GCPercent); near its limit the collector then runs more often
+// instead of the container being killed. None without a limit.
+func memoryLimitEnv(res corev1.ResourceRequirements) []corev1.EnvVar {
+	limit, ok := res.Limits[corev1.ResourceMemory]
+	if !ok || limit.Value() <= 0 {
+		return nil
+	}
+	return []corev1.EnvVar{{Name: "GOMEMLIMIT", Value: strconv.FormatInt(limit.Value()/4*3, 10)}}
 }
 
 // WorkerImage is the image the workers run: the experiment's, else the operator's default.

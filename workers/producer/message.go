@@ -48,6 +48,8 @@ type message struct {
 	rec   kgo.Record
 	khdrs [6]kgo.RecordHeader
 	rctx  recordContext
+	// librdkafka's form (*rdkafkaForm), in a cgo build.
+	rdk any
 }
 
 // recordContext is a franz-go record's context: the client's context (which bounds

@@ -82,6 +82,9 @@ type run struct {
 	natives []any
 	sizes   []int64
 	client  client
+	// copied is client.copiesValue(); scratch is then every record's value buffer.
+	copied  bool
+	scratch []byte
 	// free holds acknowledged messages for reuse. (sync.Pool would drop them at
 	// every GC and reallocate messages and their value buffers mid-run.)
 	free chan *message
@@ -218,6 +221,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return nil, err
 	}
 	defer r.client.release()
+	r.copied = r.client.copiesValue()
 	r.sum.ClientSettings = r.client.settings()
 	r.sum.ClientSettings["partitioner"] = r.parts.name()
 	if t.Settings.Mode != trial.ModeSingle {
@@ -420,7 +424,15 @@ func (r *run) send(ctx context.Context) error {
 			actual = time.Now()
 		}
 		idx := i % int64(len(r.natives))
-		dst := m.value.b
+		// The value's buffer: the message's own, which the client reads until the
+		// acknowledgement, or, for a client that copies the value as it takes the
+		// record, one buffer for every record (still in cache when the next is
+		// written).
+		out := &m.value.b
+		if r.copied {
+			out = &r.scratch
+		}
+		dst := *out
 		if r.comp != nil {
 			dst = r.encoded
 		}
@@ -434,7 +446,7 @@ func (r *run) send(ctx context.Context) error {
 		if r.comp != nil {
 			r.encoded = b
 			t0 := time.Now()
-			b, err = r.comp.Compress(m.value.b, b)
+			b, err = r.comp.Compress(*out, b)
 			m.compNanos = time.Since(t0).Nanoseconds()
 			if err != nil {
 				return fmt.Errorf("compress record %d: %w", i, err)
@@ -454,7 +466,7 @@ func (r *run) send(ctx context.Context) error {
 			sixth = 0
 		}
 		p := r.parts.next(len(b) + sixth)
-		m.value.b = b
+		*out, m.value.b = b, b
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
 		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup, step, r.compact)
 		seqs[p]++

@@ -140,15 +140,32 @@ func (c *rdkafkaClient) events() {
 
 func (c *rdkafkaClient) stats() *summary.ClientStats { return c.internal.Stats() }
 
+// rdkafkaForm is a message's librdkafka form, kept with the message (message.rdk)
+// so that sending allocates neither it nor its headers: Produce copies both into
+// C before it returns.
+type rdkafkaForm struct {
+	msg  kafka.Message
+	hdrs [6]kafka.Header
+}
+
+// copiesValue: Produce copies the value into librdkafka's own message
+// (RD_KAFKA_MSG_F_COPY, which confluent-kafka-go always sets).
+func (c *rdkafkaClient) copiesValue() bool { return true }
+
 func (c *rdkafkaClient) send(ctx context.Context, m *message) bool {
-	msg := &kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &c.r.cfg.Topic, Partition: m.partition}, Opaque: m}
-	if !m.marker {
-		msg.Value = m.value.b
+	f, _ := m.rdk.(*rdkafkaForm)
+	if f == nil {
+		f = new(rdkafkaForm)
+		m.rdk = f
 	}
-	msg.Headers = make([]kafka.Header, m.nh)
 	for i := range m.nh {
-		msg.Headers[i] = kafka.Header{Key: m.keys[i], Value: m.val(i)}
+		f.hdrs[i] = kafka.Header{Key: m.keys[i], Value: m.val(i)}
 	}
+	f.msg = kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &c.r.cfg.Topic, Partition: m.partition}, Opaque: m, Headers: f.hdrs[:m.nh]}
+	if !m.marker {
+		f.msg.Value = m.value.b
+	}
+	msg := &f.msg
 	for {
 		err := c.p.Produce(msg, c.deliveries)
 		if err == nil {

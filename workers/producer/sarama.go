@@ -22,6 +22,9 @@ type client interface {
 	// acks delivers outcomes until close's work is done, or until stop closes; no
 	// outcome is delivered after it returns.
 	acks(stop <-chan struct{})
+	// copiesValue is whether send copies the record's value before it returns
+	// (the worker may then write the next record into the same buffer).
+	copiesValue() bool
 	// close starts closing: nothing more is sent; what is in flight is still
 	// reported.
 	close()
@@ -101,6 +104,9 @@ func (c *saramaClient) acks(stop <-chan struct{}) {
 		}
 	}
 }
+
+// copiesValue: sarama encodes the value when it builds the request.
+func (c *saramaClient) copiesValue() bool { return false }
 
 func (c *saramaClient) close() { c.producer.AsyncClose() }
 

@@ -21,6 +21,10 @@ var (
 	}
 )
 
+// saramaChannelBuffer is sarama's ChannelBufferSize for a producer (see
+// SaramaConfig).
+const saramaChannelBuffer = 32
+
 // SaramaConfig applies a trial's producer plan (NewPlan: maxValueBytes is the
 // largest value the producer will send, topicMaxBytes the topic's
 // max.message.bytes, 0 for Kafka's default) to sarama.
@@ -47,6 +51,15 @@ func SaramaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxByte
 	// full makes sarama send what the broker has pending, as a full batch makes Java
 	// drain every partition of that broker.
 	c.Producer.MaxMessageBytes = p.BatchMaxBytes
+	// sarama's stages (dispatcher, topic, partition and broker producers, the
+	// acknowledgement channels) hand records on through channels of this size. At
+	// its default of 256 each stage ran ahead in bursts, and its broker producer
+	// sent half-full batches in three times as many requests: 1,176 B records at
+	// batch.size 100,000 and linger.ms 100 went 41 to a batch instead of 76, at
+	// 0.79x Kafka's ProducerPerformance. Stages kept in step send full batches:
+	// 1.27x the throughput at 256, and 100 B records run alike at either
+	// (docs/measurement.md, "Throughput of the worker itself").
+	c.ChannelBufferSize = saramaChannelBuffer
 	switch {
 	case p.OnePerBatch:
 		c.Producer.Flush.MaxMessages = 1

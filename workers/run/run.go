@@ -43,6 +43,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 // ProcessMain is Main for a process that runs this one worker (cmd/worker in its
 // pod): the summary also says what the process spent in the measured window.
 func ProcessMain(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	TuneGC(getenv)
 	return main(ctx, args, getenv, stdout, stderr, true)
 }
 

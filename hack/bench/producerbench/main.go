@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -18,6 +19,7 @@ import (
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/workers/producer"
+	workerrun "github.com/serdebench/serdebench/workers/run"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -44,6 +46,8 @@ func benchMain() error {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here")
 	flag.Parse()
+	// The worker process's collector setting, as in its pod.
+	workerrun.TuneGC(os.Getenv)
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -91,7 +95,9 @@ func run(bootstrap, codecName, schema string, size int, records, warmup int64, b
 		return err
 	}
 	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
-	sum, err := producer.Run(context.Background(), producer.Config{Brokers: brokers, Topic: topic, Experiment: "bench", Trial: t})
+	// Warnings only: the script reads stdout, and its table is on the terminal.
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sum, err := producer.Run(context.Background(), producer.Config{Brokers: brokers, Topic: topic, Experiment: "bench", Trial: t, Log: log})
 	if err != nil {
 		return err
 	}
@@ -102,6 +108,6 @@ func run(bootstrap, codecName, schema string, size int, records, warmup int64, b
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"codec": codecName, "client": client, "serializedBytesPerRecord": r.SerializedBytesPerRecord, "recordsPerSecond": r.RecordsPerSecond,
 		"serializedMBPerSecond": r.SerializedMBPerSecond, "headerBytesPerRecord": r.HeaderBytesPerRecord, "serializeMicrosPerRecord": r.SerializeMicrosPerRecord,
-		"ackP99Micros": r.Ack.P99,
+		"ackP99Micros": r.Ack.P99, "clientStats": sum.Client,
 	})
 }
