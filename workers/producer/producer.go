@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -224,6 +225,9 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	r.copied = r.client.copiesValue()
 	r.sum.ClientSettings = r.client.settings()
 	r.sum.ClientSettings["partitioner"] = r.parts.name()
+	// The Go collector's settings shape the worker's CPU, and so its rates
+	// (workers/run.GCPercent); the result says which ran.
+	maps.Copy(r.sum.ClientSettings, gcSettings())
 	if t.Settings.Mode != trial.ModeSingle {
 		r.sum.LingerMicros = int64(t.Settings.LingerMs) * 1000
 	}

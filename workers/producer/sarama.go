@@ -121,6 +121,7 @@ func (c *saramaClient) settings() map[string]string {
 		"client":                     "sarama",
 		"Net.MaxOpenRequests":        strconv.Itoa(c.conf.Net.MaxOpenRequests),
 		"inFlightPerPartition":       "1",
+		"ChannelBufferSize":          strconv.Itoa(c.conf.ChannelBufferSize),
 		"Producer.MaxMessageBytes":   strconv.Itoa(p.MaxMessageBytes),
 		"Producer.Flush.Bytes":       strconv.Itoa(p.Flush.Bytes),
 		"Producer.Flush.Frequency":   p.Flush.Frequency.String(),

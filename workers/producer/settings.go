@@ -51,13 +51,13 @@ func SaramaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxByte
 	// full makes sarama send what the broker has pending, as a full batch makes Java
 	// drain every partition of that broker.
 	c.Producer.MaxMessageBytes = p.BatchMaxBytes
-	// sarama's stages (dispatcher, topic, partition and broker producers, the
-	// acknowledgement channels) hand records on through channels of this size. At
-	// its default of 256 each stage ran ahead in bursts, and its broker producer
-	// sent half-full batches in three times as many requests: 1,176 B records at
-	// batch.size 100,000 and linger.ms 100 went 41 to a batch instead of 76, at
-	// 0.79x Kafka's ProducerPerformance. Stages kept in step send full batches:
-	// 1.27x the throughput at 256, and 100 B records run alike at either
+	// sarama's topic producer and each partition producer take records through a
+	// channel of this size (its other channels are unbuffered). At its default of
+	// 256 they ran ahead in bursts, and its broker producer sent half-full batches
+	// in three times as many requests: 1,176 B records at batch.size 100,000 and
+	// linger.ms 100 went 41 to a batch instead of 76, at 0.79x Kafka's
+	// ProducerPerformance. At 32 they keep in step and batches fill: 1.27x the
+	// throughput at 256, and 100 B records run alike at either
 	// (docs/measurement.md, "Throughput of the worker itself").
 	c.ChannelBufferSize = saramaChannelBuffer
 	switch {
