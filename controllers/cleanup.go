@@ -249,6 +249,7 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 	if err := r.Update(ctx, x); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
+	r.fresh.forget(client.ObjectKeyFromObject(x))
 	return ctrl.Result{}, nil
 }
 

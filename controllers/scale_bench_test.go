@@ -131,10 +131,11 @@ func operatorScale(b *testing.B, n int) {
 		b.ReportMetric(running.Seconds(), "s-to-run-all")
 		b.Logf("%d experiments: created in %s, all accepted after %s (each within %s of its creation, median %s), all first trials running after %s, all deleted after %s; "+
 			"%.0f reconciles/s; %.1f apiserver requests per experiment to their first trial running and 10 s after; "+
-			"work queue wait %.3f s per item on average; manager peak RSS %.1f MB\n%s\n%s", n, created.Round(time.Millisecond), accepted.Round(time.Millisecond),
+			"work queue wait %.3f s per item on average (the acceptor's: %.3f s); manager peak RSS %.1f MB\n%s\n%s", n, created.Round(time.Millisecond), accepted.Round(time.Millisecond),
 			acceptLatency[len(acceptLatency)-1], acceptLatency[len(acceptLatency)/2],
 			running.Round(time.Millisecond), deleted.Round(time.Millisecond), rate, requests,
-			(after["queueSeconds"]-before["queueSeconds"])/max(1, after["queueItems"]-before["queueItems"]), peak/1e6, cpu, heap)
+			(after["queueSeconds"]-before["queueSeconds"])/max(1, after["queueItems"]-before["queueItems"]),
+			(after["acceptQueueSeconds"]-before["acceptQueueSeconds"])/max(1, after["acceptQueueItems"]-before["acceptQueueItems"]), peak/1e6, cpu, heap)
 		if left := kafkatest.Topics(b, brokers); len(left) > 0 {
 			for name := range left {
 				if strings.Contains(name, ".scale-") {
@@ -256,8 +257,12 @@ func managerMetrics(t testing.TB, addr string) map[string]float64 {
 		line := sc.Text()
 		var key string
 		switch {
-		case strings.HasPrefix(line, "controller_runtime_reconcile_total{") && strings.Contains(line, `controller="serializationexperiment"`):
-			key = "reconciles"
+		case strings.HasPrefix(line, "controller_runtime_reconcile_total{") && strings.Contains(line, `controller="serializationexperiment`):
+			key = "reconciles" // both controllers: the acceptor's and the experiments'
+		case strings.HasPrefix(line, "workqueue_queue_duration_seconds_sum{") && strings.Contains(line, `name="serializationexperiment-acceptance"`):
+			key = "acceptQueueSeconds"
+		case strings.HasPrefix(line, "workqueue_queue_duration_seconds_count{") && strings.Contains(line, `name="serializationexperiment-acceptance"`):
+			key = "acceptQueueItems"
 		case strings.HasPrefix(line, "rest_client_requests_total{"):
 			key = "requests"
 		case strings.HasPrefix(line, "workqueue_queue_duration_seconds_sum{") && strings.Contains(line, `name="serializationexperiment"`):
