@@ -92,8 +92,8 @@ func (a acceptor) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 func (r *ExperimentReconciler) notAccepted(ctx context.Context, x *serdebenchv1.SerializationExperiment, reason, msg string) (ctrl.Result, error) {
 	x.Status.ObservedGeneration = x.Generation
 	r.setCondition(x, serdebenchv1.ConditionAccepted, metav1.ConditionFalse, reason, msg)
-	if _, err := r.updateStatus(ctx, x); err != nil {
-		return ctrl.Result{}, err
+	if res, err := r.updateStatus(ctx, x); err != nil || !res.IsZero() {
+		return res, err // a conflict is retried at once
 	}
 	return ctrl.Result{RequeueAfter: r.poll()}, nil
 }

@@ -193,6 +193,7 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// in the same pass: x has the new resourceVersion.
 		controllerutil.AddFinalizer(x, build.Finalizer)
 		if err := r.Update(ctx, x); err != nil {
+			r.fresh.forget(client.ObjectKeyFromObject(x))
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
 		r.fresh.remember(x)
@@ -523,6 +524,9 @@ func (r *ExperimentReconciler) fail(ctx context.Context, x *serdebenchv1.Seriali
 func (r *ExperimentReconciler) updateStatus(ctx context.Context, x *serdebenchv1.SerializationExperiment) (ctrl.Result, error) {
 	r.setKstatus(x)
 	if err := r.Status().Update(ctx, x); err != nil {
+		// Whether it was written is unknown (a timeout), or the experiment
+		// changed: read it uncached next time.
+		r.fresh.forget(client.ObjectKeyFromObject(x))
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictBackoff}, nil
 		}

@@ -10,28 +10,29 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 )
 
-// freshness remembers, per experiment, the resourceVersion the reconciler last
+// freshness remembers, per experiment, the resourceVersion the operator last
 // wrote, or last read from the API server. A reconcile reads the experiment from
-// the cache when the cache holds that version, and from the API server only when
-// the cache may lag one of its own writes: acting on such a copy could recreate
-// Jobs the last step just deleted. Most reconciles then cost the API server no
-// read (at 1,000 experiments at once the reads were a third of its requests).
+// the cache only when the cache holds that version, and from the API server
+// otherwise: acting on a copy that lags one of the operator's own writes could
+// recreate Jobs the last step just deleted. An experiment this process has not
+// read uncached yet is read uncached (its cache's first list may predate a
+// previous process's last write), as is one after a write whose outcome is
+// unknown. Most reconciles then cost the API server no read (at 1,000
+// experiments at once the reads were a third of its requests).
 type freshness struct {
 	mu sync.Mutex
 	rv map[types.NamespacedName]string
 }
 
-// current is whether a cached copy at rv holds everything this reconciler wrote:
-// nothing is remembered (it has not written since it started), or rv is the
-// version it remembers.
+// current is whether a cached copy at rv holds everything the operator wrote.
 func (f *freshness) current(key types.NamespacedName, rv string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	want, ok := f.rv[key]
-	return !ok || want == rv
+	return ok && want == rv
 }
 
-// remember records x's version after a write, or after a read from the API server.
+// remember records x's version after a write of the operator's.
 func (f *freshness) remember(x *serdebenchv1.SerializationExperiment) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -41,7 +42,31 @@ func (f *freshness) remember(x *serdebenchv1.SerializationExperiment) {
 	f.rv[types.NamespacedName{Namespace: x.Namespace, Name: x.Name}] = x.ResourceVersion
 }
 
-// forget drops an experiment that is gone (or about to be: its finalizer removed).
+// version is what is remembered for key ("" and false: nothing).
+func (f *freshness) version(key types.NamespacedName) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.rv[key]
+	return v, ok
+}
+
+// observed records a version read from the API server, unless a write of the
+// operator's was remembered meanwhile (the other controller's): an older read
+// must not replace it.
+func (f *freshness) observed(key types.NamespacedName, before string, had bool, rv string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if now, ok := f.rv[key]; ok != had || now != before {
+		return
+	}
+	if f.rv == nil {
+		f.rv = map[types.NamespacedName]string{}
+	}
+	f.rv[key] = rv
+}
+
+// forget drops what is remembered: the experiment is gone (or about to be: its
+// finalizer removed), or a write's outcome is unknown.
 func (f *freshness) forget(key types.NamespacedName) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -57,13 +82,13 @@ func (r *ExperimentReconciler) read(ctx context.Context, key types.NamespacedNam
 	if err := r.Get(ctx, key, x); err == nil && r.fresh.current(key, x.ResourceVersion) {
 		return nil
 	}
-	// Not in the cache (it may lag a creation as well as a write), or behind.
+	before, had := r.fresh.version(key)
 	if err := r.APIReader.Get(ctx, key, x); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.fresh.forget(key)
 		}
 		return err
 	}
-	r.fresh.remember(x)
+	r.fresh.observed(key, before, had, x.ResourceVersion)
 	return nil
 }
