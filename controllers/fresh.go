@@ -36,10 +36,15 @@ func (f *freshness) current(key types.NamespacedName, rv string) bool {
 func (f *freshness) remember(x *serdebenchv1.SerializationExperiment) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.set(types.NamespacedName{Namespace: x.Namespace, Name: x.Name}, x.ResourceVersion)
+}
+
+// set stores rv for key; f.mu is held.
+func (f *freshness) set(key types.NamespacedName, rv string) {
 	if f.rv == nil {
 		f.rv = map[types.NamespacedName]string{}
 	}
-	f.rv[types.NamespacedName{Namespace: x.Namespace, Name: x.Name}] = x.ResourceVersion
+	f.rv[key] = rv
 }
 
 // version is what is remembered for key ("" and false: nothing).
@@ -59,10 +64,7 @@ func (f *freshness) observed(key types.NamespacedName, before string, had bool, 
 	if now, ok := f.rv[key]; ok != had || now != before {
 		return
 	}
-	if f.rv == nil {
-		f.rv = map[types.NamespacedName]string{}
-	}
-	f.rv[key] = rv
+	f.set(key, rv)
 }
 
 // forget drops what is remembered: the experiment is gone (or about to be: its
