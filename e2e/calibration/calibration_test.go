@@ -44,14 +44,6 @@ const saramaMaxDelayMs = 10
 // toleranceMs is how far a measured p50 shift may miss its prediction.
 const toleranceMs = 2.0
 
-// modelTolerance is how far franz-go's end-to-end p50 shift may miss the
-// fetch-wait model. The model is built from two histograms (ack and fetch
-// interval) and compared with a third, each read at bucket midpoints and the
-// wait integrated in 50 µs steps; over runs at 50 ms round trip it missed by +1.5
-// to +2.0 ms (2026-11-24), which a 2 ms bound failed on at random. So 2 ms plus
-// 1.5 % of the prediction: 3.2 ms at 50 ms round trip, 4 ms at 80.
-func modelTolerance(predictedMs float64) float64 { return 2 + 0.015*predictedMs }
-
 type trialOut struct {
 	Trials []struct {
 		Result    summary.Result     `json:"result"`
@@ -334,8 +326,15 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 		// request, not per record), and requests queued at the broker behind each
 		// other add to both, so no model here predicts the excess; the table
 		// reports how much of it the queue's growth accounts for.
-		lo, hi := rtt-toleranceMs, rtt+toleranceMs
-		how := fmt.Sprintf("%+.0f ± %.0f (one round trip; queue %.1f → %.1f ms)", rtt, toleranceMs, q0, q1)
+		// Above, the client's own request latency at D (its instrument, not
+		// ours; a mean over requests): a record that did not queue longer waits
+		// for its request and no more, and a request can take longer than the
+		// round trip (TCP holding it behind its congestion window while a dozen
+		// are in flight, the delay engine's per-packet cost). The table says by
+		// how much it did.
+		lo, hi := rtt-toleranceMs, max(rtt, rq1)+toleranceMs
+		how := fmt.Sprintf("%+.0f to %+.1f (one round trip −%.0f; at most the client's request latency, %.1f ms, +%.0f; queue %.1f → %.1f ms)",
+			lo, hi, toleranceMs, rq1, toleranceMs, q0, q1)
 		if warned {
 			hi = math.Inf(1)
 			how = fmt.Sprintf("at least %+.0f (warned saturated; queue %.1f → %.1f ms, request latency %.1f → %.1f ms)", lo, q0, q1, rq0, rq1)
@@ -366,11 +365,17 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 			gap := float64(r0.EndToEnd.P50 - r0.Ack.P50)
 			predicted := predictE2E(ack1, fetch1, gap) / 1000
 			want := predicted - ms(r0.EndToEnd.P50)
-			mt := modelTolerance(predicted)
+			// A fetch response's trip beyond its one-way delay (a 230 KB response
+			// through the delay engine and TCP) is part of the fetch's turnaround,
+			// which the consumer measures: the fetch interval less the round trip.
+			// The model leaves it out, so it may add up to that turnaround.
+			turnaround := max(0, fetch-rtt)
 			row(client+" end-to-end", ms(r0.EndToEnd.P50), ms(r0.EndToEnd.P99), ms(r1.EndToEnd.P50), ms(r1.EndToEnd.P99),
-				fmt.Sprintf("%+.1f ± %.1f (ack distribution + wait for the next fetch; fetch interval p50 %.1f ms)", want, mt, fetch))
-			if math.Abs(e2e-want) > mt {
-				t.Errorf("franz-go end-to-end p50 moved %+.1f ms at D=%d, the model predicts %+.1f ± %.1f", e2e, delayMs, want, mt)
+				fmt.Sprintf("%+.1f to %+.1f (ack distribution + wait for the next fetch, −%.0f / +%.0f and up to the fetch's turnaround, %.1f: interval p50 %.1f ms)",
+					want-toleranceMs, want+toleranceMs+turnaround, toleranceMs, toleranceMs, turnaround, fetch))
+			if e2e < want-toleranceMs || e2e > want+toleranceMs+turnaround {
+				t.Errorf("franz-go end-to-end p50 moved %+.1f ms at D=%d, the model predicts %+.1f to %+.1f (%+.1f, −%.0f / +%.0f and up to the fetch's turnaround, %.1f ms)",
+					e2e, delayMs, want-toleranceMs, want+toleranceMs+turnaround, want, toleranceMs, toleranceMs, turnaround)
 			}
 		case "librdkafka":
 			// Its consumer's fetches are inside librdkafka (no fetch interval), so
