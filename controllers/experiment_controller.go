@@ -72,8 +72,8 @@ type ExperimentReconciler struct {
 	// Topics returns the provisioner for an experiment (default: Strimzi or Admin
 	// API per spec.kafka).
 	Topics func(ctx context.Context, x *serdebenchv1.SerializationExperiment) (topics.Provisioner, error)
-	// WorkerMetricsGrace is how long workers keep serving /metrics after their
-	// trial, for the last scrape (default 20 s).
+	// WorkerMetricsGrace is the longest workers keep serving /metrics after their
+	// trial, for every scraper's last scrape (default 20 s).
 	WorkerMetricsGrace time.Duration
 	// TerminationMessageBytes is the budget for a worker's summary in its
 	// termination message; larger summaries go through the log (default 4096).

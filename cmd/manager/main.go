@@ -50,7 +50,7 @@ func main() {
 	flag.StringVar(&pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
 	flag.DurationVar(&poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once, in each controller (acceptance, experiments)")
-	flag.DurationVar(&metricsGrace, "worker-metrics-grace", build.DefaultWorkerMetricsGrace, "how long workers keep serving /metrics after their trial, for the last scrape")
+	flag.DurationVar(&metricsGrace, "worker-metrics-grace", build.DefaultWorkerMetricsGrace, "the longest workers keep serving /metrics after their trial: they stop once every scraper seen has scraped once more")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles (e.g. localhost:6060); empty disables")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)

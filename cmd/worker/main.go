@@ -3,7 +3,8 @@
 //
 //	worker --role producer|consumer --trial '<trial JSON>' --bootstrap host:port --topic T --group G [...]
 //
-// It serves /metrics while it runs and for --metrics-grace after, prints its summary
+// It serves /metrics while it runs and after, until every scraper seen has scraped
+// once more (at most --metrics-grace), prints its summary
 // (JSON, with encoded histograms) on stdout and to --termination-log, and exits 0
 // once the trial is complete. On SIGTERM or --timeout it stops sending, waits at
 // most --drain-timeout for what is in flight, prints its partial summary marked

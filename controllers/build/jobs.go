@@ -41,8 +41,10 @@ const (
 	RoleWorkers = "workers"
 )
 
-// DefaultWorkerMetricsGrace is how long workers keep serving /metrics after their
-// trial: a few scrape intervals of the PodMonitor (1 s).
+// DefaultWorkerMetricsGrace is the longest workers keep serving /metrics after
+// their trial, for a Prometheus that has not yet scraped them (it applies newly
+// discovered targets every 5 s by default); once every scraper seen has scraped
+// again they stop (workers/metrics.Worker.Serve).
 const DefaultWorkerMetricsGrace = 20 * time.Second
 
 const (

@@ -85,17 +85,21 @@ func (w *Worker) Handler() http.Handler {
 	return promhttp.HandlerFor(w.reg, promhttp.HandlerOpts{Registry: w.reg})
 }
 
-// Serve serves /metrics on addr until ctx ends, then keeps serving for grace so a
-// final scrape sees the totals. It returns the bound address at once (addr may use
-// port 0) and a wait function that blocks until the server stops. register, if
-// set, adds more endpoints (the worker's control: workers/control).
+// Serve serves /metrics on addr until ctx ends, then until every scraper seen
+// while it ran has scraped once more (a scrape begun after ctx ended sees the
+// totals), for at most grace: with no scraper seen (none yet, or a Prometheus that
+// has not discovered the pod) the whole grace. It returns the bound address at
+// once (addr may use port 0) and a wait function that blocks until the server
+// stops. register, if set, adds more endpoints (the worker's control:
+// workers/control).
 func (w *Worker) Serve(ctx context.Context, addr string, grace time.Duration, register func(*http.ServeMux)) (string, func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
 	}
+	sc := newScrapers()
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", w.Handler())
+	mux.Handle("/metrics", sc.track(w.Handler()))
 	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) { rw.WriteHeader(http.StatusOK) })
 	if register != nil {
 		register(mux)
@@ -111,7 +115,7 @@ func (w *Worker) Serve(ctx context.Context, addr string, grace time.Duration, re
 	stopped := make(chan struct{})
 	go func() {
 		<-ctx.Done()
-		time.Sleep(grace)
+		sc.waitFinal(time.Now(), grace)
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)

@@ -37,8 +37,9 @@ type Worker struct {
 	StartGate bool
 	// WaitTimeout bounds each of those waits.
 	WaitTimeout time.Duration
-	// MetricsAddr is where to serve /metrics ("" disables); MetricsGrace is how long
-	// to keep serving after the work ends, for a final scrape.
+	// MetricsAddr is where to serve /metrics ("" disables); MetricsGrace is the
+	// longest it keeps serving after the work ends, for every scraper's final
+	// scrape (workers/metrics.Worker.Serve).
 	MetricsAddr  string
 	MetricsGrace time.Duration
 	// Timeout stops the worker (interrupted) after this long; 0 is no limit.
@@ -144,7 +145,7 @@ func Parse(args []string, stderr io.Writer) (Worker, error) {
 	fs.BoolVar(&w.StartGate, "start-gate", false, "producer: once ready, wait for PUT /start?at=<Unix ns> on the metrics port (workers/control)")
 	fs.DurationVar(&w.WaitTimeout, "wait-timeout", DefaultWaitTimeout, "producer: how long to wait for the group, and for the start")
 	fs.StringVar(&w.MetricsAddr, "metrics-addr", DefaultMetricsAddr, "where to serve /metrics; empty disables")
-	fs.DurationVar(&w.MetricsGrace, "metrics-grace", DefaultMetricsGrace, "keep serving /metrics this long after the work ends")
+	fs.DurationVar(&w.MetricsGrace, "metrics-grace", DefaultMetricsGrace, "keep serving /metrics after the work ends until every scraper seen scraped once more, at most this long")
 	fs.DurationVar(&w.Timeout, "timeout", 0, "stop (interrupted) after this long; 0: no limit")
 	fs.DurationVar(&w.DrainTimeout, "drain-timeout", DefaultDrainTimeout, "once stopped, wait at most this long for in-flight records")
 	fs.StringVar(&w.SummaryFile, "summary-file", "", "also write the summary JSON here")
