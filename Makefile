@@ -49,11 +49,14 @@ VERSION    := $(shell cat VERSION)
 IMAGE_REPO ?= ghcr.io/serdebench
 GO_PACKAGES := ./...
 
+# The commit `serdebench version` prints, also where Go does not stamp it (-buildvcs=false).
+VERSION_LDFLAGS := -X github.com/serdebench/serdebench/internal/version.Commit=$(shell git rev-parse HEAD 2>/dev/null)
+
 .PHONY: build
 build: ## Build serdebench, the worker and the operator's manager into bin/.
-	go build -o $(BIN)/serdebench ./cmd/serdebench
-	go build -o $(BIN)/worker ./cmd/worker
-	go build -o $(BIN)/manager ./cmd/manager
+	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BIN)/serdebench ./cmd/serdebench
+	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BIN)/worker ./cmd/worker
+	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BIN)/manager ./cmd/manager
 
 # A count, not a duration: Go 1.26's fuzz coordinator can report "context deadline
 # exceeded" when a wall-clock -fuzztime ends mid-run (golang/go#75804, fixed in 1.27).

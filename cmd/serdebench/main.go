@@ -52,8 +52,10 @@ func main() {
 }
 
 func rootCmd() *cobra.Command {
-	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true}
-	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), recommendCmd(), reportCmd(), getCmd(), waitCmd())
+	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true,
+		Version: version.Get().String()}
+	root.SetVersionTemplate("serdebench {{.Version}}\n")
+	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), recommendCmd(), reportCmd(), getCmd(), waitCmd(), versionCmd())
 	return root
 }
 
@@ -123,6 +125,26 @@ func runCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run -f experiment.yaml",
 		Short: "Run an experiment's trials one at a time against a Kafka cluster",
+		Long: "Runs the experiment file's trials one after another against a broker, without Kubernetes: the file is " +
+			"checked as the API server would admit it (serdebench validate), each trial gets a topic of its own, its " +
+			"producers and consumers run in this process, and the table (or -o json / csv) follows. spec.faults runs " +
+			"on the local rig (root; docs/faults.md).\n\n" +
+			"Exit codes:\n" +
+			"  0  every trial completed; the result is printed\n" +
+			"  1  the file is invalid, the broker could not be reached, or a trial failed (the message says which)\n" +
+			fmt.Sprintf("  %d  interrupted (SIGTERM, Ctrl-C or --trial-timeout; the command ends within %s): what ran is not a result\n", exitInterrupted, stopDeadline),
+		Example: `  # The thesis's batch test against a broker on this machine
+  serdebench run -f config/samples/thesis-batch.yaml
+
+  # Another broker, the full report as JSON (for serdebench compare and report)
+  serdebench run -f my-experiment.yaml --bootstrap kafka-0.example:9092 -o json > run.json
+
+  # TLS and SCRAM
+  SERDEBENCH_SASL_USERNAME=bench SERDEBENCH_SASL_PASSWORD=... \
+    serdebench run -f my-experiment.yaml --bootstrap kafka.example:9093 --tls --sasl-mechanism SCRAM-SHA-512
+
+  # Network faults on the local rig (root)
+  make faults EXPERIMENT=config/samples/iov-network.yaml`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "table" && output != "json" && output != "csv" {
 				return fmt.Errorf("--output: must be table, json or csv, got %q", output)

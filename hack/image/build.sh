@@ -36,7 +36,7 @@ command -v musl-gcc >/dev/null || "$repo/hack/apt-install.sh" "musl-tools=$MUSL_
   echo "build.sh: the worker links librdkafka with this machine's musl-gcc, which builds for $(go env GOHOSTARCH) only: build $arch images on a $arch machine" >&2
   exit 1
 }
-ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=$IMAGE_TAG"
+ldflags="-s -w -X github.com/serdebench/serdebench/internal/version.Version=$IMAGE_TAG -X github.com/serdebench/serdebench/internal/version.Commit=$rev"
 for c in manager worker; do
   if [[ $c == worker ]]; then
     CGO_ENABLED=1 CC=musl-gcc GOOS=linux GOARCH="$arch" go build -tags musl -trimpath \

@@ -17,9 +17,11 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -94,6 +96,14 @@ func (v *Validator) Admit(obj map[string]any) field.ErrorList {
 	}
 	celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	return append(errs, celErrs...)
+}
+
+// Unknown returns the fields of obj (a whole object, as decoded from JSON) that
+// the schema does not declare, by path (spec.producer.commit), as the API server's
+// strict field validation finds them (the same pruning). obj is not changed.
+func (v *Validator) Unknown(obj map[string]any) []string {
+	cp := runtime.DeepCopyJSON(obj)
+	return pruning.PruneWithOptions(cp, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 }
 
 // blocking reports errors after which the API server does not run CEL rules.

@@ -7,8 +7,12 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
@@ -32,59 +36,97 @@ func Load(path string) (*v1alpha1.SerializationExperiment, error) {
 }
 
 // Parse decodes and admits an experiment document; the result has every default
-// applied.
+// applied. Errors name the field by its path, as the API server reports them
+// (spec.producer.commit: unknown field; spec.faults.baseline: Invalid value:
+// "string": ... must be of type boolean), never by a Go type.
 func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
-	// YAML to JSON without the target type, then strict JSON: what kubectl and the
-	// API server do. (yaml.UnmarshalStrict's type-guided conversion turns
+	// YAML to JSON without the target type, then JSON: what kubectl and the API
+	// server do. (yaml.UnmarshalStrict's type-guided conversion turns
 	// warmup.records into a spec.records of 0 through the inlined ExperimentSpec.)
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return nil, fmt.Errorf("invalid experiment: %w", err)
 	}
-	var x v1alpha1.SerializationExperiment
-	if err := decodeStrict(js, &x); err != nil {
-		return nil, err
-	}
-	want := v1alpha1.Group + "/" + v1alpha1.Version
-	if x.APIVersion != want {
-		return nil, fmt.Errorf("invalid experiment: apiVersion: must be %q, got %q", want, x.APIVersion)
-	}
-	if x.Kind != v1alpha1.Kind {
-		return nil, fmt.Errorf("invalid experiment: kind: must be %q, got %q", v1alpha1.Kind, x.Kind)
-	}
-	if x.Name == "" {
-		return nil, fmt.Errorf("invalid experiment: metadata.name: Required value")
-	}
 	obj := map[string]any{}
 	if err := utiljson.Unmarshal(js, &obj); err != nil { // integers as int64, as the API server decodes
-		return nil, fmt.Errorf("invalid experiment: %w", err)
+		return nil, fmt.Errorf("invalid experiment: not an object: %w", err)
 	}
-	if spec, ok := obj["spec"].(map[string]any); ok && spec["kafka"] == nil {
-		spec["kafka"] = map[string]any{"bootstrapServers": LocalBootstrap}
+	want := v1alpha1.Group + "/" + v1alpha1.Version
+	if got, _ := obj["apiVersion"].(string); got != want {
+		return nil, fmt.Errorf("invalid experiment: apiVersion: must be %q, got %v", want, obj["apiVersion"])
+	}
+	if got, _ := obj["kind"].(string); got != v1alpha1.Kind {
+		return nil, fmt.Errorf("invalid experiment: kind: must be %q, got %v", v1alpha1.Kind, obj["kind"])
+	}
+	if err := metadata(obj["metadata"]); err != nil {
+		return nil, err
 	}
 	v, err := admission.Experiments()
 	if err != nil {
 		return nil, err
 	}
+	if unknown := v.Unknown(obj); len(unknown) > 0 {
+		errs := make([]error, len(unknown))
+		for i, p := range unknown {
+			errs[i] = fmt.Errorf("%s: unknown field", p)
+		}
+		return nil, invalid(errs)
+	}
+	if spec, ok := obj["spec"].(map[string]any); ok && spec["kafka"] == nil {
+		spec["kafka"] = map[string]any{"bootstrapServers": LocalBootstrap}
+	}
 	if errs := v.Admit(obj); len(errs) > 0 {
-		return nil, fmt.Errorf("invalid experiment: %w", errs.ToAggregate())
+		return nil, invalid(errs.ToAggregate().Errors())
 	}
 	admitted, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode admitted experiment: %w", err)
 	}
+	// Admitted, the object decodes: an error here is serdebench's, not the file's.
 	var out v1alpha1.SerializationExperiment
-	if err := decodeStrict(admitted, &out); err != nil {
-		return nil, err
+	dec := json.NewDecoder(bytes.NewReader(admitted))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("decode the admitted experiment (a serdebench bug: the CRD and the Go types disagree): %w", err)
 	}
 	return &out, nil
 }
 
-func decodeStrict(js []byte, x *v1alpha1.SerializationExperiment) error {
+// invalid says what is wrong, one error per line as kubectl prints them.
+func invalid(errs []error) error {
+	if len(errs) == 1 {
+		return fmt.Errorf("invalid experiment: %w", errs[0])
+	}
+	lines := make([]string, len(errs))
+	for i, e := range errs {
+		lines[i] = "* " + e.Error()
+	}
+	return fmt.Errorf("invalid experiment:\n%s", strings.Join(lines, "\n"))
+}
+
+// metadata checks the object's metadata as the API server decodes it: an object
+// with known fields only, and a name.
+func metadata(m any) error {
+	js, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("invalid experiment: metadata: %w", err)
+	}
+	var meta metav1.ObjectMeta
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(x); err != nil {
-		return fmt.Errorf("invalid experiment: %w", err)
+	if err := dec.Decode(&meta); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typeErr):
+			return fmt.Errorf("invalid experiment: metadata.%s: expected %s, got %s", typeErr.Field, typeErr.Type, typeErr.Value)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return fmt.Errorf("invalid experiment: metadata.%s: unknown field", name)
+		}
+		return fmt.Errorf("invalid experiment: metadata: %w", err)
+	}
+	if meta.Name == "" {
+		return fmt.Errorf("invalid experiment: metadata.name: Required value")
 	}
 	return nil
 }

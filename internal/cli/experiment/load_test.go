@@ -25,16 +25,37 @@ func TestWarmupRecordsWithDurationWindow(t *testing.T) {
 }
 
 // TestStrictDecoding: unknown fields, duplicate keys and wrong types are errors that
-// name the field.
+// name the field by its path, in the API server's words, never by a Go type.
 func TestStrictDecoding(t *testing.T) {
-	for name, c := range map[string]struct{ doc, want string }{
-		"unknown field": {"spec:\n  codecs: [json]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n  recrods: 2\n", "recrods"},
-		"duplicate key": {"spec:\n  codecs: [json]\n  codecs: [avro]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n", "codecs"},
-		"wrong type":    {"spec:\n  codecs: [json]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: many\n", "records"},
+	const ok = "spec:\n  codecs: [json]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n"
+	for name, c := range map[string]struct {
+		doc  string
+		want []string
+	}{
+		"unknown field":    {ok + "  recrods: 2\n", []string{"spec.recrods: unknown field"}},
+		"misplaced field":  {ok + "  producer: {commit: each}\n", []string{"spec.producer.commit: unknown field"}},
+		"unknown in list":  {ok + "  faults: {scenarios: [{name: a, startSeconds: 1, durationSeconds: 2, bogus: 1}]}\n", []string{"spec.faults.scenarios[0].bogus: unknown field"}},
+		"unknown metadata": {"spec:\n  codecs: [json]\n", []string{"metadata.labelz: unknown field"}},
+		"duplicate key":    {"spec:\n  codecs: [json]\n  codecs: [avro]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n", []string{`"codecs"`}},
+		"wrong type":       {"spec:\n  codecs: [json]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: many\n", []string{"spec.records: Invalid value", "must be of type integer"}},
+		"not a boolean":    {ok + "  faults: {baseline: \"yes\", scenarios: [{name: a, startSeconds: 1, durationSeconds: 2, network: {lossPercent: \"1\"}}]}\n", []string{"spec.faults.baseline: Invalid value", "must be of type boolean"}},
 	} {
-		_, err := Parse([]byte(header + c.doc))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want an error naming %q", name, err, c.want)
+		doc := header + c.doc
+		if name == "unknown metadata" {
+			doc = strings.Replace(doc, "metadata: {name: x}", "metadata: {name: x, labelz: {a: b}}", 1)
+		}
+		_, err := Parse([]byte(doc))
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: got %q, want it to say %q", name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "json: ") {
+			t.Errorf("%s: %q speaks of Go's decoder, not the field", name, err)
 		}
 	}
 }
