@@ -4,7 +4,7 @@
 # Runs an experiment with spec.faults without Kubernetes: a fresh broker in a network
 # namespace behind the rig (hack/calibrate/netns.sh, no added delay), and serdebench
 # run with --fault-interface, which applies each trial's network fault to the
-# packets the broker sends (internal/netem; docs/faults.md). Everything is torn
+# packets the broker sends (internal/netem/engine; docs/faults.md). Everything is torn
 # down on exit. Output: the run's table, or what -o asks for, on stdout.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -9,7 +9,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/cli/runner"
-	"github.com/serdebench/serdebench/internal/netem"
+	"github.com/serdebench/serdebench/internal/netem/engine"
 )
 
 // defaultFaultQueue is the NFQUEUE the local fault engine binds (netns.sh's own
@@ -65,7 +65,7 @@ func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("spec.faults: the local rig needs root (iptables NFQUEUE on %s)", iface)
 	}
-	e, err := netem.Open(iface, queue)
+	e, err := engine.Open(iface, queue)
 	if err != nil {
 		return nil, fmt.Errorf("spec.faults: open the local fault engine on %s: %w", iface, err)
 	}

@@ -142,7 +142,7 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+
 
 build_nfqdelay() {
   NFQ_BIN="$STATE_DIR/bin/nfqdelay"
-  # Always built (Go's cache makes it quick): it is internal/netem's engine.
+  # Always built (Go's cache makes it quick): it is internal/netem/engine.
   command -v go >/dev/null || die "nfqueue mode needs Go to build $HERE/nfqdelay"
   (cd "$REPO" && CGO_ENABLED=0 go build -o "$NFQ_BIN" ./hack/calibrate/nfqdelay) || die "go build nfqdelay failed"
 }

@@ -79,7 +79,7 @@ for d in $CALIB_DELAYS; do
     CALIB_DIR="$CALIB_DIR" CALIB_CLIENTS="$CALIB_CLIENTS" \
     "$HERE/netns.sh" "$d" -- "$HERE/run.sh" --inner >&2
 done
-# The fault engine serdebench run uses (internal/netem), measured from outside:
+# The fault engine serdebench run uses (internal/netem/engine), measured from outside:
 # delay distributions, loss and a bandwidth cap (hack/calibrate/faultcal).
 (cd "$REPO" && go build -o "$CALIB_DIR/faultcal" ./hack/calibrate/faultcal)
 log "the fault engine: delay distributions, loss, bandwidth"

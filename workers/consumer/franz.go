@@ -14,6 +14,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/kafkaconn/franz"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -69,7 +70,7 @@ func FranzOptions(s trial.ConsumerSettings) []kgo.Opt {
 
 func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMember, error) {
 	s := c.cfg.Trial.Consumer
-	conn, err := c.cfg.Security.FranzOpts(c.cfg.Brokers, clientID,
+	conn, err := franz.Opts(c.cfg.Security, c.cfg.Brokers, clientID,
 		kafkaconn.Buffers{Send: int(s.SendBufferBytes), Receive: int(s.ReceiveBufferBytes)})
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMe
 	if c.cfg.Metrics != nil {
 		c.cfg.Metrics.WatchClient(m.hooks.Snapshot)
 	}
-	m.cl, err = kafkaconn.NewFranz(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks))...)
+	m.cl, err = franz.New(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks))...)
 	if err != nil {
 		return nil, err
 	}

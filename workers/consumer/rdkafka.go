@@ -13,6 +13,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/kafkaconn/rdkafka"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -58,7 +59,7 @@ type rdkafkaMember struct {
 
 func newRdkafkaMember(c *consumer, clientID string) (member, error) {
 	s := c.cfg.Trial.Consumer
-	cm := c.cfg.Security.RdkafkaConfig(c.cfg.Brokers, clientID,
+	cm := rdkafka.Config(c.cfg.Security, c.cfg.Brokers, clientID,
 		kafkaconn.Buffers{Send: int(s.SendBufferBytes), Receive: int(s.ReceiveBufferBytes)})
 	for k, v := range RdkafkaConfig(s) {
 		cm[k] = v
@@ -68,7 +69,7 @@ func newRdkafkaMember(c *consumer, clientID string) (member, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create librdkafka consumer: %w", err)
 	}
-	if err := kafkaconn.RdkafkaReachable(kc, c.cfg.Brokers, int(kafkaconn.DialTimeout.Milliseconds())*3); err != nil {
+	if err := rdkafka.Reachable(kc, c.cfg.Brokers, int(kafkaconn.DialTimeout.Milliseconds())*3); err != nil {
 		_ = kc.Close()
 		return nil, err
 	}

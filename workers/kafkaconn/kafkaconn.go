@@ -1,6 +1,7 @@
-// Package kafkaconn applies connection security (TLS, SASL) and socket buffers to
-// sarama configurations and franz-go options, the same way for the workers, local
-// runs and the operator's topic provisioning.
+// Package kafkaconn holds how to reach the brokers (security: TLS, SASL; socket
+// buffers; a bounded dial) and applies it to sarama, the same way for the workers,
+// local runs and the operator's topic provisioning. Its subpackages franz and
+// rdkafka apply it to the other two clients, so the operator links neither.
 package kafkaconn
 
 import (
@@ -44,8 +45,8 @@ type Security struct {
 	Username, Password string
 }
 
-// tlsConfig is the TLS configuration, nil without TLS.
-func (s Security) tlsConfig() (*tls.Config, error) {
+// TLSConfig is the TLS configuration, nil without TLS.
+func (s Security) TLSConfig() (*tls.Config, error) {
 	if !s.TLS {
 		return nil, nil
 	}
@@ -62,7 +63,7 @@ func (s Security) tlsConfig() (*tls.Config, error) {
 
 // Apply sets c's TLS and SASL fields.
 func (s Security) Apply(c *sarama.Config) error {
-	tc, err := s.tlsConfig()
+	tc, err := s.TLSConfig()
 	if err != nil {
 		return err
 	}

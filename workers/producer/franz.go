@@ -12,6 +12,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/kafkaconn/franz"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -93,7 +94,7 @@ func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, top
 	if err != nil {
 		return nil, err
 	}
-	conn, err := r.cfg.Security.FranzOpts(r.cfg.Brokers, clientID,
+	conn, err := franz.Opts(r.cfg.Security, r.cfg.Brokers, clientID,
 		kafkaconn.Buffers{Send: int(t.Settings.SendBufferBytes), Receive: int(t.Settings.ReceiveBufferBytes)})
 	if err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, top
 	if r.cfg.Metrics != nil {
 		r.cfg.Metrics.WatchClient(hooks.Snapshot)
 	}
-	cl, err := kafkaconn.NewFranz(ctx, r.cfg.Brokers, append(append(conn, opts...), kgo.WithHooks(hooks))...)
+	cl, err := franz.New(ctx, r.cfg.Brokers, append(append(conn, opts...), kgo.WithHooks(hooks))...)
 	if err != nil {
 		return nil, err
 	}

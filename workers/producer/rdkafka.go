@@ -15,6 +15,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/clientstats"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
+	"github.com/serdebench/serdebench/workers/kafkaconn/rdkafka"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -102,7 +103,7 @@ func newRdkafka(drain context.Context, r *run, clientID string, maxValue, topicM
 	if err != nil {
 		return nil, err
 	}
-	conn := r.cfg.Security.RdkafkaConfig(r.cfg.Brokers, clientID,
+	conn := rdkafka.Config(r.cfg.Security, r.cfg.Brokers, clientID,
 		kafkaconn.Buffers{Send: int(t.Settings.SendBufferBytes), Receive: int(t.Settings.ReceiveBufferBytes)})
 	for k, v := range conn {
 		cm[k] = v
@@ -111,7 +112,7 @@ func newRdkafka(drain context.Context, r *run, clientID string, maxValue, topicM
 	if err != nil {
 		return nil, fmt.Errorf("create librdkafka producer: %w", err)
 	}
-	if err := kafkaconn.RdkafkaReachable(p, r.cfg.Brokers, int(kafkaconn.DialTimeout.Milliseconds())*3); err != nil {
+	if err := rdkafka.Reachable(p, r.cfg.Brokers, int(kafkaconn.DialTimeout.Milliseconds())*3); err != nil {
 		p.Close()
 		return nil, err
 	}

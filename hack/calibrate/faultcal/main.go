@@ -36,6 +36,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/serdebench/serdebench/internal/netem"
+	"github.com/serdebench/serdebench/internal/netem/engine"
 )
 
 // Delay is one delay distribution's measurement, in ms.
@@ -87,7 +88,7 @@ type Result struct {
 	Seconds       float64   `json:"seconds"`
 	Kernel        string    `json:"kernel"`
 	CongestionCtl string    `json:"congestionControl"`
-	engine        *netem.Engine
+	engine        *engine.Engine
 	nsPID         string
 	hostIP, nsIP  net.IP
 }
@@ -118,7 +119,7 @@ func run(out string) error {
 		return err
 	}
 	r.nsIP = peerIP(r.hostIP)
-	if r.engine, err = netem.Open(iface, 4215); err != nil {
+	if r.engine, err = engine.Open(iface, 4215); err != nil {
 		return err
 	}
 	defer func() { _ = r.engine.Close() }()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/netem"
+	"github.com/serdebench/serdebench/internal/netem/engine"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -18,9 +19,9 @@ import (
 // Kubernetes"): network faults to the packets the broker sends, with the local
 // rig's engine; pod faults to the broker's process, through its script.
 type Faults struct {
-	// Engine impairs the packets arriving from the broker (netem.Open; nil: a
+	// Engine impairs the packets arriving from the broker (engine.Open; nil: a
 	// network fault fails its trial).
-	Engine *netem.Engine
+	Engine *engine.Engine
 	// Interface is the engine's, for messages.
 	Interface string
 	// Broker kills, stops and restarts the broker (nil: a pod fault fails its

@@ -1,4 +1,4 @@
-package netem
+package engine
 
 import (
 	"container/heap"
@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/serdebench/serdebench/internal/netem"
 )
 
 // Engine impairs the packets that arrive on one interface, from when Apply
@@ -40,8 +42,17 @@ type Engine struct {
 	dropsAtApply int64
 	dropsErr     error
 
-	mu sync.Mutex // guards st
-	st Stats
+	mu sync.Mutex // guards st and tally
+	st netem.Stats
+	tally
+}
+
+// tally accumulates what Stats reports of the released packets' timing.
+type tally struct {
+	n         int64 // Welford's running mean and sum of squares, µs
+	mean, m2  float64
+	maxLateNs int64
+	late      *lateness
 }
 
 // held is a packet waiting for its release.
@@ -71,8 +82,8 @@ func Open(iface string, num uint16) (*Engine, error) {
 		_ = q.close()
 		return nil, fmt.Errorf("netlink receive timeout: %w", err)
 	}
-	e := &Engine{iface: iface, q: q, in: make(chan held, 1<<16), st: Stats{late: &lateness{}}}
-	e.imp.Store(newSampler(Impairment{}, 1))
+	e := &Engine{iface: iface, q: q, in: make(chan held, 1<<16), tally: tally{late: &lateness{}}}
+	e.imp.Store(newSampler(netem.Impairment{}, 1))
 	e.reader.Add(1)
 	e.releaser.Add(1)
 	go e.receive()
@@ -102,12 +113,12 @@ func iptables(ctx context.Context, args ...string) error {
 
 // Apply starts impairing the interface's packets with m (seeded for
 // reproducibility) and resets the stats.
-func (e *Engine) Apply(ctx context.Context, m Impairment, seed uint64) error {
+func (e *Engine) Apply(ctx context.Context, m netem.Impairment, seed uint64) error {
 	// The sampler changes under the lock the stats reset under: a packet the
 	// new impairment decides counts toward the new stats, never the old.
 	e.mu.Lock()
 	e.imp.Store(newSampler(m, seed))
-	e.st = Stats{late: &lateness{}, ReadError: e.st.ReadError}
+	e.st, e.tally = netem.Stats{ReadError: e.st.ReadError}, tally{late: &lateness{}}
 	e.mu.Unlock()
 	e.flush.Store(false)
 	e.dropsAtApply, e.dropsErr = kernelDrops(e.q.num) // unreadable: Clear says so
@@ -142,7 +153,7 @@ func insert(ctx context.Context, rule func(op string) []string, added *bool) err
 // Clear removes the rule (the fault's end, Stats.Removed), lets every packet
 // still held through at once, and waits until the releaser has (at most a second,
 // or until ctx ends) before it returns the stats.
-func (e *Engine) Clear(ctx context.Context) (Stats, error) {
+func (e *Engine) Clear(ctx context.Context) (netem.Stats, error) {
 	// The rules go even if ctx is over: they are this process's change to undo.
 	var err error
 	if e.partition {
@@ -158,7 +169,7 @@ func (e *Engine) Clear(ctx context.Context) (Stats, error) {
 		}
 	}
 	removed := time.Now()
-	cleared := newSampler(Impairment{}, 1)
+	cleared := newSampler(netem.Impairment{}, 1)
 	cleared.cleared = true
 	e.imp.Store(cleared)
 	e.flush.Store(true)
@@ -218,16 +229,16 @@ func kernelDrops(num uint16) (int64, error) {
 }
 
 // Stats returns what the engine did since Apply.
-func (e *Engine) Stats() Stats {
+func (e *Engine) Stats() netem.Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st := e.st
-	st.DelayMeanMicros = st.mean
-	if st.n > 1 {
-		st.DelayStdDevMicros = math.Sqrt(st.m2 / float64(st.n-1))
+	st, t := e.st, e.tally
+	st.DelayMeanMicros = t.mean
+	if t.n > 1 {
+		st.DelayStdDevMicros = math.Sqrt(t.m2 / float64(t.n-1))
 	}
-	st.LateMaxMicros = float64(st.maxLateNs) / 1e3
-	st.LateMeanMicros, st.LateP50Micros, st.LateP99Micros = st.late.summary()
+	st.LateMaxMicros = float64(t.maxLateNs) / 1e3
+	st.LateMeanMicros, st.LateP50Micros, st.LateP99Micros = t.late.summary()
 	return st
 }
 
@@ -391,14 +402,14 @@ func (e *Engine) release() {
 		e.st.Released++
 		e.st.ReleasedBytes += next.bytes
 		late := done - next.due
-		e.st.maxLateNs = max(e.st.maxLateNs, late)
-		e.st.late.add(late)
+		e.maxLateNs = max(e.maxLateNs, late)
+		e.late.add(late)
 		if next.sampleDelay {
-			e.st.n++
+			e.n++
 			x := float64(done-next.arrived) / 1e3
-			d := x - e.st.mean
-			e.st.mean += d / float64(e.st.n)
-			e.st.m2 += d * (x - e.st.mean)
+			d := x - e.mean
+			e.mean += d / float64(e.n)
+			e.m2 += d * (x - e.mean)
 		}
 		e.mu.Unlock()
 	}

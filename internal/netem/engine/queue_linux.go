@@ -1,4 +1,4 @@
-package netem
+package engine
 
 import (
 	"encoding/binary"

@@ -1,10 +1,12 @@
 //go:build !linux
 
-package netem
+package engine
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/serdebench/serdebench/internal/netem"
 )
 
 // Engine needs Linux's NFQUEUE; elsewhere Open fails.
@@ -16,10 +18,10 @@ func Open(iface string, num uint16) (*Engine, error) {
 }
 
 // Apply does nothing (Open never returns an Engine here).
-func (e *Engine) Apply(context.Context, Impairment, uint64) error { return nil }
+func (e *Engine) Apply(context.Context, netem.Impairment, uint64) error { return nil }
 
 // Clear does nothing.
-func (e *Engine) Clear(context.Context) (Stats, error) { return Stats{}, nil }
+func (e *Engine) Clear(context.Context) (netem.Stats, error) { return netem.Stats{}, nil }
 
 // Close does nothing.
 func (e *Engine) Close() error { return nil }

@@ -1,23 +1,27 @@
 //go:build cgo
 
-package kafkaconn
+// Package rdkafka applies kafkaconn's connection settings (security, socket
+// buffers, the bounded dial) to librdkafka, for the workers that use it; the
+// operator, which does not, links none of it.
+package rdkafka
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+
+	"github.com/serdebench/serdebench/workers/kafkaconn"
 )
 
-// RdkafkaConfig is librdkafka's connection configuration: brokers, client ID,
-// security and socket buffers, with the same bounded dial as the others
-// (librdkafka itself retries a broker forever: RdkafkaReachable bounds the wait
-// for the first).
-func (s Security) RdkafkaConfig(brokers []string, clientID string, b Buffers) kafka.ConfigMap {
+// Config is librdkafka's connection configuration: brokers, client ID, security
+// and socket buffers, with the same bounded dial as the others (librdkafka itself
+// retries a broker forever: Reachable bounds the wait for the first).
+func Config(s kafkaconn.Security, brokers []string, clientID string, b kafkaconn.Buffers) kafka.ConfigMap {
 	cm := kafka.ConfigMap{
 		"bootstrap.servers":                  strings.Join(brokers, ","),
 		"client.id":                          clientID,
-		"socket.connection.setup.timeout.ms": int(DialTimeout.Milliseconds()),
+		"socket.connection.setup.timeout.ms": int(kafkaconn.DialTimeout.Milliseconds()),
 		// librdkafka logs to stderr by default; the worker reports errors itself.
 		"log_level": 3,
 	}
@@ -53,10 +57,10 @@ func (s Security) RdkafkaConfig(brokers []string, clientID string, b Buffers) ka
 	return cm
 }
 
-// RdkafkaReachable waits up to timeoutMs for the cluster's metadata through h (a
+// Reachable waits up to timeoutMs for the cluster's metadata through h (a
 // producer or consumer), so an unreachable broker fails at once as with the
 // other clients instead of when the first record times out.
-func RdkafkaReachable(h interface {
+func Reachable(h interface {
 	GetMetadata(topic *string, allTopics bool, timeoutMs int) (*kafka.Metadata, error)
 }, brokers []string, timeoutMs int) error {
 	if _, err := h.GetMetadata(nil, false, timeoutMs); err != nil {
