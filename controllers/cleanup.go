@@ -245,8 +245,9 @@ func (r *ExperimentReconciler) finalize(ctx context.Context, x *serdebenchv1.Ser
 		}
 		r.event(x, corev1.EventTypeWarning, "CleanupIncomplete", "gave up deleting topics after %s: %s", r.cleanupGiveUp(), strings.Join(failed, "; "))
 	}
+	orig := x.DeepCopy()
 	controllerutil.RemoveFinalizer(x, build.Finalizer)
-	if err := r.Update(ctx, x); err != nil && !apierrors.IsNotFound(err) {
+	if err := r.Patch(ctx, x, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
 	r.fresh.forget(client.ObjectKeyFromObject(x))

@@ -191,8 +191,13 @@ func (r *ExperimentReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// remove (its source check's Jobs go with it), and acceptance is then one
 		// write, which at 1,000 experiments at once is what each waits for. Then on
 		// in the same pass: x has the new resourceVersion.
+		// A patch of the finalizers alone: an Update would write back the spec as
+		// the Go types encode it, which the API server can count as a spec change
+		// (generation 2 after acceptance saw 1, and `serdebench wait` and kstatus,
+		// which read a status only at its observedGeneration, never saw the end).
+		orig := x.DeepCopy()
 		controllerutil.AddFinalizer(x, build.Finalizer)
-		if err := r.Update(ctx, x); err != nil {
+		if err := r.Patch(ctx, x, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			r.fresh.forget(client.ObjectKeyFromObject(x))
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}

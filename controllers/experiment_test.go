@@ -95,6 +95,11 @@ func waitStage(t *testing.T, ns, name string, stage serdebenchv1.Stage, timeout 
 		}
 		return x.Status.Stage == stage, fmt.Errorf("stage %s", x.Status.Stage)
 	})
+	// What `serdebench wait` and kstatus read: a finished status at the spec's
+	// generation (the operator itself must never change the spec).
+	if (stage == serdebenchv1.StageSucceeded || stage == serdebenchv1.StageFailed) && x.Status.ObservedGeneration != x.Generation {
+		t.Fatalf("experiment %s %s at observedGeneration %d, generation %d: serdebench wait never sees it end", name, stage, x.Status.ObservedGeneration, x.Generation)
+	}
 	return x
 }
 
@@ -301,6 +306,46 @@ func happyPathStrimzi(t *testing.T) {
 	if err := k8s.Update(context.Background(), x); err == nil || !strings.Contains(err.Error(), "immutable") {
 		t.Fatalf("spec update after start: %v", err)
 	}
+}
+
+// TestAppliedAsYAML: an experiment made from a user's YAML, as kubectl applies it
+// (no empty objects the Go types would add, such as rate: {}), runs to the end at
+// the generation it was accepted at (what serdebench wait and kstatus read), and
+// its deletion after the run passes the spec-immutability rule: the operator
+// writes its finalizer alone, never the spec back through the Go types.
+func TestAppliedAsYAML(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ns := newNamespace(t)
+	startManager(t, nil, newKubelet(t, ns, brokers))
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationExperiment
+metadata: {name: applied, namespace: %s}
+spec:
+  codecs: [json]
+  payload: {schema: simple, sizesBytes: [256]}
+  records: 300
+  warmup: {records: 20}
+  producer: {acks: "1", lingerMs: 1}
+  kafka: {bootstrapServers: %q}
+  timeoutSeconds: 120
+`, ns, brokers[0])), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Create(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	x := waitStage(t, ns, "applied", serdebenchv1.StageSucceeded, 90*time.Second)
+	if x.Generation != 1 {
+		t.Fatalf("generation %d after the run: the spec changed, and nobody but the operator wrote it", x.Generation)
+	}
+	if err := k8s.Delete(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "experiment gone (its finalizer removed)", func() (bool, error) {
+		err := k8s.Get(context.Background(), client.ObjectKeyFromObject(x), &serdebenchv1.SerializationExperiment{})
+		return apierrors.IsNotFound(err), err
+	})
 }
 
 // TestAdminAPIPath creates topics through the Kafka Admin API of the real broker.

@@ -104,6 +104,11 @@ func succeeded(t *testing.T, name string, timeout time.Duration) (*v1alpha1.Seri
 		c := meta.FindStatusCondition(x.Status.Conditions, v1alpha1.ConditionFailed)
 		t.Fatalf("%s failed: %+v", name, c)
 	}
+	// What `serdebench wait` (make demo) and kstatus read: the status at the spec's
+	// generation.
+	if x.Status.ObservedGeneration != x.Generation {
+		t.Fatalf("%s succeeded at observedGeneration %d, generation %d: serdebench wait never sees it end", name, x.Status.ObservedGeneration, x.Generation)
+	}
 	res := &v1alpha1.SerializationResult{}
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: x.Status.ResultRef.Name}, res); err != nil {
 		t.Fatalf("result: %v", err)
