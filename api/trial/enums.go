@@ -57,6 +57,9 @@ const (
 	ModeSingle Mode = "single"
 )
 
+// Modes are every Mode, as its Enum marker lists them.
+var Modes = []Mode{ModeBatch, ModeSingle}
+
 // Acks is the producer's acknowledgement level.
 // +kubebuilder:validation:Enum="0";"1";all
 type Acks string
@@ -67,6 +70,9 @@ const (
 	AcksLeader Acks = "1"
 	AcksAll    Acks = "all"
 )
+
+// AcksLevels are every Acks, as its Enum marker lists them.
+var AcksLevels = []Acks{AcksNone, AcksLeader, AcksAll}
 
 // Compression is the producer's batch compression codec.
 // +kubebuilder:validation:Enum=none;gzip;snappy;lz4;zstd
@@ -80,6 +86,9 @@ const (
 	CompressionLZ4    Compression = "lz4"
 	CompressionZstd   Compression = "zstd"
 )
+
+// Compressions are every Compression, as its Enum marker lists them.
+var Compressions = []Compression{CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd}
 
 // PayloadCompression compresses each record value on its own before it is sent
 // (docs/formats.md), apart from the producer's batch compression.
@@ -96,6 +105,10 @@ const (
 	PayloadCompressionXZ      PayloadCompression = "xz"
 )
 
+// PayloadCompressions are every PayloadCompression, as its Enum marker lists them.
+var PayloadCompressions = []PayloadCompression{PayloadCompressionNone, PayloadCompressionDeflate, PayloadCompressionZstd,
+	PayloadCompressionLZ4, PayloadCompressionSnappy, PayloadCompressionXZ}
+
 // Client names the Kafka client library the workers use.
 // +kubebuilder:validation:Enum=sarama;franz-go;librdkafka
 type Client string
@@ -110,6 +123,18 @@ const (
 	// github.com/confluentinc/confluent-kafka-go/v2 (a worker built with cgo).
 	ClientRdkafka Client = "librdkafka"
 )
+
+// Clients are every Client, as its Enum marker lists them. A test holds the CRD's
+// enums to these lists; the matrix sweeps each enum at most len(list) values.
+var Clients = []Client{ClientSarama, ClientFranz, ClientRdkafka}
+
+// OrDefault is c, or DefaultClient when c is unset.
+func (c Client) OrDefault() Client {
+	if c == "" {
+		return DefaultClient
+	}
+	return c
+}
 
 // Partitioner is how producers spread records over a topic's partitions.
 // +kubebuilder:validation:Enum=round-robin;sticky

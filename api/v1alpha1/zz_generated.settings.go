@@ -125,12 +125,12 @@ type Matrix struct {
 	// +optional
 	LingerMs []int32 `json:"lingerMs,omitempty"`
 	// Acks values to sweep.
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=3
 	// +listType=set
 	// +optional
 	Acks []trial.Acks `json:"acks,omitempty"`
 	// Compression values to sweep.
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=5
 	// +listType=set
 	// +optional
 	Compression []trial.Compression `json:"compression,omitempty"`
@@ -142,7 +142,7 @@ type Matrix struct {
 	// +optional
 	MaxInFlight []int32 `json:"maxInFlight,omitempty"`
 	// Mode values to sweep.
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=2
 	// +listType=set
 	// +optional
 	Mode []trial.Mode `json:"mode,omitempty"`

@@ -107,6 +107,28 @@ type consumer struct {
 	start map[int32]int64
 }
 
+// newMemberFunc makes a client's group member.
+type newMemberFunc func(ctx context.Context, c *consumer, clientID string) (member, error)
+
+// members is every client's consumer, one file each (sarama.go, franz.go,
+// rdkafka.go): a client missing here is refused, never measured as another.
+var members = map[trial.Client]newMemberFunc{
+	trial.ClientSarama: func(ctx context.Context, c *consumer, id string) (member, error) { return newSaramaMember(ctx, c, id) },
+	trial.ClientFranz:  func(ctx context.Context, c *consumer, id string) (member, error) { return newFranzMember(ctx, c, id) },
+	trial.ClientRdkafka: func(_ context.Context, c *consumer, id string) (member, error) {
+		return newRdkafkaMember(c, id)
+	},
+}
+
+// memberFor is c's consumer (unset: trial.DefaultClient).
+func memberFor(c trial.Client) (newMemberFunc, error) {
+	f, ok := members[c.OrDefault()]
+	if !ok {
+		return nil, fmt.Errorf("client %q: this worker has no such client (it has %v)", c, trial.Clients)
+	}
+	return f, nil
+}
+
 // Run consumes until every producer's end record has been processed on every
 // partition and the group has committed up to the end of the topic, then returns the
 // consumer's summary. Cancelling ctx stops early with what was received so far, in a
@@ -164,15 +186,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			return nil, err
 		}
 	}
-	var m member
-	switch t.Settings.Client {
-	case trial.ClientFranz:
-		m, err = newFranzMember(ctx, c, clientID)
-	case trial.ClientRdkafka:
-		m, err = newRdkafkaMember(c, clientID)
-	default:
-		m, err = newSaramaMember(ctx, c, clientID)
+	newMember, err := memberFor(t.Settings.Client)
+	if err != nil {
+		_ = c.admin.Close()
+		return nil, err
 	}
+	m, err := newMember(ctx, c, clientID)
 	if err != nil {
 		_ = c.admin.Close()
 		return nil, err
