@@ -35,26 +35,41 @@ const (
 	authAzureWorkloadIdentity = "azure-workload-identity"
 )
 
+// options are the manager's flags.
+type options struct {
+	metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth, workerImage, pullPolicy, watchNamespaces string
+	leaderElect                                                                                                bool
+	poll, metricsGrace                                                                                         time.Duration
+	concurrency                                                                                                int
+	zap                                                                                                        zap.Options
+}
+
+// bindFlags defines the manager's flags on fs: the one list docs/api.md's flag
+// table is generated from (TestFlagsDoc).
+func bindFlags(fs *flag.FlagSet) *options {
+	o := &options{}
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the operator's own /metrics; 0 disables")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "use leader election (for more than one replica)")
+	fs.StringVar(&o.prometheusURL, "prometheus-url", "", "Prometheus to cross-check trials against (e.g. http://prometheus-operated.monitoring:9090); empty skips the cross-check")
+	fs.StringVar(&o.prometheusAuth, "prometheus-auth", authNone, "how to authenticate to --prometheus-url: "+authNone+", or "+authAzureWorkloadIdentity+" (an Azure Monitor workspace's query endpoint, as the pod's workload identity)")
+	fs.StringVar(&o.workerImage, "worker-image", "", "worker image for experiments that name none, by digest or an immutable tag (required: no mutable default)")
+	fs.StringVar(&o.watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to reconcile experiments in (the RBAC must grant them); empty: all")
+	fs.StringVar(&o.pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
+	fs.DurationVar(&o.poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
+	fs.IntVar(&o.concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once, in each controller (acceptance, experiments)")
+	fs.DurationVar(&o.metricsGrace, "worker-metrics-grace", build.DefaultWorkerMetricsGrace, "the longest workers keep serving /metrics after their trial: they stop once every scraper seen has scraped once more, and serve all of it only when none did (a Prometheus that has not discovered the pod yet)")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles (e.g. localhost:6060); empty disables")
+	o.zap.BindFlags(fs)
+	return o
+}
+
 func main() {
-	var metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth, workerImage, pullPolicy, watchNamespaces string
-	var leaderElect bool
-	var poll, metricsGrace time.Duration
-	var concurrency int
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the operator's own /metrics; 0 disables")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
-	flag.BoolVar(&leaderElect, "leader-elect", false, "use leader election (for more than one replica)")
-	flag.StringVar(&prometheusURL, "prometheus-url", "", "Prometheus to cross-check trials against (e.g. http://prometheus-operated.monitoring:9090); empty skips the cross-check")
-	flag.StringVar(&prometheusAuth, "prometheus-auth", authNone, "how to authenticate to --prometheus-url: "+authNone+", or "+authAzureWorkloadIdentity+" (an Azure Monitor workspace's query endpoint, as the pod's workload identity)")
-	flag.StringVar(&workerImage, "worker-image", "", "worker image for experiments that name none, by digest or an immutable tag (required)")
-	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to reconcile experiments in (the RBAC must grant them); empty: all")
-	flag.StringVar(&pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
-	flag.DurationVar(&poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
-	flag.IntVar(&concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once, in each controller (acceptance, experiments)")
-	flag.DurationVar(&metricsGrace, "worker-metrics-grace", build.DefaultWorkerMetricsGrace, "the longest workers keep serving /metrics after their trial: they stop once every scraper seen has scraped once more")
-	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles (e.g. localhost:6060); empty disables")
-	opts := zap.Options{}
-	opts.BindFlags(flag.CommandLine)
+	o := bindFlags(flag.CommandLine)
 	flag.Parse()
+	metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth := o.metricsAddr, o.probeAddr, o.pprofAddr, o.prometheusURL, o.prometheusAuth
+	workerImage, pullPolicy, watchNamespaces, leaderElect := o.workerImage, o.pullPolicy, o.watchNamespaces, o.leaderElect
+	poll, metricsGrace, concurrency, opts := o.poll, o.metricsGrace, o.concurrency, o.zap
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
 	if workerImage == "" {
