@@ -21,7 +21,10 @@ import (
 
 // Reasons for the Regressed condition.
 const (
-	ReasonRegressed   = "Regressed"
+	// ReasonRegressed (Regressed=True): a metric breached its threshold in
+	// persistenceRuns consecutive runs, beyond the noise the baseline shows.
+	ReasonRegressed = "Regressed"
+	// ReasonNoRegressed (Regressed=False): every metric is within its thresholds.
 	ReasonNoRegressed = "WithinThresholds"
 	// ReasonSuspect: a metric breached for the first time (fewer consecutive runs
 	// than persistenceRuns): shown, not alerted.
@@ -30,7 +33,8 @@ const (
 	ReasonEnvironmentShifted = "EnvironmentShifted"
 	// ReasonCollectingBaseline: fewer baseline runs than baseline.minRuns.
 	ReasonCollectingBaseline = "CollectingBaseline"
-	ReasonNoBaseline         = "NoBaseline"
+	// ReasonNoBaseline: the schedule has no run before this one to compare with.
+	ReasonNoBaseline = "NoBaseline"
 	// ReasonBaselineMissing: a pinned baseline result does not exist.
 	ReasonBaselineMissing = "BaselineMissing"
 	// ReasonResultMissing: the run's own result is gone.

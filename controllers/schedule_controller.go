@@ -33,9 +33,14 @@ const (
 
 // Reasons for schedule conditions.
 const (
-	ReasonScheduled       = "Scheduled"
+	// ReasonScheduled (schedule Ready=True): the next run is due at the time the
+	// status says.
+	ReasonScheduled = "Scheduled"
+	// ReasonInvalidSchedule (schedule Ready=False): the cron expression or time
+	// zone does not parse; the message says why.
 	ReasonInvalidSchedule = "InvalidSchedule"
-	ReasonSuspended       = "Suspended"
+	// ReasonSuspended (schedule Ready=True): spec.suspend holds new runs back.
+	ReasonSuspended = "Suspended"
 )
 
 // ScheduleReconciler starts a SerializationSchedule's runs on time, applies its

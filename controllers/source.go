@@ -23,10 +23,19 @@ import (
 
 // Reasons for payload source conditions.
 const (
+	// ReasonInvalidPayloadSource (Failed, or Accepted=False): the user's schema or
+	// samples do not fit the spec or do not round-trip through a codec; the
+	// message names the line.
 	ReasonInvalidPayloadSource = "InvalidPayloadSource"
-	ReasonWaitingForSource     = "WaitingForPayloadSource"
-	ReasonSourceUnreadable     = "PayloadSourceUnreadable"
-	ReasonCheckingSource       = "CheckingPayloadSource"
+	// ReasonWaitingForSource (Accepted=False): the payload source's ConfigMap does
+	// not exist yet, or lacks a key; the experiment waits.
+	ReasonWaitingForSource = "WaitingForPayloadSource"
+	// ReasonSourceUnreadable (Accepted=False): the payload source's ConfigMap could
+	// not be read (the message says why).
+	ReasonSourceUnreadable = "PayloadSourceUnreadable"
+	// ReasonCheckingSource (Accepted=False): a Job in the worker image checks
+	// every sample through every codec.
+	ReasonCheckingSource = "CheckingPayloadSource"
 	// ReasonSourceCheckFailed: the check itself did not run to a verdict (an image
 	// that cannot be pulled, the deadline, a crash): nothing is known of the source.
 	ReasonSourceCheckFailed = "PayloadSourceCheckFailed"

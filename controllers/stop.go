@@ -13,8 +13,8 @@ import (
 	"github.com/serdebench/serdebench/internal/report"
 )
 
-// ReasonTargetMet says spec.repeatUntil's intervals met their target; the rounds
-// left were skipped.
+// ReasonTargetMet (a Skipped trial's message): spec.repeatUntil's intervals met
+// their target; the rounds left were skipped.
 const ReasonTargetMet = "TargetMet"
 
 // stopEarly skips the trials from next on when spec.repeatUntil's target is met
