@@ -25,7 +25,7 @@ type Config struct {
 	WorkerImage string
 	// PullPolicy is the workers' image pull policy.
 	PullPolicy corev1.PullPolicy
-	// MetricsGrace is how long workers serve /metrics after their trial (0:
+	// MetricsGrace is the longest workers serve /metrics after their trial (0:
 	// DefaultWorkerMetricsGrace).
 	MetricsGrace time.Duration
 	// TerminationMax caps a worker's termination message (0: the protocol's

@@ -252,6 +252,45 @@ func TestCalibration(t *testing.T) {
 	t.Logf("calibration (D ms each way at %v, against D=0):\n%s", delaysMs, table.String())
 }
 
+// engineLateness checks that the delay engine applied the delay it was set to:
+// every packet released, none dropped, and its mean lateness (how much later than
+// due it released a packet, both directions together) within toleranceMs. A
+// client's request latency may exceed the round trip (TCP), but then not because
+// the injected delay was longer than set. The table reports it.
+func engineLateness(t *testing.T, out string, delayMs int, table *strings.Builder) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("run-d%d.txt", delayMs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := regexp.MustCompile(`^# nfqdelay (host|ns): STATS .*packets=(\d+) released=(\d+) lost=(\d+) enobufs=(\d+) late_us mean=(\d+) p50=(\d+) p99=(\d+)`)
+	var sum float64
+	var seen []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		m := stats.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n := make([]float64, len(m))
+		for i := 2; i < len(m); i++ {
+			n[i], _ = strconv.ParseFloat(m[i], 64)
+		}
+		if n[2] != n[3] || n[4] != 0 || n[5] != 0 {
+			t.Errorf("D=%d: the delay engine (%s) handled %.0f packets, released %.0f, lost %.0f, the kernel dropped %.0f: the delay was not what was set",
+				delayMs, m[1], n[2], n[3], n[4], n[5])
+		}
+		sum += n[6] / 1000
+		seen = append(seen, fmt.Sprintf("%s mean %.2f, p99 %.2f", m[1], n[6]/1000, n[8]/1000))
+	}
+	if len(seen) != 2 {
+		t.Fatalf("D=%d: %d delay engine STATS lines in run-d%d.txt, want the host's and the namespace's", delayMs, len(seen), delayMs)
+	}
+	fmt.Fprintf(table, "| delay engine lateness, ms | | %s | | both ways together at most %.0f |\n", strings.Join(seen, "; "), toleranceMs)
+	if sum > toleranceMs {
+		t.Errorf("D=%d: the delay engine released packets %.2f ms late on average (both ways), beyond %.0f ms: the delay was longer than set", delayMs, sum, toleranceMs)
+	}
+}
+
 // checkDelay checks each client's latencies at D ms each way against D=0 and
 // appends them to table. franz-go and librdkafka are held to the model or to a
 // warned limit: with request slots to spare the ack moves by the round trip;
@@ -268,6 +307,7 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 		return p1 - p0
 	}
 	rtt := 2.0 * float64(delayMs)
+	engineLateness(t, out, delayMs, table)
 	largest := delayMs == slices.Max(delaysMs)
 	rate := targetRate(t, out)
 	// keptRate: the open loop held its rate (what a client with room to spare does).

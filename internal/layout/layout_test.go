@@ -31,6 +31,8 @@ func goList(t *testing.T, args ...string) []string {
 	t.Helper()
 	cmd := exec.Command("go", append([]string{"list"}, args...)...)
 	cmd.Dir = root(t)
+	// The release build's view: cgo on (librdkafka's files are cgo-only), Linux.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1", "GOOS=linux")
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte
@@ -54,7 +56,9 @@ var rules = []rule{
 	{"./cmd/worker", []string{"k8s.io/", "sigs.k8s.io/"},
 		"the worker runs anywhere a broker is reachable and speaks to Kubernetes only through its exit code and termination message"},
 	{"./cmd/manager", []string{module + "workers/codec", module + "workers/payload", module + "workers/producer", module + "workers/consumer",
-		module + "workers/source", "github.com/linkedin/goavro", "github.com/vmihailenco/msgpack", "capnproto.org/", "github.com/google/flatbuffers", "github.com/apache/thrift"},
+		module + "workers/source", "github.com/linkedin/goavro", "github.com/hamba/avro", "github.com/vmihailenco/msgpack", "github.com/tinylib/msgp",
+		"capnproto.org/", "github.com/google/flatbuffers", "github.com/apache/thrift", "github.com/goccy/go-json", "github.com/planetscale/vtprotobuf",
+		"github.com/bufbuild/protocompile"},
 		"the operator has no codec: a user's samples are checked by a Job in the worker image"},
 	{"./cmd/manager", []string{module + "internal/netem/engine"},
 		"the local fault engine (NFQUEUE) is the CLI's; the operator injects faults through Chaos Mesh"},

@@ -85,10 +85,11 @@ func (w *Worker) Handler() http.Handler {
 	return promhttp.HandlerFor(w.reg, promhttp.HandlerOpts{Registry: w.reg})
 }
 
-// Serve serves /metrics on addr until ctx ends, then until every scraper seen
-// while it ran has scraped once more (a scrape begun after ctx ended sees the
-// totals), for at most grace: with no scraper seen (none yet, or a Prometheus that
-// has not discovered the pod) the whole grace. It returns the bound address at
+// Serve serves /metrics on addr until ctx ends, then until every address that
+// scraped it has completed a scrape begun after ctx ended (which sees the totals)
+// and one more of the longest gaps between its scrapes has passed (scrapers that
+// share an address take turns within it), for at most grace: with no scraper seen
+// (none yet, or a Prometheus that has not discovered the pod) the whole grace. It returns the bound address at
 // once (addr may use port 0) and a wait function that blocks until the server
 // stops. register, if set, adds more endpoints (the worker's control:
 // workers/control).
@@ -97,7 +98,7 @@ func (w *Worker) Serve(ctx context.Context, addr string, grace time.Duration, re
 	if err != nil {
 		return "", nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
 	}
-	sc := newScrapers()
+	sc := newScrapers(ctx.Done())
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", sc.track(w.Handler()))
 	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) { rw.WriteHeader(http.StatusOK) })
@@ -115,7 +116,7 @@ func (w *Worker) Serve(ctx context.Context, addr string, grace time.Duration, re
 	stopped := make(chan struct{})
 	go func() {
 		<-ctx.Done()
-		sc.waitFinal(time.Now(), grace)
+		sc.waitFinal(grace)
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)

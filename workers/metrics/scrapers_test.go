@@ -106,3 +106,27 @@ func TestServeWholeGraceWithoutScraper(t *testing.T) {
 		t.Fatal("still serving 30 s after the only scraper, first seen after the end, took the totals")
 	}
 }
+
+// TestServeOneGapMoreForASharedAddress: scrapers that share an address (a mesh
+// sidecar) take turns within the longest gap seen between its scrapes, so after
+// that address's first scrape past the end the worker serves one such gap more.
+func TestServeOneGapMoreForASharedAddress(t *testing.T) {
+	w := New(Labels{Experiment: "x", Role: "producer", Worker: "0"})
+	ctx, end := context.WithCancel(context.Background())
+	addr, wait, err := w.Serve(ctx, "127.0.0.1:0", time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const gap = time.Second
+	scrape(t, addr, "127.0.0.5")
+	time.Sleep(gap)
+	scrape(t, addr, "127.0.0.5")
+	end()
+	scrape(t, addr, "127.0.0.5")
+	if stoppedWithin(wait, gap/3) {
+		t.Fatalf("stopped within a third of the %s gap after the shared address's final scrape", gap)
+	}
+	if !stoppedWithin(wait, 30*time.Second) {
+		t.Fatal("still serving 30 s after the gap (grace 1 h)")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
@@ -111,19 +112,27 @@ func metadata(m any) error {
 	if err != nil {
 		return fmt.Errorf("invalid experiment: metadata: %w", err)
 	}
+	// As the API server decodes it: case-sensitive (Name is not name), unknown
+	// fields named by their path.
 	var meta metav1.ObjectMeta
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&meta); err != nil {
+	strict, err := kjson.UnmarshalStrict(js, &meta)
+	if err != nil {
 		var typeErr *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &typeErr):
+		if errors.As(err, &typeErr) {
 			return fmt.Errorf("invalid experiment: metadata.%s: expected %s, got %s", typeErr.Field, typeErr.Type, typeErr.Value)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return fmt.Errorf("invalid experiment: metadata.%s: unknown field", name)
 		}
 		return fmt.Errorf("invalid experiment: metadata: %w", err)
+	}
+	if len(strict) > 0 {
+		errs := make([]error, len(strict))
+		for i, e := range strict {
+			errs[i] = fmt.Errorf("metadata: %w", e)
+			if fe, ok := e.(kjson.FieldError); ok {
+				what, _, _ := strings.Cut(e.Error(), ` "`) // unknown field "path", duplicate field "path"
+				errs[i] = fmt.Errorf("metadata.%s: %s", fe.FieldPath(), what)
+			}
+		}
+		return invalid(errs)
 	}
 	if meta.Name == "" {
 		return fmt.Errorf("invalid experiment: metadata.name: Required value")

@@ -36,13 +36,20 @@ func TestStrictDecoding(t *testing.T) {
 		"misplaced field":  {ok + "  producer: {commit: each}\n", []string{"spec.producer.commit: unknown field"}},
 		"unknown in list":  {ok + "  faults: {scenarios: [{name: a, startSeconds: 1, durationSeconds: 2, bogus: 1}]}\n", []string{"spec.faults.scenarios[0].bogus: unknown field"}},
 		"unknown metadata": {"spec:\n  codecs: [json]\n", []string{"metadata.labelz: unknown field"}},
+		"metadata's case":  {"spec:\n  codecs: [json]\n", []string{"metadata.Name: unknown field"}},
+		"nested metadata":  {"spec:\n  codecs: [json]\n", []string{"metadata.ownerReferences[0].bogus: unknown field"}},
 		"duplicate key":    {"spec:\n  codecs: [json]\n  codecs: [avro]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: 1\n", []string{`"codecs"`}},
 		"wrong type":       {"spec:\n  codecs: [json]\n  payload: {schema: simple, sizesBytes: [256]}\n  records: many\n", []string{"spec.records: Invalid value", "must be of type integer"}},
 		"not a boolean":    {ok + "  faults: {baseline: \"yes\", scenarios: [{name: a, startSeconds: 1, durationSeconds: 2, network: {lossPercent: \"1\"}}]}\n", []string{"spec.faults.baseline: Invalid value", "must be of type boolean"}},
 	} {
 		doc := header + c.doc
-		if name == "unknown metadata" {
+		switch name {
+		case "unknown metadata":
 			doc = strings.Replace(doc, "metadata: {name: x}", "metadata: {name: x, labelz: {a: b}}", 1)
+		case "metadata's case":
+			doc = strings.Replace(doc, "metadata: {name: x}", "metadata: {Name: x}", 1)
+		case "nested metadata":
+			doc = strings.Replace(doc, "metadata: {name: x}", "metadata: {name: x, ownerReferences: [{bogus: 1}]}", 1)
 		}
 		_, err := Parse([]byte(doc))
 		if err == nil {
