@@ -78,12 +78,15 @@ test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiser
 	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/cli/experiment/
 
 .PHONY: test
-test: test-unit ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, the calibration, then the e2e suite on a real cluster.
+test: ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, the calibration, then the e2e suite on a real cluster; then each stage's time.
+	@mkdir -p .state && rm -f .state/stage-times.tsv
+	@hack/stage.sh unit $(MAKE) --no-print-directory test-unit
 	@# The cluster is up during the calibration, as it is after `make demo`: anything the
 	@# calibration leaves on the host then fails the cluster's own check in `make down`.
-	hack/stack/stack.sh up >/dev/null
-	$(MAKE) --no-print-directory calibrate
-	$(MAKE) --no-print-directory test-e2e
+	@hack/stage.sh stack sh -c 'hack/stack/stack.sh up >/dev/null'
+	@hack/stage.sh calibration $(MAKE) --no-print-directory calibrate
+	@hack/stage.sh e2e $(MAKE) --no-print-directory test-e2e
+	@hack/suite-times.sh
 
 .PHONY: calibrate
 calibrate: ## Latency calibration (root): a broker behind a known injected delay; both clients and Kafka's Java tools must move as docs/measurement.md predicts.
