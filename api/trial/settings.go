@@ -73,7 +73,42 @@ type Row struct {
 	MaxItems int
 	// SweepDoc is the matrix field's comment.
 	SweepDoc string
+	// Label is how the trial's label (Settings.Describe, also the key compare and
+	// schedules match trials by) shows the setting: a fmt format of its value, and
+	// when it is shown. Every row has one, so two trials that differ in any
+	// setting never share a label (TestEverySettingChangesTheLabel).
+	Label Label
 }
+
+// Label is a setting's part of a trial's label.
+// +kubebuilder:object:generate=false
+type Label struct {
+	// Format formats the value (fmt verb %v), e.g. "acks=%v".
+	Format string
+	// When says when the setting is shown.
+	When LabelWhen
+	// Hide are values never shown besides the row's Default (the zero value of a
+	// field that results of older versions lack, a default set outside the table).
+	Hide []any
+}
+
+// LabelWhen says when a setting is part of a trial's label.
+type LabelWhen int
+
+// When a setting is shown.
+const (
+	// LabelAlways shows it in every label.
+	LabelAlways LabelWhen = iota
+	// LabelInBatchMode shows it when the mode is batch (single mode ignores it).
+	LabelInBatchMode
+	// LabelNotDefault shows it unless it is the row's Default or one of Hide.
+	LabelNotDefault
+)
+
+// labelOrder is the order settings appear in a label (Describe); every row of
+// Table is in it exactly once.
+var labelOrder = []string{"Mode", "Acks", "Compression", "BatchSizeBytes", "LingerMs", "MaxInFlight", "Idempotent", "Client",
+	"Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
 
 // Table is every producer setting, in the order the matrix sweeps them (the first
 // row varies slowest).
@@ -81,45 +116,59 @@ var Table = []Row{
 	{Field: "BatchSizeBytes", JSON: "batchSizeBytes", Type: "int32", Default: int32(16384),
 		Doc:      "BatchSizeBytes flushes a batch once it holds this many bytes (Java batch.size).\nDefault 16384. Ignored in single mode.",
 		Markers:  []string{"Minimum=0", "Maximum=67108864"},
-		MaxItems: 16, SweepDoc: "BatchSizeBytes values to sweep."},
+		MaxItems: 16, SweepDoc: "BatchSizeBytes values to sweep.",
+		Label: Label{Format: "batch=%v", When: LabelInBatchMode}},
 	{Field: "LingerMs", JSON: "lingerMs", Type: "int32", Default: int32(5),
 		Doc:      "LingerMs is how long a batch may wait to fill (Java linger.ms). Default 5.\nIgnored in single mode.",
 		Markers:  []string{"Minimum=0", "Maximum=60000"},
-		MaxItems: 16, SweepDoc: "LingerMs values to sweep."},
+		MaxItems: 16, SweepDoc: "LingerMs values to sweep.",
+		Label: Label{Format: "linger=%vms", When: LabelInBatchMode}},
 	{Field: "Acks", JSON: "acks", Type: "trial.Acks", Default: AcksAll,
 		Doc:      `Acks is the acknowledgement level: "0", "1" or "all". Default "all".`,
-		MaxItems: len(AcksLevels), SweepDoc: "Acks values to sweep."},
+		MaxItems: len(AcksLevels), SweepDoc: "Acks values to sweep.",
+		Label: Label{Format: "acks=%v", When: LabelAlways}},
 	{Field: "Compression", JSON: "compression", Type: "trial.Compression", Default: CompressionNone,
 		Doc:      "Compression is none, gzip, snappy, lz4 or zstd. Default none.",
-		MaxItems: len(Compressions), SweepDoc: "Compression values to sweep."},
+		MaxItems: len(Compressions), SweepDoc: "Compression values to sweep.",
+		Label: Label{Format: "%v", When: LabelAlways}},
 	{Field: "MaxInFlight", JSON: "maxInFlight", Type: "int32", Default: int32(5),
 		Doc:      "MaxInFlight is the number of unacknowledged requests per broker connection\n(Java max.in.flight.requests.per.connection). Default 5.",
 		Markers:  []string{"Minimum=1", "Maximum=64"},
-		MaxItems: 16, SweepDoc: "MaxInFlight values to sweep."},
+		MaxItems: 16, SweepDoc: "MaxInFlight values to sweep.",
+		Label: Label{Format: "inflight=%v", When: LabelNotDefault}},
 	{Field: "Mode", JSON: "mode", Type: "trial.Mode", Spec: "Mode",
-		MaxItems: len(Modes), SweepDoc: "Mode values to sweep."},
+		MaxItems: len(Modes), SweepDoc: "Mode values to sweep.",
+		Label: Label{Format: "%v", When: LabelAlways}},
 	{Field: "RecordsPerSecond", JSON: "recordsPerSecond", Type: "int64", Spec: "Rate.RecordsPerSecond",
 		Markers:  []string{"Minimum=0", "Maximum=10000000"},
-		MaxItems: 16, SweepDoc: "RecordsPerSecond values to sweep (0 means as fast as possible)."},
+		MaxItems: 16, SweepDoc: "RecordsPerSecond values to sweep (0 means as fast as possible).",
+		Label: Label{Format: "rate=%v/s", When: LabelNotDefault, Hide: []any{int64(0)}}},
 	{Field: "Client", JSON: "client", Type: "trial.Client", Spec: "Client",
-		MaxItems: len(Clients), SweepDoc: "Client values to sweep: the same trials with each Kafka client."},
+		MaxItems: len(Clients), SweepDoc: "Client values to sweep: the same trials with each Kafka client.",
+		Label: Label{Format: "client=%v", When: LabelNotDefault, Hide: []any{Client(""), DefaultClient}}},
 	{Field: "PayloadCompression", JSON: "payloadCompression", Type: "trial.PayloadCompression", Spec: "Payload.Compression",
-		MaxItems: len(PayloadCompressions), SweepDoc: "PayloadCompression values to sweep (payload.compression)."},
+		MaxItems: len(PayloadCompressions), SweepDoc: "PayloadCompression values to sweep (payload.compression).",
+		Label: Label{Format: "payload=%v", When: LabelNotDefault, Hide: []any{PayloadCompression(""), PayloadCompressionNone}}},
 	{Field: "Records", JSON: "records", Type: "int64", Spec: "MeasuredRecords()",
 		Markers:  []string{"Minimum=1", "Maximum=1099511627776"},
-		MaxItems: 8, SweepDoc: "Records values to sweep: measured records per producer (needs spec.records)."},
+		MaxItems: 8, SweepDoc: "Records values to sweep: measured records per producer (needs spec.records).",
+		Label: Label{Format: "records=%v", When: LabelNotDefault, Hide: []any{int64(0)}}},
 	{Field: "Idempotent", JSON: "idempotent", Type: "bool", Default: false,
-		Doc: "Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in\nsarama). Default false."},
+		Doc:   "Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in\nsarama). Default false.",
+		Label: Label{Format: "idempotent", When: LabelNotDefault}},
 	{Field: "SendBufferBytes", JSON: "sendBufferBytes", Type: "int32", Default: DefaultSocketBufferBytes,
 		Doc: "SendBufferBytes is the producer sockets' send buffer (Java send.buffer.bytes,\nwhose default is 131072); -1 leaves it to the operating system, which autotunes\nit. Default -1.",
 		Markers: []string{"Minimum=-1", "Maximum=67108864",
-			`XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"`}},
+			`XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"`},
+		Label: Label{Format: "sndbuf=%v", When: LabelNotDefault, Hide: []any{int32(0)}}},
 	{Field: "ReceiveBufferBytes", JSON: "receiveBufferBytes", Type: "int32", Default: DefaultSocketBufferBytes,
 		Doc: "ReceiveBufferBytes is the producer sockets' receive buffer (Java\nreceive.buffer.bytes, default 32768); -1 leaves it to the operating system.\nDefault -1.",
 		Markers: []string{"Minimum=-1", "Maximum=67108864",
-			`XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"`}},
+			`XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"`},
+		Label: Label{Format: "rcvbuf=%v", When: LabelNotDefault, Hide: []any{int32(0)}}},
 	{Field: "Partitioner", JSON: "partitioner", Type: "trial.Partitioner", Default: PartitionerRoundRobin,
-		Doc: "Partitioner is round-robin (each record to the next partition) or sticky\n(batchSizeBytes to one partition, then the next: the Java client's default,\nwhich fills batches sooner at low rates per partition). Default round-robin."},
+		Doc:   "Partitioner is round-robin (each record to the next partition) or sticky\n(batchSizeBytes to one partition, then the next: the Java client's default,\nwhich fills batches sooner at low rates per partition). Default round-robin.",
+		Label: Label{Format: "partitioner=%v", When: LabelNotDefault, Hide: []any{Partitioner("")}}},
 }
 
 // Defaults of the settings the spec sets outside spec.producer, of the socket

@@ -2,6 +2,7 @@ package trial
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,61 @@ func TestExpand(t *testing.T) {
 	}
 	if Count(sweeps) != len(got) || Count(nil) != 1 {
 		t.Fatalf("Count %d, Expand %d", Count(sweeps), len(got))
+	}
+}
+
+// TestLabelOrderIsTable: every row of Table has its place in a label, once.
+func TestLabelOrderIsTable(t *testing.T) {
+	var rows []string
+	for _, r := range Table {
+		rows = append(rows, r.Field)
+		if r.Label.Format == "" {
+			t.Errorf("row %s has no Label", r.Field)
+		}
+	}
+	got := slices.Clone(labelOrder)
+	slices.Sort(got)
+	slices.Sort(rows)
+	if !slices.Equal(got, rows) {
+		t.Fatalf("labelOrder %v, Table's rows %v", labelOrder, rows)
+	}
+}
+
+// TestEverySettingChangesTheLabel: two trials that differ in any one setting
+// never share a label (the key compare and schedules match trials by), and the
+// label of the defaults is what tables have always shown.
+func TestEverySettingChangesTheLabel(t *testing.T) {
+	base := Settings{Mode: ModeBatch, BatchSizeBytes: 16384, LingerMs: 5, Acks: AcksAll, Compression: CompressionNone, MaxInFlight: 5,
+		Client: DefaultClient, SendBufferBytes: DefaultSocketBufferBytes, ReceiveBufferBytes: DefaultSocketBufferBytes,
+		Partitioner: PartitionerRoundRobin, PayloadCompression: PayloadCompressionNone}
+	if got, want := base.Describe(), "batch acks=all none batch=16384 linger=5ms"; got != want {
+		t.Fatalf("defaults' label %q, want %q", got, want)
+	}
+	other := map[string]any{
+		"Mode": ModeSingle, "BatchSizeBytes": int32(1000), "LingerMs": int32(0), "Acks": AcksLeader, "Compression": CompressionZstd,
+		"MaxInFlight": int32(1), "Idempotent": true, "RecordsPerSecond": int64(2000), "Client": ClientFranz,
+		"Partitioner": PartitionerSticky, "PayloadCompression": PayloadCompressionXZ, "Records": int64(10),
+		"SendBufferBytes": int32(131072), "ReceiveBufferBytes": int32(32768),
+	}
+	for _, r := range Table {
+		val, ok := other[r.Field]
+		if !ok {
+			t.Errorf("row %s: the test has no other value for it", r.Field)
+			continue
+		}
+		s := base
+		reflect.ValueOf(&s).Elem().FieldByName(r.Field).Set(reflect.ValueOf(val))
+		if s.Mode == ModeSingle && r.Label.When == LabelInBatchMode {
+			t.Errorf("row %s: set with the mode changed", r.Field)
+		}
+		if s.Describe() == base.Describe() {
+			t.Errorf("row %s = %v: label %q, the same as the defaults'", r.Field, val, s.Describe())
+		}
+	}
+	// A field older results lack (0 or empty) labels as its default did then.
+	old := base
+	old.Client, old.SendBufferBytes, old.ReceiveBufferBytes, old.Partitioner, old.PayloadCompression = "", 0, 0, "", ""
+	if old.Describe() != base.Describe() {
+		t.Fatalf("an older result's label %q, today's defaults' %q: compare would not match them", old.Describe(), base.Describe())
 	}
 }

@@ -8,6 +8,8 @@ package trial
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -95,35 +97,43 @@ type Trial struct {
 	PoolSize int32 `json:"poolSize"`
 }
 
-// Describe is a short human label of the settings that vary, e.g. for table rows.
+// Describe is a trial's label: its settings as Table's Labels show them, in
+// labelOrder (e.g. "batch acks=1 snappy batch=100000 linger=100ms"). It names the
+// table's rows and is the key compare and schedules match trials by, so every
+// setting is in it when it differs from its default.
 func (s Settings) Describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s acks=%s %s", s.Mode, s.Acks, s.Compression)
-	if s.Mode == ModeBatch {
-		fmt.Fprintf(&b, " batch=%d linger=%dms", s.BatchSizeBytes, s.LingerMs)
+	v := reflect.ValueOf(s)
+	parts := make([]string, 0, len(labelOrder))
+	for _, field := range labelOrder {
+		r := rowOf(field)
+		val := v.FieldByName(field).Interface()
+		switch r.Label.When {
+		case LabelInBatchMode:
+			if s.Mode != ModeBatch {
+				continue
+			}
+		case LabelNotDefault:
+			if val == r.Default || slices.Contains(r.Label.Hide, val) {
+				continue
+			}
+		}
+		if strings.Contains(r.Label.Format, "%") {
+			parts = append(parts, fmt.Sprintf(r.Label.Format, val))
+		} else {
+			parts = append(parts, r.Label.Format) // a flag: idempotent
+		}
 	}
-	if s.MaxInFlight != DefaultOf("MaxInFlight").(int32) {
-		fmt.Fprintf(&b, " inflight=%d", s.MaxInFlight)
+	return strings.Join(parts, " ")
+}
+
+// rowOf is field's row of Table.
+func rowOf(field string) Row {
+	for _, r := range Table {
+		if r.Field == field {
+			return r
+		}
 	}
-	if s.Idempotent {
-		b.WriteString(" idempotent")
-	}
-	if s.Client != "" && s.Client != DefaultClient {
-		fmt.Fprintf(&b, " client=%s", s.Client)
-	}
-	if s.Partitioner != "" && s.Partitioner != DefaultOf("Partitioner").(Partitioner) {
-		fmt.Fprintf(&b, " partitioner=%s", s.Partitioner)
-	}
-	if s.PayloadCompression != "" && s.PayloadCompression != PayloadCompressionNone {
-		fmt.Fprintf(&b, " payload=%s", s.PayloadCompression)
-	}
-	if s.RecordsPerSecond > 0 {
-		fmt.Fprintf(&b, " rate=%d/s", s.RecordsPerSecond)
-	}
-	if s.Records > 0 {
-		fmt.Fprintf(&b, " records=%d", s.Records)
-	}
-	return b.String()
+	panic("trial: no row " + field + " in Table") // labelOrder names rows only (TestLabelOrderIsTable)
 }
 
 // SourceSchemaPrefix starts the schema name results give a trial of the user's own

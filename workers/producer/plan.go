@@ -22,7 +22,8 @@ const batchOverheadBytes = 61
 // Plan is a trial's producer settings resolved for any client, as the Java client
 // would apply them: how large one partition's batch may grow, how long it may
 // wait, whether each record goes alone. NewPlan decides it once; each client's
-// adapter (SaramaConfig in settings.go, FranzOptions in franz.go) only applies
+// adapter (SaramaConfig in sarama_config.go, FranzOptions in franz.go, RdkafkaConfig in
+// rdkafka.go) only applies
 // it. docs/producer-settings.md explains each rule and where a client differs
 // from the Java client.
 type Plan struct {

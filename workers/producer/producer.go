@@ -124,33 +124,6 @@ type run struct {
 	slowAcks  map[int]int64
 }
 
-// newClientFunc makes a client's producer: ctx bounds its connection, drain its
-// last acknowledgements.
-type newClientFunc func(ctx, drain context.Context, r *run, clientID string, maxValue, topicMax int) (client, error)
-
-// clients is every client's producer, one file each (sarama.go, franz.go,
-// rdkafka.go): a client missing here is refused, never measured as another.
-var clients = map[trial.Client]newClientFunc{
-	trial.ClientSarama: func(ctx, _ context.Context, r *run, id string, maxValue, topicMax int) (client, error) {
-		return newSarama(ctx, r, id, maxValue, topicMax)
-	},
-	trial.ClientFranz: func(ctx, drain context.Context, r *run, id string, maxValue, topicMax int) (client, error) {
-		return newFranz(ctx, drain, r, id, maxValue, topicMax)
-	},
-	trial.ClientRdkafka: func(_, drain context.Context, r *run, id string, maxValue, topicMax int) (client, error) {
-		return newRdkafka(drain, r, id, maxValue, topicMax)
-	},
-}
-
-// clientFor is c's producer (unset: trial.DefaultClient).
-func clientFor(c trial.Client) (newClientFunc, error) {
-	f, ok := clients[c.OrDefault()]
-	if !ok {
-		return nil, fmt.Errorf("client %q: this worker has no such client (it has %v)", c, trial.Clients)
-	}
-	return f, nil
-}
-
 // Run sends the trial's records and returns the producer's summary. Cancelling ctx
 // stops sending early: what is in flight gets DrainTimeout to be acknowledged, and
 // the summary is marked interrupted. Every wait is bounded by ctx and that deadline.

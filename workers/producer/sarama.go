@@ -13,30 +13,6 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// client is a Kafka client library's asynchronous producer as the worker drives it.
-type client interface {
-	// send hands m to the client, false if ctx ended first. For every message
-	// handed over the client later calls run.acknowledge exactly once, from one
-	// goroutine at a time.
-	send(ctx context.Context, m *message) bool
-	// acks delivers outcomes until close's work is done, or until stop closes; no
-	// outcome is delivered after it returns.
-	acks(stop <-chan struct{})
-	// copiesValue is whether send copies the record's value before it returns
-	// (the worker may then write the next record into the same buffer).
-	copiesValue() bool
-	// close starts closing: nothing more is sent; what is in flight is still
-	// reported.
-	close()
-	// release closes the connections.
-	release()
-	// settings are the client's own settings, by its names, where their meaning
-	// differs between clients (recorded in the result).
-	settings() map[string]string
-	// stats are the client's own statistics so far (summary.ClientStats).
-	stats() *summary.ClientStats
-}
-
 // saramaClient is IBM/sarama's async producer.
 type saramaClient struct {
 	r        *run
