@@ -127,7 +127,8 @@ func metadata(m any) error {
 		errs := make([]error, len(strict))
 		for i, e := range strict {
 			errs[i] = fmt.Errorf("metadata: %w", e)
-			if fe, ok := e.(kjson.FieldError); ok {
+			var fe kjson.FieldError
+			if errors.As(e, &fe) {
 				what, _, _ := strings.Cut(e.Error(), ` "`) // unknown field "path", duplicate field "path"
 				errs[i] = fmt.Errorf("metadata.%s: %s", fe.FieldPath(), what)
 			}
