@@ -47,6 +47,9 @@ func (s *scrapers) track(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start, afterEnd := time.Now(), closed(s.ended)
 		h.ServeHTTP(rw, r)
+		if r.Context().Err() != nil {
+			return // the scraper gave up (its timeout) or went away: it took nothing
+		}
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
 			host = r.RemoteAddr

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,28 @@ func TestServeOneGapMoreForASharedAddress(t *testing.T) {
 	}
 	if !stoppedWithin(wait, 30*time.Second) {
 		t.Fatal("still serving 30 s after the gap (grace 1 h)")
+	}
+}
+
+// TestAbandonedScrapeIsNotFinal: a scrape whose client gave up (its timeout, or
+// gone) took no totals: it neither ends the wait nor counts the address.
+func TestAbandonedScrapeIsNotFinal(t *testing.T) {
+	ended := make(chan struct{})
+	close(ended)
+	sc := newScrapers(ended)
+	h := sc.track(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := httptest.NewRequest(http.MethodGet, "/metrics", nil).WithContext(ctx)
+	r.RemoteAddr = "10.0.0.7:41234"
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if all, _, _ := sc.final(); all {
+		t.Fatal("an abandoned scrape counted as the address's final one")
+	}
+	r = httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	r.RemoteAddr = "10.0.0.7:41235"
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if all, _, _ := sc.final(); !all {
+		t.Fatal("a completed scrape after the end did not count")
 	}
 }
