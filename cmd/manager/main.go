@@ -67,18 +67,15 @@ func bindFlags(fs *flag.FlagSet) *options {
 func main() {
 	o := bindFlags(flag.CommandLine)
 	flag.Parse()
-	metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth := o.metricsAddr, o.probeAddr, o.pprofAddr, o.prometheusURL, o.prometheusAuth
-	workerImage, pullPolicy, watchNamespaces, leaderElect := o.workerImage, o.pullPolicy, o.watchNamespaces, o.leaderElect
-	poll, metricsGrace, concurrency, opts := o.poll, o.metricsGrace, o.concurrency, o.zap
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
 	log := ctrl.Log.WithName("setup")
-	if workerImage == "" {
+	if o.workerImage == "" {
 		// No default: a mutable default tag would run whatever it points to today.
 		log.Error(nil, "--worker-image is required (e.g. ghcr.io/serdebench/worker:v0.1.0@sha256:...)")
 		os.Exit(2)
 	}
 	var namespaces []string
-	for _, ns := range strings.Split(watchNamespaces, ",") {
+	for _, ns := range strings.Split(o.watchNamespaces, ",") {
 		if ns = strings.TrimSpace(ns); ns != "" {
 			namespaces = append(namespaces, ns)
 		}
@@ -92,10 +89,10 @@ func main() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  controllers.CacheOptions(namespaces...),
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress: probeAddr,
-		PprofBindAddress:       pprofAddr,
-		LeaderElection:         leaderElect,
+		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress: o.probeAddr,
+		PprofBindAddress:       o.pprofAddr,
+		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "serdebench-operator.serdebench.io",
 	})
 	if err != nil {
@@ -110,12 +107,12 @@ func main() {
 	r := &controllers.ExperimentReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Clientset: clientset,
 		Recorder:    mgr.GetEventRecorderFor("serdebench"),
-		WorkerImage: workerImage, ImagePullPolicy: corev1.PullPolicy(pullPolicy),
-		OperatorVersion: version.String(), Poll: poll, MaxConcurrentReconciles: concurrency, WorkerMetricsGrace: metricsGrace,
+		WorkerImage: o.workerImage, ImagePullPolicy: corev1.PullPolicy(o.pullPolicy),
+		OperatorVersion: version.String(), Poll: o.poll, MaxConcurrentReconciles: o.concurrency, WorkerMetricsGrace: o.metricsGrace,
 	}
-	if prometheusURL != "" {
+	if o.prometheusURL != "" {
 		var rt http.RoundTripper
-		switch prometheusAuth {
+		switch o.prometheusAuth {
 		case authNone:
 		case authAzureWorkloadIdentity:
 			if rt, err = promquery.AzureWorkloadIdentity(); err != nil {
@@ -123,10 +120,10 @@ func main() {
 				os.Exit(1)
 			}
 		default:
-			log.Error(nil, "unknown --prometheus-auth", "value", prometheusAuth)
+			log.Error(nil, "unknown --prometheus-auth", "value", o.prometheusAuth)
 			os.Exit(2)
 		}
-		if r.Prometheus, err = promquery.New(prometheusURL, rt); err != nil {
+		if r.Prometheus, err = promquery.New(o.prometheusURL, rt); err != nil {
 			log.Error(err, "prometheus client")
 			os.Exit(1)
 		}
@@ -143,7 +140,7 @@ func main() {
 	}
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
-	log.Info("starting", "version", version.String(), "workerImage", workerImage, "prometheus", prometheusURL, "watchNamespaces", namespaces)
+	log.Info("starting", "version", version.String(), "workerImage", o.workerImage, "prometheus", o.prometheusURL, "watchNamespaces", namespaces)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager stopped")
 		os.Exit(1)

@@ -1,20 +1,19 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/spf13/cobra/doc"
-)
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite docs/cli from the commands' definitions")
+	"github.com/serdebench/serdebench/internal/testing/golden"
+)
 
 // TestCLIDocs: docs/cli is cobra's reference for every command, generated from
 // their definitions; a stale or extra page fails (go test ./cmd/serdebench
-// -update-docs rewrites them).
+// -update rewrites them).
 func TestCLIDocs(t *testing.T) {
 	// Flags whose defaults come from the environment document their unset default.
 	for _, v := range []string{"SERDEBENCH_KAFKA_VERSION", "SERDEBENCH_FAULT_INTERFACE", "SERDEBENCH_FAULT_BROKER_SCRIPT", "KUBECONFIG"} {
@@ -27,7 +26,7 @@ func TestCLIDocs(t *testing.T) {
 	if err := doc.GenMarkdownTree(root, gen); err != nil {
 		t.Fatal(err)
 	}
-	if *updateDocs {
+	if golden.Updating() {
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
@@ -46,13 +45,13 @@ func TestCLIDocs(t *testing.T) {
 		return out
 	}
 	if !slices.Equal(names(want), names(have)) {
-		t.Fatalf("docs/cli holds %v, the commands make %v (go test ./cmd/serdebench -update-docs)", names(have), names(want))
+		t.Fatalf("docs/cli holds %v, the commands make %v (go test ./cmd/serdebench -update)", names(have), names(want))
 	}
 	for _, p := range want {
 		g, _ := os.ReadFile(p)
 		h, err := os.ReadFile(filepath.Join(dir, filepath.Base(p)))
 		if err != nil || string(g) != string(h) {
-			t.Errorf("docs/cli/%s is stale (go test ./cmd/serdebench -update-docs rewrites it)", filepath.Base(p))
+			t.Errorf("docs/cli/%s is stale (go test ./cmd/serdebench -update rewrites it)", filepath.Base(p))
 		}
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/sys/unix"
 
 	"github.com/serdebench/serdebench/internal/netem"
@@ -241,7 +242,7 @@ func (r *Result) delays(ctx context.Context) error {
 		for i := range rtts {
 			rtts[i] -= r.BaseRTTMillis
 		}
-		mean, sd := moments(rtts)
+		mean, sd := stats.Mean(rtts), stats.StdDev(rtts)
 		r.Delays = append(r.Delays, Delay{Setting: c.m.String(), WantMean: c.mean, WantStdDev: c.sdev, Mean: mean, StdDev: sd, Samples: len(rtts),
 			EngineMean: st.DelayMeanMicros / 1000, EngineStdDev: st.DelayStdDevMicros / 1000})
 	}
@@ -451,17 +452,6 @@ func (r *Result) bandwidth(ctx context.Context) error {
 	r.Bandwidth = Bandwidth{SettingBytesPerSecond: m.RateBytesPerSecond, ReceiverBytesPerSec: float64(n) * ipPerPayload / secs,
 		EngineBytesPerSec: float64(st.ReleasedBytes-st.FlushedBytes) / st.Removed.Sub(st.First).Seconds(), Overlimit: st.Overlimit}
 	return nil
-}
-
-func moments(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(xs)-1))
 }
 
 func median(xs []float64) float64 {

@@ -5,20 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
+
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/netem"
 )
-
-func moments(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(xs)-1))
-}
 
 // TestDelayDistributions: the IoV paper's N(69.5 ms, 5.6 ms) and a uniform jitter
 // have the mean and spread they claim (uniform over ±j: sd j/√3), with and
@@ -38,7 +29,7 @@ func TestDelayDistributions(t *testing.T) {
 		for i := range xs {
 			xs[i] = float64(s.hold()) / 1e6
 		}
-		mean, sd := moments(xs)
+		mean, sd := stats.Mean(xs), stats.StdDev(xs)
 		if math.Abs(mean-c.mean) > 0.05 || math.Abs(sd-c.sd) > 0.05 {
 			t.Errorf("%s: mean %.3f ms sd %.3f ms, want %.3f and %.3f", c.name, mean, sd, c.mean, c.sd)
 		}

@@ -17,6 +17,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ with what the builders return")
 
+// Updating says whether the test run was asked to rewrite its golden files
+// (-update), for a test whose golden output is not one file (a directory of
+// generated pages).
+func Updating() bool { return *update }
+
 // YAML checks v, as YAML, against testdata/<name>.golden.yaml.
 func YAML(t testing.TB, name string, v any) {
 	t.Helper()
