@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,6 +34,93 @@ func brokerPods(t *testing.T) []string {
 		t.Fatal("SERDEBENCH_STACK_BROKERS is not set: make test-e2e brings up three brokers as pods and Chaos Mesh (SERDEBENCH_STACK_FAULTS=1 hack/stack/stack.sh up)")
 	}
 	return strings.Split(b, ",")
+}
+
+// ownTopic creates the test's topic and waits (bounded) until every broker's
+// metadata lists it with a leader for each partition: the operator checks an
+// existing topic on whichever broker it asks, and a broker just restarted by an
+// earlier kill may not have caught up with a topic created a moment ago.
+func ownTopic(t *testing.T, brokers []string, spec topics.Spec) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin := &topics.Admin{Brokers: brokers}
+	t.Cleanup(func() { _ = admin.Delete(context.Background(), spec.Name) })
+	for {
+		ready, err := admin.Ensure(ctx, spec)
+		if err != nil {
+			t.Fatalf("create topic %s: %v", spec.Name, err)
+		}
+		if ready {
+			break
+		}
+		if !sleepCtx(ctx, time.Second) {
+			t.Fatalf("topic %s not visible within a minute", spec.Name)
+		}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	all, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatalf("list the brokers: %v", err)
+	}
+	for _, mb := range all.Brokers {
+		b := cl.Broker(int(mb.NodeID))
+		var last string
+		for {
+			req := kmsg.NewPtrMetadataRequest()
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(spec.Name)
+			req.Topics = append(req.Topics, rt)
+			resp, err := b.RetriableRequest(ctx, req)
+			if err == nil {
+				last = listed(resp.(*kmsg.MetadataResponse), spec)
+				if last == "" {
+					break
+				}
+			} else {
+				last = err.Error()
+			}
+			if !sleepCtx(ctx, time.Second) {
+				t.Fatalf("broker %d does not list topic %s within a minute: %s", mb.NodeID, spec.Name, last)
+			}
+		}
+	}
+}
+
+// listed says what broker metadata lacks of spec's topic ("" if nothing).
+func listed(m *kmsg.MetadataResponse, spec topics.Spec) string {
+	for _, mt := range m.Topics {
+		if mt.Topic == nil || *mt.Topic != spec.Name {
+			continue
+		}
+		if err := kerr.ErrorForCode(mt.ErrorCode); err != nil {
+			return err.Error()
+		}
+		if int32(len(mt.Partitions)) != spec.Partitions {
+			return fmt.Sprintf("%d partitions, want %d", len(mt.Partitions), spec.Partitions)
+		}
+		for _, p := range mt.Partitions {
+			if p.Leader < 0 {
+				return fmt.Sprintf("partition %d has no leader", p.Partition)
+			}
+		}
+		return ""
+	}
+	return "not listed"
+}
+
+// sleepCtx sleeps d, or less if ctx ends; it reports whether ctx is still live.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
 }
 
 // faulted is an experiment on the brokers-as-pods with one fault scenario and no
@@ -64,14 +152,9 @@ func TestBrokerKill(t *testing.T) {
 	brokers := brokerPods(t)
 	for _, acks := range []string{"all", "1"} {
 		t.Run("acks="+acks, func(t *testing.T) {
-			ctx := context.Background()
 			name := "broker-kill-" + map[string]string{"all": "all", "1": "one"}[acks]
 			topic := fmt.Sprintf("%s-%d", name, time.Now().Unix())
-			admin := &topics.Admin{Brokers: brokers}
-			if _, err := admin.Ensure(ctx, topics.Spec{Name: topic, Partitions: 3, Replicas: 3, Config: map[string]string{"min.insync.replicas": "2"}}); err != nil {
-				t.Fatalf("create topic %s: %v", topic, err)
-			}
-			t.Cleanup(func() { _ = admin.Delete(context.Background(), topic) })
+			ownTopic(t, brokers, topics.Spec{Name: topic, Partitions: 3, Replicas: 3, Config: map[string]string{"min.insync.replicas": "2"}})
 			x := faulted(name, topic, acks, brokers, trial.Fault{Name: "kill-one", StartSeconds: 10, Pod: &trial.PodFault{Action: trial.PodKill}})
 			create(t, x)
 			_, res := succeeded(t, name, 6*time.Minute)
@@ -123,13 +206,8 @@ func TestBrokerKill(t *testing.T) {
 // network as a faulted one.
 func TestNetworkFaultNotInjected(t *testing.T) {
 	brokers := brokerPods(t)
-	ctx := context.Background()
 	topic := fmt.Sprintf("network-fault-%d", time.Now().Unix())
-	admin := &topics.Admin{Brokers: brokers}
-	if _, err := admin.Ensure(ctx, topics.Spec{Name: topic, Partitions: 3, Replicas: 3}); err != nil {
-		t.Fatalf("create topic %s: %v", topic, err)
-	}
-	t.Cleanup(func() { _ = admin.Delete(context.Background(), topic) })
+	ownTopic(t, brokers, topics.Spec{Name: topic, Partitions: 3, Replicas: 3})
 	f := trial.Fault{Name: "delay", StartSeconds: 5, DurationSeconds: 10,
 		Network: &trial.NetworkFault{Delay: &trial.Delay{LatencyMicroseconds: 10_000}}}
 	x := faulted("network-fault", topic, "all", brokers, f)
@@ -192,7 +270,7 @@ func readBack(t *testing.T, brokers []string, topic string) int64 {
 		}
 		for _, rt := range shard.Resp.(*kmsg.ListOffsetsResponse).Topics {
 			for _, rp := range rt.Partitions {
-				if err := kerrOf(rp.ErrorCode); err != nil {
+				if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
 					t.Fatalf("list offsets of %s/%d: %v", topic, rp.Partition, err)
 				}
 				ends[rp.Partition] = rp.Offset
@@ -253,13 +331,6 @@ func readBack(t *testing.T, brokers []string, topic string) int64 {
 		})
 	}
 	return int64(len(seen))
-}
-
-func kerrOf(code int16) error {
-	if code == 0 {
-		return nil
-	}
-	return fmt.Errorf("kafka error code %d", code)
 }
 
 func deref64(p *int64) any {
