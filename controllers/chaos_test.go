@@ -262,7 +262,7 @@ func TestFaultAppliedOnceAndRemoved(t *testing.T) {
 	}
 	mu.Unlock()
 	fs := x.Status.Trials[0].Fault
-	if fs == nil || fs.InjectedTime == nil || fs.RecoveredTime == nil || !fs.Removed || len(fs.Objects) != 1 || !strings.HasPrefix(fs.Objects[0], "StressChaos/") {
+	if fs == nil || fs.InjectedTime == nil || fs.RecoveredTime == nil || fs.Phase != serdebenchv1.FaultRemoved || len(fs.Objects) != 1 || !strings.HasPrefix(fs.Objects[0], "StressChaos/") {
 		t.Fatalf("fault status %+v", fs)
 	}
 	if d := fs.RecoveredTime.Sub(fs.InjectedTime.Time); d < 2*time.Second || d > 6*time.Second {

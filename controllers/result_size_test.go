@@ -114,7 +114,7 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 			}
 		} else {
 			// Chaos Mesh's records: a few objects; targets are capped (maxFaultTargets).
-			r.Fault = &serdebenchv1.FaultStatus{Name: tr.Fault.Name, DueTime: &at, CreateTime: &at, InjectedTime: &at, RecoveredTime: &at, Removed: true,
+			r.Fault = &serdebenchv1.FaultStatus{Name: tr.Fault.Name, DueTime: &at, CreateTime: &at, InjectedTime: &at, RecoveredTime: &at, Phase: serdebenchv1.FaultRemoved,
 				Objects: []string{"NetworkChaos/" + strings.Repeat("n", 63), "NetworkChaos/" + strings.Repeat("m", 63)}}
 			for range maxFaultTargets {
 				r.Fault.Targets = append(r.Fault.Targets, strings.Repeat("p", 63)+"/"+strings.Repeat("q", 63))

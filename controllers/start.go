@@ -19,10 +19,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/controllers/build"
 	"github.com/serdebench/serdebench/workers/control"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -397,3 +400,57 @@ func mergeClocks(env []serdebenchv1.NodeClock, st *serdebenchv1.TrialStart) []se
 // maxClockNodes is the result's cap on node clocks (its MaxItems): the first by
 // name. (Each trial's sync is computed from all of its nodes.)
 const maxClockNodes = 24
+
+// producersWindowStart is when the last of the trial attempt's producers began
+// its measured window, as each logged it (zero while any has not). A producer
+// that ended without one is an error: its trial cannot time a fault.
+func (r *ExperimentReconciler) producersWindowStart(ctx context.Context, x *serdebenchv1.SerializationExperiment, t trial.Trial) (time.Time, error) {
+	role := build.RoleProducer
+	if x.Spec.Workers.Colocate {
+		role = build.RoleWorkers
+	}
+	pods := &corev1.PodList{}
+	sel := labels.Set{build.LabelTrial: t.Name, build.LabelRole: role, build.LabelAttempt: fmt.Sprint(x.Status.Trials[t.Index].Attempt)}
+	if err := r.List(ctx, pods, client.InNamespace(x.Namespace), client.MatchingLabels(sel)); err != nil {
+		return time.Time{}, fmt.Errorf("list producer pods: %w", err)
+	}
+	var last time.Time
+	n := 0
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		for _, cs := range p.Status.ContainerStatuses {
+			if !strings.HasPrefix(cs.Name, protocol.RoleProducer) {
+				continue
+			}
+			if cs.State.Running == nil && cs.State.Terminated == nil {
+				return time.Time{}, nil
+			}
+			log, err := r.podLog(ctx, p, cs.Name, &corev1.PodLogOptions{LimitBytes: ptr.To(int64(windowLogBytes))})
+			if err != nil {
+				return time.Time{}, err
+			}
+			at, ok := protocol.WindowStart(log)
+			switch {
+			case !ok && cs.State.Terminated != nil:
+				return time.Time{}, fmt.Errorf("%w: pod %s container %s ended without logging %q", errNoWindow, p.Name, cs.Name, protocol.WindowStarted)
+			case !ok:
+				return time.Time{}, nil
+			}
+			if at.After(last) {
+				last = at
+			}
+			n++
+		}
+	}
+	if n < int(t.Producers) {
+		return time.Time{}, nil
+	}
+	return last, nil
+}
+
+// windowLogBytes bounds the head of a producer's log read for its window start
+// (the line comes after the client's setup, long before the summary).
+const windowLogBytes = 256 << 10
+
+// errNoWindow: a producer ended without a measured window.
+var errNoWindow = errors.New("no measured window")

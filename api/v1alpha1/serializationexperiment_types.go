@@ -361,6 +361,10 @@ type NodeClock struct {
 type FaultStatus struct {
 	// Name is the scenario's.
 	Name string `json:"name"`
+	// Phase is where the fault is in its lifecycle; the times below record when
+	// it got there.
+	// +optional
+	Phase FaultPhase `json:"phase,omitempty"`
 	// DueTime is when the fault was planned to begin: the scenario's startSeconds
 	// after the last of the trial's producers began its measured window (as each
 	// logged it).
@@ -387,10 +391,37 @@ type FaultStatus struct {
 	Targets []string `json:"targets,omitempty"`
 	// +optional
 	TargetCount int32 `json:"targetCount,omitempty"`
-	// Removed is true once its objects are deleted.
-	// +optional
-	Removed bool `json:"removed,omitempty"`
 }
+
+// FaultPhase is where a trial's fault is in its lifecycle. It moves forward only,
+// in this order; a fault that cannot go on fails its trial (FaultNotInjected,
+// FaultNotRecovered) and its objects are removed with the trial's cleanup.
+// +kubebuilder:validation:Enum=Scheduling;Due;Creating;Injecting;Injected;Removing;Removed
+type FaultPhase string
+
+// The fault phases.
+const (
+	// FaultScheduling: waiting for the trial's producers to begin their measured
+	// windows, from which the fault's time counts.
+	FaultScheduling FaultPhase = "Scheduling"
+	// FaultDue: dueTime is set; waiting for it.
+	FaultDue FaultPhase = "Due"
+	// FaultCreating: its Chaos Mesh objects are named (objects), before any is
+	// created, so that a restart creates the same ones, once.
+	FaultCreating FaultPhase = "Creating"
+	// FaultInjecting: created (createTime); waiting for Chaos Mesh to apply it to
+	// every pod it selects.
+	FaultInjecting FaultPhase = "Injecting"
+	// FaultInjected: applied (injectedTime); waiting for Chaos Mesh to recover it,
+	// or for the trial's window to end.
+	FaultInjected FaultPhase = "Injected"
+	// FaultRemoving: recovered (recoveredTime), acted once (a kill), or the window
+	// ended; its objects are deleted, and gone once Chaos Mesh has undone them on
+	// every pod.
+	FaultRemoving FaultPhase = "Removing"
+	// FaultRemoved: its objects are gone; the next trial may start.
+	FaultRemoved FaultPhase = "Removed"
+)
 
 // SerializationExperimentStatus is what the operator observed.
 type SerializationExperimentStatus struct {

@@ -1,7 +1,9 @@
-// Package chaos reads how far Chaos Mesh has come with a chaos object: which pods
-// it selected, whether it applied and recovered the fault on each, and why not. It
-// reads the object's status as Chaos Mesh's records and condition controllers
-// write it (status.experiment.containerRecords, status.conditions).
+// Package chaos holds what the operator knows of Chaos Mesh's internals: how far
+// Chaos Mesh has come with a chaos object (which pods it selected, whether it
+// applied and recovered the fault on each, and why not), read from the object's
+// status as Chaos Mesh's records and condition controllers write it
+// (status.experiment.containerRecords, status.conditions); and how its objects are
+// read, deleted and, when in effect on no pod, released (objects.go).
 package chaos
 
 import (
