@@ -4,6 +4,9 @@
 //
 // DeepCopy methods are generated (they import nothing): the API types embed these.
 // +kubebuilder:object:generate=true
+// The types are part of serdebench.io/v1alpha1 (for docs/reference.md's generator):
+// +groupName=serdebench.io
+// +versionName=v1alpha1
 package trial
 
 import (
