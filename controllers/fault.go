@@ -48,8 +48,8 @@ const maxFaultTargets = 8
 // defaultFaultInjectTimeout bounds the wait for Chaos Mesh to select and apply.
 const defaultFaultInjectTimeout = 30 * time.Second
 
-// chaosKinds are the kinds a fault may become.
-var chaosKinds = []schema.GroupVersionKind{build.NetworkChaos, build.PodChaos, build.StressChaos}
+// chaosKinds are the kinds a fault may become (the fault-kind table's).
+var chaosKinds = build.ChaosKinds()
 
 // chaosMeshMissing names the Chaos Mesh kinds the experiment's faults need that
 // the API server does not serve ("" when all are).

@@ -29,20 +29,27 @@ func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16
 	var problems []string
 	var network, pod bool
 	for _, s := range f.Scenarios {
+		kind, err := s.Kind()
 		switch {
+		case err != nil:
+			problems = append(problems, err.Error())
 		case s.Target.Role != "" && s.Target.Role != trial.RoleBrokers:
 			problems = append(problems, fmt.Sprintf("scenario %s targets the %s: serdebench run acts on the broker only", s.Name, s.Target.Role))
-		case s.Stress != nil:
-			problems = append(problems, fmt.Sprintf("scenario %s is a stress fault, which needs a cluster with Chaos Mesh", s.Name))
-		case s.Network != nil:
-			network = true
-		case s.Pod != nil:
-			pod = true
+		case trial.FaultKinds[kind].Local == "":
+			problems = append(problems, fmt.Sprintf("scenario %s is a %s fault, which needs a cluster with Chaos Mesh (%s)", s.Name, kind, trial.FaultKinds[kind].Needs))
 		}
+		network = network || kind == trial.FaultNetwork
+		pod = pod || kind == trial.FaultPod
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("spec.faults: serdebench run applies network faults and kills or failures of the broker, and nothing else: %s (docs/faults.md)",
-			strings.Join(problems, "; "))
+		var local []string
+		for _, k := range trial.FaultKindNames() {
+			if how := trial.FaultKinds[k].Local; how != "" {
+				local = append(local, fmt.Sprintf("%s faults through %s", k, how))
+			}
+		}
+		return nil, fmt.Errorf("spec.faults: serdebench run applies %s, and nothing else: %s (docs/faults.md)",
+			strings.Join(local, "; "), strings.Join(problems, "; "))
 	}
 	out := &runner.Faults{Interface: iface, Recovery: f.Recovery}
 	if pod {

@@ -11,13 +11,37 @@ import (
 	"github.com/serdebench/serdebench/internal/names"
 )
 
-// Chaos Mesh's API: the kinds a fault becomes. Built as unstructured objects so the
-// operator links no Chaos Mesh module; envtest checks them against its real CRDs.
-var (
-	NetworkChaos = schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "NetworkChaos"}
-	PodChaos     = schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "PodChaos"}
-	StressChaos  = schema.GroupVersionKind{Group: "chaos-mesh.org", Version: "v1alpha1", Kind: "StressChaos"}
-)
+// ChaosGroupVersion is Chaos Mesh's API. Faults are built as unstructured objects so
+// the operator links no Chaos Mesh module; envtest checks them against its real CRDs.
+var ChaosGroupVersion = schema.GroupVersion{Group: "chaos-mesh.org", Version: "v1alpha1"}
+
+// ChaosKind is the Chaos Mesh kind a kind of fault becomes (trial.FaultKinds).
+func ChaosKind(k trial.FaultKind) schema.GroupVersionKind {
+	return ChaosGroupVersion.WithKind(trial.FaultKinds[k].Chaos)
+}
+
+// ChaosKinds are the Chaos Mesh kinds every kind of fault becomes, in the table's
+// order.
+func ChaosKinds() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, k := range trial.FaultKindNames() {
+		out = append(out, ChaosKind(k))
+	}
+	return out
+}
+
+// chaosBuilder adds the Chaos Mesh objects of one kind of fault (of its row's Chaos
+// kind) through add: a part of the object's name and its spec; peers selects the
+// pods of a role of the trial (a partition cuts the target off from them).
+type chaosBuilder func(f *trial.Fault, add func(part string, spec map[string]any), peers func(role trial.FaultRole) (map[string]any, error)) error
+
+// chaosBuilders build each kind of fault in the fault-kind table (a test holds
+// them to it).
+var chaosBuilders = map[trial.FaultKind]chaosBuilder{
+	trial.FaultNetwork: networkChaos,
+	trial.FaultPod:     podChaos,
+	trial.FaultStress:  stressChaos,
+}
 
 // RoleFault labels a trial's fault objects.
 const RoleFault = "fault"
@@ -37,14 +61,18 @@ func Chaos(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) 
 		return nil, err
 	}
 	var objs []*unstructured.Unstructured
-	add := func(gvk schema.GroupVersionKind, part string, spec map[string]any) {
+	kind, err := f.Kind()
+	if err != nil {
+		return nil, err
+	}
+	add := func(part string, spec map[string]any) {
 		spec["mode"] = string(f.Target.Pods)
 		spec["selector"] = target
 		if f.DurationSeconds > 0 {
 			spec["duration"] = fmt.Sprintf("%ds", f.DurationSeconds)
 		}
 		o := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-		o.SetGroupVersionKind(gvk)
+		o.SetGroupVersionKind(ChaosKind(kind))
 		o.SetNamespace(x.Namespace)
 		o.SetName(names.Fault(x.Name, string(x.UID), t.Index, part, attempt))
 		labels := TrialLabels(x, t)
@@ -53,64 +81,83 @@ func Chaos(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) 
 		o.SetLabels(labels)
 		objs = append(objs, o)
 	}
-	switch {
-	case f.Network != nil:
-		n := f.Network
-		if n.Delay != nil || n.LossPercent != "" {
-			spec := map[string]any{"action": "netem", "direction": "to"}
-			if d := n.Delay; d != nil {
-				// chaos-daemon runs `tc ... netem delay <latency> <jitter>` without a
-				// distribution, and netem without a table draws uniformly.
-				if d.JitterMicroseconds > 0 && d.Distribution != trial.DistributionUniform {
-					return nil, fmt.Errorf("fault %s: Chaos Mesh cannot give a delay's jitter a %s distribution (netem draws it uniformly without a table): set distribution: uniform, or run it with serdebench run", f.Name, d.Distribution)
-				}
-				spec["delay"] = map[string]any{"latency": fmt.Sprintf("%dus", d.LatencyMicroseconds),
-					"jitter": fmt.Sprintf("%dus", d.JitterMicroseconds), "correlation": fmt.Sprint(d.CorrelationPercent)}
-			}
-			if n.LossPercent != "" {
-				spec["loss"] = map[string]any{"loss": n.LossPercent, "correlation": fmt.Sprint(n.LossCorrelationPercent)}
-			}
-			add(NetworkChaos, "netem", spec)
-		}
-		if b := n.Bandwidth; b != nil {
-			// Chaos Mesh's "bps" is bytes per second (tc's unit).
-			add(NetworkChaos, "bandwidth", map[string]any{"action": "bandwidth", "direction": "to", "bandwidth": map[string]any{
-				"rate": fmt.Sprintf("%dbps", int64(b.RateKilobitsPerSecond)*1000/8), "buffer": int64(b.BufferBytes), "limit": int64(b.LimitBytes)}})
-		}
-		if n.Partition {
-			// Cut off from the peers it talks to in this trial: the brokers from the
-			// trial's workers, the workers from the brokers.
-			peer := trial.RoleBrokers
-			if f.Target.Role == trial.RoleBrokers {
-				peer = ""
-			}
-			peers, err := faultSelector(x, t, attempt, peer, f.Target)
-			if err != nil {
-				return nil, err
-			}
-			add(NetworkChaos, "partition", map[string]any{"action": "partition", "direction": "both",
-				"target": map[string]any{"mode": string(trial.PodsAll), "selector": peers}})
-		}
-	case f.Pod != nil:
-		spec := map[string]any{"action": map[trial.PodAction]string{trial.PodKill: "pod-kill", trial.PodFailure: "pod-failure",
-			trial.ContainerKill: "container-kill"}[f.Pod.Action]}
-		if len(f.Pod.ContainerNames) > 0 {
-			spec["containerNames"] = stringsAny(f.Pod.ContainerNames)
-		}
-		add(PodChaos, "pod", spec)
-	case f.Stress != nil:
-		stressors := map[string]any{}
-		if c := f.Stress.CPU; c != nil {
-			stressors["cpu"] = map[string]any{"workers": int64(c.Workers), "load": int64(c.LoadPercent)}
-		}
-		if m := f.Stress.Memory; m != nil {
-			stressors["memory"] = map[string]any{"workers": int64(m.Workers), "size": fmt.Sprintf("%dMB", m.SizeMegabytes)}
-		}
-		add(StressChaos, "stress", map[string]any{"stressors": stressors})
-	default:
-		return nil, fmt.Errorf("fault %s: none of network, pod and stress is set", f.Name)
+	build, ok := chaosBuilders[kind]
+	if !ok {
+		return nil, fmt.Errorf("fault %s: the operator has no builder for a %s fault", f.Name, kind)
+	}
+	peers := func(role trial.FaultRole) (map[string]any, error) {
+		return faultSelector(x, t, attempt, role, f.Target)
+	}
+	if err := build(f, add, peers); err != nil {
+		return nil, err
 	}
 	return objs, nil
+}
+
+// networkChaos is a NetworkChaos per network action: netem for delay and loss,
+// bandwidth, partition.
+func networkChaos(f *trial.Fault, add func(string, map[string]any), peers func(trial.FaultRole) (map[string]any, error)) error {
+	n := f.Network
+	if n.Delay != nil || n.LossPercent != "" {
+		spec := map[string]any{"action": "netem", "direction": "to"}
+		if d := n.Delay; d != nil {
+			// chaos-daemon runs `tc ... netem delay <latency> <jitter>` without a
+			// distribution, and netem without a table draws uniformly.
+			if d.JitterMicroseconds > 0 && d.Distribution != trial.DistributionUniform {
+				return fmt.Errorf("fault %s: Chaos Mesh cannot give a delay's jitter a %s distribution (netem draws it uniformly without a table): set distribution: uniform, or run it with serdebench run", f.Name, d.Distribution)
+			}
+			spec["delay"] = map[string]any{"latency": fmt.Sprintf("%dus", d.LatencyMicroseconds),
+				"jitter": fmt.Sprintf("%dus", d.JitterMicroseconds), "correlation": fmt.Sprint(d.CorrelationPercent)}
+		}
+		if n.LossPercent != "" {
+			spec["loss"] = map[string]any{"loss": n.LossPercent, "correlation": fmt.Sprint(n.LossCorrelationPercent)}
+		}
+		add("netem", spec)
+	}
+	if b := n.Bandwidth; b != nil {
+		// Chaos Mesh's "bps" is bytes per second (tc's unit).
+		add("bandwidth", map[string]any{"action": "bandwidth", "direction": "to", "bandwidth": map[string]any{
+			"rate": fmt.Sprintf("%dbps", int64(b.RateKilobitsPerSecond)*1000/8), "buffer": int64(b.BufferBytes), "limit": int64(b.LimitBytes)}})
+	}
+	if n.Partition {
+		// Cut off from the peers it talks to in this trial: the brokers from the
+		// trial's workers, the workers from the brokers.
+		peer := trial.RoleBrokers
+		if f.Target.Role == trial.RoleBrokers {
+			peer = ""
+		}
+		sel, err := peers(peer)
+		if err != nil {
+			return err
+		}
+		add("partition", map[string]any{"action": "partition", "direction": "both",
+			"target": map[string]any{"mode": string(trial.PodsAll), "selector": sel}})
+	}
+	return nil
+}
+
+// podChaos is a PodChaos: a kill, a failure or a container kill.
+func podChaos(f *trial.Fault, add func(string, map[string]any), _ func(trial.FaultRole) (map[string]any, error)) error {
+	spec := map[string]any{"action": map[trial.PodAction]string{trial.PodKill: "pod-kill", trial.PodFailure: "pod-failure",
+		trial.ContainerKill: "container-kill"}[f.Pod.Action]}
+	if len(f.Pod.ContainerNames) > 0 {
+		spec["containerNames"] = stringsAny(f.Pod.ContainerNames)
+	}
+	add("pod", spec)
+	return nil
+}
+
+// stressChaos is a StressChaos with CPU and memory stressors.
+func stressChaos(f *trial.Fault, add func(string, map[string]any), _ func(trial.FaultRole) (map[string]any, error)) error {
+	stressors := map[string]any{}
+	if c := f.Stress.CPU; c != nil {
+		stressors["cpu"] = map[string]any{"workers": int64(c.Workers), "load": int64(c.LoadPercent)}
+	}
+	if m := f.Stress.Memory; m != nil {
+		stressors["memory"] = map[string]any{"workers": int64(m.Workers), "size": fmt.Sprintf("%dMB", m.SizeMegabytes)}
+	}
+	add("stress", map[string]any{"stressors": stressors})
+	return nil
 }
 
 // faultSelector is Chaos Mesh's pod selector for role: the brokers (Strimzi's

@@ -107,3 +107,51 @@ func TestChaosRefuses(t *testing.T) {
 		t.Errorf("baseline: %v, %v", objs, err)
 	}
 }
+
+// TestChaosBuildersFollowTheTable: every kind of the fault-kind table has a
+// builder, no builder is for another kind, and each kind's fault becomes objects of
+// its row's Chaos Mesh kind; a fault of no kind is an error, not an empty list.
+func TestChaosBuildersFollowTheTable(t *testing.T) {
+	if len(chaosBuilders) != len(trial.FaultKinds) {
+		t.Fatalf("%d builders for %d kinds", len(chaosBuilders), len(trial.FaultKinds))
+	}
+	one := map[trial.FaultKind]trial.Fault{
+		trial.FaultNetwork: {Name: "n", StartSeconds: 1, DurationSeconds: 1, Network: &trial.NetworkFault{Partition: true}},
+		trial.FaultPod:     {Name: "p", StartSeconds: 1, Pod: &trial.PodFault{Action: trial.PodKill}},
+		trial.FaultStress:  {Name: "s", StartSeconds: 1, DurationSeconds: 1, Stress: &trial.StressFault{CPU: &trial.CPUStress{Workers: 1}}},
+	}
+	for _, k := range trial.FaultKindNames() {
+		if _, ok := chaosBuilders[k]; !ok {
+			t.Errorf("no builder for %s", k)
+			continue
+		}
+		f, ok := one[k]
+		if !ok {
+			t.Errorf("no example %s fault in this test", k)
+			continue
+		}
+		x := faultExperiment(f)
+		trials, err := plan.Expand(x.Spec.ExperimentSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := Chaos(x, trials[0], 1)
+		if err != nil || len(objs) == 0 {
+			t.Fatalf("%s: %d objects, %v", k, len(objs), err)
+		}
+		for _, o := range objs {
+			if o.GroupVersionKind() != ChaosKind(k) || o.GetKind() != trial.FaultKinds[k].Chaos {
+				t.Errorf("%s: a %s", k, o.GroupVersionKind())
+			}
+		}
+	}
+	x := faultExperiment(one[trial.FaultPod])
+	trials, err := plan.Expand(x.Spec.ExperimentSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials[0].Fault = &trial.Fault{Name: "none", StartSeconds: 1}
+	if objs, err := Chaos(x, trials[0], 1); err == nil {
+		t.Errorf("a fault of no kind: %d objects, no error", len(objs))
+	}
+}

@@ -61,15 +61,18 @@ func newFaultRun(t trial.Trial, f *Faults, brokers []string) (*faultRun, error) 
 	}
 	r := &faultRun{t: t, f: f, brokers: brokers, seed: uint64(t.Seed) + uint64(t.Index), ready: make(chan struct{}), done: make(chan struct{}),
 		rec: report.LocalFault{Name: t.Fault.Name}}
+	kind, err := t.Fault.Kind()
 	switch {
+	case err != nil:
+		return refuse("%w", err)
 	case t.Fault.Target.Role != "" && t.Fault.Target.Role != trial.RoleBrokers:
 		return refuse("serdebench run acts on the broker only, not on the %s (docs/faults.md)", t.Fault.Target.Role)
-	case t.Fault.Pod != nil:
+	case kind == trial.FaultPod:
 		if f == nil || f.Broker == nil {
 			return refuse("no script to kill and restart the broker (--fault-broker-script hack/kafka/kafka.sh; docs/faults.md)")
 		}
 		r.rec.Action = string(t.Fault.Pod.Action)
-	case t.Fault.Network != nil:
+	case kind == trial.FaultNetwork:
 		if f == nil || f.Engine == nil {
 			return refuse("no local fault rig (run as root behind hack/calibrate/netns.sh with --fault-interface; docs/faults.md)")
 		}
@@ -79,7 +82,8 @@ func newFaultRun(t trial.Trial, f *Faults, brokers []string) (*faultRun, error) 
 		}
 		r.imp, r.rec.Impairment = imp, imp.String()
 	default:
-		return refuse("serdebench run applies network faults and broker kills; stress faults need a cluster with Chaos Mesh (docs/faults.md)")
+		// localFaults (cmd/serdebench) refused it before any trial ran.
+		return refuse("serdebench run cannot apply a %s fault: it needs a cluster with Chaos Mesh (%s; docs/faults.md)", kind, trial.FaultKinds[kind].Needs)
 	}
 	return r, nil
 }

@@ -1,0 +1,79 @@
+package trial
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// FaultKind is a kind of fault: the Fault field that sets it.
+type FaultKind string
+
+// The fault kinds; FaultKinds holds what serdebench knows of each.
+const (
+	FaultNetwork FaultKind = "network"
+	FaultPod     FaultKind = "pod"
+	FaultStress  FaultKind = "stress"
+)
+
+// FaultKindInfo is one row of the fault-kind table: everything serdebench knows of a
+// kind of fault, in one place. The operator's builders are a map keyed by the same
+// kinds (controllers/build.chaosBuilders); tests hold that map, the operator's RBAC
+// and envtest's CRDs to this table.
+// +kubebuilder:object:generate=false
+type FaultKindInfo struct {
+	// Chaos is the Chaos Mesh kind (chaos-mesh.org/v1alpha1) the operator makes of
+	// the fault, and Resource that kind's resource (its RBAC rule, its CRD).
+	Chaos, Resource string
+	// Set reports whether f is of this kind.
+	Set func(f *Fault) bool
+	// Local says how `serdebench run` applies the fault without Kubernetes; ""
+	// when it cannot, and then it refuses the experiment before any trial runs.
+	Local string
+	// Needs is what the fault needs in a cluster beyond Chaos Mesh's controller.
+	Needs string
+}
+
+// FaultKinds is the fault-kind table.
+var FaultKinds = map[FaultKind]FaultKindInfo{
+	FaultNetwork: {Chaos: "NetworkChaos", Resource: "networkchaos",
+		Set:   func(f *Fault) bool { return f.Network != nil },
+		Local: "the local rig's delay engine on the packets the broker sends (root, behind hack/calibrate/netns.sh, --fault-interface)",
+		Needs: "Chaos Mesh's chaos-daemon on the target's nodes, and a kernel with netem (tc) and ipset"},
+	FaultPod: {Chaos: "PodChaos", Resource: "podchaos",
+		Set:   func(f *Fault) bool { return f.Pod != nil },
+		Local: "the broker's script: a kill and restart, or a failure for durationSeconds (--fault-broker-script)",
+		Needs: "the brokers in pods (a Strimzi cluster, or kafka.brokerPods); container-kill needs chaos-daemon"},
+	FaultStress: {Chaos: "StressChaos", Resource: "stresschaos",
+		Set:   func(f *Fault) bool { return f.Stress != nil },
+		Needs: "Chaos Mesh's chaos-daemon on the target's nodes"},
+}
+
+// FaultKindNames are the table's kinds, sorted.
+func FaultKindNames() []FaultKind {
+	ks := make([]FaultKind, 0, len(FaultKinds))
+	for k := range FaultKinds {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// Kind is the fault's kind; an error when it sets none or several (admission
+// refuses both; a spec read without admission can have either).
+func (f *Fault) Kind() (FaultKind, error) {
+	var set []FaultKind
+	for _, k := range FaultKindNames() {
+		if FaultKinds[k].Set(f) {
+			set = append(set, k)
+		}
+	}
+	if len(set) != 1 {
+		names := make([]string, len(FaultKinds))
+		for i, k := range FaultKindNames() {
+			names[i] = string(k)
+		}
+		return "", fmt.Errorf("fault %s sets %d of %s: set exactly one", f.Name, len(set), strings.Join(names, ", "))
+	}
+	return set[0], nil
+}
