@@ -37,8 +37,8 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 			DurationSeconds: &day, IntervalSeconds: 1,
 			Matrix: &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 5, 20}},
 			Faults: &serdebenchv1.Faults{Baseline: ptr.To(false), Scenarios: []trial.Fault{
-				{Name: strings.Repeat("a", 20), StartSeconds: 1, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}},
-				{Name: strings.Repeat("b", 20), StartSeconds: 1, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}}}}},
+				{Name: strings.Repeat("a", 20), StartSeconds: 2, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}},
+				{Name: strings.Repeat("b", 20), StartSeconds: 2, DurationSeconds: 86000, Network: &trial.NetworkFault{LossPercent: "25"}}}}},
 	} {
 		specs := map[string]serdebenchv1.ExperimentSpec{name: spec}
 		// With repetitions the cap halves (64 runs with faults and repetitions) and
@@ -83,7 +83,7 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 	wide := summary.Percentiles{Count: 1 << 40, P50: 3_600_000_000, P75: 3_600_000_000, P90: 3_600_000_000, P95: 3_600_000_000,
 		P99: 3_600_000_000, P999: 3_600_000_000, P9999: 3_600_000_000, Max: 3_600_000_000}
 	at := metav1.NewTime(time.Date(2026, 11, 22, 23, 59, 50, 0, time.UTC))
-	res := serdebenchv1.SerializationResult{Experiment: serdebenchv1.ExperimentSnapshot{Name: strings.Repeat("x", 253), Spec: serdebenchv1.SerializationExperimentSpec{ExperimentSpec: spec}}}
+	res := serdebenchv1.SerializationResult{Experiment: serdebenchv1.ExperimentSnapshot{Name: strings.Repeat("x", 253), Spec: serdebenchv1.SerializationExperimentSpec{ExperimentSpec: spec, TimeoutSeconds: 172800}}}
 	for _, tr := range trials {
 		m := &summary.Result{Producers: 64, Consumers: 64, WindowSeconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7,
 			SerializedMBPerSecond: 1e4, SerializedBytesPerRecord: 1 << 20, SerializeMicrosPerRecord: 1e6, DeserializeMicrosPerRecord: 1e6,

@@ -60,11 +60,11 @@ func TestDefaultsAgree(t *testing.T) {
 	ns := newNamespace(t)
 	// Every optional field of every fault kind, unset.
 	faults := &serdebenchv1.Faults{Scenarios: []trial.Fault{
-		{Name: "net", StartSeconds: 1, DurationSeconds: 2, Network: &trial.NetworkFault{
+		{Name: "net", StartSeconds: 2, DurationSeconds: 2, Network: &trial.NetworkFault{
 			Delay: &trial.Delay{LatencyMicroseconds: 1000}, Bandwidth: &trial.Bandwidth{RateKilobitsPerSecond: 1000}}},
-		{Name: "stress", StartSeconds: 1, DurationSeconds: 2, Stress: &trial.StressFault{
+		{Name: "stress", StartSeconds: 2, DurationSeconds: 2, Stress: &trial.StressFault{
 			CPU: &trial.CPUStress{Workers: 1}, Memory: &trial.MemoryStress{SizeMegabytes: 1}}},
-		{Name: "kill", StartSeconds: 1, Pod: &trial.PodFault{Action: trial.PodKill}},
+		{Name: "kill", StartSeconds: 2, Pod: &trial.PodFault{Action: trial.PodKill}},
 	}}
 	for name, c := range map[string]struct {
 		payload, extra string
@@ -75,9 +75,9 @@ func TestDefaultsAgree(t *testing.T) {
 		"source-defaults": {payload: "{source: {format: avro, configMap: {name: orders}}}",
 			goSide: serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro", ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}},
 		"fault-defaults": {payload: "{schema: simple, sizesBytes: [512]}", goSide: serdebenchv1.PayloadSpec{Schema: "simple", SizesBytes: []int32{512}},
-			extra: `  faults: {scenarios: [{name: net, startSeconds: 1, durationSeconds: 2, network: {delay: {latencyMicroseconds: 1000}, bandwidth: {rateKilobitsPerSecond: 1000}}},
-    {name: stress, startSeconds: 1, durationSeconds: 2, stress: {cpu: {workers: 1}, memory: {sizeMegabytes: 1}}},
-    {name: kill, startSeconds: 1, pod: {action: kill}}]}
+			extra: `  faults: {scenarios: [{name: net, startSeconds: 2, durationSeconds: 2, network: {delay: {latencyMicroseconds: 1000}, bandwidth: {rateKilobitsPerSecond: 1000}}},
+    {name: stress, startSeconds: 2, durationSeconds: 2, stress: {cpu: {workers: 1}, memory: {sizeMegabytes: 1}}},
+    {name: kill, startSeconds: 2, pod: {action: kill}}]}
 `, goFaults: faults},
 	} {
 		window := "  records: 1000\n"

@@ -7,7 +7,7 @@ import "github.com/serdebench/serdebench/api/trial"
 // trials; every trial runs on a fresh topic.
 // +kubebuilder:validation:XValidation:rule="has(self.records) != has(self.durationSeconds)",message="exactly one of records and durationSeconds must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || (has(self.durationSeconds) && has(self.rate.recordsPerSecond) && self.rate.recordsPerSecond > 0)",message="rate.search needs a starting rate.recordsPerSecond and durationSeconds (the longest the search may take)"
-// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.durationSeconds) || !has(self.rate.search.stepSeconds) || self.rate.search.stepSeconds <= self.durationSeconds",message="rate.search.stepSeconds must not exceed durationSeconds"
+// +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.durationSeconds) || !has(self.rate.search.stepSeconds) || 2 * self.rate.search.stepSeconds <= self.durationSeconds",message="rate.search.stepSeconds must fit twice in durationSeconds: the search's first step alone raises no rate, and a step cut short is not sustained"
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.matrix) || !has(self.matrix.recordsPerSecond) || size(self.matrix.recordsPerSecond) == 0",message="rate.search chooses the rates itself: leave matrix.recordsPerSecond empty"
 // +kubebuilder:validation:XValidation:rule="!has(self.rate) || !has(self.rate.search) || !has(self.rate.search.maxRecordsPerSecond) || !has(self.rate.recordsPerSecond) || self.rate.search.maxRecordsPerSecond > self.rate.recordsPerSecond",message="rate.search.maxRecordsPerSecond must be above the starting rate.recordsPerSecond"
 // +kubebuilder:validation:XValidation:rule="!has(self.producer) || !has(self.producer.idempotent) || !self.producer.idempotent || !has(self.matrix) || ((!has(self.matrix.acks) || self.matrix.acks.all(a, a == 'all')) && (!has(self.matrix.maxInFlight) || self.matrix.maxInFlight.all(m, m == 1)))",message="idempotent producers need acks: all and maxInFlight: 1 in every matrix value"
@@ -16,7 +16,9 @@ import "github.com/serdebench/serdebench/api/trial"
 // +kubebuilder:validation:XValidation:rule="!has(self.repeatUntil) || !has(self.repetitions) || self.repeatUntil.maxRepetitions > self.repetitions",message="repeatUntil.maxRepetitions must exceed repetitions (the fewest rounds it runs)"
 // +kubebuilder:validation:XValidation:rule="!has(self.matrix) || !has(self.matrix.records) || size(self.matrix.records) == 0 || has(self.records)",message="matrix.records sweeps the measured records: set records, not durationSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || has(self.durationSeconds)",message="faults begin and end at times in the measured window: set durationSeconds, not records"
-// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.durationSeconds) || self.faults.scenarios.all(f, f.startSeconds + (has(f.durationSeconds) ? f.durationSeconds : 0) < self.durationSeconds)",message="a fault must end before the measured window does (startSeconds + durationSeconds < durationSeconds): the seconds after it show the recovery"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.durationSeconds) || !has(self.intervalSeconds) || self.faults.scenarios.all(f, f.startSeconds + (has(f.durationSeconds) ? f.durationSeconds : 0) + ((has(self.faults.recovery) && has(self.faults.recovery.intervals) ? self.faults.recovery.intervals : 3) + 1) * self.intervalSeconds <= self.durationSeconds)",message="a fault must end early enough for its recovery to be judged in the window: startSeconds + durationSeconds + (faults.recovery.intervals + 1) × intervalSeconds must not exceed the spec's durationSeconds"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.intervalSeconds) || self.faults.scenarios.all(f, f.startSeconds >= 2 * self.intervalSeconds)",message="a fault's startSeconds must be at least 2 × intervalSeconds: its before-phase, what recovered means, needs a whole interval before the fault"
+// +kubebuilder:validation:XValidation:rule="!has(self.durationSeconds) || !has(self.intervalSeconds) || self.intervalSeconds <= self.durationSeconds",message="intervalSeconds must not exceed durationSeconds: the window would be one partial interval"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.warmup) || !has(self.warmup.records) || self.warmup.records == 0",message="with faults, warm up by warmup.durationSeconds: a fault's start is timed from the measured window's"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || self.intervalSeconds <= 2",message="faults are measured in whole intervals (their phases, the time to the first error, the recovery): set intervalSeconds to 1 or 2"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.rate) || !has(self.rate.search)",message="rate.search and faults do not combine: a search's steps would meet the fault at different rates"
@@ -446,8 +448,9 @@ type CompareSpec struct {
 // each in its own integer unit; which way is better is the metric's.
 type Objective struct {
 	// Optimize is the metric to make best (highest records/s, lowest latency, ...).
-	// Default: none, the Pareto front.
-	// +kubebuilder:validation:MaxLength=64
+	// Default: none, the Pareto front. The names are the result's statistics'
+	// (internal/report.Metrics; a test holds this list to it).
+	// +kubebuilder:validation:Enum=recordsPerSecond;serializedBytesPerSecond;serializedBytesPerRecord;serializeNanosPerRecord;deserializeNanosPerRecord;serializeSharePermille;deserializeSharePermille;endToEndMicros.mean;endToEndMicros.p50;endToEndMicros.p99;endToEndMicros.p999;endToEndMicros.max;ackMicros.mean;ackMicros.p50;ackMicros.p99;resources.workerCPUNanosPerRecord;resources.recordsPerCPUSecond;resources.peakRSSBytes;resources.peakHeapBytes;resources.brokerCPUNanosPerRecord;lostRecords;duplicatedRecords;failedRecords
 	// +optional
 	Optimize string `json:"optimize,omitempty"`
 	// Constraints every recommended trial must meet, on its median.
@@ -460,9 +463,8 @@ type Objective struct {
 // Constraint bounds one metric's median, in the metric's unit.
 // +kubebuilder:validation:XValidation:rule="has(self.atMost) != has(self.atLeast)",message="a constraint sets exactly one of atMost and atLeast"
 type Constraint struct {
-	// Metric is a statistics name, e.g. endToEndMicros.p99.
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
+	// Metric is a statistics name, e.g. endToEndMicros.p99 (as optimize's).
+	// +kubebuilder:validation:Enum=recordsPerSecond;serializedBytesPerSecond;serializedBytesPerRecord;serializeNanosPerRecord;deserializeNanosPerRecord;serializeSharePermille;deserializeSharePermille;endToEndMicros.mean;endToEndMicros.p50;endToEndMicros.p99;endToEndMicros.p999;endToEndMicros.max;ackMicros.mean;ackMicros.p50;ackMicros.p99;resources.workerCPUNanosPerRecord;resources.recordsPerCPUSecond;resources.peakRSSBytes;resources.peakHeapBytes;resources.brokerCPUNanosPerRecord;lostRecords;duplicatedRecords;failedRecords
 	Metric string `json:"metric"`
 	// AtMost is the largest acceptable median.
 	// +optional

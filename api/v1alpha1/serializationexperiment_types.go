@@ -19,6 +19,9 @@ const (
 // cluster. `serdebench run` reads the same spec and ignores the cluster-only fields.
 // +kubebuilder:validation:XValidation:rule="has(self.kafka.strimzi) != has(self.kafka.bootstrapServers)",message="kafka: set exactly one of strimzi and bootstrapServers"
 // +kubebuilder:validation:XValidation:rule="has(self.kafka.schemaRegistry) || !self.codecs.exists(c, c.endsWith('/registry'))",message="codecs: a /registry codec needs kafka.schemaRegistry.url"
+// +kubebuilder:validation:XValidation:rule="!has(self.durationSeconds) || !has(self.timeoutSeconds) || self.timeoutSeconds > self.durationSeconds + (has(self.warmup) && has(self.warmup.durationSeconds) ? self.warmup.durationSeconds : 0)",message="timeoutSeconds must exceed warmup.durationSeconds + durationSeconds: every trial would time out (timeoutSeconds bounds a trial from its topic to its last summary)"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.workers) || !has(self.workers.colocate) || !self.workers.colocate || self.faults.scenarios.all(f, !has(f.target) || !has(f.target.role) || f.target.role == 'brokers')",message="workers.colocate runs producers and consumers in one pod: a fault on the producers or consumers needs them in pods of their own"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || has(self.kafka.strimzi) || has(self.kafka.brokerPods) || self.faults.scenarios.all(f, !has(f.network) || !has(f.network.partition) || !f.network.partition || !has(f.target) || !has(f.target.role) || f.target.role == 'brokers')",message="a partition of the producers or consumers from the brokers needs the brokers' pods: a Strimzi cluster or kafka.brokerPods"
 type SerializationExperimentSpec struct {
 	ExperimentSpec `json:",inline"`
 
@@ -29,10 +32,10 @@ type SerializationExperimentSpec struct {
 	// +optional
 	Workers WorkersSpec `json:"workers,omitempty"`
 
-	// TimeoutSeconds bounds each trial, from topic creation to the last summary.
-	// Default 1800.
+	// TimeoutSeconds bounds each trial, from topic creation to the last summary:
+	// more than its warmup and window (up to a day each). Default 1800.
 	// +kubebuilder:validation:Minimum=10
-	// +kubebuilder:validation:Maximum=86400
+	// +kubebuilder:validation:Maximum=172800
 	// +kubebuilder:default=1800
 	// +optional
 	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
@@ -233,14 +236,17 @@ type RepeatUntil struct {
 	TargetHalfWidthPercent int32 `json:"targetHalfWidthPercent"`
 
 	// MaxRepetitions is the most rounds that run when the target is not met. The
-	// 98 % interval the rule checks needs 7 repetitions: fewer could never stop
-	// early.
-	// +kubebuilder:validation:Minimum=7
+	// 98 % interval the rule checks needs 7 repetitions, so the earliest stop is
+	// before the 8th round: 7 or fewer could never stop early.
+	// +kubebuilder:validation:Minimum=8
 	// +kubebuilder:validation:Maximum=20
 	MaxRepetitions int32 `json:"maxRepetitions"`
 
 	// Metrics are the figures whose intervals must meet the target, by the names
-	// of the result's statistics (recordsPerSecond, endToEndMicros.p99, ...).
+	// of the result's statistics (recordsPerSecond, endToEndMicros.p99, ...): those
+	// with a median, not the counts repetitions add up (a test holds this list to
+	// internal/report.Metrics).
+	// +kubebuilder:validation:items:Enum=recordsPerSecond;serializedBytesPerSecond;serializedBytesPerRecord;serializeNanosPerRecord;deserializeNanosPerRecord;serializeSharePermille;deserializeSharePermille;endToEndMicros.mean;endToEndMicros.p50;endToEndMicros.p99;endToEndMicros.p999;endToEndMicros.max;ackMicros.mean;ackMicros.p50;ackMicros.p99;resources.workerCPUNanosPerRecord;resources.recordsPerCPUSecond;resources.peakRSSBytes;resources.peakHeapBytes;resources.brokerCPUNanosPerRecord
 	// +kubebuilder:default={"recordsPerSecond","endToEndMicros.p99"}
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
