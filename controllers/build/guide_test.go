@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,10 +37,10 @@ var faultKindFiles = []struct {
 		func(k trial.FaultKind, _ trial.FaultKindInfo) string { return kindConst(k) + ":" }},
 	{"controllers/fault.go", "its resource in the `chaos-mesh.org` RBAC marker",
 		func(_ trial.FaultKind, row trial.FaultKindInfo) string { return row.Resource }},
-	{"hack/crds/fetch.sh", "its resource in the Chaos Mesh CRDs envtest installs",
-		func(_ trial.FaultKind, row trial.FaultKindInfo) string { return " " + row.Resource }},
+	{"hack/crds/fetch.sh", "its resource in `CHAOS_MESH_KINDS`, the Chaos Mesh CRDs envtest installs",
+		func(_ trial.FaultKind, row trial.FaultKindInfo) string { return row.Resource }},
 	{"docs/faults.md", "its fields in the scenario table, and how Chaos Mesh applies it",
-		func(k trial.FaultKind, _ trial.FaultKindInfo) string { return "`" + string(k) + "." }},
+		func(k trial.FaultKind, _ trial.FaultKindInfo) string { return "`" + string(k) }},
 }
 
 // kindConst is the name of the kind's constant in package trial, as code in
@@ -60,7 +61,9 @@ func TestFaultKindGuide(t *testing.T) {
 			continue
 		}
 		for _, k := range trial.FaultKindNames() {
-			if want := f.has(k, trial.FaultKinds[k]); !strings.Contains(string(src), want) {
+			// The text as a whole word: podchaos is not in podnetworkchaos.
+			want := f.has(k, trial.FaultKinds[k])
+			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(want) + `($|[^A-Za-z0-9_])`).Match(src) {
 				t.Errorf("%s lacks the %s fault (%q): %s", f.path, k, want, f.what)
 			}
 		}

@@ -8,7 +8,7 @@
 #   - prometheus-operator (PodMonitor, PrometheusRule, ...): from the Go module; and
 #     the PodMonitor and ServiceMonitor under azmonitoring.coreos.com, the group AKS's
 #     managed Prometheus reads (Microsoft: the same CRDs, only the group differs);
-#   - Chaos Mesh (PodChaos, NetworkChaos, PodNetworkChaos, StressChaos, Schedule): from the Go module.
+#   - Chaos Mesh (CHAOS_MESH_KINDS below): from the Go module.
 # Cached by version under ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/crds-<versions>.
 set -euo pipefail
 
@@ -23,9 +23,15 @@ CHAOS_MESH_VERSION="${CHAOS_MESH_VERSION:-v0.9.1-0.20260902003049-47411975a8cb}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
-# LAYOUT changes when the set of CRDs gathered changes, so caches are rebuilt.
+# Chaos Mesh's CRDs envtest installs: every kind of the fault-kind table
+# (api/trial.FaultKinds; TestFaultKindsServedAndAllowed holds this list to it), and
+# what the operator reads of Chaos Mesh besides.
+CHAOS_MESH_KINDS="podchaos networkchaos podnetworkchaos stresschaos schedules"
+# LAYOUT changes when the set of CRDs gathered changes otherwise, so caches are
+# rebuilt; a change of CHAOS_MESH_KINDS rebuilds them by itself.
 LAYOUT=6
-out="$cache/crds-$LAYOUT-strimzi$STRIMZI_VERSION-$STRIMZI_PREVIOUS_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}"
+kinds_sum="$(printf '%s' "$CHAOS_MESH_KINDS" | cksum | cut -d' ' -f1)"
+out="$cache/crds-$LAYOUT-strimzi$STRIMZI_VERSION-$STRIMZI_PREVIOUS_VERSION-po$PROMETHEUS_OPERATOR_VERSION-cm${CHAOS_MESH_VERSION:0:20}-$kinds_sum"
 log() { printf 'crds: %s\n' "$*" >&2; }
 
 if [[ -f "$out/.complete" ]]; then echo "$out"; exit 0; fi
@@ -70,7 +76,7 @@ for k in podmonitors servicemonitors; do
   grep -q '^  group: azmonitoring.coreos.com$' "$out/azmonitoring.coreos.com_$k.yaml" || { log "could not regroup $k"; exit 1; }
 done
 cm="$(moddir "github.com/chaos-mesh/chaos-mesh@$CHAOS_MESH_VERSION")"
-for k in podchaos networkchaos podnetworkchaos stresschaos schedules; do cp "$cm/config/crd/bases/chaos-mesh.org_$k.yaml" "$out/"; done
+for k in $CHAOS_MESH_KINDS; do cp "$cm/config/crd/bases/chaos-mesh.org_$k.yaml" "$out/"; done
 chmod -R u+w "$out"
 rm -f "$out"/*.log
 touch "$out/.complete"
