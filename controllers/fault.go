@@ -117,8 +117,10 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 		return f.awaitRecovery(ctx)
 	case serdebenchv1.FaultRemoving:
 		return f.remove(ctx)
+	case serdebenchv1.FaultRemoved:
+		return ctrl.Result{}, false, nil
 	}
-	return ctrl.Result{}, false, nil // Removed
+	return ctrl.Result{}, true, fmt.Errorf("trial %s: fault %s in unknown phase %q", t.Name, t.Fault.Name, f.fs.Phase)
 }
 
 // faultPhase is the fault's phase; for a status an operator without phases wrote,
@@ -286,8 +288,13 @@ func (f *faultRun) remove(ctx context.Context) (ctrl.Result, bool, error) {
 	}
 	if left > 0 {
 		if f.now.After(f.undoneBy().Add(f.r.faultInjectTimeout())) {
-			st, _ := f.state(ctx)
-			return f.stop(ctx, ReasonFaultNotRecovered, fmt.Sprintf("Chaos Mesh has not finished removing %d fault object(s)%s", left, f.says(ctx, st)))
+			why := ""
+			if st, err := f.state(ctx); err != nil {
+				why = fmt.Sprintf(" (its objects could not be read: %v)", err)
+			} else {
+				why = f.says(ctx, st)
+			}
+			return f.stop(ctx, ReasonFaultNotRecovered, fmt.Sprintf("Chaos Mesh has not finished removing %d fault object(s)%s", left, why))
 		}
 		return ctrl.Result{RequeueAfter: f.r.poll()}, true, nil
 	}

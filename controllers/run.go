@@ -72,7 +72,7 @@ func (r *ExperimentReconciler) run(ctx context.Context, x *serdebenchv1.Serializ
 				// never later than the trial's timeout.
 				wait := max(r.poll(), watchedPoll)
 				if deadline, ok := trialDeadline(x, ts); ok {
-					// A second past the deadline: step's check then sees it passed.
+					// A second past the deadline: stageOf then sees it passed.
 					wait = max(min(wait, time.Until(deadline)+time.Second), r.poll())
 				}
 				return ctrl.Result{RequeueAfter: wait}, nil

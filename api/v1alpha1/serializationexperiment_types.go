@@ -19,7 +19,7 @@ const (
 // cluster. `serdebench run` reads the same spec and ignores the cluster-only fields.
 // +kubebuilder:validation:XValidation:rule="has(self.kafka.strimzi) != has(self.kafka.bootstrapServers)",message="kafka: set exactly one of strimzi and bootstrapServers"
 // +kubebuilder:validation:XValidation:rule="has(self.kafka.schemaRegistry) || !self.codecs.exists(c, c.endsWith('/registry'))",message="codecs: a /registry codec needs kafka.schemaRegistry.url"
-// +kubebuilder:validation:XValidation:rule="!has(self.durationSeconds) || !has(self.timeoutSeconds) || self.timeoutSeconds > self.durationSeconds + (has(self.warmup) && has(self.warmup.durationSeconds) ? self.warmup.durationSeconds : 0)",message="timeoutSeconds must exceed warmup.durationSeconds + durationSeconds: every trial would time out (timeoutSeconds bounds a trial from its topic to its last summary)"
+// +kubebuilder:validation:XValidation:rule="!has(self.durationSeconds) || !has(self.timeoutSeconds) || self.timeoutSeconds > self.durationSeconds + (has(self.warmup) && has(self.warmup.durationSeconds) ? self.warmup.durationSeconds : 0)",message="timeoutSeconds (default 1800) must exceed warmup.durationSeconds + durationSeconds: in a cluster every trial would time out (serdebench run bounds a trial by --trial-timeout instead, but reads the same spec)"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.workers) || !has(self.workers.colocate) || !self.workers.colocate || self.faults.scenarios.all(f, !has(f.target) || !has(f.target.role) || f.target.role == 'brokers')",message="workers.colocate runs producers and consumers in one pod: a fault on the producers or consumers needs them in pods of their own"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || has(self.kafka.strimzi) || has(self.kafka.brokerPods) || self.faults.scenarios.all(f, !has(f.network) || !has(f.network.partition) || !f.network.partition || !has(f.target) || !has(f.target.role) || f.target.role == 'brokers')",message="a partition of the producers or consumers from the brokers needs the brokers' pods: a Strimzi cluster or kafka.brokerPods"
 type SerializationExperimentSpec struct {
@@ -362,8 +362,8 @@ type NodeClock struct {
 	EndUncertaintyMicros *int64 `json:"endUncertaintyMicros,omitempty"`
 }
 
-// FaultStatus is a trial's fault as Chaos Mesh applied it: when, to which pods,
-// and whether it was removed.
+// FaultStatus is a trial's fault as Chaos Mesh applied it: its phase, when it got
+// to each, and to which pods.
 type FaultStatus struct {
 	// Name is the scenario's.
 	Name string `json:"name"`

@@ -21,11 +21,13 @@ import (
 // API server. Kinds the API server does not serve are skipped: nothing of theirs
 // can exist.
 type Objects struct {
+	// Client reads, patches and deletes the objects (and pods' PodNetworkChaos).
 	Client client.Client
 	// Events reads events; uncached, so that no informer on every event of the
 	// cluster is started for a read made only when a fault failed.
 	Events client.Reader
-	Kinds  []schema.GroupVersionKind
+	// Kinds are the Chaos Mesh kinds looked at: every kind a fault may become.
+	Kinds []schema.GroupVersionKind
 	// Released, if set, hears of each deleted object whose finalizer was removed
 	// because it was in effect on no pod, with how many of its pending rules were
 	// withdrawn.

@@ -4,7 +4,8 @@
 // nothing where only one goroutine runs).
 //
 // A package is concurrent when any of its files, tests included, starts a
-// goroutine, uses a channel, or imports sync, sync/atomic, errgroup or a library
+// goroutine, uses a channel, runs tests in parallel or a function after a delay
+// (t.Parallel, b.RunParallel, AfterFunc), or imports sync, sync/atomic, errgroup or a library
 // that calls it back from goroutines of its own: a Kafka client, controller-runtime
 // or client-go, an HTTP server or client. (Linking one through another package is
 // not enough: that package is tested on its own.)
@@ -25,6 +26,10 @@ import (
 	"slices"
 	"strings"
 )
+
+// concurrentCalls mark a package as concurrent when its files or tests call a
+// function or method of that name (on any receiver).
+var concurrentCalls = []string{"Parallel", "RunParallel", "AfterFunc"}
 
 // concurrentImports mark a package as concurrent when its files or its tests
 // import one (the path, or a package below it).
@@ -53,7 +58,9 @@ func main() {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	out, err := exec.Command("go", append([]string{"list", "-json"}, patterns...)...).Output()
+	cmd := exec.Command("go", append([]string{"list", "-json"}, patterns...)...)
+	cmd.Stderr = os.Stderr // go list says why it failed
+	out, err := cmd.Output()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "racepkgs: go list: %v\n", err)
 		os.Exit(1)
@@ -97,9 +104,13 @@ func concurrent(p pkg) (bool, error) {
 		}
 		found := false
 		ast.Inspect(f, func(n ast.Node) bool {
-			switch n.(type) {
+			switch n := n.(type) {
 			case *ast.GoStmt, *ast.ChanType, *ast.SendStmt, *ast.SelectStmt:
 				found = true
+			case *ast.SelectorExpr:
+				// t.Parallel, b.RunParallel, time.AfterFunc, context.AfterFunc: code
+				// run on goroutines of the testing or runtime package's making.
+				found = slices.Contains(concurrentCalls, n.Sel.Name)
 			}
 			return !found
 		})

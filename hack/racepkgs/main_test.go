@@ -14,6 +14,8 @@ func TestConcurrent(t *testing.T) {
 		"package p\nimport \"strings\"\nfunc F(s string) string { return strings.ToUpper(s) }\n": false,
 		"package p\nfunc F() { go func() {}() }\n":                                               true,
 		"package p\nfunc F(c chan int) {}\n":                                                     true,
+		"package p\nimport \"testing\"\nfunc TestF(t *testing.T) { t.Parallel() }\n":             true,
+		"package p\nimport \"time\"\nvar _ = time.AfterFunc\n":                                   true,
 		"package p\nimport \"sync\"\nvar mu sync.Mutex\n":                                        true,
 		"package p\nimport \"sync/atomic\"\nvar n atomic.Int64\n":                                true,
 		"package p\nimport \"net/http/httptest\"\nvar _ = httptest.NewServer\n":                  true,

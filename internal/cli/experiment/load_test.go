@@ -14,7 +14,6 @@ func TestWarmupRecordsWithDurationWindow(t *testing.T) {
   codecs: [json]
   payload: {schema: simple, sizesBytes: [256]}
   durationSeconds: 2
-  intervalSeconds: 1
   warmup: {records: 100}
 `))
 	if err != nil {
