@@ -250,3 +250,13 @@ func Count(sweeps []Sweep) int {
 	}
 	return n
 }
+
+// ReferenceKeys are the names spec.compare.baseline selects a trial by: its codec,
+// schema, size and fault scenario, and every setting of the table by its JSON name.
+func ReferenceKeys() []string {
+	keys := []string{"codec", "schema", "sizeBytes", "fault"}
+	for _, r := range Table {
+		keys = append(keys, r.JSON)
+	}
+	return keys
+}

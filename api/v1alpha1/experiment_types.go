@@ -433,9 +433,10 @@ type CompareSpec struct {
 	// {codec: json} or {codec: json, lingerMs: "100"}. Keys: codec, schema,
 	// sizeBytes, fault (a scenario's name, or none) and the producer settings
 	// (spec.producer's and the matrix's names: lingerMs, acks, client, ...); values
-	// as written in the spec. A key no trial has, or values no trial matches, fail
-	// the experiment at its start (InvalidSpec) and serdebench validate. Default:
-	// the plan's first trial.
+	// as written in the spec. An unknown key is refused at admission; values no
+	// trial matches fail the experiment at its start (InvalidSpec) and serdebench
+	// validate. Default: the plan's first trial.
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['codec', 'schema', 'sizeBytes', 'fault', 'batchSizeBytes', 'lingerMs', 'acks', 'compression', 'maxInFlight', 'mode', 'recordsPerSecond', 'client', 'payloadCompression', 'records', 'idempotent', 'sendBufferBytes', 'receiveBufferBytes', 'partitioner'])",message="compare.baseline: a key is one of codec, schema, sizeBytes, fault, batchSizeBytes, lingerMs, acks, compression, maxInFlight, mode, recordsPerSecond, client, payloadCompression, records, idempotent, sendBufferBytes, receiveBufferBytes, partitioner"
 	// +kubebuilder:validation:MaxProperties=16
 	// +optional
 	Baseline map[string]string `json:"baseline,omitempty"`

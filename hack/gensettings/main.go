@@ -45,7 +45,20 @@ func run(dir string) error {
 	if err := rewriteRule(path, trialCountLine, trialCountRule(trial.Table)); err != nil {
 		return err
 	}
-	return rewriteRule(path, minSizeLine, minSizeRule(trial.MinSizeBytes))
+	if err := rewriteRule(path, minSizeLine, minSizeRule(trial.MinSizeBytes)); err != nil {
+		return err
+	}
+	return rewriteRule(path, baselineKeysLine, baselineKeysRule(trial.ReferenceKeys()))
+}
+
+// baselineKeysRule admits spec.compare.baseline's keys: the reference keys.
+func baselineKeysRule(keys []string) string {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = "'" + k + "'"
+	}
+	return fmt.Sprintf(`	// +kubebuilder:validation:XValidation:rule="self.all(k, k in [%s])",message="compare.baseline: a key is one of %s"`,
+		strings.Join(quoted, ", "), strings.Join(keys, ", "))
 }
 
 // minSizeRule is PayloadSpec's CEL rule: every size at least its schema's minimum.
@@ -85,6 +98,8 @@ func trialCountRule(rows []trial.Row) string {
 var (
 	trialCountLine = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="size\(self\.codecs\) \*.*$`)
 	minSizeLine    = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!has\(self\.schema\) \|\| !has\(self\.sizesBytes\)( \|\||").*$`)
+	// baselineKeysLine is on the field CompareSpec.Baseline (indented).
+	baselineKeysLine = regexp.MustCompile(`(?m)^\t// \+kubebuilder:validation:XValidation:rule="self\.all\(k, k in \[.*$`)
 )
 
 // rewriteRule replaces the rule's one line in path.

@@ -139,7 +139,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 // (the first trial with none): the trial the table compares the others with.
 func Reference(trials []trial.Trial, sel map[string]string) (int, error) {
 	keys := slices.Sorted(maps.Keys(sel))
-	known := referenceKeys()
+	known := trial.ReferenceKeys()
 	for _, k := range keys {
 		if !slices.Contains(known, k) {
 			return 0, fmt.Errorf("unknown key %q (known: %s)", k, strings.Join(known, ", "))
@@ -163,13 +163,6 @@ func Reference(trials []trial.Trial, sel map[string]string) (int, error) {
 
 // referenceKeys are the values a reference can be picked by: the trial's codec,
 // schema, size and fault, and every producer setting (api/trial.Table).
-func referenceKeys() []string {
-	keys := []string{"codec", "schema", "sizeBytes", "fault"}
-	for _, r := range trial.Table {
-		keys = append(keys, r.JSON)
-	}
-	return keys
-}
 
 // valuesOf are a trial's values by referenceKeys, as a spec writes them.
 func valuesOf(t trial.Trial) (map[string]string, error) {
