@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/controllers/build"
@@ -18,14 +15,9 @@ import (
 // the resource the row names, and the RBAC the project ships lets the operator do
 // all it does with it.
 func TestFaultKindsServedAndAllowed(t *testing.T) {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	for _, k := range trial.FaultKindNames() {
 		gvk := build.ChaosKind(k)
-		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		m, err := k8s.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
 			t.Errorf("%s: envtest does not serve %s: %v", k, gvk, err)
 			continue

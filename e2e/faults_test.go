@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
+	"github.com/serdebench/serdebench/internal/testing/kubetest"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/wire"
 )
@@ -42,22 +44,16 @@ func brokerPods(t *testing.T) []string {
 // earlier kill may not have caught up with a topic created a moment ago.
 func ownTopic(t *testing.T, brokers []string, spec topics.Spec) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := context.Background()
 	admin := &topics.Admin{Brokers: brokers}
 	t.Cleanup(func() { _ = admin.Delete(context.Background(), spec.Name) })
-	for {
+	kubetest.WaitFor(t, time.Minute, time.Second, "topic "+spec.Name+" visible", func() (bool, error) {
 		ready, err := admin.Ensure(ctx, spec)
 		if err != nil {
 			t.Fatalf("create topic %s: %v", spec.Name, err)
 		}
-		if ready {
-			break
-		}
-		if !sleepCtx(ctx, time.Second) {
-			t.Fatalf("topic %s not visible within a minute", spec.Name)
-		}
-	}
+		return ready, nil
+	})
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
 		t.Fatal(err)
@@ -69,25 +65,22 @@ func ownTopic(t *testing.T, brokers []string, spec topics.Spec) {
 	}
 	for _, mb := range all.Brokers {
 		b := cl.Broker(int(mb.NodeID))
-		var last string
-		for {
+		kubetest.WaitFor(t, time.Minute, time.Second, fmt.Sprintf("broker %d to list topic %s", mb.NodeID, spec.Name), func() (bool, error) {
 			req := kmsg.NewPtrMetadataRequest()
 			rt := kmsg.NewMetadataRequestTopic()
 			rt.Topic = kmsg.StringPtr(spec.Name)
 			req.Topics = append(req.Topics, rt)
-			resp, err := b.RetriableRequest(ctx, req)
-			if err == nil {
-				last = listed(resp.(*kmsg.MetadataResponse), spec)
-				if last == "" {
-					break
-				}
-			} else {
-				last = err.Error()
+			reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			resp, err := b.RetriableRequest(reqCtx, req)
+			if err != nil {
+				return false, err
 			}
-			if !sleepCtx(ctx, time.Second) {
-				t.Fatalf("broker %d does not list topic %s within a minute: %s", mb.NodeID, spec.Name, last)
+			if why := listed(resp.(*kmsg.MetadataResponse), spec); why != "" {
+				return false, errors.New(why)
 			}
-		}
+			return true, nil
+		})
 	}
 }
 
@@ -111,16 +104,6 @@ func listed(m *kmsg.MetadataResponse, spec topics.Spec) string {
 		return ""
 	}
 	return "not listed"
-}
-
-// sleepCtx sleeps d, or less if ctx ends; it reports whether ctx is still live.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(d):
-		return true
-	}
 }
 
 // faulted is an experiment on the brokers-as-pods with one fault scenario and no

@@ -63,16 +63,14 @@ func FaultKindNames() []FaultKind {
 // refuses both; a spec read without admission can have either).
 func (f *Fault) Kind() (FaultKind, error) {
 	var set []FaultKind
+	var names []string
 	for _, k := range FaultKindNames() {
 		if FaultKinds[k].Set(f) {
 			set = append(set, k)
 		}
+		names = append(names, string(k))
 	}
 	if len(set) != 1 {
-		names := make([]string, len(FaultKinds))
-		for i, k := range FaultKindNames() {
-			names[i] = string(k)
-		}
 		return "", fmt.Errorf("fault %s sets %d of %s: set exactly one", f.Name, len(set), strings.Join(names, ", "))
 	}
 	return set[0], nil

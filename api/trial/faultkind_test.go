@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
-
-	"github.com/serdebench/serdebench/config/crd"
+	"github.com/serdebench/serdebench/internal/testing/crdtest"
 )
 
 // TestFaultKindTable: every kind a Fault can set (a pointer field of a *Fault type)
@@ -67,29 +65,7 @@ func TestFaultKindTable(t *testing.T) {
 // faultKindRule is the CEL rule on spec.faults.scenarios[] that admits one kind.
 func faultKindRule(t *testing.T) string {
 	t.Helper()
-	var def struct {
-		Spec struct {
-			Versions []struct {
-				Schema struct {
-					OpenAPIV3Schema struct {
-						Properties map[string]struct {
-							Properties map[string]struct {
-								Properties map[string]struct {
-									Items struct {
-										Rules []struct{ Rule, Message string } `json:"x-kubernetes-validations"`
-									} `json:"items"`
-								} `json:"properties"`
-							} `json:"properties"`
-						} `json:"properties"`
-					} `json:"openAPIV3Schema"`
-				} `json:"schema"`
-			} `json:"versions"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(crd.SerializationExperiments, &def); err != nil || len(def.Spec.Versions) == 0 {
-		t.Fatalf("the CRD: %v", err)
-	}
-	for _, r := range def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["faults"].Properties["scenarios"].Items.Rules {
+	for _, r := range crdtest.At(t, "faults.scenarios[]").XValidations {
 		if strings.Contains(r.Message, "exactly one of") {
 			return r.Rule
 		}
