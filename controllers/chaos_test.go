@@ -291,8 +291,8 @@ func TestFaultAppliedOnceAndRemoved(t *testing.T) {
 		if ph.After != nil {
 			n += ph.After.Records
 		}
-		if n != res.Trials[0].Records || ph.During.StartTime.After(res.Trials[0].Fault.InjectedTime.Time) {
-			t.Errorf("phases hold %d of %d records; during starts %v, the fault at %v", n, res.Trials[0].Records, ph.During.StartTime, res.Trials[0].Fault.InjectedTime)
+		if n != res.Trials[0].Records || ph.During.StartMillis > ph.FaultStartMillis || ph.FaultEndMillis == nil || *ph.FaultEndMillis <= ph.FaultStartMillis {
+			t.Errorf("phases hold %d of %d records; during starts at %d ms, the fault from %d ms to %v", n, res.Trials[0].Records, ph.During.StartMillis, ph.FaultStartMillis, ph.FaultEndMillis)
 		}
 	}
 	list := &unstructured.UnstructuredList{}

@@ -97,11 +97,12 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 				BrokerCPUMicrosPerRecord: 1e9, RecordsPerCPUSecond: 1e12},
 			Registry: &summary.RegistryCost{Requests: 1 << 20, RequestMillis: 3.6e6, SerializeLookupNanosPerRecord: 1e9, DeserializeLookupNanosPerRecord: 1e9}}
 		if tr.Fault != nil {
-			phase := &summary.Phase{Start: at.Time, End: at.Time, Seconds: 86400, Records: 1 << 40, RecordsPerSecond: 1e7, OfferedRecordsPerSecond: 1e7,
-				Ack: wide, EndToEnd: wide, Failed: 1 << 40, Lost: 1 << 40, Duplicated: 1 << 40}
-			secs := 86400.0
-			m.Phases = &summary.Phases{ResolutionSeconds: 2, FaultStart: at.Time, FaultEnd: &at.Time, Before: phase, During: phase, After: phase,
-				FirstErrorSeconds: &secs, RecoverySeconds: &secs, RecoveryFrom: summary.RecoveryFromEnd, Band: trial.Recovery{ThroughputPercent: 100, LatencyPercent: 1000, Intervals: 60}}
+			lat := trial.PhaseLatencyMicros{P50: wide.P50, P99: wide.P99, Max: wide.Max}
+			phase := &trial.Phase{StartMillis: 86_400_000, EndMillis: 86_400_000, WindowMillis: 86_400_000, Records: 1 << 40, RecordsPerSecond: 1e7, OfferedRecordsPerSecond: 1e7,
+				AckMicros: lat, EndToEndMicros: lat, FailedRecords: 1 << 40, LostRecords: 1 << 40, DuplicatedRecords: 1 << 40}
+			ms := int64(86_400_000)
+			m.Phases = &trial.Phases{ResolutionSeconds: 2, FaultStartMillis: ms, FaultEndMillis: &ms, Before: phase, During: phase, After: phase,
+				FirstErrorMillis: &ms, RecoveryMillis: &ms, RecoveryFrom: trial.RecoveryFromEnd, Band: trial.Recovery{ThroughputPercent: 100, LatencyPercent: 1000, Intervals: 60}}
 		}
 		n := build.SeriesPerTrial(len(trials))
 		r := build.TrialResult(tr, m, n)

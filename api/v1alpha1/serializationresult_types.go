@@ -493,9 +493,10 @@ type TrialResult struct {
 	// +optional
 	Fault *FaultStatus `json:"fault,omitempty"`
 	// Phases split a faulted trial at its fault: before, during and after it, the
-	// time to the first error and the recovery time (docs/faults.md).
+	// time to the first error and the recovery time (docs/faults.md), in the
+	// model the workers' summary and the reports share.
 	// +optional
-	Phases *FaultPhases `json:"phases,omitempty"`
+	Phases *trial.Phases `json:"phases,omitempty"`
 	// ClientSettings are the producer client's own settings the trial ran with, by
 	// the client's names, for the settings whose meaning differs between clients
 	// (in-flight requests, batch cap, linger, partitioner; docs/producer-settings.md).
@@ -729,79 +730,6 @@ type ResourceUsage struct {
 	// them: environment.brokerCPU; absent: not read).
 	// +optional
 	BrokerCPUNanosPerRecord int64 `json:"brokerCPUNanosPerRecord,omitempty"`
-}
-
-// FaultPhases are a faulted trial's measurements before, during and after its
-// fault. The phases are whole intervals of the workers' own series: an interval
-// the fault overlaps is during it.
-type FaultPhases struct {
-	// ResolutionSeconds is the length of those intervals: the phases' bounds, the
-	// time to the first error and the recovery time are exact to it.
-	ResolutionSeconds int32 `json:"resolutionSeconds"`
-	// Before is the measured window until the fault (absent when the fault began
-	// in the window's first interval: then nothing says what recovered means).
-	// +optional
-	Before *Phase `json:"before,omitempty"`
-	// During is the fault's intervals; for a kill, which acts once, from the kill
-	// until the trial recovered (to the window's end if it did not).
-	// +optional
-	During *Phase `json:"during,omitempty"`
-	// After is the rest of the window (absent when nothing is left).
-	// +optional
-	After *Phase `json:"after,omitempty"`
-	// FirstErrorMillis is from the fault's start to the first send that failed
-	// after it (absent: none failed).
-	// +optional
-	FirstErrorMillis *int64 `json:"firstErrorMillis,omitempty"`
-	// RecoveryMillis is from RecoveryFrom to the start of the first run of
-	// band.intervals intervals within the band (absent: not recovered within the
-	// window; RecoveryNote says why).
-	// +optional
-	RecoveryMillis *int64 `json:"recoveryMillis,omitempty"`
-	// RecoveryFrom is FaultEnd, or Kill for a kill.
-	RecoveryFrom string `json:"recoveryFrom"`
-	// RecoveryNote says why there is no recovery time.
-	// +optional
-	RecoveryNote string `json:"recoveryNote,omitempty"`
-	// Band is what recovered means (spec.faults.recovery).
-	Band trial.Recovery `json:"band"`
-}
-
-// Phase is one part of a faulted trial's window.
-type Phase struct {
-	// StartTime and EndTime bound the phase (interval boundaries, within the window).
-	StartTime metav1.Time `json:"startTime"`
-	EndTime   metav1.Time `json:"endTime"`
-	// WindowMillis is how much of the producers' measured window lies in the phase.
-	WindowMillis int64 `json:"windowMillis"`
-	// Records is the measured records acknowledged during the phase, and
-	// RecordsPerSecond that over WindowMillis: the throughput achieved.
-	Records          int64 `json:"records"`
-	RecordsPerSecond int64 `json:"recordsPerSecond"`
-	// OfferedRecordsPerSecond is the measured records due in the phase over
-	// WindowMillis: the load offered.
-	OfferedRecordsPerSecond int64 `json:"offeredRecordsPerSecond"`
-	// AckMicros and EndToEndMicros are the latencies of the records due in the
-	// phase (1% precision).
-	AckMicros      PhaseLatencyMicros `json:"ackMicros"`
-	EndToEndMicros PhaseLatencyMicros `json:"endToEndMicros"`
-	// FailedRecords, LostRecords and DuplicatedRecords count the phase's records
-	// (by due time): sends that failed, acknowledged records never received, and
-	// extra copies received.
-	FailedRecords     int64 `json:"failedRecords"`
-	LostRecords       int64 `json:"lostRecords"`
-	DuplicatedRecords int64 `json:"duplicatedRecords"`
-}
-
-// PhaseLatencyMicros are a phase's latency percentiles, in microseconds: few, so
-// that a result of many faulted trials stays small.
-type PhaseLatencyMicros struct {
-	// P50 is the median.
-	P50 int64 `json:"p50"`
-	// P99 is the 99th percentile.
-	P99 int64 `json:"p99"`
-	// Max is the largest value.
-	Max int64 `json:"max"`
 }
 
 // Interval is one slice of a trial's measured window.

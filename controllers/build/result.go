@@ -90,9 +90,7 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 				Sustained: st.Sustained, Reason: st.Reason})
 		}
 	}
-	if m.Phases != nil {
-		res.Phases = phases(m.Phases)
-	}
+	res.Phases = m.Phases.DeepCopy()
 	ivs, width := m.Intervals, m.IntervalSeconds
 	if len(ivs) > maxItems {
 		ivs, width = m.IntervalsAtMost(maxItems)
@@ -106,32 +104,6 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 			EndToEndP99Micros: iv.EndToEnd.P99, BacklogRecords: iv.BacklogRecords})
 	}
 	return res
-}
-
-// phases converts a faulted trial's phases into the API's integer fields.
-func phases(p *summary.Phases) *serdebenchv1.FaultPhases {
-	phase := func(ph *summary.Phase) *serdebenchv1.Phase {
-		if ph == nil {
-			return nil
-		}
-		return &serdebenchv1.Phase{StartTime: metav1.NewTime(ph.Start), EndTime: metav1.NewTime(ph.End),
-			WindowMillis: int64(ph.Seconds * 1000), Records: ph.Records, RecordsPerSecond: int64(ph.RecordsPerSecond),
-			OfferedRecordsPerSecond: int64(ph.OfferedRecordsPerSecond),
-			AckMicros:               serdebenchv1.PhaseLatencyMicros{P50: ph.Ack.P50, P99: ph.Ack.P99, Max: ph.Ack.Max},
-			EndToEndMicros:          serdebenchv1.PhaseLatencyMicros{P50: ph.EndToEnd.P50, P99: ph.EndToEnd.P99, Max: ph.EndToEnd.Max},
-			FailedRecords:           ph.Failed, LostRecords: ph.Lost, DuplicatedRecords: ph.Duplicated}
-	}
-	millis := func(s *float64) *int64 {
-		if s == nil {
-			return nil
-		}
-		ms := int64(*s * 1000)
-		return &ms
-	}
-	out := &serdebenchv1.FaultPhases{ResolutionSeconds: int32(p.ResolutionSeconds), Before: phase(p.Before), During: phase(p.During),
-		FirstErrorMillis: millis(p.FirstErrorSeconds), RecoveryMillis: millis(p.RecoverySeconds), RecoveryFrom: p.RecoveryFrom,
-		RecoveryNote: p.RecoveryNote, Band: p.Band, After: phase(p.After)}
-	return out
 }
 
 // Summary is the headline across a result's trials.

@@ -4,24 +4,21 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
-	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestPhaseTable: a local faulted trial prints one line per phase, in seconds since
 // the window began, and its time to the first error and recovery in words.
 func TestPhaseTable(t *testing.T) {
-	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	sec := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	end, first, rec := sec(20.2), 0.35, 1.8
-	p := &summary.Phases{ResolutionSeconds: 1, FaultStart: sec(10.5), FaultEnd: &end,
-		Before: &summary.Phase{Start: sec(0.3), End: sec(10), RecordsPerSecond: 1000, Ack: summary.Percentiles{P50: 800, P99: 1000, Max: 1200}},
-		During: &summary.Phase{Start: sec(10), End: sec(21), RecordsPerSecond: 640, Ack: summary.Percentiles{P50: 52000, P99: 69000, Max: 90000}, Failed: 12, Lost: 3, Duplicated: 2},
-		After:  &summary.Phase{Start: sec(21), End: sec(30.3), RecordsPerSecond: 1010},
-		Band:   trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}, FirstErrorSeconds: &first, RecoverySeconds: &rec, RecoveryFrom: summary.RecoveryFromEnd}
-	rows := []Row{{Name: "t001-protobuf-256b-loss-5", Fault: "loss-5", Phases: localPhases(p)}, {Name: "t000-protobuf-256b"}}
+	first, rec, end := int64(350), int64(1800), int64(19_900)
+	p := &trial.Phases{ResolutionSeconds: 1, FaultStartMillis: 10_200, FaultEndMillis: &end,
+		Before: &trial.Phase{StartMillis: 0, EndMillis: 9700, RecordsPerSecond: 1000, AckMicros: trial.PhaseLatencyMicros{P50: 800, P99: 1000, Max: 1200}},
+		During: &trial.Phase{StartMillis: 9700, EndMillis: 20_700, RecordsPerSecond: 640, AckMicros: trial.PhaseLatencyMicros{P50: 52000, P99: 69000, Max: 90000},
+			FailedRecords: 12, LostRecords: 3, DuplicatedRecords: 2},
+		After: &trial.Phase{StartMillis: 20_700, EndMillis: 30_000, RecordsPerSecond: 1010},
+		Band:  trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}, FirstErrorMillis: &first, RecoveryMillis: &rec, RecoveryFrom: trial.RecoveryFromEnd}
+	rows := []Row{{Name: "t001-protobuf-256b-loss-5", Fault: "loss-5", Phases: p}, {Name: "t000-protobuf-256b"}}
 	var buf bytes.Buffer
 	if err := PhaseTable(&buf, rows); err != nil {
 		t.Fatal(err)

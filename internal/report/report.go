@@ -102,7 +102,7 @@ type Row struct {
 	// Fault is the fault scenario the trial ran under ("" for none), Phases the
 	// trial split at it.
 	Fault  string
-	Phases *Phases
+	Phases *trial.Phases
 	// OpenLoop says producers sent at a fixed target rate, so records per second
 	// measure the target, not the codec (false for a rate search).
 	OpenLoop bool
@@ -157,7 +157,7 @@ func LocalRows(trials []TrialResult) []Row {
 			OpenLoop: t.Trial.Settings.RecordsPerSecond > 0 && r.Search == nil, Reference: t.Trial.Reference})
 		if f := t.Trial.Fault; f != nil {
 			rows[len(rows)-1].Fault = f.Name
-			rows[len(rows)-1].Phases = localPhases(r.Phases)
+			rows[len(rows)-1].Phases = r.Phases
 		}
 		rows[len(rows)-1].Client = r.Client
 		rows[len(rows)-1].Registry = r.Registry
@@ -208,7 +208,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			OpenLoop: t.Settings.RecordsPerSecond > 0 && t.Search == nil, Reference: t.Reference})
 		if f := t.Fault; f != nil {
 			rows[len(rows)-1].Fault = f.Name
-			rows[len(rows)-1].Phases = resultPhases(t)
+			rows[len(rows)-1].Phases = t.Phases
 		}
 		if t.Resources != nil {
 			rows[len(rows)-1].setResources(t.Resources)

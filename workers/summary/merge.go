@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/usage"
 )
 
@@ -126,8 +127,9 @@ type Result struct {
 	// Warnings say what the numbers cannot be trusted for (clamped values, interrupts).
 	Warnings []string `json:"warnings,omitempty"`
 
-	// Phases split a faulted trial at its fault (SplitAtFault).
-	Phases *Phases `json:"phases,omitempty"`
+	// Phases split a faulted trial at its fault (SplitAtFault), in the model the
+	// SerializationResult and the reports share.
+	Phases *trial.Phases `json:"phases,omitempty"`
 
 	// Search is a rate search's outcome (rate.search only; EvaluateSearch).
 	Search *Search `json:"search,omitempty"`

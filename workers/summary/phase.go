@@ -10,68 +10,48 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 )
 
-// Phase is one part of a faulted trial's window. Its bounds are interval
-// boundaries (clipped to the window): an interval the fault overlaps belongs to
-// the fault's phase.
-type Phase struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-	// Seconds of the producers' measured window in the phase.
-	Seconds float64 `json:"seconds"`
-	// Records is the measured records acknowledged during the phase, and
-	// RecordsPerSecond that over Seconds: the throughput achieved.
-	Records          int64   `json:"records"`
-	RecordsPerSecond float64 `json:"recordsPerSecond"`
-	// OfferedRecordsPerSecond is the measured records due in the phase over Seconds.
-	OfferedRecordsPerSecond float64 `json:"offeredRecordsPerSecond"`
-	// Ack and EndToEnd are the latencies of the records due in the phase, in
-	// microseconds at 1% precision.
-	Ack      Percentiles `json:"ackMicros"`
-	EndToEnd Percentiles `json:"endToEndMicros"`
-	// Failed, Lost and Duplicated count the phase's records (by due time) whose
-	// send failed, that were acknowledged and never received, and the extra copies
-	// received: the trial's exact sets, cut at the phase's bounds.
-	Failed     int64 `json:"failed"`
-	Lost       int64 `json:"lost"`
-	Duplicated int64 `json:"duplicated"`
+// part is a phase while it is measured: its rates exact and its percentiles
+// whole, as the recovery test compares against them; model makes it the
+// result's integers.
+type part struct {
+	start, end time.Time
+	// seconds of the producers' measured window in the phase.
+	seconds                  float64
+	records, offered         int64
+	ack, e2e                 Percentiles
+	failed, lost, duplicated int64
 }
 
-// Phases are a faulted trial's measurements before, during and after its fault.
-type Phases struct {
-	// ResolutionSeconds is the length of the intervals the phases are made of:
-	// phase bounds, the time to the first error's bucket and the recovery time are
-	// exact to it.
-	ResolutionSeconds int64 `json:"resolutionSeconds"`
-	// FaultStart and FaultEnd are when the fault was applied and removed; a kill
-	// acts once and has no end. A fault still in effect when the window ended has
-	// a FaultEnd after it (when it was found so) and no after phase or recovery.
-	FaultStart time.Time  `json:"faultStart"`
-	FaultEnd   *time.Time `json:"faultEnd,omitempty"`
-	// Before, During and After cover the window; each is absent when no interval
-	// is left for it: Before when the fault began in the window's first interval,
-	// After when the trial never recovered from a kill or the fault lasted until
-	// the window's end.
-	Before *Phase `json:"before,omitempty"`
-	During *Phase `json:"during,omitempty"`
-	After  *Phase `json:"after,omitempty"`
-	// FirstErrorSeconds is from the fault's start to the first send that failed
-	// after it (absent: none failed).
-	FirstErrorSeconds *float64 `json:"firstErrorSeconds,omitempty"`
-	// Band is what recovered means.
-	Band trial.Recovery `json:"band"`
-	// RecoverySeconds is from RecoveryFrom (the fault's end; for a kill, the kill)
-	// to the start of the first interval of Band.Intervals in a row within Band
-	// (absent: not recovered within the window; RecoveryNote says why).
-	RecoverySeconds *float64 `json:"recoverySeconds,omitempty"`
-	RecoveryFrom    string   `json:"recoveryFrom"`
-	RecoveryNote    string   `json:"recoveryNote,omitempty"`
+// rate is the records acknowledged per second of the window in the part.
+func (pt *part) rate() float64 {
+	if pt.seconds == 0 {
+		return 0
+	}
+	return float64(pt.records) / pt.seconds
 }
 
-// Where recovery is timed from.
-const (
-	RecoveryFromEnd  = "FaultEnd"
-	RecoveryFromKill = "Kill"
-)
+// model is the part as the result states it, its bounds in milliseconds since
+// origin (the measured window's start).
+func (pt *part) model(origin time.Time) *trial.Phase {
+	if pt == nil {
+		return nil
+	}
+	ph := &trial.Phase{StartMillis: millisSince(origin, pt.start), EndMillis: millisSince(origin, pt.end),
+		WindowMillis: int64(math.Round(pt.seconds * 1000)), Records: pt.records,
+		AckMicros:      trial.PhaseLatencyMicros{P50: pt.ack.P50, P99: pt.ack.P99, Max: pt.ack.Max},
+		EndToEndMicros: trial.PhaseLatencyMicros{P50: pt.e2e.P50, P99: pt.e2e.P99, Max: pt.e2e.Max},
+		FailedRecords:  pt.failed, LostRecords: pt.lost, DuplicatedRecords: pt.duplicated}
+	if pt.seconds > 0 {
+		ph.RecordsPerSecond = int64(math.Round(pt.rate()))
+		ph.OfferedRecordsPerSecond = int64(math.Round(float64(pt.offered) / pt.seconds))
+	}
+	return ph
+}
+
+// millisSince is t - origin in whole milliseconds, rounded.
+func millisSince(origin, t time.Time) int64 {
+	return t.Sub(origin).Round(time.Millisecond).Milliseconds()
+}
 
 // SplitAtFault sets r.Phases: the trial split at its fault's actual window, start
 // to end, or a kill at start (end zero). The phases are whole intervals of the
@@ -85,7 +65,7 @@ func (r *Result) SplitAtFault(start, end time.Time, band trial.Recovery) error {
 	return nil
 }
 
-func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, error) {
+func (r *Result) phases(start, end time.Time, band trial.Recovery) (*trial.Phases, error) {
 	if r.producerSeries == nil {
 		return nil, fmt.Errorf("phases: the trial has no per-interval series (workers of an older version)")
 	}
@@ -114,13 +94,13 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 		}
 		return 0
 	}
-	ph := &Phases{ResolutionSeconds: w, FaultStart: start.UTC(), Band: band, RecoveryFrom: RecoveryFromEnd}
+	ph := &trial.Phases{ResolutionSeconds: int32(w), FaultStartMillis: millisSince(r.windowStart, start), Band: band, RecoveryFrom: trial.RecoveryFromEnd}
 	ref := end
 	if end.IsZero() {
-		ref, ph.RecoveryFrom = start, RecoveryFromKill
+		ref, ph.RecoveryFrom = start, trial.RecoveryFromKill
 	} else {
-		e := end.UTC()
-		ph.FaultEnd = &e
+		e := millisSince(r.windowStart, end)
+		ph.FaultEndMillis = &e
 	}
 	// Intervals wholly before the fault make the before phase; the rest until
 	// afterFrom the during phase.
@@ -139,7 +119,7 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 			return false
 		}
 		rate := float64(pb.DoneMeasured) / pSecs(k)
-		return math.Abs(rate-before.RecordsPerSecond) <= float64(band.ThroughputPercent)/100*before.RecordsPerSecond
+		return math.Abs(rate-before.rate()) <= float64(band.ThroughputPercent)/100*before.rate()
 	}
 	// calm: the records due in intervals run, together, have their p99 within the
 	// band (one interval's p99 of a few dozen records is its maximum: merged, one
@@ -155,10 +135,10 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 			}
 		}
 		limit := func(p99 int64) float64 { return float64(p99) * (1 + float64(band.LatencyPercent)/100) }
-		if float64(ack.Quantile(99)) > limit(before.Ack.P99) {
+		if float64(ack.Quantile(99)) > limit(before.ack.P99) {
 			return false
 		}
-		return before.EndToEnd.Count == 0 || (e2e.Count() > 0 && float64(e2e.Quantile(99)) <= limit(before.EndToEnd.P99))
+		return before.e2e.Count == 0 || (e2e.Count() > 0 && float64(e2e.Quantile(99)) <= limit(before.e2e.P99))
 	}
 	// Recovery: the first interval starting at or after ref that begins a run of
 	// band.Intervals intervals, each within the throughput band and together within
@@ -166,7 +146,7 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 	recovered := -1
 	n := int(band.Intervals)
 	switch {
-	case before == nil || before.Records == 0 || before.Ack.Count == 0:
+	case before == nil || before.records == 0 || before.ack.Count == 0:
 		ph.RecoveryNote = "no interval before the fault: nothing to recover to (start the fault later)"
 	case !end.IsZero() && end.After(until):
 		ph.RecoveryNote = "the fault was still in effect when the window ended: nothing to recover from (end it earlier or measure longer)"
@@ -189,8 +169,8 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 		}
 	}
 	if recovered >= 0 {
-		s := keys[recovered].Sub(ref).Seconds()
-		ph.RecoverySeconds = &s
+		ms := millisSince(ref, keys[recovered])
+		ph.RecoveryMillis = &ms
 	}
 	// The during phase ends with the fault (a kill: with the recovery); an
 	// interval the fault's end falls in is still during.
@@ -206,61 +186,55 @@ func (r *Result) phases(start, end time.Time, band trial.Recovery) (*Phases, err
 	case recovered >= 0:
 		afterFrom = max(recovered, duringFrom)
 	}
-	ph.Before = before
-	ph.During = r.phase(p, c, keys[duringFrom:afterFrom], pSecs, width)
-	ph.After = r.phase(p, c, keys[afterFrom:], pSecs, width)
+	parts := [3]*part{before, r.phase(p, c, keys[duringFrom:afterFrom], pSecs, width), r.phase(p, c, keys[afterFrom:], pSecs, width)}
 	// Time to the first error: the earliest failure at or after the fault's start
 	// (an interval holds only its earliest failure's time, so in the interval the
 	// fault began in, a failure just before it can hide one after).
 	for _, k := range keys[duringFrom:] {
 		if b := p.Buckets[k.Unix()]; b != nil && b.FirstFailure != nil && !b.FirstFailure.Before(start) {
-			s := b.FirstFailure.Sub(start).Seconds()
-			ph.FirstErrorSeconds = &s
+			ms := millisSince(start, *b.FirstFailure)
+			ph.FirstErrorMillis = &ms
 			break
 		}
 	}
-	if err := r.splitSets(ph, keys, duringFrom, afterFrom, w); err != nil {
+	if err := r.splitSets(parts, keys, duringFrom, afterFrom, w); err != nil {
 		return nil, err
 	}
+	ph.Before, ph.During, ph.After = parts[0].model(r.windowStart), parts[1].model(r.windowStart), parts[2].model(r.windowStart)
 	return ph, nil
 }
 
 // phase merges the intervals keys (contiguous) into one phase (nil for none).
-func (r *Result) phase(p, c *Series, keys []time.Time, pSecs func(time.Time) float64, width time.Duration) *Phase {
+func (r *Result) phase(p, c *Series, keys []time.Time, pSecs func(time.Time) float64, width time.Duration) *part {
 	if len(keys) == 0 {
 		return nil
 	}
-	ph := &Phase{Start: later(keys[0], r.windowStart).UTC(), End: earlier(keys[len(keys)-1].Add(width), later(r.windowEnd, r.consumerEnd)).UTC()}
+	ph := &part{start: later(keys[0], r.windowStart), end: earlier(keys[len(keys)-1].Add(width), later(r.windowEnd, r.consumerEnd))}
 	ack, e2e := newIntervalLatency(), newIntervalLatency()
-	var offered int64
 	for _, k := range keys {
-		ph.Seconds += pSecs(k)
+		ph.seconds += pSecs(k)
 		if b := p.Buckets[k.Unix()]; b != nil {
-			ph.Records += b.DoneMeasured
-			offered += b.Records
+			ph.records += b.DoneMeasured
+			ph.offered += b.Records
 			if b.Latency != nil {
 				ack.Merge(b.Latency)
 			}
 		}
 		if b := c.Buckets[k.Unix()]; b != nil {
-			ph.Duplicated += b.Duplicates
+			ph.duplicated += b.Duplicates
 			if b.Latency != nil {
 				e2e.Merge(b.Latency)
 			}
 		}
 	}
-	if ph.Seconds > 0 {
-		ph.RecordsPerSecond = float64(ph.Records) / ph.Seconds
-		ph.OfferedRecordsPerSecond = float64(offered) / ph.Seconds
-	}
-	ph.Ack, ph.EndToEnd = percentiles(ack), percentiles(e2e)
+	ph.ack, ph.e2e = percentiles(ack), percentiles(e2e)
 	return ph
 }
 
 // splitSets counts each phase's failed and lost records: per producer and
 // partition, the records from the first one due in the phase's first interval to
 // the first one due in the next phase's.
-func (r *Result) splitSets(ph *Phases, keys []time.Time, duringFrom, afterFrom int, w int64) error {
+func (r *Result) splitSets(phases [3]*part, keys []time.Time, duringFrom, afterFrom int, w int64) error {
 	type key struct{ producer, partition int }
 	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	cuts := map[key][3]int64{} // first seq of before, during, after
@@ -314,7 +288,6 @@ func (r *Result) splitSets(ph *Phases, keys []time.Time, duringFrom, afterFrom i
 			}
 		}
 	}
-	phases := []*Phase{ph.Before, ph.During, ph.After}
 	for k, c := range cuts {
 		for i, dst := range phases {
 			if dst == nil {
@@ -328,8 +301,8 @@ func (r *Result) splitSets(ph *Phases, keys []time.Time, duringFrom, afterFrom i
 			if c[i] >= hi {
 				continue
 			}
-			dst.Failed += failed[k].Intersect(in).Size()
-			dst.Lost += acked[k].Intersect(in).Minus(received[k]).Size()
+			dst.failed += failed[k].Intersect(in).Size()
+			dst.lost += acked[k].Intersect(in).Minus(received[k]).Size()
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package summary
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -88,12 +87,12 @@ func faultedTrial(t *testing.T, slowFrom, slowTo float64, slowMicros int64, boun
 	return []*Summary{prod, cons}, want
 }
 
-func checkCounts(t *testing.T, name string, ph *Phase, want [3]int64) {
+func checkCounts(t *testing.T, name string, ph *trial.Phase, want [3]int64) {
 	t.Helper()
 	if ph == nil {
 		t.Fatalf("%s phase missing", name)
 	}
-	if got := [3]int64{ph.Failed, ph.Lost, ph.Duplicated}; got != want {
+	if got := [3]int64{ph.FailedRecords, ph.LostRecords, ph.DuplicatedRecords}; got != want {
 		t.Errorf("%s: failed, lost, duplicated = %v, want %v", name, got, want)
 	}
 }
@@ -112,9 +111,15 @@ func TestPhasesSustainedFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	ph := r.Phases
-	if ph.ResolutionSeconds != 1 || !ph.Before.End.Equal(t0.Add(10*time.Second)) || !ph.During.End.Equal(t0.Add(21*time.Second)) {
-		t.Fatalf("phase bounds: resolution %d, before ends %v, during ends %v; want 1, +10 s, +21 s",
-			ph.ResolutionSeconds, ph.Before.End.Sub(t0), ph.During.End.Sub(t0))
+	if ph.ResolutionSeconds != 1 || ph.Before.StartMillis != 0 || ph.Before.EndMillis != 10_000 || ph.During.EndMillis != 21_000 {
+		t.Fatalf("phase bounds: resolution %d, before from %d ms to %d ms, during ends %d ms; want 1, 0 to 10000, 21000",
+			ph.ResolutionSeconds, ph.Before.StartMillis, ph.Before.EndMillis, ph.During.EndMillis)
+	}
+	if ph.FaultStartMillis != 10_500 || ph.FaultEndMillis == nil || *ph.FaultEndMillis != 20_200 || ph.FaultEnd() != 20_200 {
+		t.Fatalf("fault from %d ms to %v ms since the window began, want 10500 to 20200", ph.FaultStartMillis, derefMillis(ph.FaultEndMillis))
+	}
+	if ph.Before.WindowMillis != 10_000 {
+		t.Errorf("before phase holds %d ms of the window, want 10000", ph.Before.WindowMillis)
 	}
 	checkCounts(t, "before", ph.Before, want[0])
 	checkCounts(t, "during", ph.During, want[1])
@@ -122,28 +127,28 @@ func TestPhasesSustainedFault(t *testing.T) {
 	if want[1][0] == 0 || want[1][1] == 0 || want[1][2] == 0 || want[2][0] == 0 {
 		t.Fatalf("the fixture plants no failures, losses or duplicates where it should: %v", want)
 	}
-	if ph.Before.Ack.P99 > 1010 || ph.During.Ack.P99 < 49_000 || ph.During.Ack.Max > 50_500 {
-		t.Errorf("ack p99 before %d µs, during %d µs (max %d); want ≈1000 and ≈50000", ph.Before.Ack.P99, ph.During.Ack.P99, ph.During.Ack.Max)
+	if ph.Before.AckMicros.P99 > 1010 || ph.During.AckMicros.P99 < 49_000 || ph.During.AckMicros.Max > 50_500 {
+		t.Errorf("ack p99 before %d µs, during %d µs (max %d); want ≈1000 and ≈50000", ph.Before.AckMicros.P99, ph.During.AckMicros.P99, ph.During.AckMicros.Max)
 	}
-	if math.Abs(ph.Before.RecordsPerSecond-1000) > 1 {
-		t.Errorf("before-phase throughput %.1f records/s, want 1000", ph.Before.RecordsPerSecond)
+	if ph.Before.RecordsPerSecond != 1000 || ph.Before.OfferedRecordsPerSecond != 1000 {
+		t.Errorf("before-phase throughput %d records/s (offered %d), want 1000", ph.Before.RecordsPerSecond, ph.Before.OfferedRecordsPerSecond)
 	}
 	// Records due in [20.2, 22) are still slow: 21 is out of the band, 22-24 in.
-	if ph.RecoverySeconds == nil || math.Abs(*ph.RecoverySeconds-1.8) > 1e-9 || ph.RecoveryFrom != RecoveryFromEnd {
-		t.Fatalf("recovery %v s from %q (%s), want 1.8 s from the fault's end", deref(ph.RecoverySeconds), ph.RecoveryFrom, ph.RecoveryNote)
+	if ph.RecoveryMillis == nil || *ph.RecoveryMillis != 1800 || ph.RecoveryFrom != trial.RecoveryFromEnd {
+		t.Fatalf("recovery %v ms from %q (%s), want 1800 ms from the fault's end", derefMillis(ph.RecoveryMillis), ph.RecoveryFrom, ph.RecoveryNote)
 	}
 	// The first failure: the first record due at or after 10.5 s with i%10 == 0,
 	// failing 50 ms after it was due.
-	if ph.FirstErrorSeconds == nil || math.Abs(*ph.FirstErrorSeconds-0.05) > 1e-6 {
-		t.Errorf("first error %v s after the fault's start, want 0.05", deref(ph.FirstErrorSeconds))
+	if ph.FirstErrorMillis == nil || *ph.FirstErrorMillis != 50 {
+		t.Errorf("first error %v ms after the fault's start, want 50", derefMillis(ph.FirstErrorMillis))
 	}
 	var total [3]int64
 	var records int64
-	for _, p := range []*Phase{ph.Before, ph.During, ph.After} {
+	for _, p := range ph.Named() {
 		records += p.Records
-		total[0] += p.Failed
-		total[1] += p.Lost
-		total[2] += p.Duplicated
+		total[0] += p.FailedRecords
+		total[1] += p.LostRecords
+		total[2] += p.DuplicatedRecords
 	}
 	if total != [3]int64{r.Failed, r.Lost, r.Duplicated} {
 		t.Errorf("phases add up to %v, the trial has failed %d, lost %d, duplicated %d", total, r.Failed, r.Lost, r.Duplicated)
@@ -167,11 +172,11 @@ func TestPhasesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	ph := r.Phases
-	if ph.RecoverySeconds == nil || math.Abs(*ph.RecoverySeconds-3.5) > 1e-9 || ph.RecoveryFrom != RecoveryFromKill || ph.FaultEnd != nil {
-		t.Fatalf("recovery %v s from %q (%s), end %v; want 3.5 s from the kill and no end", deref(ph.RecoverySeconds), ph.RecoveryFrom, ph.RecoveryNote, ph.FaultEnd)
+	if ph.RecoveryMillis == nil || *ph.RecoveryMillis != 3500 || ph.RecoveryFrom != trial.RecoveryFromKill || ph.FaultEndMillis != nil {
+		t.Fatalf("recovery %v ms from %q (%s), end %v; want 3500 ms from the kill and no end", derefMillis(ph.RecoveryMillis), ph.RecoveryFrom, ph.RecoveryNote, derefMillis(ph.FaultEndMillis))
 	}
-	if !ph.During.End.Equal(t0.Add(14 * time.Second)) {
-		t.Errorf("during ends %v after the start, want 14 s (the recovery)", ph.During.End.Sub(t0))
+	if ph.During.EndMillis != 14_000 || ph.FaultEnd() != 14_000 {
+		t.Errorf("during ends %d ms after the start (the fault's effect %d ms), want 14000 (the recovery)", ph.During.EndMillis, ph.FaultEnd())
 	}
 	checkCounts(t, "during", ph.During, want[1])
 	checkCounts(t, "after", ph.After, want[2])
@@ -190,11 +195,11 @@ func TestPhasesKillOnTheSecond(t *testing.T) {
 		t.Fatal(err)
 	}
 	ph := r.Phases
-	if ph.During == nil || !ph.During.Start.Equal(t0.Add(10*time.Second)) || !ph.During.End.Equal(t0.Add(11*time.Second)) {
+	if ph.During == nil || ph.During.StartMillis != 10_000 || ph.During.EndMillis != 11_000 {
 		t.Fatalf("during %+v: want the kill's interval, 10 s to 11 s", ph.During)
 	}
-	if ph.RecoverySeconds == nil || *ph.RecoverySeconds != 1 || ph.Before == nil || ph.After == nil {
-		t.Fatalf("recovery %v s (%s), before %v, after %v: want 1 s, the next interval", deref(ph.RecoverySeconds), ph.RecoveryNote, ph.Before != nil, ph.After != nil)
+	if ph.RecoveryMillis == nil || *ph.RecoveryMillis != 1000 || ph.Before == nil || ph.After == nil {
+		t.Fatalf("recovery %v ms (%s), before %v, after %v: want 1000 ms, the next interval", derefMillis(ph.RecoveryMillis), ph.RecoveryNote, ph.Before != nil, ph.After != nil)
 	}
 }
 
@@ -210,16 +215,16 @@ func TestPhasesNotRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	ph := r.Phases
-	if ph.RecoverySeconds != nil || ph.RecoveryNote == "" {
-		t.Fatalf("recovery %v s, note %q; want none, with a note", deref(ph.RecoverySeconds), ph.RecoveryNote)
+	if ph.RecoveryMillis != nil || ph.RecoveryNote == "" {
+		t.Fatalf("recovery %v ms, note %q; want none, with a note", derefMillis(ph.RecoveryMillis), ph.RecoveryNote)
 	}
 }
 
-func deref(f *float64) any {
-	if f == nil {
+func derefMillis(ms *int64) any {
+	if ms == nil {
 		return "none"
 	}
-	return *f
+	return *ms
 }
 
 // TestPhasesFaultOutlastsWindow: a timed fault still in effect when the window
@@ -235,8 +240,8 @@ func TestPhasesFaultOutlastsWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	ph := r.Phases
-	if ph.RecoveryFrom != RecoveryFromEnd || ph.RecoverySeconds != nil || !strings.Contains(ph.RecoveryNote, "still in effect") {
-		t.Fatalf("recovery %v s from %q, note %q; want none from the fault's end, noting it outlasted the window", deref(ph.RecoverySeconds), ph.RecoveryFrom, ph.RecoveryNote)
+	if ph.RecoveryFrom != trial.RecoveryFromEnd || ph.RecoveryMillis != nil || !strings.Contains(ph.RecoveryNote, "still in effect") {
+		t.Fatalf("recovery %v ms from %q, note %q; want none from the fault's end, noting it outlasted the window", derefMillis(ph.RecoveryMillis), ph.RecoveryFrom, ph.RecoveryNote)
 	}
 	if ph.After != nil {
 		t.Errorf("after phase %+v, want none", ph.After)

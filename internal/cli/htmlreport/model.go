@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/serdebench/serdebench/api/trial"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/report"
@@ -110,7 +110,11 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 				tr.P99 = append(tr.P99, LatencySample{Seconds: at, AckMicros: iv.AckP99Micros, EndToEndMicros: iv.EndToEndP99Micros})
 			}
 			if f := t.Fault; f != nil && f.InjectedTime != nil {
-				tr.Fault = shade(f.Name, f.InjectedTime.Time, f.RecoveredTime, start, t.Phases)
+				var end *time.Time
+				if f.RecoveredTime != nil {
+					end = &f.RecoveredTime.Time
+				}
+				tr.Fault = shade(f.Name, f.InjectedTime.Time, end, start, t.Phases)
 			}
 		}
 		run.Trials = append(run.Trials, tr)
@@ -150,17 +154,14 @@ func FromLocal(rep report.Report) Run {
 		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch},
 	})
 	for _, t := range rep.Trials {
-		name := ""
-		if t.Trial.Fault != nil {
-			name = t.Trial.Fault.Name
-		}
-		run.Trials = append(run.Trials, localTrial(t.Result, name))
+		run.Trials = append(run.Trials, localTrial(t.Result, t.Fault))
 	}
 	return aggregate(run, rows)
 }
 
-// localTrial is a local result's trial; name is its fault's ("" for none).
-func localTrial(r *summary.Result, name string) Trial {
+// localTrial is a local result's trial, f its fault as the rig applied it (nil:
+// none).
+func localTrial(r *summary.Result, f *report.LocalFault) Trial {
 	if r == nil {
 		return Trial{}
 	}
@@ -173,31 +174,31 @@ func localTrial(r *summary.Result, name string) Trial {
 			tr.Throughput = append(tr.Throughput, Sample{Seconds: at, RecordsPerSecond: iv.RecordsPerSecond})
 			tr.P99 = append(tr.P99, LatencySample{Seconds: at, AckMicros: iv.Ack.P99, EndToEndMicros: iv.EndToEnd.P99})
 		}
-		if p := r.Phases; p != nil && name != "" {
-			to := p.FaultStart
-			switch {
-			case p.FaultEnd != nil:
-				to = *p.FaultEnd
-			case p.During != nil:
-				to = p.During.End // a kill: until the trial recovered
+		if f != nil && !f.Applied.IsZero() {
+			var end *time.Time
+			if !f.Removed.IsZero() {
+				end = &f.Removed
 			}
-			tr.Fault = &Shade{Name: name, From: p.FaultStart.Sub(start).Seconds(), To: to.Sub(start).Seconds()}
+			tr.Fault = shade(f.Name, f.Applied, end, start, r.Phases)
 		}
 	}
 	return tr
 }
 
-// shade is a SerializationResult trial's fault window: injected to recovered, or
-// for a kill to the end of its during phase.
-func shade(name string, injected time.Time, recovered *metav1.Time, start time.Time, p *v1alpha1.FaultPhases) *Shade {
-	to := injected
+// shade is a trial's fault window in seconds since origin (its series' first
+// interval): from the fault's start as its record says, for as long as its
+// phases say its effect lasted (a kill: until the trial recovered), or without
+// phases until the record's end (nil: a kill, shaded as an instant).
+func shade(name string, start time.Time, end *time.Time, origin time.Time, p *trial.Phases) *Shade {
+	from := start.Sub(origin).Seconds()
+	to := from
 	switch {
-	case recovered != nil:
-		to = recovered.Time
-	case p != nil && p.During != nil:
-		to = p.During.EndTime.Time
+	case p != nil:
+		to += float64(p.FaultEnd()-p.FaultStartMillis) / 1000
+	case end != nil:
+		to = end.Sub(origin).Seconds()
 	}
-	return &Shade{Name: name, From: injected.Sub(start).Seconds(), To: to.Sub(start).Seconds()}
+	return &Shade{Name: name, From: from, To: to}
 }
 
 func nonEmpty(kv [][2]string) [][2]string {

@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 )
 
@@ -65,13 +66,13 @@ func TestFaultShaded(t *testing.T) {
 	for s := range 30 {
 		ivs = append(ivs, v1alpha1.Interval{StartTime: at(float64(s)), RecordsPerSecond: 1000, AckP99Micros: 900, EndToEndP99Micros: 2000})
 	}
-	during := &v1alpha1.Phase{StartTime: at(10), EndTime: at(21), RecordsPerSecond: 700, FailedRecords: 12, LostRecords: 3}
-	rec := int64(1800)
+	during := &trial.Phase{StartMillis: 10_000, EndMillis: 21_000, RecordsPerSecond: 700, FailedRecords: 12, LostRecords: 3}
+	rec, end := int64(1800), int64(20_000)
 	res := &v1alpha1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: "iov"}, Trials: []v1alpha1.TrialResult{{
 		Name: "t001-protobuf-256b-loss-5", Codec: "protobuf", SizeBytes: 256, Intervals: ivs,
 		Fault: &v1alpha1.FaultStatus{Name: "loss-5", InjectedTime: &injected, RecoveredTime: &recovered},
-		Phases: &v1alpha1.FaultPhases{ResolutionSeconds: 1, Before: &v1alpha1.Phase{StartTime: at(0), EndTime: at(10), RecordsPerSecond: 1000},
-			During: during, After: &v1alpha1.Phase{StartTime: at(21), EndTime: at(30), RecordsPerSecond: 1000}, RecoveryMillis: &rec, RecoveryFrom: "FaultEnd"},
+		Phases: &trial.Phases{ResolutionSeconds: 1, FaultStartMillis: 10_000, FaultEndMillis: &end, Before: &trial.Phase{StartMillis: 0, EndMillis: 10_000, RecordsPerSecond: 1000},
+			During: during, After: &trial.Phase{StartMillis: 21_000, EndMillis: 30_000, RecordsPerSecond: 1000}, RecoveryMillis: &rec, RecoveryFrom: trial.RecoveryFromEnd},
 	}}}
 	run := FromResult(res)
 	if f := run.Trials[0].Fault; f == nil || f.Name != "loss-5" || f.From != 10 || f.To != 20 {
