@@ -3,16 +3,20 @@ package trial
 // Phases are a faulted trial's measurements before, during and after its fault:
 // one model for the workers' summary, the SerializationResult and the reports.
 // The phases are whole intervals of the workers' own series (an interval the
-// fault overlaps is during it); every time is in milliseconds since the
-// producers' measured window began, so the model needs no clock type and reads
-// the same wherever it is stored (docs/faults.md, "Results by phase").
+// fault overlaps is during it). Instants are in milliseconds since the
+// producers' measured window began, durations in milliseconds from the instant
+// their field names, so the model needs no clock type and reads the same wherever
+// it is stored (docs/faults.md, "Results by phase").
 type Phases struct {
 	// ResolutionSeconds is the length of those intervals: the phases' bounds, the
 	// time to the first error and the recovery time are exact to it.
 	ResolutionSeconds int32 `json:"resolutionSeconds"`
-	// FaultStartMillis is when the fault was applied (a kill: when it was asked
-	// for).
-	FaultStartMillis int64 `json:"faultStartMillis"`
+	// FaultStartMillis is when the fault was applied: Chaos Mesh's injectedTime
+	// in a cluster, when the local rig's rule went in or its kill was asked for.
+	// Optional, as are the phases' bounds: results stored before this model lack
+	// them, and an object must stay writable.
+	// +optional
+	FaultStartMillis int64 `json:"faultStartMillis,omitempty"`
 	// FaultEndMillis is when it was removed (absent for a kill, which acts once).
 	// A fault still in effect when the window ended ends after it (when it was
 	// found so) and has no after phase or recovery.
@@ -63,9 +67,12 @@ const (
 type Phase struct {
 	// StartMillis is where the phase begins: an interval boundary, or the
 	// window's start (0) for the first phase.
-	StartMillis int64 `json:"startMillis"`
-	// EndMillis is where it ends: an interval boundary, or the window's end.
-	EndMillis int64 `json:"endMillis"`
+	// +optional
+	StartMillis int64 `json:"startMillis,omitempty"`
+	// EndMillis is where it ends: an interval boundary, or for the last phase
+	// the end of the window or of the consumers' receiving, whichever is later.
+	// +optional
+	EndMillis int64 `json:"endMillis,omitempty"`
 	// WindowMillis is how much of the producers' measured window lies in the phase.
 	WindowMillis int64 `json:"windowMillis"`
 	// Records is the measured records acknowledged during the phase.
@@ -128,6 +135,7 @@ func (p *Phases) Named() []NamedPhase {
 // NamedPhase is a phase with its name (before, during or after).
 // +kubebuilder:object:generate=false
 type NamedPhase struct {
+	// Name is before, during or after.
 	Name string
 	*Phase
 }

@@ -43,9 +43,9 @@ type ExperimentSpec struct {
 	// +optional
 	Producer ProducerSettings `json:"producer,omitempty"`
 
-	// Client is the Kafka client library of the producers and consumers: sarama or
-	// franz-go. Default sarama. Where their settings differ in meaning is in
-	// docs/producer-settings.md and in each trial result's effectiveSettings.
+	// Client is the Kafka client library of the producers and consumers (the
+	// enum lists them). Default sarama. Where their settings differ in meaning is
+	// in docs/producer-settings.md and in each trial result's effectiveSettings.
 	// +kubebuilder:default=sarama
 	// +optional
 	Client trial.Client `json:"client,omitempty"`

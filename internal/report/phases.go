@@ -48,6 +48,10 @@ func PhaseTable(w io.Writer, rows []Row) error {
 	for _, r := range faulted {
 		p := r.Phases
 		line := fmt.Sprintf("%s (%d s intervals): fault %s from %s s to %s s", r.Name, p.ResolutionSeconds, r.Fault, seconds(p.FaultStartMillis, 1), seconds(p.FaultEnd(), 1))
+		if named := p.Named(); len(named) > 0 && p.FaultEnd() > named[len(named)-1].EndMillis {
+			line = fmt.Sprintf("%s (%d s intervals): fault %s from %s s, still in effect when the window ended at %s s", r.Name, p.ResolutionSeconds, r.Fault,
+				seconds(p.FaultStartMillis, 1), seconds(named[len(named)-1].EndMillis, 1))
+		}
 		if p.FirstErrorMillis != nil {
 			line += fmt.Sprintf("; first failed send %s s after it began", seconds(*p.FirstErrorMillis, 2))
 		} else {

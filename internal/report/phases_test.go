@@ -38,3 +38,19 @@ func TestPhaseTable(t *testing.T) {
 		t.Error("the baseline trial has no phases and no line")
 	}
 }
+
+// TestPhaseTableOutlasting: a fault found still in effect after the window ended
+// says so, not a time past the window.
+func TestPhaseTableOutlasting(t *testing.T) {
+	end := int64(75_000)
+	p := &trial.Phases{ResolutionSeconds: 1, FaultStartMillis: 10_200, FaultEndMillis: &end,
+		Before: &trial.Phase{StartMillis: 0, EndMillis: 10_000}, During: &trial.Phase{StartMillis: 10_000, EndMillis: 30_000},
+		RecoveryFrom: trial.RecoveryFromEnd, RecoveryNote: "the fault was still in effect when the window ended"}
+	var buf bytes.Buffer
+	if err := PhaseTable(&buf, []Row{{Name: "t001", Fault: "loss-5", Phases: p}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "fault loss-5 from 10.2 s, still in effect when the window ended at 30.0 s"; !strings.Contains(buf.String(), want) {
+		t.Errorf("phase table:\n%s\nlacks %q", buf.String(), want)
+	}
+}

@@ -2,10 +2,14 @@ package producer
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -61,24 +65,35 @@ func TestSettingGuide(t *testing.T) {
 
 // clientFiles are the files a new Kafka client touches, with what it needs there:
 // docs/producer-settings.md's list ("Adding a client"). <client> is the client's
-// own file; a client that needs cgo has a _nocgo.go twin that refuses it.
+// own file or package; a client that needs cgo has a _nocgo.go twin that refuses
+// it, and a module of its own in go.mod.
 var clientFiles = []struct{ path, what string }{
 	{"api/trial/enums.go", "its `Client` constant, in `Clients` and in the type's Enum marker (the matrix's client sweep takes its limit from there)"},
-	{"workers/producer/<client>.go", "its producer (the `client` interface, its statistics by the Java client's names) and its settings adapter (`func …(s trial.Settings, …)`)"},
+	{"workers/kafkaconn/<client>/", "how it reaches the brokers: TLS, SASL, socket buffers and a bounded dial from the shared `kafkaconn` settings (sarama's are in `kafkaconn` itself)"},
+	{"workers/producer/<client>.go", "its producer (the `client` interface) and its settings adapter (`func …(s trial.Settings, …)`; sarama's is `sarama_config.go`)"},
 	{"workers/producer/client.go", "its row in `clients`"},
 	{"workers/consumer/<client>.go", "its group member (the `member` interface)"},
 	{"workers/consumer/consumer.go", "its row in `members`"},
+	{"workers/clientstats/<client>.go", "its statistics by the Java client's names, where the client reports them in its own (librdkafka's JSON)"},
 	{"workers/producer/guide_test.go", "its adapter's file in `settingFiles`, so the setting guide names it"},
-	{"docs/producer-settings.md", "a `## Producer (<name>)` section: how it maps each setting"},
+	{"hack/racepkgs/main.go", "its module in `concurrentImports`, so the packages that use it run under the race detector"},
+	{"internal/cli/runner/clients_test.go", "its case in `TestClientSecurity` (TLS, SASL, and its words for a wrong password)"},
+	{"internal/cli/runner/restart_test.go", "its case in `TestBrokerRestartAccounting`"},
+	{"docs/producer-settings.md", "a `## Producer (<name>)` section (how it maps each setting) and a column in the consumer's table"},
 }
 
 // member finds a function that makes a client's consumer group member.
 var member = regexp.MustCompile(`(?m)^func new\w+Member\(`)
 
-// TestClientGuide: the guide's list is clientFiles, its fixed files exist, every
-// client the API names has one adapter file here, one member file in the
-// consumer and a section in the settings page: a client added without one of
-// them fails here, as a client the tables lack fails TestEveryClientHasAProducer.
+// quoted finds the import paths hack/racepkgs lists.
+var quoted = regexp.MustCompile(`"([a-z0-9.]+/[^"]+)"`)
+
+// TestClientGuide: the guide's list is clientFiles, its fixed files exist, and
+// every client the API names has one settings adapter here, one member file in
+// the consumer, its connection through workers/kafkaconn, its library in
+// hack/racepkgs' list and a section in the settings page: a client added
+// without one of them fails here, as a client the tables lack fails
+// TestEveryClientHasAProducer.
 func TestClientGuide(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var b strings.Builder
@@ -91,32 +106,39 @@ func TestClientGuide(t *testing.T) {
 		fmt.Fprintf(&b, "%d. `%s`: %s;\n", i+1, f.path, f.what)
 	}
 	golden.Section(t, filepath.Join(root, "docs/producer-settings.md"), "client files", b.String())
-	count := func(dir string, re *regexp.Regexp, skip func(string) bool) []string {
-		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+	nocgo := func(f string) bool { return strings.HasSuffix(f, "_nocgo.go") }
+	adapters := matching(t, filepath.Join(root, "workers/producer"), adapter, func(f string) bool { return f == "plan.go" || nocgo(f) })
+	if len(adapters) != len(trial.Clients) {
+		t.Errorf("workers/producer has settings adapters in %v, want one file for each of %v", slices.Collect(maps.Keys(adapters)), trial.Clients)
+	}
+	if got := matching(t, filepath.Join(root, "workers/consumer"), member, nocgo); len(got) != len(trial.Clients) {
+		t.Errorf("workers/consumer has group members in %v, want one file for each of %v", slices.Collect(maps.Keys(got)), trial.Clients)
+	}
+	race, err := os.ReadFile(filepath.Join(root, "hack/racepkgs/main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var concurrent []string
+	for _, m := range quoted.FindAllSubmatch(race, -1) {
+		concurrent = append(concurrent, string(m[1]))
+	}
+	for name, src := range adapters {
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") || skip(filepath.Base(f)) {
-				continue
-			}
-			src, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if re.Match(src) {
-				out = append(out, filepath.Base(f))
-			}
+		var conn, library bool
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			conn = conn || strings.HasPrefix(p, "github.com/serdebench/serdebench/workers/kafkaconn")
+			library = library || slices.ContainsFunc(concurrent, func(c string) bool { return p == c || strings.HasPrefix(p, c+"/") })
 		}
-		return out
-	}
-	nocgo := func(f string) bool { return strings.HasSuffix(f, "_nocgo.go") }
-	if got := count("workers/producer", adapter, func(f string) bool { return f == "plan.go" || nocgo(f) }); len(got) != len(trial.Clients) {
-		t.Errorf("workers/producer has settings adapters in %v, want one file for each of %v", got, trial.Clients)
-	}
-	if got := count("workers/consumer", member, nocgo); len(got) != len(trial.Clients) {
-		t.Errorf("workers/consumer has group members in %v, want one file for each of %v", got, trial.Clients)
+		if !conn {
+			t.Errorf("workers/producer/%s does not reach the brokers through workers/kafkaconn", name)
+		}
+		if !library {
+			t.Errorf("workers/producer/%s imports no client library hack/racepkgs lists (%v)", name, concurrent)
+		}
 	}
 	page, err := os.ReadFile(filepath.Join(root, "docs/producer-settings.md"))
 	if err != nil {
@@ -127,4 +149,29 @@ func TestClientGuide(t *testing.T) {
 			t.Errorf("docs/producer-settings.md has no section \"## Producer (%s)\"", c)
 		}
 	}
+}
+
+// matching are the non-test Go files of dir that re matches, but for skip's, by
+// name, with their source.
+func matching(t *testing.T, dir string, re *regexp.Regexp, skip func(string) bool) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		if strings.HasSuffix(name, "_test.go") || skip(name) {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if re.Match(src) {
+			out[name] = src
+		}
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -249,3 +251,53 @@ func TestPhasesFaultOutlastsWindow(t *testing.T) {
 	checkCounts(t, "before", ph.Before, want[0])
 	checkCounts(t, "during", ph.During, want[1])
 }
+
+// TestPhasesJSON: a result's phases read back as written, and a report of an
+// older version (absolute times, fractional rates) reads into the same model,
+// its times counted from its first phase's start.
+func TestPhasesJSON(t *testing.T) {
+	sums, _ := faultedTrial(t, 10.5, 22, 50_000, [2]int64{10, 21})
+	r, err := Merge(sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SplitAtFault(t0.Add(10500*time.Millisecond), t0.Add(20200*time.Millisecond), trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Phases, r.Phases) || back.Records != r.Records {
+		t.Fatalf("read back %+v, wrote %+v", back.Phases, r.Phases)
+	}
+	old := `{"records": 30000, "phases": {"resolutionSeconds": 1, "faultStart": "2026-11-20T10:00:10.8Z", "faultEnd": "2026-11-20T10:00:20.5Z",
+		"before": {"start": "2026-11-20T10:00:00.3Z", "end": "2026-11-20T10:00:10Z", "seconds": 9.7, "records": 9700, "recordsPerSecond": 1000.4,
+			"offeredRecordsPerSecond": 1000.6, "ackMicros": {"count": 9700, "mean": 950.5, "p50": 900, "p99": 1000, "max": 1200}, "endToEndMicros": {"p50": 1500, "p99": 2000, "max": 2500},
+			"failed": 0, "lost": 0, "duplicated": 0},
+		"during": {"start": "2026-11-20T10:00:10Z", "end": "2026-11-20T10:00:21Z", "seconds": 11, "records": 7040, "recordsPerSecond": 640.2,
+			"offeredRecordsPerSecond": 1000, "ackMicros": {"p50": 52000, "p99": 69000, "max": 90000}, "failed": 12, "lost": 3, "duplicated": 2},
+		"firstErrorSeconds": 0.35, "band": {"throughputPercent": 10, "latencyPercent": 50, "intervals": 3},
+		"recoverySeconds": 1.8, "recoveryFrom": "FaultEnd"}}`
+	var legacy Result
+	if err := json.Unmarshal([]byte(old), &legacy); err != nil {
+		t.Fatalf("an older version's report: %v", err)
+	}
+	ph, end := legacy.Phases, int64(20_200)
+	want := &trial.Phases{ResolutionSeconds: 1, FaultStartMillis: 10_500, FaultEndMillis: &end,
+		Before: &trial.Phase{StartMillis: 0, EndMillis: 9700, WindowMillis: 9700, Records: 9700, RecordsPerSecond: 1000, OfferedRecordsPerSecond: 1001,
+			AckMicros: trial.PhaseLatencyMicros{P50: 900, P99: 1000, Max: 1200}, EndToEndMicros: trial.PhaseLatencyMicros{P50: 1500, P99: 2000, Max: 2500}},
+		During: &trial.Phase{StartMillis: 9700, EndMillis: 20_700, WindowMillis: 11_000, Records: 7040, RecordsPerSecond: 640, OfferedRecordsPerSecond: 1000,
+			AckMicros: trial.PhaseLatencyMicros{P50: 52000, P99: 69000, Max: 90000}, FailedRecords: 12, LostRecords: 3, DuplicatedRecords: 2},
+		FirstErrorMillis: ptr(int64(350)), RecoveryMillis: ptr(int64(1800)), RecoveryFrom: trial.RecoveryFromEnd,
+		Band: trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}}
+	if !reflect.DeepEqual(ph, want) || legacy.Records != 30000 {
+		t.Fatalf("an older version's phases read as\n%+v\nwant\n%+v", ph, want)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

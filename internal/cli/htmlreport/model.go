@@ -114,7 +114,7 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 				if f.RecoveredTime != nil {
 					end = &f.RecoveredTime.Time
 				}
-				tr.Fault = shade(f.Name, f.InjectedTime.Time, end, start, t.Phases)
+				tr.Fault = shade(f.Name, f.InjectedTime.Time, end, start, seriesEnd(len(t.Intervals), int64(t.IntervalSeconds)), t.Phases)
 			}
 		}
 		run.Trials = append(run.Trials, tr)
@@ -179,26 +179,33 @@ func localTrial(r *summary.Result, f *report.LocalFault) Trial {
 			if !f.Removed.IsZero() {
 				end = &f.Removed
 			}
-			tr.Fault = shade(f.Name, f.Applied, end, start, r.Phases)
+			tr.Fault = shade(f.Name, f.Applied, end, start, seriesEnd(len(r.Intervals), r.IntervalSeconds), r.Phases)
 		}
 	}
 	return tr
 }
 
 // shade is a trial's fault window in seconds since origin (its series' first
-// interval): from the fault's start as its record says, for as long as its
-// phases say its effect lasted (a kill: until the trial recovered), or without
-// phases until the record's end (nil: a kill, shaded as an instant).
-func shade(name string, start time.Time, end *time.Time, origin time.Time, p *trial.Phases) *Shade {
+// interval), within the series (until seconds): from the fault's start to its
+// end as its record says, or for a kill (no end) for as long as its phases say
+// its effect lasted, until the trial recovered. The record's times serve first:
+// a result of an older version has phases without their times.
+func shade(name string, start time.Time, end *time.Time, origin time.Time, until float64, p *trial.Phases) *Shade {
 	from := start.Sub(origin).Seconds()
 	to := from
 	switch {
-	case p != nil:
-		to += float64(p.FaultEnd()-p.FaultStartMillis) / 1000
 	case end != nil:
 		to = end.Sub(origin).Seconds()
+	case p != nil:
+		to += float64(max(0, p.FaultEnd()-p.FaultStartMillis)) / 1000
 	}
-	return &Shade{Name: name, From: from, To: to}
+	return &Shade{Name: name, From: from, To: min(to, max(until, from))}
+}
+
+// seriesEnd is where n intervals of width seconds end, in seconds since the first
+// began.
+func seriesEnd(n int, width int64) float64 {
+	return float64(int64(n) * max(width, 1))
 }
 
 func nonEmpty(kv [][2]string) [][2]string {

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,33 @@ func TestFaultShaded(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "p99-over-time") {
 		t.Error("page lacks the p99 chart")
+	}
+}
+
+// TestShadeCases: a timed fault is shaded to its recorded end, clipped to the
+// series; a kill to the end of its during phase (the recovery); a kill in a
+// result whose phases lack their times (an older version's) is an instant.
+func TestShadeCases(t *testing.T) {
+	origin := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return origin.Add(time.Duration(s * float64(time.Second))) }
+	ms := func(v int64) *int64 { return &v }
+	removed, late := at(20), at(75)
+	kill := &trial.Phases{FaultStartMillis: 9_700, During: &trial.Phase{StartMillis: 9_000, EndMillis: 14_000}, RecoveryFrom: trial.RecoveryFromKill}
+	for _, c := range []struct {
+		name     string
+		end      *time.Time
+		phases   *trial.Phases
+		from, to float64
+	}{
+		{"timed", &removed, &trial.Phases{FaultStartMillis: 9_700, FaultEndMillis: ms(19_700)}, 10, 20},
+		{"outlasting the window", &late, &trial.Phases{FaultStartMillis: 9_700, FaultEndMillis: ms(74_700)}, 10, 30},
+		{"kill", nil, kill, 10, 14.3},
+		{"kill, older result", nil, &trial.Phases{During: &trial.Phase{}}, 10, 10},
+		{"no phases", &removed, nil, 10, 20},
+	} {
+		s := shade("f", at(10), c.end, origin, 30, c.phases)
+		if s.From != c.from || math.Abs(s.To-c.to) > 1e-9 {
+			t.Errorf("%s: shaded %.3f to %.3f s, want %.1f to %.1f", c.name, s.From, s.To, c.from, c.to)
+		}
 	}
 }
