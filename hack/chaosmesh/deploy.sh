@@ -21,9 +21,11 @@ kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
 k() { "$kubectl" --request-timeout=30s "$@"; }
 helm="${SERDEBENCH_HELM:?set SERDEBENCH_HELM (make sets it)}"
 version="$(go -C "$here" list -m -f '{{.Version}}' github.com/chaos-mesh/chaos-mesh)"
-# The chart from the module's source: download it, since the image can come from
-# serdebench's cache while Go's module cache was emptied (go list -m gives no Dir then).
-chart="$(go -C "$here" mod download -json github.com/chaos-mesh/chaos-mesh | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/helm/chaos-mesh"
+# The chart from the module's source, downloaded if need be: the image can come from
+# serdebench's cache while Go's module cache was emptied.
+# shellcheck source=../lib/gomod.sh
+. "$repo/hack/lib/gomod.sh"
+chart="$(cd "$here" && gomod_dir github.com/chaos-mesh/chaos-mesh)/helm/chaos-mesh"
 [[ -f "$chart/Chart.yaml" ]] || { log "ERROR: no Chaos Mesh chart at $chart"; exit 1; }
 pause="$("$repo/hack/cluster/cluster.sh" pause-image)"
 

@@ -39,6 +39,8 @@ rm -rf "$out" && mkdir -p "$out"
 
 # shellcheck source=../lib/java.sh
 . "$here/../lib/java.sh"
+# shellcheck source=../lib/gomod.sh
+. "$here/../lib/gomod.sh"
 
 # strimzi VERSION API_VERSION: resolve the generator's classpath, then generate the
 # KafkaTopic and Kafka CRDs serving API_VERSION into $out/strimzi-VERSION/.
@@ -65,17 +67,14 @@ strimzi() {
 strimzi "$STRIMZI_VERSION" v1
 strimzi "$STRIMZI_PREVIOUS_VERSION" v1beta2
 
-moddir() {
-  GOFLAGS=-mod=mod GOWORK=off go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
-}
-po="$(moddir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")"
+po="$(gomod_dir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")"
 cp "$po"/example/prometheus-operator-crd/monitoring.coreos.com_*.yaml "$out/"
 for k in podmonitors servicemonitors; do
   sed -e 's/^\(  name: [a-z]*\)\.monitoring\.coreos\.com$/\1.azmonitoring.coreos.com/' -e 's/^  group: monitoring\.coreos\.com$/  group: azmonitoring.coreos.com/' \
     "$out/monitoring.coreos.com_$k.yaml" >"$out/azmonitoring.coreos.com_$k.yaml"
   grep -q '^  group: azmonitoring.coreos.com$' "$out/azmonitoring.coreos.com_$k.yaml" || { log "could not regroup $k"; exit 1; }
 done
-cm="$(moddir "github.com/chaos-mesh/chaos-mesh@$CHAOS_MESH_VERSION")"
+cm="$(gomod_dir "github.com/chaos-mesh/chaos-mesh@$CHAOS_MESH_VERSION")"
 for k in $CHAOS_MESH_KINDS; do cp "$cm/config/crd/bases/chaos-mesh.org_$k.yaml" "$out/"; done
 chmod -R u+w "$out"
 rm -f "$out"/*.log

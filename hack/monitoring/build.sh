@@ -29,6 +29,8 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/monitoring-kps$KPS_VERSION-$(s
 log() { printf 'monitoring-build: %s\n' "$*" >&2; }
 # shellcheck source=../lib/vendor.sh
 source "$repo/hack/lib/vendor.sh"
+# shellcheck source=../lib/gomod.sh
+source "$repo/hack/lib/gomod.sh"
 mkdir -p "$cache/bin" "$cache/src"
 
 chart() {
@@ -53,7 +55,7 @@ chart_image() {
 module_copy() {
   [[ -f "$3/.ready" ]] && return
   local dir
-  dir="$(GOFLAGS=-mod=mod go mod download -json "$1@$2" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+  dir="$(gomod_dir "$1@$2")"
   [[ -n "$dir" ]] || { log "cannot download $1@$2"; exit 1; }
   rm -rf "$3" && cp -r "$dir" "$3" && chmod -R u+w "$3"
   touch "$3/.ready"
