@@ -19,7 +19,7 @@ import (
 
 // settingFiles are the files a new producer setting touches, with what it needs
 // there: docs/producer-settings.md's list ("Adding a setting").
-var settingFiles = []struct{ path, what string }{
+var settingFiles = []guideFile{
 	{"api/trial/settings.go", "its row in `Table` (default, markers, sweep, `Label`) and its field in `Settings`"},
 	{"workers/producer/plan.go", "what it means for every client: `NewPlan`, when the clients share a rule"},
 	{"workers/producer/sarama_config.go", "its mapping for sarama (`SaramaConfig`)"},
@@ -36,28 +36,9 @@ var adapter = regexp.MustCompile(`(?m)^func [A-Z]\w*\(s trial\.Settings,`)
 // the shared plan) is in it: a client added without its place in the guide fails.
 func TestSettingGuide(t *testing.T) {
 	root := filepath.Join("..", "..")
-	var b strings.Builder
-	for i, f := range settingFiles {
-		if _, err := os.Stat(filepath.Join(root, f.path)); err != nil {
-			t.Errorf("the guide lists %s: %v", f.path, err)
-		}
-		fmt.Fprintf(&b, "%d. `%s`: %s;\n", i+1, f.path, f.what)
-	}
-	golden.Section(t, filepath.Join(root, "docs/producer-settings.md"), "setting files", b.String())
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		listed := slices.ContainsFunc(settingFiles, func(s struct{ path, what string }) bool { return s.path == "workers/producer/"+f })
-		if adapter.Match(src) && !listed {
+	guide(t, root, "setting files", settingFiles)
+	for f := range matching(t, ".", adapter, func(string) bool { return false }) {
+		if !slices.ContainsFunc(settingFiles, func(s guideFile) bool { return s.path == "workers/producer/"+f }) {
 			t.Errorf("workers/producer/%s maps trial.Settings but the setting guide does not list it", f)
 		}
 	}
@@ -67,7 +48,7 @@ func TestSettingGuide(t *testing.T) {
 // docs/producer-settings.md's list ("Adding a client"). <client> is the client's
 // own file or package; a client that needs cgo has a _nocgo.go twin that refuses
 // it, and a module of its own in go.mod.
-var clientFiles = []struct{ path, what string }{
+var clientFiles = []guideFile{
 	{"api/trial/enums.go", "its `Client` constant, in `Clients` and in the type's Enum marker (the matrix's client sweep takes its limit from there)"},
 	{"workers/kafkaconn/<client>/", "how it reaches the brokers: TLS, SASL, socket buffers and a bounded dial from the shared `kafkaconn` settings (sarama's are in `kafkaconn` itself)"},
 	{"workers/producer/<client>.go", "its producer (the `client` interface) and its settings adapter (`func …(s trial.Settings, …)`; sarama's is `sarama_config.go`)"},
@@ -96,16 +77,7 @@ var quoted = regexp.MustCompile(`"([a-z0-9.]+/[^"]+)"`)
 // TestEveryClientHasAProducer.
 func TestClientGuide(t *testing.T) {
 	root := filepath.Join("..", "..")
-	var b strings.Builder
-	for i, f := range clientFiles {
-		if !strings.Contains(f.path, "<client>") {
-			if _, err := os.Stat(filepath.Join(root, f.path)); err != nil {
-				t.Errorf("the guide lists %s: %v", f.path, err)
-			}
-		}
-		fmt.Fprintf(&b, "%d. `%s`: %s;\n", i+1, f.path, f.what)
-	}
-	golden.Section(t, filepath.Join(root, "docs/producer-settings.md"), "client files", b.String())
+	guide(t, root, "client files", clientFiles)
 	nocgo := func(f string) bool { return strings.HasSuffix(f, "_nocgo.go") }
 	adapters := matching(t, filepath.Join(root, "workers/producer"), adapter, func(f string) bool { return f == "plan.go" || nocgo(f) })
 	if len(adapters) != len(trial.Clients) {
@@ -149,6 +121,26 @@ func TestClientGuide(t *testing.T) {
 			t.Errorf("docs/producer-settings.md has no section \"## Producer (%s)\"", c)
 		}
 	}
+}
+
+// guideFile is a file a guide names, with what a change needs there.
+type guideFile struct{ path, what string }
+
+// guide checks that each file the list names exists (a pattern with <client> is
+// checked by its caller) and writes the list as docs/producer-settings.md's
+// generated section.
+func guide(t *testing.T, root, section string, files []guideFile) {
+	t.Helper()
+	var b strings.Builder
+	for i, f := range files {
+		if !strings.Contains(f.path, "<client>") {
+			if _, err := os.Stat(filepath.Join(root, f.path)); err != nil {
+				t.Errorf("the guide lists %s: %v", f.path, err)
+			}
+		}
+		fmt.Fprintf(&b, "%d. `%s`: %s;\n", i+1, f.path, f.what)
+	}
+	golden.Section(t, filepath.Join(root, "docs/producer-settings.md"), section, b.String())
 }
 
 // matching are the non-test Go files of dir that re matches, but for skip's, by

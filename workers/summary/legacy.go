@@ -65,7 +65,6 @@ type legacyPhase struct {
 	End                     time.Time   `json:"end"`
 	Seconds                 float64     `json:"seconds"`
 	Records                 int64       `json:"records"`
-	RecordsPerSecond        float64     `json:"recordsPerSecond"`
 	OfferedRecordsPerSecond float64     `json:"offeredRecordsPerSecond"`
 	Ack                     Percentiles `json:"ackMicros"`
 	EndToEnd                Percentiles `json:"endToEndMicros"`
@@ -92,16 +91,16 @@ func (l *legacyPhases) model() *trial.Phases {
 		ms := int64(math.Round(*s * 1000))
 		return &ms
 	}
+	// The old phase as a part: its rates were its counts over its seconds, so
+	// the part's model gives them again.
 	phase := func(p *legacyPhase) *trial.Phase {
 		if p == nil {
 			return nil
 		}
-		return &trial.Phase{StartMillis: millisSince(origin, p.Start), EndMillis: millisSince(origin, p.End),
-			WindowMillis: int64(math.Round(p.Seconds * 1000)), Records: p.Records,
-			RecordsPerSecond: int64(math.Round(p.RecordsPerSecond)), OfferedRecordsPerSecond: int64(math.Round(p.OfferedRecordsPerSecond)),
-			AckMicros:      trial.PhaseLatencyMicros{P50: p.Ack.P50, P99: p.Ack.P99, Max: p.Ack.Max},
-			EndToEndMicros: trial.PhaseLatencyMicros{P50: p.EndToEnd.P50, P99: p.EndToEnd.P99, Max: p.EndToEnd.Max},
-			FailedRecords:  p.Failed, LostRecords: p.Lost, DuplicatedRecords: p.Duplicated}
+		pt := &part{start: p.Start, end: p.End, seconds: p.Seconds, records: p.Records,
+			offered: int64(math.Round(p.OfferedRecordsPerSecond * p.Seconds)), ack: p.Ack, e2e: p.EndToEnd,
+			failed: p.Failed, lost: p.Lost, duplicated: p.Duplicated}
+		return pt.model(origin)
 	}
 	out := &trial.Phases{ResolutionSeconds: int32(l.ResolutionSeconds), FaultStartMillis: millisSince(origin, l.FaultStart),
 		Before: phase(l.Before), During: phase(l.During), After: phase(l.After),
