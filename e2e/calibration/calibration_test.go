@@ -385,18 +385,25 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 				client, ack, delayMs, lo, hi, rtt, q0, q1, warned)
 		}
 		// A client that held records back noticeably more than with no delay set
-		// the latency itself: its result must say so.
-		if q1-q0 > toleranceMs && !warned {
-			t.Errorf("%s at D=%d queued records %.1f ms longer than at D=0 (%.1f ms) and its result does not say it was saturated; warnings: %q",
+		// the latency itself: its result must say so, either that the client
+		// was saturated or that the producer fell behind its schedule (records
+		// then arrive in bursts, which queue; the warning says the client or
+		// the machine set the numbers).
+		if q1-q0 > toleranceMs && !warned && !summary.Warned(r1.Warnings, summary.SlippedWarning) {
+			t.Errorf("%s at D=%d queued records %.1f ms longer than at D=0 (%.1f ms) and its result says neither that it was saturated nor that its rate slipped; warnings: %q",
 				client, delayMs, q1-q0, q1, r1.Warnings)
 		}
 		e2e := ms(r1.EndToEnd.P50) - ms(r0.EndToEnd.P50)
 		switch client {
 		case "franz-go":
-			// The fetch loop: one fetch per round trip (plus the fetch's own turnaround).
+			// The fetch loop: one fetch per round trip, plus the fetch's own
+			// turnaround (broker, response transfer, client), which the model reads
+			// from the same histogram and so need not bound. What it must not be is
+			// a second round trip per fetch (sarama's consumer, while its commits
+			// shared the fetch connection): two round trips or more.
 			fetch := ms(r1.FetchInterval.P50)
-			if r1.FetchInterval.Count == 0 || fetch < rtt || fetch > rtt+10 {
-				t.Fatalf("franz-go fetch interval p50 at D=%d is %.1f ms (%d samples), want one round trip (%.0f ms) plus at most 10 ms turnaround",
+			if r1.FetchInterval.Count == 0 || fetch < rtt || fetch >= 2*rtt {
+				t.Errorf("franz-go fetch interval p50 at D=%d is %.1f ms (%d samples), want one round trip (%.0f ms) plus its turnaround, below two round trips",
 					delayMs, fetch, r1.FetchInterval.Count, rtt)
 			}
 			// With records always waiting, a record waits for the next fetch, uniformly
