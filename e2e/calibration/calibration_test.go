@@ -295,8 +295,9 @@ func engineLateness(t *testing.T, out string, delayMs int, table *strings.Builde
 // appends them to table. franz-go and librdkafka are held to the model or to a
 // warned limit: with request slots to spare the ack moves by the round trip;
 // a client whose requests in flight reached their cap holds records back, must
-// say it was saturated (any client whose queue time grew by more than the
-// tolerance), and its ack moves by at least the round trip. franz-go's end-to-end
+// say it was saturated, and its ack moves by at least the round trip. Any client
+// whose queue time grew by more than the tolerance must say so: saturated, or its
+// rate slipped by enough to explain the growth. franz-go's end-to-end
 // median must also follow the fetch-wait model. sarama, which keeps one request
 // per partition in flight, is held to its warnings.
 func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
@@ -385,24 +386,33 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 				client, ack, delayMs, lo, hi, rtt, q0, q1, warned)
 		}
 		// A client that held records back noticeably more than with no delay set
-		// the latency itself: its result must say so, either that the client
-		// was saturated or that the producer fell behind its schedule (records
-		// then arrive in bursts, which queue; the warning says the client or
-		// the machine set the numbers).
-		if q1-q0 > toleranceMs && !warned && !summary.Warned(r1.Warnings, summary.SlippedWarning) {
-			t.Errorf("%s at D=%d queued records %.1f ms longer than at D=0 (%.1f ms) and its result says neither that it was saturated nor that its rate slipped; warnings: %q",
-				client, delayMs, q1-q0, q1, r1.Warnings)
+		// the latency itself: its result must say so. Either it was saturated,
+		// or its producer fell behind its schedule (the warning says the client
+		// or the machine set the numbers). Records it sent late then go out in
+		// bursts, which queue behind each other for at most the span they were
+		// late over: so the slip explains a growth of up to its send delay's
+		// p99, no more.
+		slip := summary.Warned(r1.Warnings, summary.SlippedWarning)
+		if grown := q1 - q0; grown > toleranceMs && !warned && (!slip || grown > ms(r1.SendDelay.P99)+toleranceMs) {
+			t.Errorf("%s at D=%d queued records %.1f ms longer than at D=0 (%.1f ms), and its result says neither that it was saturated nor that its rate slipped by that much (send delay p99 %.1f ms); warnings: %q",
+				client, delayMs, grown, q1, ms(r1.SendDelay.P99), r1.Warnings)
 		}
 		e2e := ms(r1.EndToEnd.P50) - ms(r0.EndToEnd.P50)
 		switch client {
 		case "franz-go":
-			// The fetch loop: one fetch per round trip, plus the fetch's own
-			// turnaround (broker, response transfer, client), which the model reads
-			// from the same histogram and so need not bound. What it must not be is
-			// a second round trip per fetch (sarama's consumer, while its commits
-			// shared the fetch connection): two round trips or more.
+			// The fetch loop: franz-go fetches on a connection of its own and sends
+			// the next fetch as soon as the worker's poll takes the buffered one,
+			// so an interval is one round trip plus the fetch's turnaround (broker,
+			// response transfer, client). It reaches two round trips only if
+			// something holds the poll that long (the worker's loop between polls,
+			// a starved CPU) or the client stops fetching ahead. The turnaround
+			// grows with the machine's load; the end-to-end bound below allows it.
 			fetch := ms(r1.FetchInterval.P50)
-			if r1.FetchInterval.Count == 0 || fetch < rtt || fetch >= 2*rtt {
+			if r1.FetchInterval.Count == 0 {
+				t.Errorf("franz-go at D=%d: no fetch intervals measured, so the end-to-end model cannot be checked", delayMs)
+				continue
+			}
+			if fetch < rtt || fetch >= 2*rtt {
 				t.Errorf("franz-go fetch interval p50 at D=%d is %.1f ms (%d samples), want one round trip (%.0f ms) plus its turnaround, below two round trips",
 					delayMs, fetch, r1.FetchInterval.Count, rtt)
 			}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hack/calibrate/run.sh — the latency calibration (make calibrate; docs/measurement.md,
 # "Calibration"). Run as root. For each injected one-way delay D (CALIB_DELAYS, default
-# "0 25") it starts a broker in a network namespace behind a delayed veth
+# "0 10 40") it starts a broker in a network namespace behind a delayed veth
 # (hack/calibrate/netns.sh) and runs, one after the other on that broker:
 #   - a warm-up run with franz-go (the broker is fresh), not checked
 #   - serdebench with each client (CALIB_CLIENTS, default "sarama franz-go librdkafka") on
@@ -37,6 +37,7 @@ if [ "${1:-}" = --inner ]; then # under netns.sh: BOOTSTRAP, DELAY_MS, KAFKA_LIB
   # with make test's cluster up beside the rig, three franz-go runs in a row on one
   # fresh broker took 111, 91 and 87 ms per produce request. So one unchecked
   # franz-go run (it keeps the rate at every delay; warmup-d<D>.json) goes first.
+  # It fails the calibration if it fails: then the broker or the rig is broken.
   warm=franz-go
   sed "s/^  codecs:/  client: $warm\n  codecs:/" "$HERE/experiment.yaml" >"$CALIB_DIR/experiment-warmup.yaml"
   echo "=== serdebench $warm (warm-up, not checked)"
