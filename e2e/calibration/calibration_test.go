@@ -400,13 +400,10 @@ func checkDelay(t *testing.T, out string, delayMs int, table *strings.Builder) {
 		e2e := ms(r1.EndToEnd.P50) - ms(r0.EndToEnd.P50)
 		switch client {
 		case "franz-go":
-			// The fetch loop: franz-go fetches on a connection of its own and sends
-			// the next fetch as soon as the worker's poll takes the buffered one,
-			// so an interval is one round trip plus the fetch's turnaround (broker,
-			// response transfer, client). It reaches two round trips only if
-			// something holds the poll that long (the worker's loop between polls,
-			// a starved CPU) or the client stops fetching ahead. The turnaround
-			// grows with the machine's load; the end-to-end bound below allows it.
+			// One fetch per round trip: an interval is a round trip plus the
+			// fetch's turnaround, which grows with load and which the end-to-end
+			// bound below allows; two round trips mean something held the poll
+			// (docs/measurement.md, "Calibration").
 			fetch := ms(r1.FetchInterval.P50)
 			if r1.FetchInterval.Count == 0 {
 				t.Errorf("franz-go at D=%d: no fetch intervals measured, so the end-to-end model cannot be checked", delayMs)

@@ -32,30 +32,28 @@ if [ "${1:-}" = --inner ]; then # under netns.sh: BOOTSTRAP, DELAY_MS, KAFKA_LIB
   bin="$REPO/bin/serdebench"
   variants=$CALIB_CLIENTS
   [[ " $CALIB_CLIENTS " == *" sarama "* ]] && variants+=" sarama-128k"
-  # Each delay starts a fresh broker, whose JIT has not compiled its produce and
-  # fetch paths yet: the first client to meet it pays for that. At 80 ms round trip,
-  # with make test's cluster up beside the rig, three franz-go runs in a row on one
-  # fresh broker took 111, 91 and 87 ms per produce request. So one unchecked
-  # franz-go run (it keeps the rate at every delay; warmup-d<D>.json) goes first.
-  # It fails the calibration if it fails: then the broker or the rig is broken.
-  warm=franz-go
-  sed "s/^  codecs:/  client: $warm\n  codecs:/" "$HERE/experiment.yaml" >"$CALIB_DIR/experiment-warmup.yaml"
-  echo "=== serdebench $warm (warm-up, not checked)"
-  timeout 300 "$bin" run -q -f "$CALIB_DIR/experiment-warmup.yaml" --bootstrap "$BOOTSTRAP" --trial-timeout 4m -o json \
-    >"$CALIB_DIR/warmup-d$DELAY_MS.json"
+  # run VARIANT OUT: serdebench on the calibration experiment with VARIANT's client
+  # (sarama-128k: sarama with 128 KiB batches), its JSON report to $CALIB_DIR/OUT.
+  run() {
+    local v=$1 c=${1%-128k}
+    sed "s/^  codecs:/  client: $c\n  codecs:/" "$HERE/experiment.yaml" >"$CALIB_DIR/experiment-$v.yaml"
+    [ "$v" = "$c" ] || sed -i 's/batchSizeBytes: 16384/batchSizeBytes: 131072/' "$CALIB_DIR/experiment-$v.yaml"
+    echo "=== serdebench $v -> $2"
+    # A saturated client (sarama at 16 KiB and 50 ms RTT) takes minutes to drain.
+    timeout 600 "$bin" run -q -f "$CALIB_DIR/experiment-$v.yaml" --bootstrap "$BOOTSTRAP" --trial-timeout 9m -o json \
+      >"$CALIB_DIR/$2"
+  }
+  # The broker is fresh and its JIT cold, which the first client measured used to
+  # pay for (docs/measurement.md, "Calibration"): an unchecked franz-go run goes
+  # first (it keeps the rate at every delay). If it fails, the rig is broken.
+  run franz-go "warmup-d$DELAY_MS.json"
   for v in $variants; do
-    c=${v%-128k}
     # sarama with 16 KiB batches falls to ~130 rec/s at 80 ms round trip and takes
     # minutes to drain: it runs only up to CALIB_SARAMA_MAX_DELAY_MS (unset: always).
     if [ "$v" = sarama ] && [ -n "${CALIB_SARAMA_MAX_DELAY_MS:-}" ] && [ "$DELAY_MS" -gt "$CALIB_SARAMA_MAX_DELAY_MS" ]; then
       continue
     fi
-    sed "s/^  codecs:/  client: $c\n  codecs:/" "$HERE/experiment.yaml" >"$CALIB_DIR/experiment-$v.yaml"
-    [ "$v" = "$c" ] || sed -i 's/batchSizeBytes: 16384/batchSizeBytes: 131072/' "$CALIB_DIR/experiment-$v.yaml"
-    echo "=== serdebench $v"
-    # A saturated client (sarama at 16 KiB and 50 ms RTT) takes minutes to drain.
-    timeout 600 "$bin" run -q -f "$CALIB_DIR/experiment-$v.yaml" --bootstrap "$BOOTSTRAP" --trial-timeout 9m -o json \
-      >"$CALIB_DIR/$v-d$DELAY_MS.json"
+    run "$v" "$v-d$DELAY_MS.json"
   done
   kj() { timeout 300 java -Xmx512m -Dlog4j2.configurationFile="$KAFKA_LOG4J_CLI" -cp "$KAFKA_LIBS/*" "$@"; }
   echo "=== ProducerPerformance"
