@@ -182,3 +182,30 @@ const (
 	// bytes whose headers would otherwise outweigh them.
 	HeadersCompact Headers = "compact"
 )
+
+// Isolation is which records a consumer reads of transactional producers'.
+// +kubebuilder:validation:Enum=readUncommitted;readCommitted
+type Isolation string
+
+// Isolation levels (Java's isolation.level).
+const (
+	// IsolationReadUncommitted reads every record as soon as it is written,
+	// records of transactions that later abort included: Java's default.
+	IsolationReadUncommitted Isolation = "readUncommitted"
+	// IsolationReadCommitted reads a transaction's records only once it has
+	// committed (a fetch stops at the last stable offset) and never an aborted
+	// one's: the consumer half of exactly-once delivery.
+	IsolationReadCommitted Isolation = "readCommitted"
+)
+
+// Isolations are every Isolation, as its Enum marker lists them.
+var Isolations = []Isolation{IsolationReadUncommitted, IsolationReadCommitted}
+
+// OrDefault is i, or read-uncommitted (Java's default) when i is unset (results of
+// older versions).
+func (i Isolation) OrDefault() Isolation {
+	if i == "" {
+		return IsolationReadUncommitted
+	}
+	return i
+}

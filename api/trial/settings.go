@@ -44,6 +44,14 @@ type Settings struct {
 	// against the number of messages).
 	// +optional
 	Records int64 `json:"records,omitempty"`
+	// Transactions makes the producers transactional (zero: not).
+	// +optional
+	Transactions Transactions `json:"transactions,omitzero"`
+	// Isolation is the consumers' isolation level: the one consumer setting the
+	// matrix sweeps, since it is what a transactional producer is measured
+	// against (empty in older results: read-uncommitted).
+	// +optional
+	Isolation Isolation `json:"isolation,omitempty"`
 }
 
 // Row is one producer setting: a field of Settings, how the experiment spec sets it
@@ -108,7 +116,7 @@ const (
 // labelOrder is the order settings appear in a label (Describe); every row of
 // Table is in it exactly once.
 var labelOrder = []string{"Mode", "Acks", "Compression", "BatchSizeBytes", "LingerMs", "MaxInFlight", "Idempotent", "Client",
-	"Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
+	"Transactions", "Isolation", "Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
 
 // Table is every producer setting, in the order the matrix sweeps them (the first
 // row varies slowest).
@@ -169,6 +177,13 @@ var Table = []Row{
 	{Field: "Partitioner", JSON: "partitioner", Type: "trial.Partitioner", Default: PartitionerRoundRobin,
 		Doc:   "Partitioner is round-robin (each record to the next partition) or sticky\n(batchSizeBytes to one partition, then the next: the Java client's default,\nwhich fills batches sooner at low rates per partition). Default round-robin.",
 		Label: Label{Format: "partitioner=%v", When: LabelNotDefault, Hide: []any{Partitioner("")}}},
+	{Field: "Transactions", JSON: "transactions", Type: "trial.Transactions", Default: Transactions{},
+		Doc: "Transactions makes each producer transactional, with a transactional id of its\nown (idempotence implied; needs acks all), committing every\nrecordsPerTransaction records or transactionMillis. Default {}: not\ntransactional.",
+		MaxItems: 4, SweepDoc: "Transactions values to sweep ({} is a producer without transactions).",
+		Label: Label{Format: "txn=%v", When: LabelNotDefault}},
+	{Field: "Isolation", JSON: "isolation", Type: "trial.Isolation", Spec: "Consumer.Isolation",
+		MaxItems: len(Isolations), SweepDoc: "Isolation values to sweep (consumer.isolation).",
+		Label: Label{Format: "isolation=%v", When: LabelNotDefault, Hide: []any{Isolation(""), IsolationReadUncommitted}}},
 }
 
 // Defaults of the settings the spec sets outside spec.producer, of the socket
@@ -185,6 +200,7 @@ const (
 // "rule",message="..." (written into the generated type's markers).
 var ProducerRules = []string{
 	`"!has(self.idempotent) || !self.idempotent || (has(self.acks) && self.acks == 'all' && has(self.maxInFlight) && self.maxInFlight == 1)",message="idempotent producers need acks: all and maxInFlight: 1"`,
+	`"!has(self.transactions) || !(has(self.transactions.recordsPerTransaction) || has(self.transactions.transactionMillis)) || (has(self.acks) && self.acks == 'all')",message="transactional producers need acks: all"`,
 }
 
 // DefaultOf is the default of a spec.producer setting (Table's), nil for others.

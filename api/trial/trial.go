@@ -38,6 +38,10 @@ type ConsumerSettings struct {
 	SendBufferBytes        int32 `json:"sendBufferBytes"`
 	// Commit is when the consumers commit (empty in older plans: interval).
 	Commit Commit `json:"commit,omitempty"`
+	// Isolation is the consumers' isolation level (empty in older plans:
+	// read-uncommitted). The planner copies it from Settings.Isolation, which
+	// the matrix sweeps.
+	Isolation Isolation `json:"isolation,omitempty"`
 }
 
 // Trial is one run: a codec and payload size under one set of producer settings.

@@ -46,6 +46,9 @@ func (s *ExperimentSpec) Default() {
 	if s.Consumer.Commit == "" {
 		s.Consumer.Commit = trial.CommitInterval
 	}
+	if s.Consumer.Isolation == "" {
+		s.Consumer.Isolation = trial.IsolationReadUncommitted
+	}
 	if src := s.Payload.Source; src != nil && src.ConfigMap != nil {
 		if src.ConfigMap.SchemaKey == "" {
 			src.ConfigMap.SchemaKey = DefaultSourceSchemaKey

@@ -8,6 +8,7 @@ import "github.com/serdebench/serdebench/api/trial"
 // defaults documented on each field (docs/producer-settings.md maps them onto each
 // client).
 // +kubebuilder:validation:XValidation:rule="!has(self.idempotent) || !self.idempotent || (has(self.acks) && self.acks == 'all' && has(self.maxInFlight) && self.maxInFlight == 1)",message="idempotent producers need acks: all and maxInFlight: 1"
+// +kubebuilder:validation:XValidation:rule="!has(self.transactions) || !(has(self.transactions.recordsPerTransaction) || has(self.transactions.transactionMillis)) || (has(self.acks) && self.acks == 'all')",message="transactional producers need acks: all"
 type ProducerSettings struct {
 	// BatchSizeBytes flushes a batch once it holds this many bytes (Java batch.size).
 	// Default 16384. Ignored in single mode.
@@ -75,6 +76,14 @@ type ProducerSettings struct {
 	// +kubebuilder:default=round-robin
 	// +optional
 	Partitioner trial.Partitioner `json:"partitioner,omitempty"`
+
+	// Transactions makes each producer transactional, with a transactional id of its
+	// own (idempotence implied; needs acks all), committing every
+	// recordsPerTransaction records or transactionMillis. Default {}: not
+	// transactional.
+	// +kubebuilder:default={}
+	// +optional
+	Transactions *trial.Transactions `json:"transactions,omitempty"`
 }
 
 // Default fills unset producer settings from api/trial.Table.
@@ -105,6 +114,9 @@ func (p *ProducerSettings) Default() {
 	}
 	if p.Partitioner == "" {
 		p.Partitioner = trial.DefaultOf("Partitioner").(trial.Partitioner)
+	}
+	if p.Transactions == nil {
+		p.Transactions = ptr(trial.DefaultOf("Transactions").(trial.Transactions))
 	}
 }
 
@@ -170,6 +182,16 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	Records []int64 `json:"records,omitempty"`
+	// Transactions values to sweep ({} is a producer without transactions).
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=set
+	// +optional
+	Transactions []trial.Transactions `json:"transactions,omitempty"`
+	// Isolation values to sweep (consumer.isolation).
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	// +optional
+	Isolation []trial.Isolation `json:"isolation,omitempty"`
 }
 
 // Sweeps are the matrix's dimensions in api/trial.Table's order (nil without a
@@ -189,6 +211,8 @@ func (m *Matrix) Sweeps() []trial.Sweep {
 		{Field: "Client", Len: len(m.Client), Set: func(s *trial.Settings, i int) { s.Client = m.Client[i] }},
 		{Field: "PayloadCompression", Len: len(m.PayloadCompression), Set: func(s *trial.Settings, i int) { s.PayloadCompression = m.PayloadCompression[i] }},
 		{Field: "Records", Len: len(m.Records), Set: func(s *trial.Settings, i int) { s.Records = m.Records[i] }},
+		{Field: "Transactions", Len: len(m.Transactions), Set: func(s *trial.Settings, i int) { s.Transactions = m.Transactions[i] }},
+		{Field: "Isolation", Len: len(m.Isolation), Set: func(s *trial.Settings, i int) { s.Isolation = m.Isolation[i] }},
 	}
 }
 
@@ -209,5 +233,7 @@ func (s *ExperimentSpec) BaseSettings() trial.Settings {
 		SendBufferBytes:    *s.Producer.SendBufferBytes,
 		ReceiveBufferBytes: *s.Producer.ReceiveBufferBytes,
 		Partitioner:        s.Producer.Partitioner,
+		Transactions:       *s.Producer.Transactions,
+		Isolation:          s.Consumer.Isolation,
 	}
 }

@@ -10,11 +10,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/format"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -124,9 +126,25 @@ func comment(w *bytes.Buffer, indent, text string) {
 	}
 }
 
-// pointer says whether spec.producer holds the setting as a pointer: numbers and
-// booleans, whose zero is a value; enums are unset when empty.
-func pointer(r trial.Row) bool { return !strings.HasPrefix(r.Type, "trial.") }
+// pointer says whether spec.producer holds the setting as a pointer: numbers,
+// booleans and objects, whose zero is a value; enums are unset when empty.
+func pointer(r trial.Row) bool { return !strings.HasPrefix(r.Type, "trial.") || object(r) }
+
+// object says whether the setting is a struct (an object in the API).
+func object(r trial.Row) bool { return reflect.ValueOf(r.Default).Kind() == reflect.Struct }
+
+// defaultMarker is the setting's default as a kubebuilder marker's value: an
+// object's is written as JSON ({} for the zero value).
+func defaultMarker(r trial.Row) (string, error) {
+	if !object(r) {
+		return fmt.Sprint(r.Default), nil
+	}
+	b, err := json.Marshal(r.Default)
+	if err != nil {
+		return "", fmt.Errorf("row %s: default: %w", r.Field, err)
+	}
+	return string(b), nil
+}
 
 func generate(rows []trial.Row) ([]byte, error) {
 	var w bytes.Buffer
@@ -157,7 +175,11 @@ import "github.com/serdebench/serdebench/api/trial"
 		}
 		first = false
 		comment(&w, "\t", r.Doc)
-		fmt.Fprintf(&w, "\t// +kubebuilder:default=%v\n", r.Default)
+		def, err := defaultMarker(r)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&w, "\t// +kubebuilder:default=%s\n", def)
 		for _, m := range r.Markers {
 			fmt.Fprintf(&w, "\t// +kubebuilder:validation:%s\n", m)
 		}

@@ -90,6 +90,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 						Seed:            *spec.Seed,
 						PoolSize:        spec.PoolSize,
 					}
+					t.Consumer.Isolation = st.Isolation // the spec's, or the matrix's value
 					if spec.Records != nil {
 						t.Records = st.Records // the spec's, or the matrix's value
 					} else {
@@ -97,6 +98,12 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					}
 					if st.Idempotent && (st.Acks != trial.AcksAll || st.MaxInFlight != 1) {
 						return nil, fmt.Errorf("trial %d: idempotent producer needs acks=all and maxInFlight=1, got acks=%s maxInFlight=%d", t.Index, st.Acks, st.MaxInFlight)
+					}
+					if st.Transactions.Enabled() && st.Acks != trial.AcksAll {
+						return nil, fmt.Errorf("trial %d (%s): a transactional producer needs acks=all, got acks=%s", t.Index, st.Describe(), st.Acks)
+					}
+					if err := trial.Unsupported(st); err != nil {
+						return nil, fmt.Errorf("trial %d (%s): %w", t.Index, st.Describe(), err)
 					}
 					// Names become topic, job and pod names: a variant's slash is a dash.
 					payload := fmt.Sprintf("%db", size)

@@ -66,12 +66,13 @@ func TestExpandDefaults(t *testing.T) {
 	}
 	tr := trials[0]
 	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5,
-		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none", Records: 100}
+		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none", Records: 100,
+		Isolation: trial.IsolationReadUncommitted}
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}
 	if c := (trial.ConsumerSettings{FetchMinBytes: 1, FetchMaxWaitMs: 500, MaxPartitionFetchBytes: 1048576, ReceiveBufferBytes: -1, SendBufferBytes: -1,
-		Commit: trial.CommitInterval}); tr.Consumer != c || tr.Headers != trial.HeadersFull {
+		Commit: trial.CommitInterval, Isolation: trial.IsolationReadUncommitted}); tr.Consumer != c || tr.Headers != trial.HeadersFull {
 		t.Fatalf("consumer settings %+v, want %+v", tr.Consumer, c)
 	}
 	if tr.Partitions != 3 || tr.Replicas != 1 || tr.Producers != 1 || tr.Consumers != 1 || tr.PoolSize != 1024 || tr.Records != 100 {
@@ -246,6 +247,40 @@ func TestReference(t *testing.T) {
 		s.Compare = &v1alpha1.CompareSpec{Baseline: want}
 		if _, err := plan.Expand(s); err == nil || !strings.Contains(err.Error(), "spec.compare.baseline: "+sel) {
 			t.Errorf("%v: %v, want %q", want, err, sel)
+		}
+	}
+}
+
+// TestTransactionsRefused: a transactional producer needs acks all, and a client
+// that cannot run the settings is refused with the client's reason; one that can
+// is planned with its consumers' isolation.
+func TestTransactionsRefused(t *testing.T) {
+	txn := func(client trial.Client, acks trial.Acks, inflight int32) v1alpha1.ExperimentSpec {
+		s := base()
+		s.Client = client
+		s.Producer.Acks, s.Producer.MaxInFlight = acks, &inflight
+		s.Producer.Transactions = &trial.Transactions{RecordsPerTransaction: 100}
+		s.Consumer.Isolation = trial.IsolationReadCommitted
+		return s
+	}
+	for _, c := range []struct {
+		spec v1alpha1.ExperimentSpec
+		want string
+	}{
+		{txn(trial.ClientFranz, trial.AcksLeader, 5), "transactional producer needs acks=all"},
+		{txn(trial.ClientSarama, trial.AcksAll, 5), "client sarama cannot run transactions with these settings: sarama's transactional producer is idempotent, which allows one open request per broker (Net.MaxOpenRequests 1): set maxInFlight: 1, not 5"},
+	} {
+		if _, err := plan.Expand(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to say %q", c.spec.Client, err, c.want)
+		}
+	}
+	for _, s := range []v1alpha1.ExperimentSpec{txn(trial.ClientFranz, trial.AcksAll, 5), txn(trial.ClientRdkafka, trial.AcksAll, 5), txn(trial.ClientSarama, trial.AcksAll, 1)} {
+		trials, err := plan.Expand(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Client, err)
+		}
+		if tr := trials[0]; !tr.Settings.Transactions.Enabled() || tr.Consumer.Isolation != trial.IsolationReadCommitted {
+			t.Fatalf("%s: settings %+v, consumer %+v", s.Client, tr.Settings, tr.Consumer)
 		}
 	}
 }

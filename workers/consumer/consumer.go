@@ -312,6 +312,12 @@ func (c *consumer) trialComplete(client sarama.Client) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		// A transactional producer's end record is followed by its transaction's
+		// commit marker, a control record no consumer is handed: at most one per
+		// producer follows the last end record.
+		if c.cfg.Trial.Settings.Transactions.Enabled() {
+			end -= int64(c.cfg.Trial.Producers)
+		}
 		if blk.Offset < end {
 			return false, nil
 		}
@@ -558,6 +564,7 @@ func (c *consumer) summary() *summary.Summary {
 		out.Histogram(summary.DecompressNanos, summary.NewDuration)
 	}
 	out.Commits = c.commits.Load()
+	out.ReadCommitted = t.Consumer.Isolation == trial.IsolationReadCommitted
 	if c.reg != nil && t.Codec.UsesRegistry() {
 		n, d := c.reg.Requests()
 		out.Registry = &summary.RegistryStats{Requests: n, RequestNanos: d.Nanoseconds()}

@@ -65,7 +65,13 @@ func FranzOptions(s trial.ConsumerSettings) []kgo.Opt {
 		// default rebalances in two rounds, and the group can look Stable between
 		// them, when producers start.
 		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.FetchIsolationLevel(franzIsolation[s.Isolation.OrDefault()]),
 	}
+}
+
+// franzIsolation are franz-go's isolation levels.
+var franzIsolation = map[trial.Isolation]kgo.IsolationLevel{
+	trial.IsolationReadUncommitted: kgo.ReadUncommitted(), trial.IsolationReadCommitted: kgo.ReadCommitted(),
 }
 
 func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMember, error) {

@@ -37,7 +37,15 @@ func RdkafkaConfig(s trial.ConsumerSettings) kafka.ConfigMap {
 		"heartbeat.interval.ms":           500,
 		"go.application.rebalance.enable": true,
 		"statistics.interval.ms":          int(clientstats.RdkafkaStatsInterval.Milliseconds()),
+		// Always set: librdkafka's own default is read_committed, Java's
+		// read_uncommitted.
+		"isolation.level": rdkafkaIsolation[s.Isolation.OrDefault()],
 	}
+}
+
+// rdkafkaIsolation are librdkafka's isolation levels.
+var rdkafkaIsolation = map[trial.Isolation]string{
+	trial.IsolationReadUncommitted: "read_uncommitted", trial.IsolationReadCommitted: "read_committed",
 }
 
 // rdkafkaMember is the consumer as a librdkafka group member. Its rebalance

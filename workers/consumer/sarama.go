@@ -26,6 +26,11 @@ type saramaMember struct {
 	one sync.Mutex
 }
 
+// saramaIsolation are sarama's isolation levels.
+var saramaIsolation = map[trial.Isolation]sarama.IsolationLevel{
+	trial.IsolationReadUncommitted: sarama.ReadUncommitted, trial.IsolationReadCommitted: sarama.ReadCommitted,
+}
+
 // SaramaConfig maps a trial's consumer settings onto sarama
 // (docs/producer-settings.md, "Consumer settings").
 func SaramaConfig(clientID string, s trial.ConsumerSettings) *sarama.Config {
@@ -47,6 +52,7 @@ func SaramaConfig(clientID string, s trial.ConsumerSettings) *sarama.Config {
 	scfg.Consumer.Fetch.Min = s.FetchMinBytes
 	scfg.Consumer.MaxWaitTime = time.Duration(s.FetchMaxWaitMs) * time.Millisecond
 	scfg.Consumer.Fetch.Default = s.MaxPartitionFetchBytes
+	scfg.Consumer.IsolationLevel = saramaIsolation[s.Isolation.OrDefault()]
 	kafkaconn.ApplyBuffers(scfg, kafkaconn.Buffers{Send: int(s.SendBufferBytes), Receive: int(s.ReceiveBufferBytes)})
 	return scfg
 }

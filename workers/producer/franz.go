@@ -2,6 +2,7 @@ package producer
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,7 @@ const javaDeliveryTimeout = 2 * time.Minute
 
 // FranzOptions applies a trial's producer plan (NewPlan) to franz-go. It also
 // returns the settings by franz-go's names, for the result.
-func FranzOptions(s trial.Settings, maxValueBytes, topicMaxBytes int) ([]kgo.Opt, map[string]string, error) {
+func FranzOptions(s trial.Settings, clientID string, maxValueBytes, topicMaxBytes int) ([]kgo.Opt, map[string]string, error) {
 	p, err := NewPlan(s, maxValueBytes, topicMaxBytes)
 	if err != nil {
 		return nil, nil, err
@@ -54,6 +55,11 @@ func FranzOptions(s trial.Settings, maxValueBytes, topicMaxBytes int) ([]kgo.Opt
 	opts = append(opts, kgo.ProducerBatchMaxBytes(int32(p.BatchMaxBytes)), kgo.ProducerLinger(p.Linger))
 	eff["ProducerBatchMaxBytes"] = strconv.Itoa(p.BatchMaxBytes)
 	eff["ProducerLinger"] = p.Linger.String()
+	if p.Transactional {
+		opts = append(opts, kgo.TransactionalID(transactionalID(clientID)), kgo.TransactionTimeout(p.TransactionTimeout))
+		eff["TransactionalID"] = transactionalID(clientID)
+		eff["TransactionTimeout"] = p.TransactionTimeout.String()
+	}
 	return opts, eff, nil
 }
 
@@ -90,7 +96,7 @@ type franzClient struct {
 // (it ends DrainTimeout after the run is stopped).
 func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, topicMax int) (*franzClient, error) {
 	t := r.cfg.Trial
-	opts, eff, err := FranzOptions(t.Settings, maxValue, topicMax)
+	opts, eff, err := FranzOptions(t.Settings, clientID, maxValue, topicMax)
 	if err != nil {
 		return nil, err
 	}
@@ -168,3 +174,27 @@ func (c *franzClient) release() {
 }
 
 func (c *franzClient) settings() map[string]string { return c.eff }
+
+func (c *franzClient) begin() error { return c.cl.BeginTransaction() }
+
+// end flushes (nothing is left by now: the sender waited for every outcome) and
+// ends the transaction. A commit kgo refuses, or whose outcome it cannot know, is
+// retried as an abort, as EndTransaction's documentation prescribes.
+func (c *franzClient) end(ctx context.Context, commit bool) (bool, string, error) {
+	why := "a send failed in it"
+	if commit {
+		err := c.cl.Flush(ctx)
+		if err == nil {
+			if err = c.cl.EndTransaction(ctx, kgo.TryCommit); err == nil {
+				return true, "", nil
+			}
+		}
+		why = "commit failed: " + err.Error()
+	} else if err := c.cl.AbortBufferedRecords(ctx); err != nil {
+		return false, why, fmt.Errorf("abort buffered records: %w", err)
+	}
+	if err := c.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		return false, why, fmt.Errorf("abort transaction (%s): %w", why, err)
+	}
+	return false, why, nil
+}

@@ -41,10 +41,18 @@ type Plan struct {
 	// (one record in flight) and Java's batch.size=0 (batching off).
 	OnePerBatch bool
 	// MaxInFlight is requests per broker connection; Idempotent the idempotent
-	// producer.
+	// producer (also a transactional one's).
 	MaxInFlight int
 	Idempotent  bool
+	// Transactional is a transactional producer (its id is the client's:
+	// transactionalID); TransactionTimeout bounds a transaction at the
+	// coordinator (Java's transaction.timeout.ms default).
+	Transactional      bool
+	TransactionTimeout time.Duration
 }
+
+// javaTransactionTimeout is the Java client's transaction.timeout.ms default.
+const javaTransactionTimeout = time.Minute
 
 // NewPlan resolves s for a producer whose largest value is maxValueBytes on a
 // topic whose max.message.bytes is topicMaxBytes (0: Kafka's default).
@@ -63,6 +71,12 @@ func NewPlan(s trial.Settings, maxValueBytes, topicMaxBytes int) (Plan, error) {
 		return Plan{}, fmt.Errorf("compression %q: want none, gzip, snappy, lz4 or zstd", s.Compression)
 	}
 	p := Plan{Acks: s.Acks, Compression: s.Compression, MaxInFlight: int(s.MaxInFlight), Idempotent: s.Idempotent}
+	if s.Transactions.Enabled() {
+		if s.Acks != trial.AcksAll {
+			return Plan{}, fmt.Errorf("transactions need acks all, not %s", s.Acks)
+		}
+		p.Idempotent, p.Transactional, p.TransactionTimeout = true, true, javaTransactionTimeout
+	}
 	floor := maxValueBytes + recordOverheadBytes
 	switch {
 	case s.Mode == trial.ModeSingle, s.Mode == trial.ModeBatch && s.BatchSizeBytes == 0:

@@ -108,6 +108,11 @@ type run struct {
 	// searchFailed is 1 + the first rate-search step the acknowledgements showed
 	// failed (0: none), for the sender to stop the search.
 	searchFailed atomic.Int64
+	// failures counts failed sends (end records included), for the sender to
+	// abort a transaction one failed in.
+	failures atomic.Int64
+	// txn is a transactional producer's bookkeeping (nil: not transactional).
+	txn *txn
 
 	// owned by the acknowledgement goroutine
 	sum        summary.Summary
@@ -219,6 +224,15 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	defer r.client.release()
 	r.copied = r.client.copiesValue()
+	if tx := t.Settings.Transactions; tx.Enabled() {
+		tr, ok := r.client.(transactor)
+		if !ok {
+			return nil, fmt.Errorf("client %s: this worker has no transactional producer for it", t.Settings.Client.OrDefault())
+		}
+		r.txn = &txn{tr: tr, every: int64(tx.RecordsPerTransaction), span: time.Duration(tx.TransactionMillis) * time.Millisecond,
+			committed: make([]summary.SeqSet, t.Partitions), aborted: make([]summary.SeqSet, t.Partitions),
+			commit: r.sum.Histogram(summary.CommitMicros, summary.NewLatency)}
+	}
 	r.sum.ClientSettings = r.client.settings()
 	r.sum.ClientSettings["partitioner"] = r.parts.name()
 	// The Go collector's settings shape the worker's CPU, and so its rates
@@ -246,6 +260,12 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}()
 
 	sendErr := r.send(ctx)
+	if r.txn != nil {
+		// The last transaction commits before the end records go out.
+		if _, err := r.endTxn(drain, false); err != nil {
+			sendErr = errors.Join(sendErr, err)
+		}
+	}
 	// Every record is acknowledged or failed before the end markers go out, so the
 	// markers are the producer's last records on every partition.
 	var markerErr error
@@ -303,8 +323,21 @@ func (r *run) finishSummary() {
 		r.sum.SearchStop = r.searchStop
 	}
 	r.sum.Unacknowledged = r.pending.Load()
-	for p := range r.ackedSeqs {
-		if s := &r.ackedSeqs[p]; s.Distinct() > 0 {
+	acked := r.ackedSeqs
+	if t := r.txn; t != nil {
+		// A transactional producer's record is delivered once its transaction
+		// committed, not when its send was acknowledged.
+		acked = t.committed
+		stats := t.stats
+		r.sum.Transactions = &stats
+		for p := range t.aborted {
+			if s := &t.aborted[p]; s.Distinct() > 0 {
+				r.sum.Aborted = append(r.sum.Aborted, summary.Delivery{Producer: r.cfg.ID, Partition: p, Total: s.Total(), Intervals: s.Intervals()})
+			}
+		}
+	}
+	for p := range acked {
+		if s := &acked[p]; s.Distinct() > 0 {
 			r.sum.Acked = append(r.sum.Acked, summary.Delivery{Producer: r.cfg.ID, Partition: p, Total: s.Total(), Intervals: s.Intervals()})
 		}
 		if s := &r.failedSeqs[p]; s.Distinct() > 0 {
@@ -418,6 +451,21 @@ func (r *run) send(ctx context.Context) error {
 			}
 			measuredSent++
 		}
+		if r.txn != nil {
+			// A transaction ends before the record it would outgrow; the commit's
+			// time is then in this record's send delay and latency, as it is in
+			// the sender's.
+			if r.txn.due(intended) {
+				if _, err := r.endTxn(ctx, false); err != nil {
+					r.put(m)
+					return err
+				}
+			}
+			if err := r.beginTxn(); err != nil {
+				r.put(m)
+				return err
+			}
+		}
 		// In a closed loop the record is due when the producer starts on it.
 		actual := intended
 		if rate > 0 {
@@ -470,6 +518,9 @@ func (r *run) send(ctx context.Context) error {
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
 		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup, step, r.compact)
 		seqs[p]++
+		if r.txn != nil {
+			r.added(m)
+		}
 		if !r.handOver(ctx, m) {
 			return nil
 		}
@@ -518,7 +569,11 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 	switch {
 	case m.marker:
 		m.err = err
+		if err != nil {
+			r.failures.Add(1)
+		}
 	case err != nil:
+		r.failures.Add(1)
 		r.failedSeqs[p].Add(int64(m.seq))
 		if m.measured {
 			r.sum.Series.Offered(m.intended)
@@ -628,6 +683,11 @@ func (r *run) sendMarkers(ctx context.Context) error {
 				return nil // interrupted: the summary says so
 			}
 		}
+		if r.txn != nil {
+			if err := r.beginTxn(); err != nil {
+				return err
+			}
+		}
 		sent := make([]*message, 0, len(todo))
 		for _, p := range todo {
 			m := &message{}
@@ -639,6 +699,18 @@ func (r *run) sendMarkers(ctx context.Context) error {
 		}
 		if !r.waitIdle(ctx) {
 			return nil
+		}
+		committed := true
+		if r.txn != nil {
+			var err error
+			if committed, err = r.endTxn(ctx, true); err != nil {
+				return err
+			}
+		}
+		if !committed {
+			// The end records' transaction aborted: none of them counts.
+			lastErr = fmt.Errorf("their transaction aborted: %s", r.txn.stats.FirstAbort)
+			continue
 		}
 		// waitIdle returned after the acknowledgements were handled (happens-before
 		// through pending and idle), so m.err is safe to read.

@@ -21,7 +21,7 @@ import (
 
 // RdkafkaConfig applies a trial's producer plan (NewPlan) to librdkafka. It also
 // returns the settings by librdkafka's names, for the result.
-func RdkafkaConfig(s trial.Settings, maxValueBytes, topicMaxBytes int) (kafka.ConfigMap, map[string]string, error) {
+func RdkafkaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxBytes int) (kafka.ConfigMap, map[string]string, error) {
 	p, err := NewPlan(s, maxValueBytes, topicMaxBytes)
 	if err != nil {
 		return nil, nil, err
@@ -64,9 +64,16 @@ func RdkafkaConfig(s trial.Settings, maxValueBytes, topicMaxBytes int) (kafka.Co
 	} else {
 		cm["max.in.flight.requests.per.connection"] = p.MaxInFlight
 	}
+	if p.Transactional {
+		cm["transactional.id"] = transactionalID(clientID)
+		cm["transaction.timeout.ms"] = int(p.TransactionTimeout.Milliseconds())
+		// librdkafka refuses a record life longer than a transaction's.
+		cm["message.timeout.ms"] = int(min(javaDeliveryTimeout, p.TransactionTimeout).Milliseconds())
+	}
 	eff := map[string]string{"client": "librdkafka", "librdkafka": rdkafkaVersion()}
 	for _, k := range []string{"batch.size", "linger.ms", "batch.num.messages", "max.in.flight.requests.per.connection",
-		"enable.idempotence", "message.send.max.retries", "message.timeout.ms", "queue.buffering.max.kbytes"} {
+		"enable.idempotence", "message.send.max.retries", "message.timeout.ms", "queue.buffering.max.kbytes",
+		"transactional.id", "transaction.timeout.ms"} {
 		if v, ok := cm[k]; ok {
 			eff[k] = fmt.Sprint(v)
 		}
@@ -99,7 +106,7 @@ type rdkafkaClient struct {
 // is stopped.
 func newRdkafka(drain context.Context, r *run, clientID string, maxValue, topicMax int) (client, error) {
 	t := r.cfg.Trial
-	cm, eff, err := RdkafkaConfig(t.Settings, maxValue, topicMax)
+	cm, eff, err := RdkafkaConfig(t.Settings, clientID, maxValue, topicMax)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +129,14 @@ func newRdkafka(drain context.Context, r *run, clientID string, maxValue, topicM
 		r.cfg.Metrics.WatchClient(c.internal.Snapshot)
 	}
 	go c.events()
+	if _, ok := cm["transactional.id"]; ok {
+		ictx, cancel := context.WithTimeout(drain, kafkaconn.DialTimeout*3)
+		defer cancel()
+		if err := p.InitTransactions(ictx); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("librdkafka: init transactions: %w", err)
+		}
+	}
 	return c, nil
 }
 
@@ -247,3 +262,38 @@ func (c *rdkafkaClient) release() {
 }
 
 func (c *rdkafkaClient) settings() map[string]string { return c.eff }
+
+func (c *rdkafkaClient) begin() error { return c.p.BeginTransaction() }
+
+// end commits or aborts, as librdkafka's transactional API prescribes: a
+// retriable error is retried, one that requires an abort aborts, a fatal one
+// ends the producer. CommitTransaction flushes first (nothing is left: the sender
+// waited for every outcome).
+func (c *rdkafkaClient) end(ctx context.Context, commit bool) (bool, string, error) {
+	why := "a send failed in it"
+	for commit {
+		err := c.p.CommitTransaction(ctx)
+		if err == nil {
+			return true, "", nil
+		}
+		var ke kafka.Error
+		switch {
+		case errors.As(err, &ke) && ke.IsRetriable() && retryPause(ctx):
+			continue
+		case errors.As(err, &ke) && ke.TxnRequiresAbort():
+			why, commit = "commit failed: "+err.Error(), false
+		default:
+			return false, "commit failed: " + err.Error(), fmt.Errorf("librdkafka: commit transaction: %w", err)
+		}
+	}
+	for {
+		err := c.p.AbortTransaction(ctx)
+		if err == nil {
+			return false, why, nil
+		}
+		var ke kafka.Error
+		if !errors.As(err, &ke) || !ke.IsRetriable() || !retryPause(ctx) {
+			return false, why, fmt.Errorf("librdkafka: abort transaction (%s): %w", why, err)
+		}
+	}
+}

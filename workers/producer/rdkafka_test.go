@@ -15,7 +15,7 @@ import (
 // accepts every configuration a valid plan makes.
 func TestRdkafkaConfigMapping(t *testing.T) {
 	s := trial.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3, Client: trial.ClientRdkafka}
-	cm, eff, err := RdkafkaConfig(s, 1000, 0)
+	cm, eff, err := RdkafkaConfig(s, "p", 1000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,28 +45,28 @@ func TestRdkafkaConfigMapping(t *testing.T) {
 		want                      string
 	}{{16384, 20000, 0, "20256"}, {1 << 24, 1000, 0, "1048527"}, {0, 1176, 0, "1432"}} {
 		s.BatchSizeBytes = int32(c.batch)
-		cm, eff, err := RdkafkaConfig(s, c.maxValue, c.topicMax)
+		cm, eff, err := RdkafkaConfig(s, "p", c.maxValue, c.topicMax)
 		if err != nil || eff["batch.size"] != c.want {
 			t.Errorf("batch %d, largest record %d, topic max %d: batch.size %s (%v), want %s", c.batch, c.maxValue, c.topicMax, eff["batch.size"], err, c.want)
 		}
 		accepted(cm)
 	}
 	s.BatchSizeBytes = 0
-	if _, eff, _ := RdkafkaConfig(s, 1000, 0); eff["linger.ms"] != "0" || eff["batch.num.messages"] != "1" {
+	if _, eff, _ := RdkafkaConfig(s, "p", 1000, 0); eff["linger.ms"] != "0" || eff["batch.num.messages"] != "1" {
 		t.Errorf("batch.size 0: one record per batch, no linger: %v", eff)
 	}
 	s.Mode = trial.ModeSingle
-	if _, eff, _ := RdkafkaConfig(s, 1000, 0); eff["linger.ms"] != "0" || eff["batch.num.messages"] != "1" {
+	if _, eff, _ := RdkafkaConfig(s, "p", 1000, 0); eff["linger.ms"] != "0" || eff["batch.num.messages"] != "1" {
 		t.Errorf("single mode: %v", eff)
 	}
 	s.Mode, s.Idempotent, s.Acks, s.MaxInFlight = trial.ModeBatch, true, trial.AcksAll, 1
-	cm, eff, _ = RdkafkaConfig(s, 1000, 0)
+	cm, eff, _ = RdkafkaConfig(s, "p", 1000, 0)
 	if eff["enable.idempotence"] != "true" || eff["max.in.flight.requests.per.connection"] != "" {
 		t.Errorf("idempotent: %v", eff)
 	}
 	accepted(cm)
 	for _, bad := range []trial.Settings{{Mode: "batch", Acks: "2", Compression: "none"}, {Mode: "batch", Acks: "1", Compression: "brotli"}} {
-		if _, _, err := RdkafkaConfig(bad, 1000, 0); err == nil {
+		if _, _, err := RdkafkaConfig(bad, "p", 1000, 0); err == nil {
 			t.Errorf("%+v must be rejected", bad)
 		}
 	}

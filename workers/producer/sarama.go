@@ -91,9 +91,32 @@ func (c *saramaClient) release() {
 	c.internal.Close()
 }
 
+func (c *saramaClient) begin() error { return c.producer.BeginTxn() }
+
+// end commits or aborts. CommitTxn flushes first (nothing is left: the sender
+// waited for every outcome); a commit that fails abortably is aborted, a fatal
+// state ends the producer.
+func (c *saramaClient) end(_ context.Context, commit bool) (bool, string, error) {
+	why := "a send failed in it"
+	if commit {
+		err := c.producer.CommitTxn()
+		if err == nil {
+			return true, "", nil
+		}
+		why = "commit failed: " + err.Error()
+		if c.producer.TxnStatus()&sarama.ProducerTxnFlagFatalError != 0 {
+			return false, why, fmt.Errorf("sarama's transactional producer is in a fatal state: %w", err)
+		}
+	}
+	if err := c.producer.AbortTxn(); err != nil {
+		return false, why, fmt.Errorf("abort transaction (%s): %w", why, err)
+	}
+	return false, why, nil
+}
+
 func (c *saramaClient) settings() map[string]string {
 	p := c.conf.Producer
-	return map[string]string{
+	eff := map[string]string{
 		"client":                     "sarama",
 		"Net.MaxOpenRequests":        strconv.Itoa(c.conf.Net.MaxOpenRequests),
 		"inFlightPerPartition":       "1",
@@ -103,6 +126,11 @@ func (c *saramaClient) settings() map[string]string {
 		"Producer.Flush.Frequency":   p.Flush.Frequency.String(),
 		"Producer.Flush.MaxMessages": strconv.Itoa(p.Flush.MaxMessages),
 	}
+	if p.Transaction.ID != "" {
+		eff["Producer.Transaction.ID"] = p.Transaction.ID
+		eff["Producer.Transaction.Timeout"] = p.Transaction.Timeout.String()
+	}
+	return eff
 }
 
 // topicMaxMessageBytes reads a topic's max.message.bytes (0 when the broker does

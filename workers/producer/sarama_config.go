@@ -76,6 +76,10 @@ func SaramaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxByte
 		c.Producer.Retry.Max = max(c.Producer.Retry.Max, 1)
 		c.Version = sarama.V2_8_0_0
 	}
+	if p.Transactional {
+		c.Producer.Transaction.ID = transactionalID(clientID)
+		c.Producer.Transaction.Timeout = p.TransactionTimeout
+	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("sarama rejects settings %s: %w", s.Describe(), err)
 	}

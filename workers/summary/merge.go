@@ -114,6 +114,8 @@ type Result struct {
 	UnacknowledgedDelivered int64 `json:"unacknowledgedDelivered"`
 	// Duplicated is records received more than once (extra copies).
 	Duplicated int64 `json:"duplicated"`
+	// Transactions are transactional producers' transactions (nil: none).
+	Transactions *Transactions `json:"transactions,omitempty"`
 	// Errors is failed sends plus failed decodes.
 	Errors int64 `json:"errors"`
 	// Interrupted names the workers that stopped before the trial was complete; a
@@ -312,7 +314,10 @@ func Merge(summaries []*Summary) (*Result, error) {
 	var compBytes, compNanos, decompNanos, hdrBytes int64
 	var starts []time.Time
 	type key struct{ producer, partition int }
-	acked, failed, received := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
+	acked, failed, received, aborted := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
+	var txnMeasured, txnRecords int64
+	var firstAbort string
+	readCommitted := false
 	producers := map[int]bool{}
 	var totalReceived int64
 	var prodUsage, consUsage *usage.Window
@@ -381,6 +386,11 @@ func Merge(summaries []*Summary) (*Result, error) {
 				k := key{id, d.Partition}
 				failed[k] = append(failed[k], d.Intervals...)
 			}
+			for _, d := range s.Aborted {
+				k := key{id, d.Partition}
+				aborted[k] = append(aborted[k], d.Intervals...)
+			}
+			addTransactions(&r.Transactions, s.Transactions, &txnMeasured, &txnRecords, &firstAbort)
 			if s.Unacknowledged > 0 {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("producer %s: %d records neither acknowledged nor failed when it stopped", s.Worker, s.Unacknowledged))
 			}
@@ -395,6 +405,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			deserNanos += s.CodecNanos
 			decompNanos += s.CompressNanos
 			consumed += s.Records
+			readCommitted = readCommitted || s.ReadCommitted
 			for _, d := range s.Received {
 				k := key{d.Producer, d.Partition}
 				received[k] = append(received[k], d.Intervals...)
@@ -413,12 +424,34 @@ func Merge(summaries []*Summary) (*Result, error) {
 	}
 	for k, ivs := range received {
 		r.Delivered += ivs.Size()
-		r.UnacknowledgedDelivered += ivs.Minus(acked[k]).Size()
+		// A record of an aborted transaction was never meant to be delivered:
+		// counted apart, not as delivered without an acknowledgement.
+		r.UnacknowledgedDelivered += ivs.Minus(acked[k]).Minus(aborted[k]).Size()
+		if r.Transactions != nil {
+			r.Transactions.AbortedDelivered += ivs.Intersect(aborted[k]).Size()
+		}
 		if !producers[k.producer] {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("received records from unknown producer %d partition %d", k.producer, k.partition))
 		}
 	}
 	r.Duplicated = totalReceived - r.Delivered
+	if t := r.Transactions; t != nil {
+		for _, ivs := range aborted {
+			t.AbortedRecords += ivs.Size()
+		}
+		if txnMeasured > 0 {
+			t.RecordsPerTransaction = float64(txnRecords) / float64(txnMeasured)
+		}
+		t.Commit = percentiles(hists[CommitMicros])
+		if t.Aborted > 0 {
+			r.Warnings = append(r.Warnings, abortWarning(t, firstAbort))
+		}
+		if t.AbortedDelivered > 0 && readCommitted {
+			// Exactly-once broken: what the isolation level promises not to happen.
+			r.Errors += t.AbortedDelivered
+			r.Warnings = append(r.Warnings, fmt.Sprintf("read-committed consumers received %d records of aborted transactions", t.AbortedDelivered))
+		}
+	}
 	if !unmeasured && prodUsage != nil && consUsage != nil {
 		r.Usage = &Usage{Producers: prodUsage, Consumers: consUsage, Scope: ScopeWorkers}
 		r.Usage.derive(r.Records, consumed)
@@ -429,6 +462,9 @@ func Merge(summaries []*Summary) (*Result, error) {
 	if w := pEnd.Sub(pStart).Seconds(); w > 0 {
 		r.WindowSeconds = w
 		r.RecordsPerSecond = float64(r.Records) / w
+		if r.Transactions != nil {
+			r.Transactions.PerSecond = float64(txnMeasured) / w
+		}
 		r.SerializedMBPerSecond = float64(serBytes) / w / 1e6
 		r.PayloadMBPerSecond = float64(payBytes) / w / 1e6
 		r.SerializeSharePercent = 100 * float64(serNanos) / (w * 1e9 * float64(max(r.Producers, 1)))

@@ -26,7 +26,7 @@ const (
 	// responses that carried records, in the measured window (franz-go only: sarama
 	// hides its fetches behind per-partition channels).
 	FetchIntervalMicros = "fetch_interval_us"
-	histogramsPerTrial  = 8
+	histogramsPerTrial  = 9
 )
 
 // Summary is one worker's report for one trial: what it did in the measured window,
@@ -102,12 +102,20 @@ type Summary struct {
 	// Failed is, per partition, the sequence numbers whose send failed (the client
 	// gave up after its retries). The broker may still have stored some of them.
 	Failed []Delivery `json:"failed,omitempty"`
+	// Aborted is, per partition, the sequence numbers of records in aborted
+	// transactions (transactional producers; Acked then holds only committed
+	// transactions' records).
+	Aborted []Delivery `json:"aborted,omitempty"`
+	// Transactions are a transactional producer's transactions.
+	Transactions *TransactionStats `json:"transactions,omitempty"`
 	// Unacknowledged counts records handed to the client that had neither an
 	// acknowledgement nor an error when the producer stopped (only when interrupted).
 	Unacknowledged int64 `json:"unacknowledged,omitempty"`
 	// Received is the consumer's record of which sequence numbers arrived, warmup
 	// included, by producer and partition.
 	Received []Delivery `json:"received,omitempty"`
+	// ReadCommitted is whether the consumer read with read-committed isolation.
+	ReadCommitted bool `json:"readCommitted,omitempty"`
 	// Foreign counts records the consumer skipped because they belong to another
 	// run (other traffic or earlier trials on a shared topic).
 	Foreign int64 `json:"foreign,omitempty"`

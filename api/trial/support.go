@@ -1,0 +1,78 @@
+package trial
+
+import "fmt"
+
+// Feature is something a trial's settings may ask of its Kafka client. Features is
+// the one table of which client has which: the planner refuses a trial whose
+// client lacks one, with the reason (Unsupported), and docs/producer-settings.md's
+// support table is generated from it.
+// +kubebuilder:object:generate=false
+type Feature struct {
+	// Name is what the feature is called in refusals and the docs' table.
+	Name string
+	// Uses says whether settings s ask for it.
+	Uses func(s Settings) bool
+	// Clients says, for each client, whether and how it provides the feature.
+	Clients map[Client]Support
+}
+
+// Support is one client's support of a Feature.
+// +kubebuilder:object:generate=false
+type Support struct {
+	// Has is whether the client has the feature at all.
+	Has bool
+	// How is the client's API for it, or what it lacks (the refusal's reason).
+	How string
+	// Refuse, if set, is the client's further condition on the settings: why it
+	// cannot run s ("" when it can).
+	Refuse func(s Settings) string
+}
+
+// Features is every feature a setting asks of a client.
+var Features = []Feature{
+	{
+		Name: "transactions",
+		Uses: func(s Settings) bool { return s.Transactions.Enabled() },
+		Clients: map[Client]Support{
+			ClientSarama: {Has: true, How: "`Producer.Transaction.ID`, `BeginTxn`/`CommitTxn`/`AbortTxn` (transactions v1)",
+				Refuse: func(s Settings) string {
+					if s.MaxInFlight != 1 {
+						return fmt.Sprintf("sarama's transactional producer is idempotent, which allows one open request per broker (Net.MaxOpenRequests 1): set maxInFlight: 1, not %d", s.MaxInFlight)
+					}
+					return ""
+				}},
+			ClientFranz: {Has: true, How: "`kgo.TransactionalID`, `BeginTransaction`/`EndTransaction` (transactions v2, KIP-890, where the broker has it)"},
+			ClientRdkafka: {Has: true, How: "`transactional.id`, `InitTransactions`/`BeginTransaction`/`CommitTransaction` (transactions v1)"},
+		},
+	},
+	{
+		Name: "read-committed isolation",
+		Uses: func(s Settings) bool { return s.Isolation == IsolationReadCommitted },
+		Clients: map[Client]Support{
+			ClientSarama:  {Has: true, How: "`Consumer.IsolationLevel = ReadCommitted`"},
+			ClientFranz:   {Has: true, How: "`kgo.FetchIsolationLevel(kgo.ReadCommitted())`"},
+			ClientRdkafka: {Has: true, How: "`isolation.level=read_committed`"},
+		},
+	},
+}
+
+// Unsupported says why s's client cannot run s (nil when it can): the first
+// feature s asks for that the client lacks, or whose condition s breaks.
+func Unsupported(s Settings) error {
+	c := s.Client.OrDefault()
+	for _, f := range Features {
+		if !f.Uses(s) {
+			continue
+		}
+		sup, ok := f.Clients[c]
+		switch {
+		case !ok || !sup.Has:
+			return fmt.Errorf("client %s has no %s: %s", c, f.Name, sup.How)
+		case sup.Refuse != nil:
+			if why := sup.Refuse(s); why != "" {
+				return fmt.Errorf("client %s cannot run %s with these settings: %s", c, f.Name, why)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package summary
+
+import "fmt"
+
+// CommitMicros is a transactional producer's commit time, in microseconds: from
+// asking to commit (the transaction's last record handed to the client) to the
+// coordinator's answer. It includes flushing the transaction's records, as Java's
+// commitTransaction does; the sender waits for it before the next transaction.
+const CommitMicros = "commit_us"
+
+// TransactionStats are one transactional producer's transactions (nil: not
+// transactional).
+type TransactionStats struct {
+	// Committed and Aborted count the transactions that ended each way, the
+	// one carrying the end records included.
+	Committed int64 `json:"committed"`
+	Aborted   int64 `json:"aborted"`
+	// Measured are the committed transactions that ended in the measured window,
+	// that of the end records excluded: their commit times are CommitMicros.
+	// MeasuredRecords are their records.
+	Measured        int64 `json:"measured"`
+	MeasuredRecords int64 `json:"measuredRecords"`
+	// FirstAbort says why the first aborted transaction aborted.
+	FirstAbort string `json:"firstAbort,omitempty"`
+}
+
+// Transactions are a trial's transactions, all producers (nil: not
+// transactional).
+type Transactions struct {
+	// Committed and Aborted count transactions, all producers.
+	Committed int64 `json:"committed"`
+	Aborted   int64 `json:"aborted"`
+	// PerSecond is transactions committed in the measured window per second of
+	// it, all producers.
+	PerSecond float64 `json:"perSecond"`
+	// RecordsPerTransaction is those transactions' mean record count.
+	RecordsPerTransaction float64 `json:"recordsPerTransaction"`
+	// AbortedRecords are records of aborted transactions, by sequence number
+	// (whether or not their sends were acknowledged): never delivered to a
+	// read-committed consumer; a read-uncommitted one may read them.
+	AbortedRecords int64 `json:"abortedRecords"`
+	// AbortedDelivered are records of aborted transactions a consumer received
+	// (an error under read-committed isolation).
+	AbortedDelivered int64 `json:"abortedDelivered"`
+	// Commit is each of those commits' time, in microseconds (CommitMicros).
+	Commit Percentiles `json:"commitMicros"`
+}
+
+// addTransactions adds one producer's transactions to the trial's.
+func addTransactions(t **Transactions, s *TransactionStats, measured, records *int64, firstAbort *string) {
+	if s == nil {
+		return
+	}
+	if *t == nil {
+		*t = &Transactions{}
+	}
+	(*t).Committed += s.Committed
+	(*t).Aborted += s.Aborted
+	*measured += s.Measured
+	*records += s.MeasuredRecords
+	if *firstAbort == "" {
+		*firstAbort = s.FirstAbort
+	}
+}
+
+// abortWarning says what the aborted transactions were.
+func abortWarning(t *Transactions, first string) string {
+	return fmt.Sprintf("%d transactions aborted (%d records; first: %s): their records are not delivered to read-committed consumers",
+		t.Aborted, t.AbortedRecords, first)
+}
