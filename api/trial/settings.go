@@ -178,7 +178,7 @@ var Table = []Row{
 		Doc:   "Partitioner is round-robin (each record to the next partition) or sticky\n(batchSizeBytes to one partition, then the next: the Java client's default,\nwhich fills batches sooner at low rates per partition). Default round-robin.",
 		Label: Label{Format: "partitioner=%v", When: LabelNotDefault, Hide: []any{Partitioner("")}}},
 	{Field: "Transactions", JSON: "transactions", Type: "trial.Transactions", Default: Transactions{},
-		Doc: "Transactions makes each producer transactional, with a transactional id of its\nown (idempotence implied; needs acks all), committing every\nrecordsPerTransaction records or transactionMillis. Default {}: not\ntransactional.",
+		Doc:      "Transactions makes each producer transactional, with a transactional id of its\nown (idempotence implied; needs acks all), committing every\nrecordsPerTransaction records or transactionMillis. Default {}: not\ntransactional.",
 		MaxItems: 4, SweepDoc: "Transactions values to sweep ({} is a producer without transactions).",
 		Label: Label{Format: "txn=%v", When: LabelNotDefault}},
 	{Field: "Isolation", JSON: "isolation", Type: "trial.Isolation", Spec: "Consumer.Isolation",

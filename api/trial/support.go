@@ -41,7 +41,7 @@ var Features = []Feature{
 					}
 					return ""
 				}},
-			ClientFranz: {Has: true, How: "`kgo.TransactionalID`, `BeginTransaction`/`EndTransaction` (transactions v2, KIP-890, where the broker has it)"},
+			ClientFranz:   {Has: true, How: "`kgo.TransactionalID`, `BeginTransaction`/`EndTransaction` (transactions v2, KIP-890, where the broker has it)"},
 			ClientRdkafka: {Has: true, How: "`transactional.id`, `InitTransactions`/`BeginTransaction`/`CommitTransaction` (transactions v1)"},
 		},
 	},
