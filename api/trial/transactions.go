@@ -4,9 +4,10 @@ import "fmt"
 
 // Transactions makes each producer transactional (Java's transactional.id, one per
 // producer; idempotence implied) and says where a transaction ends: after
-// RecordsPerTransaction records, or once TransactionMillis have passed since it
-// began (checked as each record is sent, like Kafka's ProducerPerformance
-// --transaction-duration-ms). The zero value is no transactions.
+// RecordsPerTransaction records, or before the first record due TransactionMillis
+// or more after the transaction's first (checked as each record is sent, like
+// Kafka's ProducerPerformance --transaction-duration-ms; due is the schedule's
+// intended send time). The zero value is no transactions.
 // +kubebuilder:validation:XValidation:rule="!(has(self.recordsPerTransaction) && has(self.transactionMillis))",message="transactions: set recordsPerTransaction or transactionMillis, not both"
 // +structType=atomic
 type Transactions struct {
@@ -15,8 +16,8 @@ type Transactions struct {
 	// +kubebuilder:validation:Maximum=1000000
 	// +optional
 	RecordsPerTransaction int32 `json:"recordsPerTransaction,omitempty"`
-	// TransactionMillis commits the first record sent this long after the
-	// transaction began.
+	// TransactionMillis commits before the first record due this long after
+	// the transaction's first.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=600000
 	// +optional

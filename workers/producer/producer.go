@@ -461,7 +461,7 @@ func (r *run) send(ctx context.Context) error {
 					return err
 				}
 			}
-			if err := r.beginTxn(); err != nil {
+			if err := r.beginTxn(intended); err != nil {
 				r.put(m)
 				return err
 			}
@@ -684,7 +684,7 @@ func (r *run) sendMarkers(ctx context.Context) error {
 			}
 		}
 		if r.txn != nil {
-			if err := r.beginTxn(); err != nil {
+			if err := r.beginTxn(time.Now()); err != nil {
 				return err
 			}
 		}

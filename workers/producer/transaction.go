@@ -32,8 +32,9 @@ type txn struct {
 	// every ends a transaction after this many records, span after this long.
 	every int64
 	span  time.Duration
-	// open, begun and n: a transaction is open, since when, with how many
-	// records; recs are their partitions and sequence numbers.
+	// open, begun and n: a transaction is open, since its first record's
+	// intended send time, with how many records; recs are their partitions and
+	// sequence numbers.
 	open  bool
 	begun time.Time
 	n     int64
@@ -54,7 +55,10 @@ type txnRecord struct {
 	seq       uint64
 }
 
-// due is whether the open transaction ends before a record due at intended.
+// due is whether the open transaction ends before a record due at intended. Time
+// is the schedule's: in an open loop a transaction spans records whose intended
+// times lie within span of its first's, so a producer catching up after a stall
+// does not pack its backlog into one transaction.
 func (t *txn) due(intended time.Time) bool {
 	if !t.open || t.n == 0 {
 		return false
@@ -65,8 +69,8 @@ func (t *txn) due(intended time.Time) bool {
 	return intended.Sub(t.begun) >= t.span
 }
 
-// beginTxn opens a transaction if none is.
-func (r *run) beginTxn() error {
+// beginTxn opens a transaction if none is, for a record due at intended.
+func (r *run) beginTxn(intended time.Time) error {
 	t := r.txn
 	if t.open {
 		return nil
@@ -74,7 +78,7 @@ func (r *run) beginTxn() error {
 	if err := t.tr.begin(); err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	t.open, t.begun, t.n, t.recs, t.measured = true, time.Now(), 0, t.recs[:0], 0
+	t.open, t.begun, t.n, t.recs, t.measured = true, intended, 0, t.recs[:0], 0
 	return nil
 }
 

@@ -1,0 +1,224 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/cli/runner"
+	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/workers/summary"
+	"github.com/serdebench/serdebench/workers/wire"
+)
+
+// TestTransactionsBrokerKill runs each client's transactional producer against
+// read-committed consumers and SIGKILLs the (private) broker mid-transaction, as
+// `serdebench run` does for a pod-kill fault. Its accounting must equal two
+// independent read-backs of the topic:
+//   - read committed: every record of a committed transaction, once; nothing else
+//     (no duplicates, nothing of an aborted transaction);
+//   - read uncommitted: every stored record the producer did not count committed
+//     belongs to a transaction it counted aborted;
+//
+// and every record sent is in exactly one of the two. A kill that disturbed
+// nothing (no abort, no wait of a second) proves nothing and fails.
+func TestTransactionsBrokerKill(t *testing.T) {
+	broker := kafkatest.StartBroker(t, 19492)
+	faults := &runner.Faults{Broker: &runner.BrokerScript{Path: broker.ScriptPath(), Env: broker.Environ()},
+		Recovery: trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}}
+	for _, c := range []struct {
+		client   trial.Client
+		txn      trial.Transactions
+		inflight int32
+	}{
+		{trial.ClientSarama, trial.Transactions{RecordsPerTransaction: 100}, 1},
+		{trial.ClientFranz, trial.Transactions{TransactionMillis: 100}, 5},
+		{trial.ClientRdkafka, trial.Transactions{RecordsPerTransaction: 50}, 5},
+	} {
+		t.Run(string(c.client)+"/txn="+c.txn.String(), func(t *testing.T) {
+			const rate = 1000
+			txn := c.txn
+			trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{trial.CodecProtobuf},
+				Payload: v1alpha1.PayloadSpec{Schema: "simple", SizesBytes: []int32{256}}, DurationSeconds: ptr(int32(10)),
+				IntervalSeconds: 1, Warmup: trial.Warmup{DurationSeconds: 2},
+				Rate: v1alpha1.Rate{RecordsPerSecond: rate}, Consumers: 1, PoolSize: 32, Client: c.client,
+				Producer: v1alpha1.ProducerSettings{Acks: trial.AcksAll, MaxInFlight: &c.inflight, LingerMs: ptr(int32(5)), Transactions: &txn},
+				Consumer: v1alpha1.ConsumerSettings{Isolation: trial.IsolationReadCommitted},
+				Faults: &v1alpha1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{{Name: "kill", StartSeconds: 4,
+					Pod: &trial.PodFault{Action: trial.PodKill}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			out, err := runner.RunTrial(ctx, trials[0], runner.Options{Brokers: broker.Bootstrap, Experiment: "it-txnkill",
+				KeepTopics: true, TrialTimeout: 3 * time.Minute, Faults: faults})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := out.Fault; f == nil || f.Applied.IsZero() {
+				t.Fatalf("the kill was not applied: %+v", f)
+			}
+			r, tx := out.Result, out.Result.Transactions
+			if tx == nil {
+				t.Fatal("a transactional trial's result has no transactions")
+			}
+			committed, aborted := map[int32]summary.Intervals{}, map[int32]summary.Intervals{}
+			var sent []int64
+			for _, s := range out.Summaries {
+				for _, d := range s.Acked {
+					committed[int32(d.Partition)] = append(committed[int32(d.Partition)], d.Intervals...)
+				}
+				for _, d := range s.Aborted {
+					aborted[int32(d.Partition)] = append(aborted[int32(d.Partition)], d.Intervals...)
+				}
+			}
+			rc := readBackIsolated(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, true)
+			ru := readBackIsolated(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, false)
+			var inCommitted, abortedStored int64
+			for p := range out.Trial.Partitions {
+				cset, aset := committed[p].Union(nil), aborted[p].Union(nil)
+				if rc[p].copies != rc[p].set.Size() {
+					t.Errorf("partition %d: read committed, %d copies of %d records: duplicates", p, rc[p].copies, rc[p].set.Size())
+				}
+				if d := rc[p].set.Minus(cset).Size() + cset.Minus(rc[p].set).Size(); d != 0 {
+					t.Errorf("partition %d: read committed %v, the producer counted committed %v (%d differ)", p, rc[p].set, cset, d)
+				}
+				if limbo := ru[p].set.Minus(cset).Minus(aset); limbo.Size() != 0 {
+					t.Errorf("partition %d: stored records %v are neither committed nor in an aborted transaction", p, limbo)
+				}
+				if both := cset.Intersect(aset); both.Size() != 0 {
+					t.Errorf("partition %d: records %v counted both committed and aborted", p, both)
+				}
+				// Every sequence number the producer used is in one of the two.
+				all := cset.Union(aset)
+				if n := all.Size(); n > 0 && (all[0][0] != 0 || len(all) != 1) {
+					t.Errorf("partition %d: committed ∪ aborted is %v, not one run from 0", p, all)
+				}
+				sent = append(sent, all.Size())
+				inCommitted += rc[p].set.Size()
+				abortedStored += ru[p].set.Intersect(aset).Size()
+			}
+			t.Logf("%s txn=%s: %d committed (%.1f records each in the window, %.1f/s), %d aborted (%d records, %d of them stored; first: %q); commit p50 %d µs, max %d µs; read committed %d; consumer delivered %d, duplicated %d; sent per partition %v",
+				c.client, c.txn, tx.Committed, tx.RecordsPerTransaction, tx.PerSecond, tx.Aborted, tx.AbortedRecords, abortedStored, firstAbort(out.Summaries),
+				tx.Commit.P50, tx.Commit.Max, inCommitted, r.Delivered, r.Duplicated, sent)
+			if r.Lost != 0 || tx.AbortedDelivered != 0 || r.Delivered != inCommitted {
+				t.Fatalf("lost %d, aborted records delivered %d, delivered %d of %d committed", r.Lost, tx.AbortedDelivered, r.Delivered, inCommitted)
+			}
+			if tx.Commit.Count == 0 || tx.RecordsPerTransaction <= 0 || tx.PerSecond <= 0 {
+				t.Fatalf("no measured transactions: %+v", tx)
+			}
+			// A transaction holds at most the records asked for, or those due within
+			// its span of schedule time (a stall does not pack the backlog into one).
+			limit := float64(c.txn.RecordsPerTransaction)
+			if c.txn.TransactionMillis > 0 {
+				limit = float64(rate*c.txn.TransactionMillis)/1000 + 1
+			}
+			if tx.RecordsPerTransaction > limit {
+				t.Fatalf("%.1f records per transaction, more than the %.0f its setting allows", tx.RecordsPerTransaction, limit)
+			}
+			if tx.Aborted == 0 && tx.Commit.Max < time.Second.Microseconds() && r.Ack.Max < time.Second.Microseconds() {
+				t.Fatalf("the kill did not disturb the trial (no abort, slowest commit %d µs, slowest ack %d µs): the test proves nothing", tx.Commit.Max, r.Ack.Max)
+			}
+		})
+	}
+}
+
+// firstAbort is the first producer's reason its first transaction aborted.
+func firstAbort(sums []*summary.Summary) string {
+	for _, s := range sums {
+		if s.Transactions != nil && s.Transactions.FirstAbort != "" {
+			return s.Transactions.FirstAbort
+		}
+	}
+	return ""
+}
+
+// readBackIsolated reads every partition from its first offset to its end with a
+// plain franz-go consumer (no group) at the given isolation, keeping control
+// records so it knows when it has reached the end, and returns, per partition,
+// the distinct sequence numbers of data records and how many copies it read.
+func readBackIsolated(t *testing.T, brokers []string, topic string, partitions int32, committed bool) map[int32]partitionLog {
+	t.Helper()
+	iso := kgo.ReadUncommitted()
+	if committed {
+		iso = kgo.ReadCommitted()
+	}
+	parts := map[int32]kgo.Offset{}
+	for p := range partitions {
+		parts[p] = kgo.NewOffset().AtStart()
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}),
+		kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ends := endOffsets(t, brokers, topic, partitions)
+	sets := make([]summary.SeqSet, partitions)
+	next := map[int32]int64{}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for done := false; !done; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read-back of %s stalled: at %v of %v", topic, next, ends)
+		}
+		for _, e := range fs.Errors() {
+			t.Logf("read-back fetch error (retried): %v", e.Err)
+		}
+		fs.EachRecord(func(rec *kgo.Record) {
+			next[rec.Partition] = rec.Offset + 1
+			if rec.Attrs.IsControl() {
+				return
+			}
+			var seq uint64
+			data := true
+			for _, h := range rec.Headers {
+				switch h.Key {
+				case wire.Seq:
+					seq, _ = wire.Uint64(h.Value)
+				case wire.End:
+					data = false
+				}
+			}
+			if data {
+				sets[rec.Partition].Add(int64(seq))
+			}
+		})
+		done = true
+		for p, end := range ends {
+			if next[p] < end {
+				done = false
+			}
+		}
+	}
+	out := map[int32]partitionLog{}
+	for p := range partitions {
+		out[p] = partitionLog{set: sets[p].Intervals(), copies: sets[p].Total()}
+	}
+	return out
+}
+
+// endOffsets are the partitions' end offsets now.
+func endOffsets(t *testing.T, brokers []string, topic string, partitions int32) map[int32]int64 {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	out := map[int32]int64{}
+	for p := range partitions {
+		if out[p], err = c.GetOffset(topic, p, sarama.OffsetNewest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
