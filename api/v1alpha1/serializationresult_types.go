@@ -589,6 +589,11 @@ type TrialResult struct {
 	DuplicatedRecords int64 `json:"duplicatedRecords"`
 	// Errors: failed sends plus failed decodes.
 	Errors int64 `json:"errors"`
+	// Transactions are the transactional producers' transactions
+	// (producer.transactions only): with them SentRecords counts committed
+	// records alone.
+	// +optional
+	Transactions *TransactionsResult `json:"transactions,omitempty"`
 	// Attempts it took to measure the trial (more than 1 when a disrupted attempt
 	// was re-run).
 	// +optional
@@ -617,6 +622,31 @@ type TrialResult struct {
 	// Warnings say what the numbers cannot be trusted for.
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// TransactionsResult is what a trial's transactional producers did
+// (docs/measurement.md, "Transactions").
+type TransactionsResult struct {
+	// Committed and Aborted count transactions, all producers (the end records'
+	// included).
+	Committed int64 `json:"committed"`
+	Aborted   int64 `json:"aborted"`
+	// CommittedPerSecondMilli is the transactions committed in the measured
+	// window per second of it, all producers, in thousandths.
+	CommittedPerSecondMilli int64 `json:"committedPerSecondMilli"`
+	// RecordsPerTransaction is those transactions' mean record count, rounded.
+	RecordsPerTransaction int64 `json:"recordsPerTransaction"`
+	// AbortedRecords were sent in aborted transactions: never delivered to a
+	// read-committed consumer.
+	AbortedRecords int64 `json:"abortedRecords"`
+	// AbortedDeliveredRecords are records of aborted transactions the consumers
+	// received (an error with readCommitted consumers; readUncommitted ones may
+	// read them).
+	AbortedDeliveredRecords int64 `json:"abortedDeliveredRecords"`
+	// CommitMicros is each measured commit's time: from asking to commit (the
+	// transaction's last record handed to the client) to the coordinator's
+	// answer, flushing the transaction's records included.
+	CommitMicros LatencyMicros `json:"commitMicros"`
 }
 
 // RegistryCost is a trial's schema registry cost. Its clients cache as the

@@ -106,6 +106,22 @@ func TestTrialResultGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.YAML(t, "trial-result", TrialResult(trials[0], merged, SeriesPerTrial(1)))
+
+	// The same trial with transactional producers: 10 of 100 records each
+	// committed in the window, one aborted transaction of 100 records apiece.
+	for p, s := range sums[:2] {
+		s.Transactions = &summary.TransactionStats{Committed: 11, Aborted: 1, Measured: 10, MeasuredRecords: 1000, FirstAbort: "1 of its 100 sends failed"}
+		commit := s.Histogram(summary.CommitMicros, summary.NewLatency)
+		for i := range 10 {
+			commit.Record(int64(8000 + 1000*i + 500*p))
+		}
+		s.Aborted = []summary.Delivery{{Producer: p, Partition: 0, Total: 100, Intervals: summary.Intervals{{1000, 1100}}}}
+		sums[p] = roundTrip(t, s)
+	}
+	if merged, err = summary.Merge(sums); err != nil {
+		t.Fatal(err)
+	}
+	golden.YAML(t, "trial-result-transactions", TrialResult(trials[0], merged, SeriesPerTrial(1)).Transactions)
 }
 
 // roundTrip sends a summary through JSON, as summaries travel from the workers.

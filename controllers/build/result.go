@@ -70,6 +70,11 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 		res.Registry = &serdebenchv1.RegistryCost{Requests: r.Requests, RequestMicros: int64(r.RequestMillis * 1000),
 			SerializeLookupNanosPerRecord: int64(r.SerializeLookupNanosPerRecord + 0.5), DeserializeLookupNanosPerRecord: int64(r.DeserializeLookupNanosPerRecord + 0.5)}
 	}
+	if x := m.Transactions; x != nil {
+		res.Transactions = &serdebenchv1.TransactionsResult{Committed: x.Committed, Aborted: x.Aborted,
+			CommittedPerSecondMilli: int64(x.PerSecond*1000 + 0.5), RecordsPerTransaction: int64(x.RecordsPerTransaction + 0.5),
+			AbortedRecords: x.AbortedRecords, AbortedDeliveredRecords: x.AbortedDelivered, CommitMicros: lat(x.Commit)}
+	}
 	if m.FetchInterval.Count > 0 {
 		f := lat(m.FetchInterval)
 		res.FetchIntervalMicros = &f

@@ -86,6 +86,8 @@ type Row struct {
 	Client *summary.ClientInternals
 	// Registry is a registry codec's schema registry cost (nil: none).
 	Registry *summary.RegistryCost
+	// Transactions are a transactional producer's transactions (nil: none).
+	Transactions *summary.Transactions
 	// Estimates are an aggregated row's figures over its repetitions, by metric
 	// name (nil for one run); Shown names the repetition whose phases, rate search
 	// and series it carries (the one of median throughput).
@@ -161,6 +163,7 @@ func LocalRows(trials []TrialResult) []Row {
 		}
 		rows[len(rows)-1].Client = r.Client
 		rows[len(rows)-1].Registry = r.Registry
+		rows[len(rows)-1].Transactions = r.Transactions
 		if h := r.Latency(summary.EndToEndMicros); h != nil {
 			rows[len(rows)-1].Latency = map[string]*summary.Histogram{summary.EndToEndMicros: h, summary.AckLatencyMicros: r.Latency(summary.AckLatencyMicros)}
 		}
@@ -214,6 +217,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			rows[len(rows)-1].setResources(t.Resources)
 		}
 		rows[len(rows)-1].Client = internalsOf(t.Client)
+		rows[len(rows)-1].Transactions = transactionsOf(t.Transactions)
 		if g := t.Registry; g != nil {
 			rows[len(rows)-1].Registry = &summary.RegistryCost{Requests: g.Requests, RequestMillis: float64(g.RequestMicros) / 1e3,
 				SerializeLookupNanosPerRecord: float64(g.SerializeLookupNanosPerRecord), DeserializeLookupNanosPerRecord: float64(g.DeserializeLookupNanosPerRecord)}
@@ -503,6 +507,9 @@ func Table(w io.Writer, runs []Row) error {
 		return err
 	}
 	if err := RegistryTable(w, rows); err != nil {
+		return err
+	}
+	if err := TransactionsTable(w, rows); err != nil {
 		return err
 	}
 	common := CommonWarnings(rows)

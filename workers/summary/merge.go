@@ -240,7 +240,7 @@ func saturation(r *Result) []string {
 	if r.SendDelay.Mean >= SlippedSendDelayMicros {
 		out = append(out, fmt.Sprintf(SlippedWarning+": records went out a mean %.1f ms (p99 %.1f ms) after their intended send time: "+
 			"the producer could not keep the target rate, so the client or the machine, not the format, set this trial's numbers "+
-			"(latency still counts from the intended time)", r.SendDelay.Mean/1e3, float64(r.SendDelay.P99)/1e3))
+			"(latency still counts from the intended time)%s", r.SendDelay.Mean/1e3, float64(r.SendDelay.P99)/1e3, txnSlip(r)))
 	}
 	return out
 }

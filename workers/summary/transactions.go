@@ -68,3 +68,13 @@ func abortWarning(t *Transactions, first string) string {
 	return fmt.Sprintf("%d transactions aborted (%d records; first: %s): their records are not delivered to read-committed consumers",
 		t.Aborted, t.AbortedRecords, first)
 }
+
+// txnSlip adds to a transactional trial's slipped-rate warning what held the
+// sender: it waits for each commit before the transaction's next record.
+func txnSlip(r *Result) string {
+	if r.Transactions == nil || r.Transactions.Commit.Count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the producers wait for each commit before sending on (commit p50 %.1f ms, p99 %.1f ms): that wait is part of what transactions cost",
+		float64(r.Transactions.Commit.P50)/1e3, float64(r.Transactions.Commit.P99)/1e3)
+}
