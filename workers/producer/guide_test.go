@@ -50,6 +50,7 @@ func TestSettingGuide(t *testing.T) {
 // it, and a module of its own in go.mod.
 var clientFiles = []guideFile{
 	{"api/trial/enums.go", "its `Client` constant, in `Clients` and in the type's Enum marker (the matrix's client sweep takes its limit from there)"},
+	{"api/trial/support.go", "whether and how it has each feature of `Features` (transactions, isolation, …): the planner refuses what it lacks, with the reason"},
 	{"workers/kafkaconn/<client>/", "how it reaches the brokers: TLS, SASL, socket buffers and a bounded dial from the shared `kafkaconn` settings (sarama's are in `kafkaconn` itself)"},
 	{"workers/producer/<client>.go", "its producer (the `client` interface) and its settings adapter (`func …(s trial.Settings, …)`; sarama's is `sarama_config.go`)"},
 	{"workers/producer/client.go", "its row in `clients`"},
