@@ -209,3 +209,30 @@ func (i Isolation) OrDefault() Isolation {
 	}
 	return i
 }
+
+// GroupProtocol is the consumer group protocol the consumers join with.
+// +kubebuilder:validation:Enum=classic;consumer
+type GroupProtocol string
+
+// Group protocols (Java's group.protocol).
+const (
+	// GroupProtocolClassic is the original protocol: the members' JoinGroup and
+	// SyncGroup rounds, a leader member assigning partitions, every member
+	// stopping while the group rebalances (eager range assignment here).
+	GroupProtocolClassic GroupProtocol = "classic"
+	// GroupProtocolConsumer is KIP-848's (GA in Kafka 4.0): the broker's group
+	// coordinator assigns partitions through each member's heartbeats, and a
+	// rebalance moves only the partitions that change owner.
+	GroupProtocolConsumer GroupProtocol = "consumer"
+)
+
+// GroupProtocols are every GroupProtocol, as its Enum marker lists them.
+var GroupProtocols = []GroupProtocol{GroupProtocolClassic, GroupProtocolConsumer}
+
+// OrDefault is p, or classic when p is unset (results of older versions).
+func (p GroupProtocol) OrDefault() GroupProtocol {
+	if p == "" {
+		return GroupProtocolClassic
+	}
+	return p
+}

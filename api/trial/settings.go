@@ -52,6 +52,10 @@ type Settings struct {
 	// against (empty in older results: read-uncommitted).
 	// +optional
 	Isolation Isolation `json:"isolation,omitempty"`
+	// GroupProtocol is the consumers' group protocol (empty in older results:
+	// classic), swept by the matrix like Isolation.
+	// +optional
+	GroupProtocol GroupProtocol `json:"groupProtocol,omitempty"`
 }
 
 // Row is one producer setting: a field of Settings, how the experiment spec sets it
@@ -116,7 +120,7 @@ const (
 // labelOrder is the order settings appear in a label (Describe); every row of
 // Table is in it exactly once.
 var labelOrder = []string{"Mode", "Acks", "Compression", "BatchSizeBytes", "LingerMs", "MaxInFlight", "Idempotent", "Client",
-	"Transactions", "Isolation", "Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
+	"Transactions", "Isolation", "GroupProtocol", "Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
 
 // Table is every producer setting, in the order the matrix sweeps them (the first
 // row varies slowest).
@@ -184,6 +188,9 @@ var Table = []Row{
 	{Field: "Isolation", JSON: "isolation", Type: "trial.Isolation", Spec: "Consumer.Isolation",
 		MaxItems: len(Isolations), SweepDoc: "Isolation values to sweep (consumer.isolation).",
 		Label: Label{Format: "isolation=%v", When: LabelNotDefault, Hide: []any{Isolation(""), IsolationReadUncommitted}}},
+	{Field: "GroupProtocol", JSON: "groupProtocol", Type: "trial.GroupProtocol", Spec: "Consumer.GroupProtocol",
+		MaxItems: len(GroupProtocols), SweepDoc: "GroupProtocol values to sweep (consumer.groupProtocol).",
+		Label: Label{Format: "group=%v", When: LabelNotDefault, Hide: []any{GroupProtocol(""), GroupProtocolClassic}}},
 }
 
 // Defaults of the settings the spec sets outside spec.producer, of the socket

@@ -26,6 +26,9 @@ type Support struct {
 	// Refuse, if set, is the client's further condition on the settings: why it
 	// cannot run s ("" when it can).
 	Refuse func(s Settings) string
+	// Warning, if set, is what every result of a trial using the feature with
+	// this client says.
+	Warning string
 }
 
 // Features is every feature a setting asks of a client.
@@ -54,7 +57,21 @@ var Features = []Feature{
 			ClientRdkafka: {Has: true, How: "`isolation.level=read_committed`"},
 		},
 	},
+	{
+		Name: "the consumer group protocol (KIP-848)",
+		Uses: func(s Settings) bool { return s.GroupProtocol == GroupProtocolConsumer },
+		Clients: map[Client]Support{
+			ClientSarama: {How: "sarama speaks only the classic protocol (JoinGroup/SyncGroup); it has no ConsumerGroupHeartbeat member"},
+			ClientFranz:  {Has: true, How: "`kgo.ServerSideBalancer()` with the range assignor, the broker's (franz-go recommends it on Kafka 4.3+)"},
+			ClientRdkafka: {Has: true, How: "`group.protocol=consumer`, incremental assignment; librdkafka 2.11.1 (the newest confluent-kafka-go the module proxy serves) calls it *Preview* (\"MUST NOT be used in production\"; GA from 2.12): measured, and every result says so",
+				Warning: RdkafkaPreviewWarning},
+		},
+	},
 }
+
+// RdkafkaPreviewWarning is what every result of a librdkafka consumer on the
+// consumer group protocol carries.
+const RdkafkaPreviewWarning = "librdkafka 2.11.1 implements the consumer group protocol (KIP-848) as a Preview its authors say must not be used in production (GA from 2.12): its rebalances measure that preview"
 
 // Unsupported says why s's client cannot run s (nil when it can): the first
 // feature s asks for that the client lacks, or whose condition s breaks.
@@ -75,4 +92,15 @@ func Unsupported(s Settings) error {
 		}
 	}
 	return nil
+}
+
+// Warnings are what a trial with settings s must say of its client's support.
+func Warnings(s Settings) []string {
+	var out []string
+	for _, f := range Features {
+		if sup := f.Clients[s.Client.OrDefault()]; f.Uses(s) && sup.Warning != "" {
+			out = append(out, sup.Warning)
+		}
+	}
+	return out
 }

@@ -42,6 +42,9 @@ type ConsumerSettings struct {
 	// read-uncommitted). The planner copies it from Settings.Isolation, which
 	// the matrix sweeps.
 	Isolation Isolation `json:"isolation,omitempty"`
+	// GroupProtocol is the consumers' group protocol (empty in older plans:
+	// classic), copied from Settings.GroupProtocol as Isolation is.
+	GroupProtocol GroupProtocol `json:"groupProtocol,omitempty"`
 }
 
 // Trial is one run: a codec and payload size under one set of producer settings.

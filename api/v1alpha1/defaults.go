@@ -49,6 +49,9 @@ func (s *ExperimentSpec) Default() {
 	if s.Consumer.Isolation == "" {
 		s.Consumer.Isolation = trial.IsolationReadUncommitted
 	}
+	if s.Consumer.GroupProtocol == "" {
+		s.Consumer.GroupProtocol = trial.GroupProtocolClassic
+	}
 	if src := s.Payload.Source; src != nil && src.ConfigMap != nil {
 		if src.ConfigMap.SchemaKey == "" {
 			src.ConfigMap.SchemaKey = DefaultSourceSchemaKey

@@ -192,6 +192,11 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	Isolation []trial.Isolation `json:"isolation,omitempty"`
+	// GroupProtocol values to sweep (consumer.groupProtocol).
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	// +optional
+	GroupProtocol []trial.GroupProtocol `json:"groupProtocol,omitempty"`
 }
 
 // Sweeps are the matrix's dimensions in api/trial.Table's order (nil without a
@@ -213,6 +218,7 @@ func (m *Matrix) Sweeps() []trial.Sweep {
 		{Field: "Records", Len: len(m.Records), Set: func(s *trial.Settings, i int) { s.Records = m.Records[i] }},
 		{Field: "Transactions", Len: len(m.Transactions), Set: func(s *trial.Settings, i int) { s.Transactions = m.Transactions[i] }},
 		{Field: "Isolation", Len: len(m.Isolation), Set: func(s *trial.Settings, i int) { s.Isolation = m.Isolation[i] }},
+		{Field: "GroupProtocol", Len: len(m.GroupProtocol), Set: func(s *trial.Settings, i int) { s.GroupProtocol = m.GroupProtocol[i] }},
 	}
 }
 
@@ -235,5 +241,6 @@ func (s *ExperimentSpec) BaseSettings() trial.Settings {
 		Partitioner:        s.Producer.Partitioner,
 		Transactions:       *s.Producer.Transactions,
 		Isolation:          s.Consumer.Isolation,
+		GroupProtocol:      s.Consumer.GroupProtocol,
 	}
 }

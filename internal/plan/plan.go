@@ -91,6 +91,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 						PoolSize:        spec.PoolSize,
 					}
 					t.Consumer.Isolation = st.Isolation // the spec's, or the matrix's value
+					t.Consumer.GroupProtocol = st.GroupProtocol
 					if spec.Records != nil {
 						t.Records = st.Records // the spec's, or the matrix's value
 					} else {

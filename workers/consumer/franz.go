@@ -54,7 +54,7 @@ type position struct {
 
 // FranzOptions maps a trial's consumer settings onto franz-go.
 func FranzOptions(s trial.ConsumerSettings) []kgo.Opt {
-	return []kgo.Opt{
+	opts := []kgo.Opt{
 		kgo.FetchMinBytes(s.FetchMinBytes),
 		kgo.FetchMaxWait(time.Duration(s.FetchMaxWaitMs) * time.Millisecond),
 		kgo.FetchMaxPartitionBytes(s.MaxPartitionFetchBytes),
@@ -67,6 +67,12 @@ func FranzOptions(s trial.ConsumerSettings) []kgo.Opt {
 		kgo.Balancers(kgo.RangeBalancer()),
 		kgo.FetchIsolationLevel(franzIsolation[s.Isolation.OrDefault()]),
 	}
+	if s.GroupProtocol.OrDefault() == trial.GroupProtocolConsumer {
+		// KIP-848: the broker assigns, with its range assignor (the balancer's
+		// name); heartbeats follow the group's interval, not the client's.
+		opts = append(opts, kgo.ServerSideBalancer())
+	}
+	return opts
 }
 
 // franzIsolation are franz-go's isolation levels.

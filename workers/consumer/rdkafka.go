@@ -23,7 +23,7 @@ const rdkafkaCommitInterval = 200 * time.Millisecond
 
 // RdkafkaConfig maps a trial's consumer settings onto librdkafka.
 func RdkafkaConfig(s trial.ConsumerSettings) kafka.ConfigMap {
-	return kafka.ConfigMap{
+	cm := kafka.ConfigMap{
 		"fetch.min.bytes":           int(s.FetchMinBytes),
 		"fetch.wait.max.ms":         int(s.FetchMaxWaitMs),
 		"max.partition.fetch.bytes": int(s.MaxPartitionFetchBytes),
@@ -41,6 +41,15 @@ func RdkafkaConfig(s trial.ConsumerSettings) kafka.ConfigMap {
 		// read_uncommitted.
 		"isolation.level": rdkafkaIsolation[s.Isolation.OrDefault()],
 	}
+	if s.GroupProtocol.OrDefault() == trial.GroupProtocolConsumer {
+		// KIP-848: the broker assigns (its range assignor) and sets the heartbeat
+		// interval; librdkafka refuses the classic protocol's settings with it.
+		cm["group.protocol"] = "consumer"
+		cm["group.remote.assignor"] = "range"
+		delete(cm, "partition.assignment.strategy")
+		delete(cm, "heartbeat.interval.ms")
+	}
+	return cm
 }
 
 // rdkafkaIsolation are librdkafka's isolation levels.
@@ -119,6 +128,10 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 			}
 			parts = append(parts, tp)
 		}
+		if kc.GetRebalanceProtocol() == "COOPERATIVE" {
+			// The consumer protocol's assignments are increments.
+			return kc.IncrementalAssign(parts)
+		}
 		return kc.Assign(parts)
 	case kafka.RevokedPartitions:
 		// A lost assignment (the session expired) cannot commit: the group moved on.
@@ -132,6 +145,9 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 			delete(m.pos, tp.Partition)
 		}
 		m.mu.Unlock()
+		if kc.GetRebalanceProtocol() == "COOPERATIVE" {
+			return kc.IncrementalUnassign(e.Partitions)
+		}
 		return kc.Unassign()
 	}
 	return nil

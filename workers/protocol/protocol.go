@@ -73,6 +73,7 @@ func Annotate(t trial.Trial, r *summary.Result) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the %d producers started together, but each began measuring after its own %d warmup records: "+
 			"their windows began %d µs apart; warmup.durationSeconds starts them together", t.Producers, t.Warmup.Records, r.WindowStartSpreadMicros))
 	}
+	r.Warnings = append(r.Warnings, trial.Warnings(t.Settings)...)
 	if t.Settings.Acks == "0" && r.Lost > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("acks=0: %d records were written to the connection but never stored by the broker; "+
 			"with acks=0 the producer cannot know what the broker got", r.Lost))
