@@ -15,7 +15,7 @@ import (
 // the resource the row names, and the RBAC the project ships lets the operator do
 // all it does with it.
 func TestFaultKindsServedAndAllowed(t *testing.T) {
-	for _, k := range trial.FaultKindNames() {
+	for _, k := range trial.ChaosKindNames() {
 		gvk := build.ChaosKind(k)
 		m, err := k8s.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {

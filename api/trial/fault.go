@@ -6,10 +6,11 @@ package trial
 // Mesh; `serdebench run` applies the network faults and broker kills itself
 // (docs/faults.md). A fault that was not applied fails its trial: a result is
 // never measured on a healthy system under a fault's name.
-// +kubebuilder:validation:XValidation:rule="(has(self.network) ? 1 : 0) + (has(self.pod) ? 1 : 0) + (has(self.stress) ? 1 : 0) == 1",message="a fault sets exactly one of network, pod and stress"
+// +kubebuilder:validation:XValidation:rule="(has(self.network) ? 1 : 0) + (has(self.pod) ? 1 : 0) + (has(self.stress) ? 1 : 0) + (has(self.consumers) ? 1 : 0) == 1",message="a fault sets exactly one of network, pod, stress and consumers"
 // +kubebuilder:validation:XValidation:rule="!has(self.pod) || self.pod.action != 'failure' || (has(self.durationSeconds) && self.durationSeconds > 0)",message="pod.action failure lasts durationSeconds: set it"
 // +kubebuilder:validation:XValidation:rule="!has(self.pod) || !has(self.target) || !has(self.target.role) || self.target.role == 'brokers'",message="pod faults act on brokers: a worker killed mid-trial takes its measurements with it"
-// +kubebuilder:validation:XValidation:rule="has(self.pod) ? (self.pod.action == 'failure' || !has(self.durationSeconds) || self.durationSeconds == 0) : (has(self.durationSeconds) && self.durationSeconds > 0)",message="pod kill and container-kill act once (no durationSeconds); network and stress faults last durationSeconds: set it"
+// +kubebuilder:validation:XValidation:rule="has(self.pod) ? (self.pod.action == 'failure' || !has(self.durationSeconds) || self.durationSeconds == 0) : (has(self.consumers) && self.consumers.action != 'pause' ? (!has(self.durationSeconds) || self.durationSeconds == 0) : (has(self.durationSeconds) && self.durationSeconds > 0))",message="pod kill, container-kill and a consumer's join or leave act once (no durationSeconds); network, stress and consumer pause faults last durationSeconds: set it"
+// +kubebuilder:validation:XValidation:rule="!has(self.consumers) || !has(self.target) || !has(self.target.matchLabels)",message="a consumers fault acts on the trial's own consumers: target.matchLabels does not apply"
 type Fault struct {
 	// Name identifies the scenario in trial names, results and comparisons.
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
@@ -39,6 +40,37 @@ type Fault struct {
 	// Stress loads the target's CPUs or memory.
 	// +optional
 	Stress *StressFault `json:"stress,omitempty"`
+	// Consumers changes the trial's consumer group: a member joins or leaves
+	// (a rebalance), or one stops taking records for durationSeconds. The
+	// result's stalls say how long partitions went unconsumed.
+	// +optional
+	Consumers *ConsumerFault `json:"consumers,omitempty"`
+}
+
+// ConsumerAction is what happens to the trial's consumer group.
+// +kubebuilder:validation:Enum=join;leave;pause
+type ConsumerAction string
+
+// Consumer group events.
+const (
+	// ConsumerJoin starts one more consumer, which joins the group: a
+	// rebalance gives it partitions.
+	ConsumerJoin ConsumerAction = "join"
+	// ConsumerLeave shuts one consumer down cleanly: it commits, leaves the
+	// group, and a rebalance gives its partitions to the others (its
+	// measurements up to then count).
+	ConsumerLeave ConsumerAction = "leave"
+	// ConsumerPause makes one consumer stop taking records for durationSeconds
+	// while it stays in the group (a slow consumer, a long pause): its
+	// partitions wait, no rebalance.
+	ConsumerPause ConsumerAction = "pause"
+)
+
+// ConsumerFault is a consumer group event (Fault.Consumers). It acts on the last
+// consumer (leave, pause) or adds one (join).
+type ConsumerFault struct {
+	// Action is join, leave or pause.
+	Action ConsumerAction `json:"action"`
 }
 
 // FaultRole is whose pods a fault acts on.

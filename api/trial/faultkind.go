@@ -14,6 +14,8 @@ const (
 	FaultNetwork FaultKind = "network"
 	FaultPod     FaultKind = "pod"
 	FaultStress  FaultKind = "stress"
+	// FaultConsumers is applied by serdebench's own workers, not Chaos Mesh.
+	FaultConsumers FaultKind = "consumers"
 )
 
 // FaultKindInfo is one row of the fault-kind table: everything serdebench knows of a
@@ -23,7 +25,8 @@ const (
 // +kubebuilder:object:generate=false
 type FaultKindInfo struct {
 	// Chaos is the Chaos Mesh kind (chaos-mesh.org/v1alpha1) the operator makes of
-	// the fault, and Resource that kind's resource (its RBAC rule, its CRD).
+	// the fault, and Resource that kind's resource (its RBAC rule, its CRD); both
+	// empty for a fault the trial's own workers apply (ChaosMesh false).
 	Chaos, Resource string
 	// Set reports whether f is of this kind.
 	Set func(f *Fault) bool
@@ -47,6 +50,24 @@ var FaultKinds = map[FaultKind]FaultKindInfo{
 	FaultStress: {Chaos: "StressChaos", Resource: "stresschaos",
 		Set:   func(f *Fault) bool { return f.Stress != nil },
 		Needs: "Chaos Mesh's chaos-daemon on the target's nodes"},
+	FaultConsumers: {
+		Set:   func(f *Fault) bool { return f.Consumers != nil },
+		Local: "the runner itself: it starts one more consumer, stops one cleanly, or pauses one",
+		Needs: "serdebench run: the operator does not apply consumer group events yet (docs/faults.md)"},
+}
+
+// ChaosMesh is whether the operator applies the kind through Chaos Mesh.
+func (k FaultKindInfo) ChaosMesh() bool { return k.Chaos != "" }
+
+// ChaosKindNames are the kinds the operator applies through Chaos Mesh, sorted.
+func ChaosKindNames() []FaultKind {
+	var out []FaultKind
+	for _, k := range FaultKindNames() {
+		if FaultKinds[k].ChaosMesh() {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // FaultKindNames are the table's kinds, sorted.

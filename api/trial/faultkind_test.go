@@ -27,9 +27,10 @@ func TestFaultKindTable(t *testing.T) {
 		t.Fatalf("Fault's kinds %v, the table's %v", fields, FaultKindNames())
 	}
 	one := map[FaultKind]*Fault{
-		FaultNetwork: {Name: "n", Network: &NetworkFault{Partition: true}},
-		FaultPod:     {Name: "p", Pod: &PodFault{Action: PodKill}},
-		FaultStress:  {Name: "s", Stress: &StressFault{CPU: &CPUStress{Workers: 1}}},
+		FaultNetwork:   {Name: "n", Network: &NetworkFault{Partition: true}},
+		FaultPod:       {Name: "p", Pod: &PodFault{Action: PodKill}},
+		FaultStress:    {Name: "s", Stress: &StressFault{CPU: &CPUStress{Workers: 1}}},
+		FaultConsumers: {Name: "c", Consumers: &ConsumerFault{Action: ConsumerPause}},
 	}
 	if len(one) != len(FaultKinds) {
 		t.Fatalf("a fault of each kind: %d for %d kinds", len(one), len(FaultKinds))
@@ -44,8 +45,9 @@ func TestFaultKindTable(t *testing.T) {
 				t.Errorf("%s's Set on a %s fault: %v", other, k, row.Set(f))
 			}
 		}
-		if row := FaultKinds[k]; row.Chaos == "" || row.Resource != strings.ToLower(row.Chaos) || row.Needs == "" {
-			t.Errorf("%s: incomplete row %+v", k, row)
+		row := FaultKinds[k]
+		if row.Resource != strings.ToLower(row.Chaos) || row.Needs == "" || (!row.ChaosMesh() && row.Local == "") {
+			t.Errorf("%s: incomplete row %+v (a kind the operator does not apply through Chaos Mesh needs a local way)", k, row)
 		}
 	}
 	if _, err := (&Fault{Name: "none"}).Kind(); err == nil {

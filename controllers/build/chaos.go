@@ -20,11 +20,11 @@ func ChaosKind(k trial.FaultKind) schema.GroupVersionKind {
 	return ChaosGroupVersion.WithKind(trial.FaultKinds[k].Chaos)
 }
 
-// ChaosKinds are the Chaos Mesh kinds every kind of fault becomes, in the table's
-// order.
+// ChaosKinds are the Chaos Mesh kinds the Chaos Mesh kinds of fault become, in
+// the table's order.
 func ChaosKinds() []schema.GroupVersionKind {
 	var out []schema.GroupVersionKind
-	for _, k := range trial.FaultKindNames() {
+	for _, k := range trial.ChaosKindNames() {
 		out = append(out, ChaosKind(k))
 	}
 	return out
@@ -64,6 +64,9 @@ func Chaos(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) 
 	kind, err := f.Kind()
 	if err != nil {
 		return nil, err
+	}
+	if !trial.FaultKinds[kind].ChaosMesh() {
+		return nil, fmt.Errorf("fault %s: %s faults are applied by serdebench run; %s", f.Name, kind, trial.FaultKinds[kind].Needs)
 	}
 	add := func(part string, spec map[string]any) {
 		spec["mode"] = string(f.Target.Pods)

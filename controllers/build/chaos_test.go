@@ -112,15 +112,15 @@ func TestChaosRefuses(t *testing.T) {
 // builder, no builder is for another kind, and each kind's fault becomes objects of
 // its row's Chaos Mesh kind; a fault of no kind is an error, not an empty list.
 func TestChaosBuildersFollowTheTable(t *testing.T) {
-	if len(chaosBuilders) != len(trial.FaultKinds) {
-		t.Fatalf("%d builders for %d kinds", len(chaosBuilders), len(trial.FaultKinds))
+	if len(chaosBuilders) != len(trial.ChaosKindNames()) {
+		t.Fatalf("%d builders for %d Chaos Mesh kinds", len(chaosBuilders), len(trial.ChaosKindNames()))
 	}
 	one := map[trial.FaultKind]trial.Fault{
 		trial.FaultNetwork: {Name: "n", StartSeconds: 1, DurationSeconds: 1, Network: &trial.NetworkFault{Partition: true}},
 		trial.FaultPod:     {Name: "p", StartSeconds: 1, Pod: &trial.PodFault{Action: trial.PodKill}},
 		trial.FaultStress:  {Name: "s", StartSeconds: 1, DurationSeconds: 1, Stress: &trial.StressFault{CPU: &trial.CPUStress{Workers: 1}}},
 	}
-	for _, k := range trial.FaultKindNames() {
+	for _, k := range trial.ChaosKindNames() {
 		if _, ok := chaosBuilders[k]; !ok {
 			t.Errorf("no builder for %s", k)
 			continue

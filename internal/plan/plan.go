@@ -103,6 +103,9 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					if st.Transactions.Enabled() && st.Acks != trial.AcksAll {
 						return nil, fmt.Errorf("trial %d (%s): a transactional producer needs acks=all, got acks=%s", t.Index, st.Describe(), st.Acks)
 					}
+					if fault != nil && fault.Consumers != nil && fault.Consumers.Action == trial.ConsumerLeave && spec.Consumers < 2 {
+						return nil, fmt.Errorf("fault %s: a consumer leaves, so the trial needs at least 2 consumers (the others finish it); it has %d", fault.Name, spec.Consumers)
+					}
 					if err := trial.Unsupported(st); err != nil {
 						return nil, fmt.Errorf("trial %d (%s): %w", t.Index, st.Describe(), err)
 					}

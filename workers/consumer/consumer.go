@@ -52,6 +52,9 @@ type Config struct {
 	// has ended (default DefaultDrainTimeout).
 	DrainTimeout time.Duration
 	Log          *slog.Logger
+	// Control, if set, pauses the consumer or makes it leave mid-trial (a fault
+	// scenario's consumer group event).
+	Control *Control
 }
 
 // DefaultDrainTimeout is how long a stopped consumer may take to leave its group.
@@ -80,6 +83,10 @@ type partition struct {
 	// measured records' time reading its header (outside sum.CodecNanos).
 	framed      *codec.Framed
 	lookupNanos int64
+	// seg is the partition's current segment of consumption, segs the earlier
+	// ones (segment.go).
+	seg  *summary.Segment
+	segs []summary.Segment
 }
 
 type consumer struct {
@@ -201,6 +208,14 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	defer stop()
 	complete := make(chan struct{})
 	go c.watchCompletion(runCtx, checks, complete, stop)
+	go func() {
+		select {
+		case <-cfg.Control.leaving():
+			cfg.Log.Info("leaving the consumer group before the trial is complete (fault)", "consumer", cfg.Name)
+			stop()
+		case <-runCtx.Done():
+		}
+	}()
 	type outcome struct {
 		err   error
 		stats *summary.ClientStats
@@ -235,6 +250,13 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		// The trial is whole: a slow or failed leave does not change what was measured.
 		if consumeErr != nil {
 			cfg.Log.Warn("leaving the consumer group after a complete trial", "consumer", cfg.Name, "err", consumeErr)
+			consumeErr = nil
+		}
+	case <-whenLeft(cfg.Control, ctx):
+		// Left on purpose, while the trial went on: what it received counts.
+		sum.Left = true
+		if consumeErr != nil {
+			cfg.Log.Warn("leaving the consumer group (fault)", "consumer", cfg.Name, "err", consumeErr)
 			consumeErr = nil
 		}
 	default:
@@ -469,6 +491,7 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 		st.meta = "m=" + strconv.FormatUint(st.markers, 16)
 		return
 	}
+	st.track(partition, now, int64(intended))
 	for int(producer) >= len(st.seen) {
 		st.seen = append(st.seen, summary.SeqSet{})
 	}
@@ -600,6 +623,7 @@ func (c *consumer) summary() *summary.Summary {
 		if st.sum.WindowEnd.After(out.WindowEnd) {
 			out.WindowEnd = st.sum.WindowEnd
 		}
+		out.Segments = append(out.Segments, st.segments()...)
 		for producer := range st.seen {
 			set := &st.seen[producer]
 			if set.Total() == 0 {
@@ -632,4 +656,15 @@ func (st *partition) continueMarkers(mask uint64) {
 	defer st.mu.Unlock()
 	st.markers |= mask
 	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
+}
+
+// whenLeft is closed when the consumer left on purpose (Control.Leave) and was
+// not stopped from outside (ctx).
+func whenLeft(c *Control, ctx context.Context) <-chan struct{} {
+	if !c.hasLeft() || ctx.Err() != nil {
+		return nil
+	}
+	done := make(chan struct{})
+	close(done)
+	return done
 }

@@ -179,6 +179,9 @@ func (m *franzMember) consume(ctx context.Context) error {
 		if fetches.IsClientClosed() {
 			return nil
 		}
+		if fetches.NumRecords() > 0 && !c.cfg.Control.hold(ctx) {
+			return nil
+		}
 		if fetches.NumRecords() > 0 && !each {
 			// One source per broker: a poll with records is a fetch response.
 			now := time.Now()

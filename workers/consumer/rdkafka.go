@@ -172,6 +172,9 @@ func (m *rdkafkaMember) consume(ctx context.Context) error {
 				c.cfg.Log.Warn("fetch failed; retrying", "consumer", c.cfg.Name, "partition", tp.Partition, "err", tp.Error)
 				continue
 			}
+			if !c.cfg.Control.hold(ctx) {
+				return nil
+			}
 			st, err := c.partition(tp.Partition)
 			if err != nil {
 				return err

@@ -150,6 +150,9 @@ func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sara
 			if !ok {
 				return nil
 			}
+			if !c.cfg.Control.hold(sess.Context()) {
+				return nil
+			}
 			if each {
 				// Received once it is this record's turn: a poll returns it only
 				// after the previous record's commit, as franz-go's PollRecords does.

@@ -93,6 +93,9 @@ type Env struct {
 	// its schedule begins: the local runner starts a trial's producers together
 	// with it. (A pod's producer with --start-gate waits for the operator instead.)
 	StartAt func(context.Context) (time.Time, error)
+	// Control, if set, lets a consumer's caller pause it or make it leave its
+	// group mid-trial (the local runner's consumer group events).
+	Control *consumer.Control
 	// MeasureUsage measures the process's CPU time and memory over the worker's
 	// measured window: only where the worker has its process to itself (a pod);
 	// in-process workers share theirs, which the local runner measures.
@@ -184,7 +187,7 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		case protocol.RoleConsumer:
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
 				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, Metrics: m, Progress: env.Progress,
-				DrainTimeout: w.DrainTimeout, Log: env.Log})
+				DrainTimeout: w.DrainTimeout, Log: env.Log, Control: env.Control})
 		}
 		done <- o
 	}()

@@ -116,6 +116,9 @@ type Result struct {
 	Duplicated int64 `json:"duplicated"`
 	// Transactions are transactional producers' transactions (nil: none).
 	Transactions *Transactions `json:"transactions,omitempty"`
+	// Stalls are the partitions' consumption stalls: a rebalance, a member
+	// gone or paused (nil: none).
+	Stalls *Stalls `json:"stalls,omitempty"`
 	// Errors is failed sends plus failed decodes.
 	Errors int64 `json:"errors"`
 	// Interrupted names the workers that stopped before the trial was complete; a
@@ -318,6 +321,8 @@ func Merge(summaries []*Summary) (*Result, error) {
 	var txnMeasured, txnRecords int64
 	var firstAbort string
 	readCommitted := false
+	var segs []Segment
+	var owners []int
 	producers := map[int]bool{}
 	var totalReceived int64
 	var prodUsage, consUsage *usage.Window
@@ -406,6 +411,9 @@ func Merge(summaries []*Summary) (*Result, error) {
 			decompNanos += s.CompressNanos
 			consumed += s.Records
 			readCommitted = readCommitted || s.ReadCommitted
+			for _, g := range s.Segments {
+				segs, owners = append(segs, g), append(owners, r.Consumers)
+			}
 			for _, d := range s.Received {
 				k := key{d.Producer, d.Partition}
 				received[k] = append(received[k], d.Intervals...)
@@ -435,6 +443,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		}
 	}
 	r.Duplicated = totalReceived - r.Delivered
+	r.Stalls = stalls(segs, owners)
 	if t := r.Transactions; t != nil {
 		for _, ivs := range aborted {
 			t.AbortedRecords += ivs.Size()

@@ -114,6 +114,9 @@ type Summary struct {
 	// Received is the consumer's record of which sequence numbers arrived, warmup
 	// included, by producer and partition.
 	Received []Delivery `json:"received,omitempty"`
+	// Segments are the consumer's uninterrupted runs of consumption, per
+	// partition (the merge finds stalls between them: Stalls).
+	Segments []Segment `json:"segments,omitempty"`
 	// ReadCommitted is whether the consumer read with read-committed isolation.
 	ReadCommitted bool `json:"readCommitted,omitempty"`
 	// Foreign counts records the consumer skipped because they belong to another
@@ -132,6 +135,9 @@ type Summary struct {
 	// peak resident set and Go heap (nil: not measured, as when workers share a
 	// process in `serdebench run`).
 	Usage *usage.Window `json:"usage,omitempty"`
+	// Left is true when a consumer left its group before the trial was complete
+	// on purpose (a fault scenario's leave): its summary is whole up to then.
+	Left bool `json:"left,omitempty"`
 	// Interrupted is true when the worker stopped before its trial was complete
 	// (SIGTERM, timeout): its numbers are partial and the trial must not count.
 	Interrupted bool `json:"interrupted,omitempty"`

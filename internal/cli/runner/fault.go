@@ -11,6 +11,7 @@ import (
 	"github.com/serdebench/serdebench/internal/netem"
 	"github.com/serdebench/serdebench/internal/netem/engine"
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/workers/consumer"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -53,6 +54,15 @@ type faultRun struct {
 	abort context.CancelCauseFunc
 	// brokers are the trial's bootstrap servers: a pod fault acts on one of them.
 	brokers []string
+	// group acts on the trial's consumers (a consumers fault); set before run.
+	group groupHooks
+}
+
+// groupHooks are how a consumers fault acts: on the last consumer, or by
+// starting one more.
+type groupHooks struct {
+	last *consumer.Control
+	join func()
 }
 
 func newFaultRun(t trial.Trial, f *Faults, brokers []string) (*faultRun, error) {
@@ -65,6 +75,8 @@ func newFaultRun(t trial.Trial, f *Faults, brokers []string) (*faultRun, error) 
 	switch {
 	case err != nil:
 		return refuse("%w", err)
+	case kind == trial.FaultConsumers:
+		r.rec.Action = "consumers-" + string(t.Fault.Consumers.Action)
 	case t.Fault.Target.Role != "" && t.Fault.Target.Role != trial.RoleBrokers:
 		return refuse("serdebench run acts on the broker only, not on the %s (docs/faults.md)", t.Fault.Target.Role)
 	case kind == trial.FaultPod:
@@ -137,6 +149,10 @@ func (r *faultRun) run(ctx context.Context) {
 		r.runBroker(ctx)
 		return
 	}
+	if r.t.Fault.Consumers != nil {
+		r.runGroup(ctx)
+		return
+	}
 	if err := r.f.Engine.Apply(ctx, r.imp, r.seed); err != nil {
 		fail("%w", err)
 		return
@@ -205,6 +221,26 @@ func (r *faultRun) runBroker(ctx context.Context) {
 	r.rec.Ready = time.Now()
 	if !ended {
 		fail(protocol.ReasonFaultNotInjected, "the producers ended while the broker was down (the failure must end before the window does)")
+	}
+}
+
+// runGroup applies a consumer group event: one more consumer joins, the last one
+// leaves, or the last one pauses for durationSeconds.
+func (r *faultRun) runGroup(ctx context.Context) {
+	r.rec.Applied = time.Now()
+	switch r.t.Fault.Consumers.Action {
+	case trial.ConsumerJoin:
+		r.group.join()
+	case trial.ConsumerLeave:
+		r.group.last.Leave()
+	case trial.ConsumerPause:
+		d := time.Duration(r.t.Fault.DurationSeconds) * time.Second
+		r.group.last.Pause(d)
+		if !sleepUntil(ctx, r.rec.Applied.Add(d)) {
+			r.err = &TrialError{Trial: r.t.Name, Reason: protocol.ReasonFaultNotInjected,
+				Err: fmt.Errorf("fault %s: the producers ended while the consumer was paused (the pause must end before the window does)", r.t.Fault.Name)}
+		}
+		r.rec.Removed = time.Now()
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/serdebench/serdebench/internal/names"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/topics"
+	"github.com/serdebench/serdebench/workers/consumer"
 	"github.com/serdebench/serdebench/workers/control"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/protocol"
@@ -181,23 +182,30 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	defer stopConsumers(nil)
 	faultCtx, stopFault := context.WithCancel(ctx)
 	defer stopFault()
-	if fr != nil {
-		env.WindowStarted = fr.windowStarted
-		go fr.run(faultCtx)
-		// The rule is out before the trial returns, whatever ends it.
-		defer func() { stopFault(); <-fr.done }()
-	}
 	var wg, pwg sync.WaitGroup
-	for i := range int(t.Consumers) {
+	startConsumer := func(i int, ctl *consumer.Control) {
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, protocol.ConsumerName(i)
 		wg.Go(func() {
-			s, err := run.Execute(consumerCtx, w, run.Env{Log: o.Log, Security: &o.Security})
+			s, err := run.Execute(consumerCtx, w, run.Env{Log: o.Log, Security: &o.Security, Control: ctl})
 			if err != nil {
 				err = fmt.Errorf("consumer %s: %w", w.ID, err)
 			}
 			collect(s, err)
 		})
+	}
+	controls := make([]*consumer.Control, t.Consumers)
+	for i := range controls {
+		controls[i] = consumer.NewControl()
+		startConsumer(i, controls[i])
+	}
+	if fr != nil {
+		// A consumer group event acts on the last consumer, or adds one.
+		fr.group = groupHooks{last: controls[len(controls)-1], join: func() { startConsumer(len(controls), nil) }}
+		env.WindowStarted = fr.windowStarted
+		go fr.run(faultCtx)
+		// The rule is out before the trial returns, whatever ends it.
+		defer func() { stopFault(); <-fr.done }()
 	}
 	// The producers start together, as the operator starts a trial's pods.
 	start := control.NewBarrier(int(t.Producers), startLead)
@@ -218,6 +226,9 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	}
 	pwg.Wait()
 	stopFault() // the fault ended before the window did, or it fails the trial
+	if fr != nil {
+		<-fr.done // no consumer joins once the consumers are waited for
+	}
 	wg.Wait()
 	var aborted *TrialError
 	if errors.As(context.Cause(ctx), &aborted) {
