@@ -594,6 +594,10 @@ type TrialResult struct {
 	// records alone.
 	// +optional
 	Transactions *TransactionsResult `json:"transactions,omitempty"`
+	// Stalls are the times partitions went unconsumed while their records
+	// waited: a rebalance, a member gone or paused (absent: none).
+	// +optional
+	Stalls *StallsResult `json:"stalls,omitempty"`
 	// Attempts it took to measure the trial (more than 1 when a disrupted attempt
 	// was re-run).
 	// +optional
@@ -647,6 +651,42 @@ type TransactionsResult struct {
 	// transaction's last record handed to the client) to the coordinator's
 	// answer, flushing the transaction's records included.
 	CommitMicros LatencyMicros `json:"commitMicros"`
+}
+
+// StallsResult are a trial's partition stalls (docs/measurement.md, "Rebalances
+// and stalls"): a partition stalled when a record of it waited at least 200 ms
+// while nothing of the partition was received.
+type StallsResult struct {
+	// Count of stalls, all partitions; Partitions how many partitions stalled.
+	Count      int32 `json:"count"`
+	Partitions int32 `json:"partitions"`
+	// MaxMicros is the longest stall, TotalMicros their sum (partition-time).
+	MaxMicros   int64 `json:"maxMicros"`
+	TotalMicros int64 `json:"totalMicros"`
+	// DelayedRecords were waiting when consumption resumed, all stalls;
+	// DelayedMaxMicros is their largest end-to-end latency.
+	DelayedRecords   int64 `json:"delayedRecords"`
+	DelayedMaxMicros int64 `json:"delayedMaxMicros"`
+	// Events are the longest stalls, in order of their start.
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Events []StallEvent `json:"events,omitempty"`
+}
+
+// StallEvent is one partition's stall.
+type StallEvent struct {
+	Partition int32 `json:"partition"`
+	// StartTime is when the partition began to go unconsumed.
+	StartTime metav1.Time `json:"startTime"`
+	// Micros is how long it went unconsumed.
+	Micros int64 `json:"micros"`
+	// Moved: another consumer resumed it (a rebalance gave it a new owner).
+	Moved bool `json:"moved"`
+	// DelayedRecords were waiting when it resumed; DelayedMaxMicros and
+	// DelayedMeanMicros their end-to-end latency.
+	DelayedRecords    int64 `json:"delayedRecords"`
+	DelayedMaxMicros  int64 `json:"delayedMaxMicros"`
+	DelayedMeanMicros int64 `json:"delayedMeanMicros"`
 }
 
 // RegistryCost is a trial's schema registry cost. Its clients cache as the

@@ -122,6 +122,23 @@ func TestTrialResultGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.YAML(t, "trial-result-transactions", TrialResult(trials[0], merged, SeriesPerTrial(1)).Transactions)
+
+	// A consumer that paused 2 s on partition 0, and ten more stalls of 0.3 s
+	// to 1.2 s on partition 1: the result keeps the eight longest.
+	cons := sums[2]
+	cons.Segments = []summary.Segment{{Partition: 0, First: start, Last: start.Add(3 * time.Second), FirstIntended: start.UnixNano(), Records: 3000},
+		{Partition: 0, First: start.Add(5 * time.Second), Last: start.Add(11 * time.Second), FirstIntended: start.Add(3 * time.Second).UnixNano(),
+			Records: 6000, Delayed: 2000, DelayedMaxMicros: 2000000, DelayedSumMicros: 2000 * 1000000}}
+	for k := range 11 {
+		from := start.Add(time.Duration(k) * 2 * time.Second / 3)
+		cons.Segments = append(cons.Segments, summary.Segment{Partition: 1, First: from, Last: from.Add(100 * time.Millisecond),
+			FirstIntended: from.Add(-time.Duration(200+100*k) * time.Millisecond).UnixNano(), Records: 10, Delayed: int64(k)})
+	}
+	sums[2] = roundTrip(t, cons)
+	if merged, err = summary.Merge(sums); err != nil {
+		t.Fatal(err)
+	}
+	golden.YAML(t, "trial-result-stalls", TrialResult(trials[0], merged, SeriesPerTrial(1)).Stalls)
 }
 
 // roundTrip sends a summary through JSON, as summaries travel from the workers.

@@ -1,7 +1,9 @@
 package build
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,6 +77,7 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 			CommittedPerSecondMilli: int64(x.PerSecond*1000 + 0.5), RecordsPerTransaction: int64(x.RecordsPerTransaction + 0.5),
 			AbortedRecords: x.AbortedRecords, AbortedDeliveredRecords: x.AbortedDelivered, CommitMicros: lat(x.Commit)}
 	}
+	res.Stalls = stallsResult(m.Stalls)
 	if m.FetchInterval.Count > 0 {
 		f := lat(m.FetchInterval)
 		res.FetchIntervalMicros = &f
@@ -159,6 +162,30 @@ func Internals(c *summary.ClientInternals) *serdebenchv1.ClientInternals {
 		FetchRequestRate: dec(c.FetchRequestRate, 1), FetchSizeAvgBytes: int64(math.Round(c.FetchSizeAvgBytes)), RecordsPerFetchAvg: dec(c.RecordsPerFetchAvg, 2)}
 	if c.CompressionRateAvg > 0 {
 		out.CompressionRateAvg = dec(c.CompressionRateAvg, 3)
+	}
+	return out
+}
+
+// maxStallEvents is how many stalls a trial's result lists (the longest; its
+// schema's MaxItems).
+const maxStallEvents = 8
+
+// stallsResult is a trial's stalls in the API's units.
+func stallsResult(st *summary.Stalls) *serdebenchv1.StallsResult {
+	if st == nil {
+		return nil
+	}
+	out := &serdebenchv1.StallsResult{Count: int32(st.Count), Partitions: int32(st.Partitions), MaxMicros: st.MaxMicros,
+		TotalMicros: st.TotalMicros, DelayedRecords: st.Delayed, DelayedMaxMicros: st.DelayedMaxMicros}
+	events := slices.Clone(st.Events)
+	if len(events) > maxStallEvents {
+		slices.SortStableFunc(events, func(a, b summary.Stall) int { return cmp.Compare(b.Micros, a.Micros) })
+		events = events[:maxStallEvents]
+		slices.SortStableFunc(events, func(a, b summary.Stall) int { return a.Start.Compare(b.Start) })
+	}
+	for _, e := range events {
+		out.Events = append(out.Events, serdebenchv1.StallEvent{Partition: e.Partition, StartTime: metav1.NewTime(e.Start), Micros: e.Micros,
+			Moved: e.Moved, DelayedRecords: e.Delayed, DelayedMaxMicros: e.DelayedMaxMicros, DelayedMeanMicros: int64(e.DelayedMeanMicros + 0.5)})
 	}
 	return out
 }

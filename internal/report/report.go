@@ -88,6 +88,8 @@ type Row struct {
 	Registry *summary.RegistryCost
 	// Transactions are a transactional producer's transactions (nil: none).
 	Transactions *summary.Transactions
+	// Stalls are the partitions' consumption stalls (nil: none).
+	Stalls *summary.Stalls
 	// Estimates are an aggregated row's figures over its repetitions, by metric
 	// name (nil for one run); Shown names the repetition whose phases, rate search
 	// and series it carries (the one of median throughput).
@@ -164,6 +166,7 @@ func LocalRows(trials []TrialResult) []Row {
 		rows[len(rows)-1].Client = r.Client
 		rows[len(rows)-1].Registry = r.Registry
 		rows[len(rows)-1].Transactions = r.Transactions
+		rows[len(rows)-1].Stalls = r.Stalls
 		if h := r.Latency(summary.EndToEndMicros); h != nil {
 			rows[len(rows)-1].Latency = map[string]*summary.Histogram{summary.EndToEndMicros: h, summary.AckLatencyMicros: r.Latency(summary.AckLatencyMicros)}
 		}
@@ -218,6 +221,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 		}
 		rows[len(rows)-1].Client = internalsOf(t.Client)
 		rows[len(rows)-1].Transactions = transactionsOf(t.Transactions)
+		rows[len(rows)-1].Stalls = stallsOf(t.Stalls)
 		if g := t.Registry; g != nil {
 			rows[len(rows)-1].Registry = &summary.RegistryCost{Requests: g.Requests, RequestMillis: float64(g.RequestMicros) / 1e3,
 				SerializeLookupNanosPerRecord: float64(g.SerializeLookupNanosPerRecord), DeserializeLookupNanosPerRecord: float64(g.DeserializeLookupNanosPerRecord)}
@@ -510,6 +514,9 @@ func Table(w io.Writer, runs []Row) error {
 		return err
 	}
 	if err := TransactionsTable(w, rows); err != nil {
+		return err
+	}
+	if err := StallsTable(w, rows); err != nil {
 		return err
 	}
 	common := CommonWarnings(rows)
