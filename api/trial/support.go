@@ -58,7 +58,7 @@ var Features = []Feature{
 		},
 	},
 	{
-		Name: "the consumer group protocol (KIP-848)",
+		Name: "consumer group protocol (KIP-848)",
 		Uses: func(s Settings) bool { return s.GroupProtocol == GroupProtocolConsumer },
 		Clients: map[Client]Support{
 			ClientSarama: {How: "sarama speaks only the classic protocol (JoinGroup/SyncGroup); it has no ConsumerGroupHeartbeat member"},

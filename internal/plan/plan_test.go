@@ -67,12 +67,12 @@ func TestExpandDefaults(t *testing.T) {
 	tr := trials[0]
 	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5,
 		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none", Records: 100,
-		Isolation: trial.IsolationReadUncommitted}
+		Isolation: trial.IsolationReadUncommitted, GroupProtocol: trial.GroupProtocolClassic}
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}
 	if c := (trial.ConsumerSettings{FetchMinBytes: 1, FetchMaxWaitMs: 500, MaxPartitionFetchBytes: 1048576, ReceiveBufferBytes: -1, SendBufferBytes: -1,
-		Commit: trial.CommitInterval, Isolation: trial.IsolationReadUncommitted}); tr.Consumer != c || tr.Headers != trial.HeadersFull {
+		Commit: trial.CommitInterval, Isolation: trial.IsolationReadUncommitted, GroupProtocol: trial.GroupProtocolClassic}); tr.Consumer != c || tr.Headers != trial.HeadersFull {
 		t.Fatalf("consumer settings %+v, want %+v", tr.Consumer, c)
 	}
 	if tr.Partitions != 3 || tr.Replicas != 1 || tr.Producers != 1 || tr.Consumers != 1 || tr.PoolSize != 1024 || tr.Records != 100 {
@@ -282,5 +282,33 @@ func TestTransactionsRefused(t *testing.T) {
 		if tr := trials[0]; !tr.Settings.Transactions.Enabled() || tr.Consumer.Isolation != trial.IsolationReadCommitted {
 			t.Fatalf("%s: settings %+v, consumer %+v", s.Client, tr.Settings, tr.Consumer)
 		}
+	}
+}
+
+// TestGroupProtocolRefused: the consumer group protocol is refused for a client
+// without it, naming the client and what it lacks; the others are planned with
+// it, and a consumer leaving needs another consumer to finish the trial.
+func TestGroupProtocolRefused(t *testing.T) {
+	spec := func(c trial.Client) v1alpha1.ExperimentSpec {
+		s := base()
+		s.Client = c
+		s.Consumer.GroupProtocol = trial.GroupProtocolConsumer
+		return s
+	}
+	if _, err := plan.Expand(spec(trial.ClientSarama)); err == nil ||
+		!strings.Contains(err.Error(), "client sarama has no consumer group protocol (KIP-848): sarama speaks only the classic protocol") {
+		t.Errorf("sarama: %v", err)
+	}
+	for _, c := range []trial.Client{trial.ClientFranz, trial.ClientRdkafka} {
+		trials, err := plan.Expand(spec(c))
+		if err != nil || trials[0].Consumer.GroupProtocol != trial.GroupProtocolConsumer {
+			t.Fatalf("%s: %v", c, err)
+		}
+	}
+	s := base()
+	s.Consumers = 1
+	s.Faults = &v1alpha1.Faults{Scenarios: []trial.Fault{{Name: "leave", StartSeconds: 2, Consumers: &trial.ConsumerFault{Action: trial.ConsumerLeave}}}}
+	if _, err := plan.Expand(s); err == nil || !strings.Contains(err.Error(), "needs at least 2 consumers") {
+		t.Errorf("a leave with one consumer: %v", err)
 	}
 }
