@@ -12,6 +12,11 @@ type Feature struct {
 	Name string
 	// Uses says whether settings s ask for it.
 	Uses func(s Settings) bool
+	// Setting is the row of Table whose value asks for it, and CEL the same
+	// test as Uses as a CEL predicate on v, one value of that setting: the CRD's
+	// admission rules refuse a client without the feature from them
+	// (hack/gensettings).
+	Setting, CEL string
 	// Clients says, for each client, whether and how it provides the feature.
 	Clients map[Client]Support
 }
@@ -34,8 +39,9 @@ type Support struct {
 // Features is every feature a setting asks of a client.
 var Features = []Feature{
 	{
-		Name: "transactions",
-		Uses: func(s Settings) bool { return s.Transactions.Enabled() },
+		Name:    "transactions",
+		Uses:    func(s Settings) bool { return s.Transactions.Enabled() },
+		Setting: "Transactions", CEL: "has(v.recordsPerTransaction) || has(v.transactionMillis)",
 		Clients: map[Client]Support{
 			ClientSarama: {Has: true, How: "`Producer.Transaction.ID`, `BeginTxn`/`CommitTxn`/`AbortTxn` (transactions v1)",
 				Refuse: func(s Settings) string {
@@ -49,8 +55,9 @@ var Features = []Feature{
 		},
 	},
 	{
-		Name: "read-committed isolation",
-		Uses: func(s Settings) bool { return s.Isolation == IsolationReadCommitted },
+		Name:    "read-committed isolation",
+		Uses:    func(s Settings) bool { return s.Isolation == IsolationReadCommitted },
+		Setting: "Isolation", CEL: "v == 'readCommitted'",
 		Clients: map[Client]Support{
 			ClientSarama:  {Has: true, How: "`Consumer.IsolationLevel = ReadCommitted`"},
 			ClientFranz:   {Has: true, How: "`kgo.FetchIsolationLevel(kgo.ReadCommitted())`"},
@@ -58,8 +65,9 @@ var Features = []Feature{
 		},
 	},
 	{
-		Name: "consumer group protocol (KIP-848)",
-		Uses: func(s Settings) bool { return s.GroupProtocol == GroupProtocolConsumer },
+		Name:    "consumer group protocol (KIP-848)",
+		Uses:    func(s Settings) bool { return s.GroupProtocol == GroupProtocolConsumer },
+		Setting: "GroupProtocol", CEL: "v == 'consumer'",
 		Clients: map[Client]Support{
 			ClientSarama: {How: "sarama speaks only the classic protocol (JoinGroup/SyncGroup); it has no ConsumerGroupHeartbeat member"},
 			ClientFranz:  {Has: true, How: "`kgo.ServerSideBalancer()` with the range assignor, the broker's (franz-go recommends it on Kafka 4.3+)"},

@@ -3,6 +3,7 @@ package trial
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -58,5 +59,24 @@ func TestUnsupportedSaysWhy(t *testing.T) {
 	}
 	if err := Unsupported(Settings{Client: ClientRdkafka, Idempotent: true}); err == nil || !strings.Contains(err.Error(), "client librdkafka has no teleport") {
 		t.Fatalf("a client the feature does not list: %v", err)
+	}
+}
+
+// TestDefaultsAskNoFeature: a setting left at its default asks no client for a
+// feature (admission's generated rules read an absent setting as asking none).
+func TestDefaultsAskNoFeature(t *testing.T) {
+	s := Settings{Mode: DefaultMode, Client: DefaultClient, Isolation: IsolationReadUncommitted, GroupProtocol: GroupProtocolClassic}
+	for _, r := range Table {
+		if r.Default != nil {
+			reflect.ValueOf(&s).Elem().FieldByName(r.Field).Set(reflect.ValueOf(r.Default))
+		}
+	}
+	for _, f := range Features {
+		if f.Uses(s) {
+			t.Errorf("the default settings ask for %s", f.Name)
+		}
+		if f.Setting == "" || f.CEL == "" {
+			t.Errorf("feature %s: no Setting and CEL for admission", f.Name)
+		}
 	}
 }

@@ -50,7 +50,91 @@ func run(dir string) error {
 	if err := rewriteRule(path, minSizeLine, minSizeRule(trial.MinSizeBytes)); err != nil {
 		return err
 	}
+	rules, err := supportRules(trial.Table, trial.Features)
+	if err != nil {
+		return err
+	}
+	if err := rewriteRule(path, supportLines, rules); err != nil {
+		return err
+	}
 	return rewriteRule(path, baselineKeysLine, baselineKeysRule(trial.ReferenceKeys()))
+}
+
+// supportRules are ExperimentSpec's CEL rules that refuse a client without a
+// feature its settings ask for (api/trial.Features), one per feature and client
+// lacking it: over every combination the matrix sweeps, the client being
+// spec.client or any of matrix.client, the setting's value spec's or any of the
+// matrix's. The planner refuses the same (trial.Unsupported); these say it at
+// admission. The lines are one block, replaced whole.
+func supportRules(rows []trial.Row, features []trial.Feature) (string, error) {
+	// exists is "some value of field, in any combination, makes pred true":
+	// the matrix's values when it sweeps the setting, else the spec's (the
+	// two are of different schema types, so each list is tested on its own).
+	exists := func(field, pred string) (string, error) {
+		for _, r := range rows {
+			if r.Field != field {
+				continue
+			}
+			spec := jsonPath(r.Spec)
+			if r.Spec == "" {
+				spec = "producer." + r.JSON
+			}
+			// Every object on the way may be absent: has() each, in order.
+			var guards []string
+			parts := strings.Split(spec, ".")
+			for i := range parts {
+				guards = append(guards, "has(self."+strings.Join(parts[:i+1], ".")+")")
+			}
+			// Absent, the setting takes its default, which asks for no feature
+			// (TestDefaultsAskNoFeature); the client's default is a client.
+			def := "[]"
+			if field == "Client" {
+				def = fmt.Sprintf("['%s']", trial.DefaultClient)
+			}
+			base := fmt.Sprintf("(%s ? [self.%s] : %s).exists(v, %s)", strings.Join(guards, " && "), spec, def, pred)
+			if r.MaxItems == 0 {
+				return base, nil
+			}
+			return fmt.Sprintf("(has(self.matrix) && has(self.matrix.%s) && size(self.matrix.%s) > 0 ? self.matrix.%s.exists(v, %s) : %s)", r.JSON, r.JSON, r.JSON, pred, base), nil
+		}
+		return "", fmt.Errorf("no row %s", field)
+	}
+	var lines []string
+	for _, f := range features {
+		for _, c := range trial.Clients {
+			sup := f.Clients[c]
+			if sup.Has {
+				continue
+			}
+			if f.Setting == "" || f.CEL == "" {
+				return "", fmt.Errorf("feature %s: client %s lacks it, but no Setting and CEL say how admission tells", f.Name, c)
+			}
+			client, err := exists("Client", fmt.Sprintf("v == '%s'", c))
+			if err != nil {
+				return "", err
+			}
+			uses, err := exists(f.Setting, f.CEL)
+			if err != nil {
+				return "", fmt.Errorf("feature %s: %w", f.Name, err)
+			}
+			lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && %s)",message="unsupported: client %s has no %s: %s"`,
+				client, uses, c, f.Name, strings.ReplaceAll(strings.ReplaceAll(sup.How, `"`, `'`), "`", "")))
+		}
+	}
+	if len(lines) == 0 {
+		return "", fmt.Errorf("no client lacks any feature: the block's anchor line would be lost")
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// jsonPath is a Go path of ExperimentSpec's fields (Consumer.GroupProtocol) as
+// the JSON path CEL reads (consumer.groupProtocol).
+func jsonPath(goPath string) string {
+	parts := strings.Split(goPath, ".")
+	for i, p := range parts {
+		parts[i] = strings.ToLower(p[:1]) + p[1:]
+	}
+	return strings.Join(parts, ".")
 }
 
 // baselineKeysRule admits spec.compare.baseline's keys: the reference keys.
@@ -100,6 +184,8 @@ func trialCountRule(rows []trial.Row) string {
 var (
 	trialCountLine = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="size\(self\.codecs\) \*.*$`)
 	minSizeLine    = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!has\(self\.schema\) \|\| !has\(self\.sizesBytes\)( \|\||").*$`)
+	// supportLines are supportRules' block (every line of it).
+	supportLines = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: client .*$(\n^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: client .*$)*`)
 	// baselineKeysLine is on the field CompareSpec.Baseline (indented).
 	baselineKeysLine = regexp.MustCompile(`(?m)^\t// \+kubebuilder:validation:XValidation:rule="self\.all\(k, k in \[.*$`)
 )
