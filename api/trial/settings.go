@@ -231,6 +231,9 @@ const (
 	MaxFaultedRepeatedTrials = 64
 )
 
+// MaxIncluded caps matrix.include's combinations.
+const MaxIncluded = 16
+
 // Sweep is one matrix dimension: how many values it lists and how value i is set.
 // +kubebuilder:object:generate=false
 type Sweep struct {

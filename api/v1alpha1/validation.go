@@ -12,7 +12,7 @@ const (
 // TrialCount is the number of trials the spec expands into, repetitions included
 // (with repeatUntil, the most it may run).
 func (s *ExperimentSpec) TrialCount() int {
-	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * trial.Count(s.Matrix.Sweeps()) * s.Faults.Count() * int(s.MaxRepetitions())
+	return len(s.Codecs) * max(1, len(s.Payload.SizesBytes)) * (trial.Count(s.Matrix.Sweeps()) + len(s.Matrix.Included())) * s.Faults.Count() * int(s.MaxRepetitions())
 }
 
 // MaxRepetitions is the most repetitions a trial may run: repeatUntil's maximum,

@@ -197,6 +197,12 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	GroupProtocol []trial.GroupProtocol `json:"groupProtocol,omitempty"`
+	// Include adds combinations the sweeps do not make: each is the spec's
+	// settings with the values it sets (e.g. acks 1 beside acks all with
+	// transactions, which cannot be swept against each other).
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Include []MatrixPoint `json:"include,omitempty"`
 }
 
 // Sweeps are the matrix's dimensions in api/trial.Table's order (nil without a
@@ -220,6 +226,141 @@ func (m *Matrix) Sweeps() []trial.Sweep {
 		{Field: "Isolation", Len: len(m.Isolation), Set: func(s *trial.Settings, i int) { s.Isolation = m.Isolation[i] }},
 		{Field: "GroupProtocol", Len: len(m.GroupProtocol), Set: func(s *trial.Settings, i int) { s.GroupProtocol = m.GroupProtocol[i] }},
 	}
+}
+
+// MatrixPoint is one combination matrix.include adds: the spec's settings with
+// the values it sets.
+type MatrixPoint struct {
+	// BatchSizeBytes sets batchSizeBytes.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=67108864
+	// +optional
+	BatchSizeBytes *int32 `json:"batchSizeBytes,omitempty"`
+	// LingerMs sets lingerMs.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=60000
+	// +optional
+	LingerMs *int32 `json:"lingerMs,omitempty"`
+	// Acks sets acks.
+	// +optional
+	Acks trial.Acks `json:"acks,omitempty"`
+	// Compression sets compression.
+	// +optional
+	Compression trial.Compression `json:"compression,omitempty"`
+	// MaxInFlight sets maxInFlight.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	MaxInFlight *int32 `json:"maxInFlight,omitempty"`
+	// Mode sets mode.
+	// +optional
+	Mode trial.Mode `json:"mode,omitempty"`
+	// RecordsPerSecond sets recordsPerSecond.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000000
+	// +optional
+	RecordsPerSecond *int64 `json:"recordsPerSecond,omitempty"`
+	// Client sets client.
+	// +optional
+	Client trial.Client `json:"client,omitempty"`
+	// PayloadCompression sets payloadCompression.
+	// +optional
+	PayloadCompression trial.PayloadCompression `json:"payloadCompression,omitempty"`
+	// Records sets records.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1099511627776
+	// +optional
+	Records *int64 `json:"records,omitempty"`
+	// Idempotent sets idempotent.
+	// +optional
+	Idempotent *bool `json:"idempotent,omitempty"`
+	// SendBufferBytes sets sendBufferBytes.
+	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=67108864
+	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
+	// +optional
+	SendBufferBytes *int32 `json:"sendBufferBytes,omitempty"`
+	// ReceiveBufferBytes sets receiveBufferBytes.
+	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=67108864
+	// +kubebuilder:validation:XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"
+	// +optional
+	ReceiveBufferBytes *int32 `json:"receiveBufferBytes,omitempty"`
+	// Partitioner sets partitioner.
+	// +optional
+	Partitioner trial.Partitioner `json:"partitioner,omitempty"`
+	// Transactions sets transactions.
+	// +optional
+	Transactions *trial.Transactions `json:"transactions,omitempty"`
+	// Isolation sets isolation.
+	// +optional
+	Isolation trial.Isolation `json:"isolation,omitempty"`
+	// GroupProtocol sets groupProtocol.
+	// +optional
+	GroupProtocol trial.GroupProtocol `json:"groupProtocol,omitempty"`
+}
+
+// Apply sets the settings the point sets.
+func (p *MatrixPoint) Apply(s *trial.Settings) {
+	if p.BatchSizeBytes != nil {
+		s.BatchSizeBytes = *p.BatchSizeBytes
+	}
+	if p.LingerMs != nil {
+		s.LingerMs = *p.LingerMs
+	}
+	if p.Acks != "" {
+		s.Acks = p.Acks
+	}
+	if p.Compression != "" {
+		s.Compression = p.Compression
+	}
+	if p.MaxInFlight != nil {
+		s.MaxInFlight = *p.MaxInFlight
+	}
+	if p.Mode != "" {
+		s.Mode = p.Mode
+	}
+	if p.RecordsPerSecond != nil {
+		s.RecordsPerSecond = *p.RecordsPerSecond
+	}
+	if p.Client != "" {
+		s.Client = p.Client
+	}
+	if p.PayloadCompression != "" {
+		s.PayloadCompression = p.PayloadCompression
+	}
+	if p.Records != nil {
+		s.Records = *p.Records
+	}
+	if p.Idempotent != nil {
+		s.Idempotent = *p.Idempotent
+	}
+	if p.SendBufferBytes != nil {
+		s.SendBufferBytes = *p.SendBufferBytes
+	}
+	if p.ReceiveBufferBytes != nil {
+		s.ReceiveBufferBytes = *p.ReceiveBufferBytes
+	}
+	if p.Partitioner != "" {
+		s.Partitioner = p.Partitioner
+	}
+	if p.Transactions != nil {
+		s.Transactions = *p.Transactions
+	}
+	if p.Isolation != "" {
+		s.Isolation = p.Isolation
+	}
+	if p.GroupProtocol != "" {
+		s.GroupProtocol = p.GroupProtocol
+	}
+}
+
+// Included are matrix.include's points (nil without a matrix).
+func (m *Matrix) Included() []MatrixPoint {
+	if m == nil {
+		return nil
+	}
+	return m.Include
 }
 
 // BaseSettings are the settings of a defaulted spec before the matrix sweeps them.

@@ -177,7 +177,7 @@ func trialCountRule(rows []trial.Row) string {
 		dims = append(dims, fmt.Sprintf("(has(%s) && size(%s) > 0 ? size(%s) : 1)", f, f, f))
 	}
 	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repeatUntil) ? self.repeatUntil.maxRepetitions : (has(self.repetitions) ? self.repetitions : 1)) <= (has(self.faults) && (has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1)) ? %d : (has(self.faults) || has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1) ? %d : %d))",message="the matrix expands to more than %d trials, %d with faults or repetitions, %d with both (codecs × sizes × matrix values × fault scenarios × repetitions, repeatUntil.maxRepetitions when set)"`,
-		strings.Join(dims, " * "), trial.MaxFaultedRepeatedTrials, trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials, trial.MaxFaultedRepeatedTrials)
+		strings.Join(dims, " * ")+") + (has(self.matrix.include) ? size(self.matrix.include) : 0", trial.MaxFaultedRepeatedTrials, trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials, trial.MaxFaultedRepeatedTrials)
 }
 
 // The generated rules' lines, found by how they start.
@@ -210,6 +210,32 @@ func comment(w *bytes.Buffer, indent, text string) {
 	for _, l := range strings.Split(text, "\n") {
 		fmt.Fprintf(w, "%s// %s\n", indent, l)
 	}
+}
+
+// matrixPoint writes MatrixPoint, one optional field per setting, and its Apply.
+func matrixPoint(w *bytes.Buffer, rows []trial.Row) error {
+	w.WriteString("// MatrixPoint is one combination matrix.include adds: the spec's settings with\n// the values it sets.\ntype MatrixPoint struct {\n")
+	for _, r := range rows {
+		comment(w, "\t", fmt.Sprintf("%s sets %s.", r.Field, r.JSON))
+		for _, m := range r.Markers {
+			fmt.Fprintf(w, "\t// +kubebuilder:validation:%s\n", m)
+		}
+		star := "*"
+		if !pointer(r) && !object(r) && strings.HasPrefix(r.Type, "trial.") {
+			star = ""
+		}
+		fmt.Fprintf(w, "\t// +optional\n\t%s %s%s `json:\"%s,omitempty\"`\n", r.Field, star, r.Type, r.JSON)
+	}
+	w.WriteString("}\n\n// Apply sets the settings the point sets.\nfunc (p *MatrixPoint) Apply(s *trial.Settings) {\n")
+	for _, r := range rows {
+		if !pointer(r) && !object(r) && strings.HasPrefix(r.Type, "trial.") {
+			fmt.Fprintf(w, "\tif p.%s != \"\" {\n\t\ts.%s = p.%s\n\t}\n", r.Field, r.Field, r.Field)
+		} else {
+			fmt.Fprintf(w, "\tif p.%s != nil {\n\t\ts.%s = *p.%s\n\t}\n", r.Field, r.Field, r.Field)
+		}
+	}
+	w.WriteString("}\n\n// Included are matrix.include's points (nil without a matrix).\nfunc (m *Matrix) Included() []MatrixPoint {\n\tif m == nil {\n\t\treturn nil\n\t}\n\treturn m.Include\n}\n\n")
+	return nil
 }
 
 // pointer says whether spec.producer holds the setting as a pointer: numbers,
@@ -304,6 +330,8 @@ import "github.com/serdebench/serdebench/api/trial"
 		}
 		fmt.Fprintf(&w, "\t// +listType=set\n\t// +optional\n\t%s []%s `json:\"%s,omitempty\"`\n", r.Field, r.Type, r.JSON)
 	}
+	fmt.Fprintf(&w, "\t// Include adds combinations the sweeps do not make: each is the spec's\n\t// settings with the values it sets (e.g. acks 1 beside acks all with\n\t// transactions, which cannot be swept against each other).\n")
+	fmt.Fprintf(&w, "\t// +kubebuilder:validation:MaxItems=%d\n\t// +optional\n\tInclude []MatrixPoint `json:\"include,omitempty\"`\n", trial.MaxIncluded)
 	w.WriteString("}\n\n// Sweeps are the matrix's dimensions in api/trial.Table's order (nil without a\n// matrix).\nfunc (m *Matrix) Sweeps() []trial.Sweep {\n\tif m == nil {\n\t\treturn nil\n\t}\n\treturn []trial.Sweep{\n")
 	for _, r := range rows {
 		if r.MaxItems == 0 {
@@ -311,7 +339,11 @@ import "github.com/serdebench/serdebench/api/trial"
 		}
 		fmt.Fprintf(&w, "\t\t{Field: %q, Len: len(m.%s), Set: func(s *trial.Settings, i int) { s.%s = m.%s[i] }},\n", r.Field, r.Field, r.Field, r.Field)
 	}
-	w.WriteString("\t}\n}\n\n// BaseSettings are the settings of a defaulted spec before the matrix sweeps them.\nfunc (s *ExperimentSpec) BaseSettings() trial.Settings {\n\treturn trial.Settings{\n")
+	w.WriteString("\t}\n}\n\n")
+	if err := matrixPoint(&w, rows); err != nil {
+		return nil, err
+	}
+	w.WriteString("// BaseSettings are the settings of a defaulted spec before the matrix sweeps them.\nfunc (s *ExperimentSpec) BaseSettings() trial.Settings {\n\treturn trial.Settings{\n")
 	for _, r := range rows {
 		switch {
 		case r.Spec != "":

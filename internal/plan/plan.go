@@ -46,6 +46,19 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		Commit:                 spec.Consumer.Commit,
 	}
 	variants := trial.Expand(spec.BaseSettings(), spec.Matrix.Sweeps())
+	labels := map[string]bool{}
+	for _, v := range variants {
+		labels[v.Describe()] = true
+	}
+	for i, p := range spec.Matrix.Included() {
+		v := spec.BaseSettings()
+		p.Apply(&v)
+		if labels[v.Describe()] {
+			return nil, fmt.Errorf("matrix.include[%d] (%s) is a combination the matrix already runs", i, v.Describe())
+		}
+		labels[v.Describe()] = true
+		variants = append(variants, v)
+	}
 	sizes := spec.Payload.SizesBytes
 	if spec.Payload.Schema == trial.BytesSchema {
 		for _, c := range spec.Codecs {

@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -312,3 +313,38 @@ func TestGroupProtocolRefused(t *testing.T) {
 		t.Errorf("a leave with one consumer: %v", err)
 	}
 }
+
+// TestMatrixInclude: included combinations run after the swept ones, each the
+// spec's settings with the values it sets; one the sweeps already make is
+// refused; the trial count includes them.
+func TestMatrixInclude(t *testing.T) {
+	s := base()
+	s.Codecs, s.Payload.SizesBytes = []trial.Codec{"json"}, []int32{1176}
+	s.Client = trial.ClientFranz
+	s.Producer.Acks = trial.AcksLeader
+	s.Matrix = &v1alpha1.Matrix{LingerMs: []int32{0, 5}, Include: []v1alpha1.MatrixPoint{
+		{Acks: trial.AcksAll, Idempotent: ptr(true), MaxInFlight: ptr(int32(1))},
+		{Acks: trial.AcksAll, Transactions: &trial.Transactions{RecordsPerTransaction: 500}}}}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 4 || s.TrialCount() != 4 {
+		t.Fatalf("%d trials, count %d: want 2 swept + 2 included", len(trials), s.TrialCount())
+	}
+	got := []string{}
+	for _, tr := range trials {
+		got = append(got, tr.Settings.Describe())
+	}
+	want := []string{"batch acks=1 none batch=16384 linger=0ms client=franz-go records=100", "batch acks=1 none batch=16384 linger=5ms client=franz-go records=100",
+		"batch acks=all none batch=16384 linger=5ms inflight=1 idempotent client=franz-go records=100", "batch acks=all none batch=16384 linger=5ms client=franz-go txn=500rec records=100"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("trials %q, want %q", got, want)
+	}
+	s.Matrix.Include = append(s.Matrix.Include, v1alpha1.MatrixPoint{LingerMs: ptr(int32(0))})
+	if _, err := plan.Expand(s); err == nil || !strings.Contains(err.Error(), "matrix.include[2]") {
+		t.Fatalf("a combination the sweeps make: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
