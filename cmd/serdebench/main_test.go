@@ -48,7 +48,7 @@ func TestSamplesAreValid(t *testing.T) {
 		"../../config/samples/max-rate.yaml": 2, "../../config/samples/own-schema/local.yaml": 5 + 5,
 		"../../config/samples/all-codecs.yaml": 16, "../../config/samples/compression-grid.yaml": 24,
 		"../../config/samples/iov-network.yaml": 36, "../../config/samples/broker-failure.yaml": 2,
-		"../../config/samples/broker-restart.yaml": 4} {
+		"../../config/samples/broker-restart.yaml": 4, "../../config/samples/exactly-once.yaml": 9, "../../config/samples/rebalance.yaml": 4} {
 		cmd := rootCmd()
 		var out bytes.Buffer
 		cmd.SetOut(&out)
