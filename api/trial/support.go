@@ -50,8 +50,20 @@ var Features = []Feature{
 					}
 					return ""
 				}},
-			ClientFranz:   {Has: true, How: "`kgo.TransactionalID`, `BeginTransaction`/`EndTransaction` (transactions v2, KIP-890, where the broker has it)"},
-			ClientRdkafka: {Has: true, How: "`transactional.id`, `InitTransactions`/`BeginTransaction`/`CommitTransaction` (transactions v1)"},
+			ClientFranz: {Has: true, How: "`kgo.TransactionalID`, `BeginTransaction`/`EndTransaction` (transactions v2, KIP-890, where the broker has it)",
+				Refuse: func(s Settings) string {
+					if s.MaxInFlight != 5 {
+						return fmt.Sprintf("franz-go's transactional producer is idempotent, which keeps 5 requests in flight per broker whatever maxInFlight says: set maxInFlight: 5 (the default), not %d", s.MaxInFlight)
+					}
+					return ""
+				}},
+			ClientRdkafka: {Has: true, How: "`transactional.id`, `InitTransactions`/`BeginTransaction`/`CommitTransaction` (transactions v1)",
+				Refuse: func(s Settings) string {
+					if s.MaxInFlight > 5 {
+						return fmt.Sprintf("librdkafka's transactional producer is idempotent, which allows at most 5 requests in flight per connection: set maxInFlight to 5 or less, not %d", s.MaxInFlight)
+					}
+					return ""
+				}},
 		},
 	},
 	{

@@ -51,6 +51,13 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		labels[v.Describe()] = true
 	}
 	for i, p := range spec.Matrix.Included() {
+		// What the spec's rules forbid a sweep, they forbid here too.
+		switch {
+		case p.Records != nil && spec.Records == nil:
+			return nil, fmt.Errorf("matrix.include[%d].records sets the measured records: set records, not durationSeconds", i)
+		case p.RecordsPerSecond != nil && spec.Rate.Search != nil:
+			return nil, fmt.Errorf("matrix.include[%d].recordsPerSecond: rate.search chooses the rates itself", i)
+		}
 		v := spec.BaseSettings()
 		p.Apply(&v)
 		if labels[v.Describe()] {

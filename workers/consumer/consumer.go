@@ -208,11 +208,17 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	defer stop()
 	complete := make(chan struct{})
 	go c.watchCompletion(runCtx, checks, complete, stop)
+	// left says the consumer stopped because it was told to leave (and not
+	// for another reason first).
+	var left atomic.Bool
 	go func() {
 		select {
 		case <-cfg.Control.leaving():
-			cfg.Log.Info("leaving the consumer group before the trial is complete (fault)", "consumer", cfg.Name)
-			stop()
+			if runCtx.Err() == nil {
+				left.Store(true)
+				cfg.Log.Info("leaving the consumer group before the trial is complete (fault)", "consumer", cfg.Name)
+				stop()
+			}
 		case <-runCtx.Done():
 		}
 	}()
@@ -252,7 +258,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			cfg.Log.Warn("leaving the consumer group after a complete trial", "consumer", cfg.Name, "err", consumeErr)
 			consumeErr = nil
 		}
-	case <-whenLeft(cfg.Control, ctx):
+	case <-whenLeft(ctx, &left):
 		// Left on purpose, while the trial went on: what it received counts.
 		sum.Left = true
 		if consumeErr != nil {
@@ -658,10 +664,10 @@ func (st *partition) continueMarkers(mask uint64) {
 	st.meta = "m=" + strconv.FormatUint(st.markers, 16)
 }
 
-// whenLeft is closed when the consumer left on purpose (Control.Leave) and was
-// not stopped from outside (ctx).
-func whenLeft(c *Control, ctx context.Context) <-chan struct{} {
-	if !c.hasLeft() || ctx.Err() != nil {
+// whenLeft is closed when the consumer left on purpose (Control.Leave, before
+// anything else stopped it) and was not stopped from outside (ctx).
+func whenLeft(ctx context.Context, left *atomic.Bool) <-chan struct{} {
+	if !left.Load() || ctx.Err() != nil {
 		return nil
 	}
 	done := make(chan struct{})

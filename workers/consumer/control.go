@@ -64,6 +64,3 @@ func (c *Control) leaving() <-chan struct{} {
 	}
 	return c.leave
 }
-
-// hasLeft is whether Leave was called.
-func (c *Control) hasLeft() bool { return c != nil && c.left.Load() }

@@ -152,6 +152,7 @@ func (m *franzMember) lost(_ context.Context, _ *kgo.Client, lost map[string][]i
 }
 
 func (m *franzMember) forget(parts []int32) {
+	m.c.endSegments(parts)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, p := range parts {

@@ -82,6 +82,11 @@ func newRdkafkaMember(c *consumer, clientID string) (member, error) {
 		cm[k] = v
 	}
 	cm["group.id"] = c.cfg.Group
+	if f := c.cfg.Trial.Fault; f != nil && f.Consumers != nil && f.Consumers.Action == trial.ConsumerPause {
+		// A paused member does not poll: librdkafka would leave the group after
+		// max.poll.interval.ms (300 s), and a pause is no rebalance.
+		cm["max.poll.interval.ms"] = max(300000, int(f.DurationSeconds+60)*1000)
+	}
 	kc, err := kafka.NewConsumer(&cm)
 	if err != nil {
 		return nil, fmt.Errorf("create librdkafka consumer: %w", err)
@@ -141,10 +146,13 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 			}
 		}
 		m.mu.Lock()
+		revoked := make([]int32, 0, len(e.Partitions))
 		for _, tp := range e.Partitions {
 			delete(m.pos, tp.Partition)
+			revoked = append(revoked, tp.Partition)
 		}
 		m.mu.Unlock()
+		c.endSegments(revoked)
 		if kc.GetRebalanceProtocol() == "COOPERATIVE" {
 			return kc.IncrementalUnassign(e.Partitions)
 		}

@@ -135,6 +135,8 @@ func (m *saramaMember) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sara
 	if err != nil {
 		return err
 	}
+	// The claim ends with the session: the partition may go elsewhere.
+	defer c.endSegments([]int32{claim.Partition()})
 	// Continue the marker mask from what the group committed for this partition
 	// (asked outside the lock: the summary may need it while this call waits).
 	if _, mask, err := c.committed(claim.Partition()); err == nil {

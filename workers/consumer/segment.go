@@ -44,3 +44,23 @@ func (st *partition) segments() []summary.Segment {
 	}
 	return out
 }
+
+// endSegments closes the partitions' current segments: their assignment ended
+// (a revoke), so a later one begins a segment of its own even if no gap shows
+// (a partition that went elsewhere and came back).
+func (c *consumer) endSegments(parts []int32) {
+	for _, p := range parts {
+		c.mu.Lock()
+		st := c.parts[p]
+		c.mu.Unlock()
+		if st == nil {
+			continue
+		}
+		st.mu.Lock()
+		if st.seg != nil {
+			st.segs = append(st.segs, *st.seg)
+			st.seg = nil
+		}
+		st.mu.Unlock()
+	}
+}

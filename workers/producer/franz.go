@@ -2,12 +2,14 @@ package producer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -26,7 +28,8 @@ const javaDeliveryTimeout = 2 * time.Minute
 
 // FranzOptions applies a trial's producer plan (NewPlan) to franz-go. It also
 // returns the settings by franz-go's names, for the result.
-func FranzOptions(s trial.Settings, clientID string, maxValueBytes, topicMaxBytes int) ([]kgo.Opt, map[string]string, error) {
+// txnID is the producer's transactional id (used only with transactions).
+func FranzOptions(s trial.Settings, txnID string, maxValueBytes, topicMaxBytes int) ([]kgo.Opt, map[string]string, error) {
 	p, err := NewPlan(s, maxValueBytes, topicMaxBytes)
 	if err != nil {
 		return nil, nil, err
@@ -56,8 +59,8 @@ func FranzOptions(s trial.Settings, clientID string, maxValueBytes, topicMaxByte
 	eff["ProducerBatchMaxBytes"] = strconv.Itoa(p.BatchMaxBytes)
 	eff["ProducerLinger"] = p.Linger.String()
 	if p.Transactional {
-		opts = append(opts, kgo.TransactionalID(transactionalID(clientID)), kgo.TransactionTimeout(p.TransactionTimeout))
-		eff["TransactionalID"] = transactionalID(clientID)
+		opts = append(opts, kgo.TransactionalID(txnID), kgo.TransactionTimeout(p.TransactionTimeout))
+		eff["TransactionalID"] = txnID
 		eff["TransactionTimeout"] = p.TransactionTimeout.String()
 	}
 	return opts, eff, nil
@@ -96,7 +99,7 @@ type franzClient struct {
 // (it ends DrainTimeout after the run is stopped).
 func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, topicMax int) (*franzClient, error) {
 	t := r.cfg.Trial
-	opts, eff, err := FranzOptions(t.Settings, clientID, maxValue, topicMax)
+	opts, eff, err := FranzOptions(t.Settings, transactionalID(r.cfg.Topic, r.cfg.ID), maxValue, topicMax)
 	if err != nil {
 		return nil, err
 	}
@@ -179,22 +182,27 @@ func (c *franzClient) begin() error { return c.cl.BeginTransaction() }
 
 // end flushes (nothing is left by now: the sender waited for every outcome) and
 // ends the transaction. A commit kgo refuses, or whose outcome it cannot know, is
-// retried as an abort, as EndTransaction's documentation prescribes.
-func (c *franzClient) end(ctx context.Context, commit bool) (bool, string, error) {
-	why := "a send failed in it"
+// retried as an abort, as EndTransaction's documentation prescribes; only a
+// commit refused before it was sent (OperationNotAttempted, TransactionAbortable)
+// is known aborted, any other failed commit may have committed at the broker.
+func (c *franzClient) end(ctx context.Context, commit bool) (outcome, string, error) {
+	why, out := "a send failed in it", aborted
 	if commit {
 		err := c.cl.Flush(ctx)
 		if err == nil {
 			if err = c.cl.EndTransaction(ctx, kgo.TryCommit); err == nil {
-				return true, "", nil
+				return committed, "", nil
+			}
+			if !errors.Is(err, kerr.OperationNotAttempted) && !errors.Is(err, kerr.TransactionAbortable) {
+				out = inDoubt
 			}
 		}
 		why = "commit failed: " + err.Error()
 	} else if err := c.cl.AbortBufferedRecords(ctx); err != nil {
-		return false, why, fmt.Errorf("abort buffered records: %w", err)
+		return aborted, why, fmt.Errorf("abort buffered records: %w", err)
 	}
 	if err := c.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
-		return false, why, fmt.Errorf("abort transaction (%s): %w", why, err)
+		return out, why, fmt.Errorf("abort transaction (%s): %w", why, err)
 	}
-	return false, why, nil
+	return out, why, nil
 }

@@ -39,7 +39,11 @@ func waitForGroup(ctx context.Context, brokers []string, sec kafkaconn.Security,
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("consumer group %s (%s protocol) not ready after %s: %s", group, protocol.OrDefault(), timeout, last)
+			hint := ""
+			if protocol.OrDefault() == trial.GroupProtocolConsumer {
+				hint = " (the consumer protocol needs Kafka 4.0+ brokers with group.version 1; a client falls back to the classic protocol without it)"
+			}
+			return fmt.Errorf("consumer group %s (%s protocol) not ready after %s: %s%s", group, protocol.OrDefault(), timeout, last, hint)
 		}
 		select {
 		case <-ctx.Done():

@@ -44,9 +44,9 @@ type Plan struct {
 	// producer (also a transactional one's).
 	MaxInFlight int
 	Idempotent  bool
-	// Transactional is a transactional producer (its id is the client's:
-	// transactionalID); TransactionTimeout bounds a transaction at the
-	// coordinator (Java's transaction.timeout.ms default).
+	// Transactional is a transactional producer (its id: transactionalID);
+	// TransactionTimeout bounds a transaction at the coordinator
+	// (transactionTimeout).
 	Transactional      bool
 	TransactionTimeout time.Duration
 }
@@ -75,7 +75,7 @@ func NewPlan(s trial.Settings, maxValueBytes, topicMaxBytes int) (Plan, error) {
 		if s.Acks != trial.AcksAll {
 			return Plan{}, fmt.Errorf("transactions need acks all, not %s", s.Acks)
 		}
-		p.Idempotent, p.Transactional, p.TransactionTimeout = true, true, javaTransactionTimeout
+		p.Idempotent, p.Transactional, p.TransactionTimeout = true, true, transactionTimeout(s.Transactions, s.RecordsPerSecond)
 	}
 	floor := maxValueBytes + recordOverheadBytes
 	switch {

@@ -230,7 +230,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			return nil, fmt.Errorf("client %s: this worker has no transactional producer for it", t.Settings.Client.OrDefault())
 		}
 		r.txn = &txn{tr: tr, every: int64(tx.RecordsPerTransaction), span: time.Duration(tx.TransactionMillis) * time.Millisecond,
-			committed: make([]summary.SeqSet, t.Partitions), aborted: make([]summary.SeqSet, t.Partitions),
+			committed: make([]summary.SeqSet, t.Partitions), aborted: make([]summary.SeqSet, t.Partitions), doubtful: make([]summary.SeqSet, t.Partitions),
 			commit: r.sum.Histogram(summary.CommitMicros, summary.NewLatency)}
 	}
 	r.sum.ClientSettings = r.client.settings()
@@ -262,7 +262,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	sendErr := r.send(ctx)
 	if r.txn != nil {
 		// The last transaction commits before the end records go out.
-		if _, err := r.endTxn(drain, false); err != nil {
+		if _, _, err := r.endTxn(drain, false); err != nil {
 			sendErr = errors.Join(sendErr, err)
 		}
 	}
@@ -333,6 +333,9 @@ func (r *run) finishSummary() {
 		for p := range t.aborted {
 			if s := &t.aborted[p]; s.Distinct() > 0 {
 				r.sum.Aborted = append(r.sum.Aborted, summary.Delivery{Producer: r.cfg.ID, Partition: p, Total: s.Total(), Intervals: s.Intervals()})
+			}
+			if s := &t.doubtful[p]; s.Distinct() > 0 {
+				r.sum.InDoubt = append(r.sum.InDoubt, summary.Delivery{Producer: r.cfg.ID, Partition: p, Total: s.Total(), Intervals: s.Intervals()})
 			}
 		}
 	}
@@ -456,7 +459,7 @@ func (r *run) send(ctx context.Context) error {
 			// time is then in this record's send delay and latency, as it is in
 			// the sender's.
 			if r.txn.due(intended) {
-				if _, err := r.endTxn(ctx, false); err != nil {
+				if _, _, err := r.endTxn(ctx, false); err != nil {
 					r.put(m)
 					return err
 				}
@@ -518,11 +521,13 @@ func (r *run) send(ctx context.Context) error {
 		m.intended, m.actual, m.serNanos, m.payload, m.measured, m.seq, m.err = intended, actual, ser, r.sizes[idx], !warmup, seqs[p], nil
 		m.setData(p, uint32(r.cfg.ID), r.cfg.Run, seqs[p], intended, actual, warmup, step, r.compact)
 		seqs[p]++
-		if r.txn != nil {
-			r.added(m)
-		}
+		// Read before the hand-over: the acknowledgement may reuse m at once.
+		rec := txnRecord{m.partition, m.seq, m.measured}
 		if !r.handOver(ctx, m) {
 			return nil
+		}
+		if r.txn != nil {
+			r.added(rec) // only a record the client took is in the transaction
 		}
 		if single {
 			select {
@@ -700,17 +705,17 @@ func (r *run) sendMarkers(ctx context.Context) error {
 		if !r.waitIdle(ctx) {
 			return nil
 		}
-		committed := true
 		if r.txn != nil {
-			var err error
-			if committed, err = r.endTxn(ctx, true); err != nil {
+			out, why, err := r.endTxn(ctx, true)
+			if err != nil {
 				return err
 			}
-		}
-		if !committed {
-			// The end records' transaction aborted: none of them counts.
-			lastErr = fmt.Errorf("their transaction aborted: %s", r.txn.stats.FirstAbort)
-			continue
+			if out != committed {
+				// Not known committed: sent again (a consumer counts an end
+				// record once, however many copies it reads).
+				lastErr = fmt.Errorf("their transaction did not commit: %s", why)
+				continue
+			}
 		}
 		// waitIdle returned after the acknowledgements were handled (happens-before
 		// through pending and idle), so m.err is safe to read.

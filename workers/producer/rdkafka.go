@@ -21,7 +21,8 @@ import (
 
 // RdkafkaConfig applies a trial's producer plan (NewPlan) to librdkafka. It also
 // returns the settings by librdkafka's names, for the result.
-func RdkafkaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxBytes int) (kafka.ConfigMap, map[string]string, error) {
+// txnID is the producer's transactional id (used only with transactions).
+func RdkafkaConfig(s trial.Settings, txnID string, maxValueBytes, topicMaxBytes int) (kafka.ConfigMap, map[string]string, error) {
 	p, err := NewPlan(s, maxValueBytes, topicMaxBytes)
 	if err != nil {
 		return nil, nil, err
@@ -59,13 +60,14 @@ func RdkafkaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxByt
 	cm["go.delivery.report.fields"] = "none"
 	cm["go.events.channel.size"] = 1000
 	cm["go.produce.channel.size"] = 1
+	// Idempotent (and transactional) producers allow at most 5 (the planner
+	// refuses more for transactions).
+	cm["max.in.flight.requests.per.connection"] = p.MaxInFlight
 	if p.Idempotent {
 		cm["enable.idempotence"] = true
-	} else {
-		cm["max.in.flight.requests.per.connection"] = p.MaxInFlight
 	}
 	if p.Transactional {
-		cm["transactional.id"] = transactionalID(clientID)
+		cm["transactional.id"] = txnID
 		cm["transaction.timeout.ms"] = int(p.TransactionTimeout.Milliseconds())
 		// librdkafka refuses a record life longer than a transaction's.
 		cm["message.timeout.ms"] = int(min(javaDeliveryTimeout, p.TransactionTimeout).Milliseconds())
@@ -106,7 +108,7 @@ type rdkafkaClient struct {
 // is stopped.
 func newRdkafka(drain context.Context, r *run, clientID string, maxValue, topicMax int) (client, error) {
 	t := r.cfg.Trial
-	cm, eff, err := RdkafkaConfig(t.Settings, clientID, maxValue, topicMax)
+	cm, eff, err := RdkafkaConfig(t.Settings, transactionalID(r.cfg.Topic, r.cfg.ID), maxValue, topicMax)
 	if err != nil {
 		return nil, err
 	}
@@ -266,15 +268,19 @@ func (c *rdkafkaClient) settings() map[string]string { return c.eff }
 func (c *rdkafkaClient) begin() error { return c.p.BeginTransaction() }
 
 // end commits or aborts, as librdkafka's transactional API prescribes: a
-// retriable error is retried, one that requires an abort aborts, a fatal one
-// ends the producer. CommitTransaction flushes first (nothing is left: the sender
-// waited for every outcome).
-func (c *rdkafkaClient) end(ctx context.Context, commit bool) (bool, string, error) {
-	why := "a send failed in it"
+// retriable error is retried, one that requires an abort aborts (the commit was
+// refused: aborted), a fatal one ends the producer (its commit may have reached
+// the coordinator: in doubt). CommitTransaction flushes first (nothing is left:
+// the sender waited for every outcome). librdkafka reads only a context's
+// deadline, not its cancellation: each call gets one.
+func (c *rdkafkaClient) end(ctx context.Context, commit bool) (outcome, string, error) {
+	why, out := "a send failed in it", aborted
 	for commit {
-		err := c.p.CommitTransaction(ctx)
+		cctx, cancel := txnCallContext(ctx)
+		err := c.p.CommitTransaction(cctx)
+		cancel()
 		if err == nil {
-			return true, "", nil
+			return committed, "", nil
 		}
 		var ke kafka.Error
 		switch {
@@ -283,17 +289,28 @@ func (c *rdkafkaClient) end(ctx context.Context, commit bool) (bool, string, err
 		case errors.As(err, &ke) && ke.TxnRequiresAbort():
 			why, commit = "commit failed: "+err.Error(), false
 		default:
-			return false, "commit failed: " + err.Error(), fmt.Errorf("librdkafka: commit transaction: %w", err)
+			return inDoubt, "commit failed: " + err.Error(), fmt.Errorf("librdkafka: commit transaction: %w", err)
 		}
 	}
 	for {
-		err := c.p.AbortTransaction(ctx)
+		cctx, cancel := txnCallContext(ctx)
+		err := c.p.AbortTransaction(cctx)
+		cancel()
 		if err == nil {
-			return false, why, nil
+			return out, why, nil
 		}
 		var ke kafka.Error
 		if !errors.As(err, &ke) || !ke.IsRetriable() || !retryPause(ctx) {
-			return false, why, fmt.Errorf("librdkafka: abort transaction (%s): %w", why, err)
+			return out, why, fmt.Errorf("librdkafka: abort transaction (%s): %w", why, err)
 		}
 	}
+}
+
+// txnCallTimeout bounds one of librdkafka's transactional calls, which read a
+// context's deadline but not its cancellation.
+const txnCallTimeout = 30 * time.Second
+
+// txnCallContext is ctx with a deadline at most txnCallTimeout away.
+func txnCallContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, txnCallTimeout)
 }

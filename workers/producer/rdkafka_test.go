@@ -61,8 +61,17 @@ func TestRdkafkaConfigMapping(t *testing.T) {
 	}
 	s.Mode, s.Idempotent, s.Acks, s.MaxInFlight = trial.ModeBatch, true, trial.AcksAll, 1
 	cm, eff, _ = RdkafkaConfig(s, "p", 1000, 0)
-	if eff["enable.idempotence"] != "true" || eff["max.in.flight.requests.per.connection"] != "" {
+	if eff["enable.idempotence"] != "true" || eff["max.in.flight.requests.per.connection"] != "1" {
 		t.Errorf("idempotent: %v", eff)
+	}
+	accepted(cm)
+	// Transactional: the id, a timeout of twice a transaction's expected span
+	// (at least Java's 60 s), and a record life librdkafka accepts under it.
+	s.Idempotent, s.MaxInFlight, s.RecordsPerSecond, s.Transactions = false, 5, 100, trial.Transactions{RecordsPerTransaction: 5000}
+	cm, eff, _ = RdkafkaConfig(s, "serdebench-topic-p0", 1000, 0)
+	if eff["transactional.id"] != "serdebench-topic-p0" || eff["transaction.timeout.ms"] != "110000" || eff["message.timeout.ms"] != "110000" ||
+		eff["enable.idempotence"] != "true" || eff["max.in.flight.requests.per.connection"] != "5" {
+		t.Errorf("transactional: %v", eff)
 	}
 	accepted(cm)
 	for _, bad := range []trial.Settings{{Mode: "batch", Acks: "2", Compression: "none"}, {Mode: "batch", Acks: "1", Compression: "brotli"}} {

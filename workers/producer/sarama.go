@@ -24,7 +24,7 @@ type saramaClient struct {
 
 func newSarama(ctx context.Context, r *run, clientID string, maxValue, topicMax int) (*saramaClient, error) {
 	t := r.cfg.Trial
-	scfg, err := SaramaConfig(t.Settings, clientID, maxValue, topicMax)
+	scfg, err := SaramaConfig(t.Settings, clientID, transactionalID(r.cfg.Topic, r.cfg.ID), maxValue, topicMax)
 	if err != nil {
 		return nil, err
 	}
@@ -94,24 +94,25 @@ func (c *saramaClient) release() {
 func (c *saramaClient) begin() error { return c.producer.BeginTxn() }
 
 // end commits or aborts. CommitTxn flushes first (nothing is left: the sender
-// waited for every outcome); a commit that fails abortably is aborted, a fatal
-// state ends the producer.
-func (c *saramaClient) end(_ context.Context, commit bool) (bool, string, error) {
-	why := "a send failed in it"
+// waited for every outcome); a commit that fails is aborted unless sarama is in
+// a fatal state. sarama does not say whether a failed commit reached the
+// coordinator, so its records are in doubt.
+func (c *saramaClient) end(_ context.Context, commit bool) (outcome, string, error) {
+	why, out := "a send failed in it", aborted
 	if commit {
 		err := c.producer.CommitTxn()
 		if err == nil {
-			return true, "", nil
+			return committed, "", nil
 		}
-		why = "commit failed: " + err.Error()
+		why, out = "commit failed: "+err.Error(), inDoubt
 		if c.producer.TxnStatus()&sarama.ProducerTxnFlagFatalError != 0 {
-			return false, why, fmt.Errorf("sarama's transactional producer is in a fatal state: %w", err)
+			return out, why, fmt.Errorf("sarama's transactional producer is in a fatal state: %w", err)
 		}
 	}
 	if err := c.producer.AbortTxn(); err != nil {
-		return false, why, fmt.Errorf("abort transaction (%s): %w", why, err)
+		return out, why, fmt.Errorf("abort transaction (%s): %w", why, err)
 	}
-	return false, why, nil
+	return out, why, nil
 }
 
 func (c *saramaClient) settings() map[string]string {

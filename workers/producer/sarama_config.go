@@ -27,8 +27,9 @@ const saramaChannelBuffer = 32
 
 // SaramaConfig applies a trial's producer plan (NewPlan: maxValueBytes is the
 // largest value the producer will send, topicMaxBytes the topic's
-// max.message.bytes, 0 for Kafka's default) to sarama.
-func SaramaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxBytes int) (*sarama.Config, error) {
+// max.message.bytes, 0 for Kafka's default; txnID the transactional id, used
+// only with transactions) to sarama.
+func SaramaConfig(s trial.Settings, clientID, txnID string, maxValueBytes, topicMaxBytes int) (*sarama.Config, error) {
 	if topicMaxBytes <= 0 {
 		topicMaxBytes = DefaultMaxMessageBytes
 	}
@@ -77,7 +78,7 @@ func SaramaConfig(s trial.Settings, clientID string, maxValueBytes, topicMaxByte
 		c.Version = sarama.V2_8_0_0
 	}
 	if p.Transactional {
-		c.Producer.Transaction.ID = transactionalID(clientID)
+		c.Producer.Transaction.ID = txnID
 		c.Producer.Transaction.Timeout = p.TransactionTimeout
 	}
 	if err := c.Validate(); err != nil {

@@ -317,7 +317,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	var compBytes, compNanos, decompNanos, hdrBytes int64
 	var starts []time.Time
 	type key struct{ producer, partition int }
-	acked, failed, received, aborted := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
+	acked, failed, received, aborted, doubtful := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	var txnMeasured, txnRecords int64
 	var firstAbort string
 	readCommitted := false
@@ -395,6 +395,10 @@ func Merge(summaries []*Summary) (*Result, error) {
 				k := key{id, d.Partition}
 				aborted[k] = append(aborted[k], d.Intervals...)
 			}
+			for _, d := range s.InDoubt {
+				k := key{id, d.Partition}
+				doubtful[k] = append(doubtful[k], d.Intervals...)
+			}
 			addTransactions(&r.Transactions, s.Transactions, &txnMeasured, &txnRecords, &firstAbort)
 			if s.Unacknowledged > 0 {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("producer %s: %d records neither acknowledged nor failed when it stopped", s.Worker, s.Unacknowledged))
@@ -434,19 +438,26 @@ func Merge(summaries []*Summary) (*Result, error) {
 		r.Delivered += ivs.Size()
 		// A record of an aborted transaction was never meant to be delivered:
 		// counted apart, not as delivered without an acknowledgement.
-		r.UnacknowledgedDelivered += ivs.Minus(acked[k]).Minus(aborted[k]).Size()
+		r.UnacknowledgedDelivered += ivs.Minus(acked[k]).Minus(aborted[k]).Minus(doubtful[k]).Size()
 		if r.Transactions != nil {
 			r.Transactions.AbortedDelivered += ivs.Intersect(aborted[k]).Size()
+			r.Transactions.InDoubtDelivered += ivs.Intersect(doubtful[k]).Size()
 		}
 		if !producers[k.producer] {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("received records from unknown producer %d partition %d", k.producer, k.partition))
 		}
 	}
 	r.Duplicated = totalReceived - r.Delivered
-	r.Stalls = stalls(segs, owners)
 	if t := r.Transactions; t != nil {
 		for _, ivs := range aborted {
 			t.AbortedRecords += ivs.Size()
+		}
+		for _, ivs := range doubtful {
+			t.InDoubtRecords += ivs.Size()
+		}
+		if t.InDoubt > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d transactions (%d records) ended in doubt: their commit was sent and never answered; "+
+				"consumers received %d of their records (with readCommitted: those committed)", t.InDoubt, t.InDoubtRecords, t.InDoubtDelivered))
 		}
 		if txnMeasured > 0 {
 			t.RecordsPerTransaction = float64(txnRecords) / float64(txnMeasured)
@@ -515,6 +526,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	r.latency = map[string]*Histogram{EndToEndMicros: hists[EndToEndMicros], AckLatencyMicros: hists[AckLatencyMicros]}
 	r.FetchInterval = percentiles(hists[FetchIntervalMicros])
 	r.SendDelay = percentiles(hists[SendDelayMicros])
+	r.Stalls = stalls(segs, owners, stallSlack(r))
 	r.Client = internals(prodClient, consClient, r.Ack.Mean-r.SendDelay.Mean)
 	if r.Registry != nil {
 		if r.Records > 0 {

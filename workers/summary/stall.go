@@ -54,6 +54,13 @@ type Stall struct {
 
 // Stalls are a trial's partition stalls (nil: none).
 type Stalls struct {
+	// SlackMicros is how long after its intended send time a record is taken
+	// to have become available to consumers: the acknowledgement p99, and for a
+	// transactional producer its transactions' span and the commit p99 (a
+	// read-committed consumer sees nothing before the commit). A stall counts
+	// from then at the earliest, so a wait that batching or a commit explains
+	// is never one, and a stall is under-measured by at most the slack.
+	SlackMicros int64 `json:"slackMicros"`
 	// Count of stalls, all partitions; Partitions the partitions that stalled.
 	Count      int `json:"count"`
 	Partitions int `json:"partitions"`
@@ -73,9 +80,10 @@ type Stalls struct {
 const MaxStallEvents = 32
 
 // stalls finds the trial's stalls in the consumers' segments: a segment whose
-// first record waited at least StallMin, after a gap of at least StallMin since
-// the partition's previous receipt by any consumer.
-func stalls(segs []Segment, owners []int) *Stalls {
+// first record waited at least StallMin since it became available (its
+// intended time plus slack), after a gap of at least StallMin since the
+// partition's previous receipt by any consumer.
+func stalls(segs []Segment, owners []int, slack time.Duration) *Stalls {
 	idx := make([]int, len(segs))
 	for i := range idx {
 		idx[i] = i
@@ -89,7 +97,7 @@ func stalls(segs []Segment, owners []int) *Stalls {
 		prev, seen := last[s.Partition]
 		if seen {
 			p := segs[prev]
-			start := max(p.Last.UnixNano(), s.FirstIntended)
+			start := max(p.Last.UnixNano(), s.FirstIntended+slack.Nanoseconds())
 			if gap := s.First.Sub(p.Last); gap >= StallMin && s.First.UnixNano()-start >= StallMin.Nanoseconds() {
 				st := Stall{Partition: s.Partition, Start: time.Unix(0, start), Micros: (s.First.UnixNano() - start) / 1e3,
 					Moved: owners[prev] != owners[i], Delayed: s.Delayed, DelayedMaxMicros: s.DelayedMaxMicros}
@@ -113,10 +121,21 @@ func stalls(segs []Segment, owners []int) *Stalls {
 		return nil
 	}
 	out.Partitions = len(parts)
+	out.SlackMicros = slack.Microseconds()
 	if len(out.Events) > MaxStallEvents {
 		slices.SortStableFunc(out.Events, func(a, b Stall) int { return int(b.Micros - a.Micros) })
 		out.Events = out.Events[:MaxStallEvents]
 		slices.SortStableFunc(out.Events, func(a, b Stall) int { return a.Start.Compare(b.Start) })
 	}
 	return &out
+}
+
+// stallSlack is Stalls.SlackMicros for a merged result.
+func stallSlack(r *Result) time.Duration {
+	slack := time.Duration(r.Ack.P99) * time.Microsecond
+	if t := r.Transactions; t != nil && r.Producers > 0 && r.ProducerRatesSum > 0 {
+		span := t.RecordsPerTransaction / (r.ProducerRatesSum / float64(r.Producers))
+		slack += time.Duration(span*float64(time.Second)) + time.Duration(t.Commit.P99)*time.Microsecond
+	}
+	return slack
 }

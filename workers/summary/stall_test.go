@@ -29,7 +29,7 @@ func TestStallsFromSegments(t *testing.T) {
 		{Partition: 0, First: at(3100), Last: at(4000), FirstIntended: ns(2900), Records: 10},
 	}
 	owners := []int{0, 1, 0, 0, 1, 1, 1}
-	st := stalls(segs, owners)
+	st := stalls(segs, owners, 0)
 	if st == nil || st.Count != 2 || st.Partitions != 2 || st.MaxMicros != 1100000 || st.TotalMicros != 1599000 || st.Delayed != 160 {
 		t.Fatalf("stalls %+v", st)
 	}
@@ -38,7 +38,13 @@ func TestStallsFromSegments(t *testing.T) {
 		e[1].Partition != 2 || e[1].Moved || e[1].Micros != 1100000 || !e[1].Start.Equal(at(1100)) {
 		t.Fatalf("events %+v", e)
 	}
-	if stalls(segs[2:4], owners[2:4]) != nil {
+	if stalls(segs[2:4], owners[2:4], 0) != nil {
 		t.Fatal("an idle partition stalled")
+	}
+	// With 400 ms of slack (a transaction's span and its commit) the move on
+	// partition 0 (a record waiting 499 ms since it was sent) is 99 ms past
+	// availability, no stall; the pause on partition 2 counts from 1500.
+	if st := stalls(segs, owners, 400*time.Millisecond); st == nil || st.Count != 1 || st.Events[0].Partition != 2 || st.Events[0].Micros != 700000 || st.SlackMicros != 400000 {
+		t.Fatalf("with slack: %+v", st)
 	}
 }

@@ -106,6 +106,10 @@ type Summary struct {
 	// transactions (transactional producers; Acked then holds only committed
 	// transactions' records).
 	Aborted []Delivery `json:"aborted,omitempty"`
+	// InDoubt is, per partition, the sequence numbers of records in
+	// transactions whose commit went unanswered: neither acknowledged nor
+	// aborted (a consumer that received one shows it committed).
+	InDoubt []Delivery `json:"inDoubt,omitempty"`
 	// Transactions are a transactional producer's transactions.
 	Transactions *TransactionStats `json:"transactions,omitempty"`
 	// Unacknowledged counts records handed to the client that had neither an

@@ -22,6 +22,10 @@ type TransactionStats struct {
 	MeasuredRecords int64 `json:"measuredRecords"`
 	// FirstAbort says why the first aborted transaction aborted.
 	FirstAbort string `json:"firstAbort,omitempty"`
+	// InDoubt counts transactions whose commit was sent and never answered
+	// (the coordinator may have committed them); FirstInDoubt says why.
+	InDoubt      int64  `json:"inDoubt,omitempty"`
+	FirstInDoubt string `json:"firstInDoubt,omitempty"`
 }
 
 // Transactions are a trial's transactions, all producers (nil: not
@@ -42,6 +46,12 @@ type Transactions struct {
 	// AbortedDelivered are records of aborted transactions a consumer received
 	// (an error under read-committed isolation).
 	AbortedDelivered int64 `json:"abortedDelivered"`
+	// InDoubt counts transactions whose commit went unanswered; InDoubtRecords
+	// their records, InDoubtDelivered those a consumer received (under
+	// read-committed isolation: they did commit).
+	InDoubt          int64 `json:"inDoubt,omitempty"`
+	InDoubtRecords   int64 `json:"inDoubtRecords,omitempty"`
+	InDoubtDelivered int64 `json:"inDoubtDelivered,omitempty"`
 	// Commit is each of those commits' time, in microseconds (CommitMicros).
 	Commit Percentiles `json:"commitMicros"`
 }
@@ -56,6 +66,7 @@ func addTransactions(t **Transactions, s *TransactionStats, measured, records *i
 	}
 	(*t).Committed += s.Committed
 	(*t).Aborted += s.Aborted
+	(*t).InDoubt += s.InDoubt
 	*measured += s.Measured
 	*records += s.MeasuredRecords
 	if *firstAbort == "" {

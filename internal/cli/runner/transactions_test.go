@@ -69,7 +69,7 @@ func TestTransactionsBrokerKill(t *testing.T) {
 			if tx == nil {
 				t.Fatal("a transactional trial's result has no transactions")
 			}
-			committed, aborted := map[int32]summary.Intervals{}, map[int32]summary.Intervals{}
+			committed, aborted, doubtful := map[int32]summary.Intervals{}, map[int32]summary.Intervals{}, map[int32]summary.Intervals{}
 			var sent []int64
 			for _, s := range out.Summaries {
 				for _, d := range s.Acked {
@@ -78,26 +78,31 @@ func TestTransactionsBrokerKill(t *testing.T) {
 				for _, d := range s.Aborted {
 					aborted[int32(d.Partition)] = append(aborted[int32(d.Partition)], d.Intervals...)
 				}
+				for _, d := range s.InDoubt {
+					doubtful[int32(d.Partition)] = append(doubtful[int32(d.Partition)], d.Intervals...)
+				}
 			}
 			rc := readBackIsolated(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, true)
 			ru := readBackIsolated(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, false)
 			var inCommitted, abortedStored int64
 			for p := range out.Trial.Partitions {
-				cset, aset := committed[p].Union(nil), aborted[p].Union(nil)
+				cset, aset, dset := committed[p].Union(nil), aborted[p].Union(nil), doubtful[p].Union(nil)
 				if rc[p].copies != rc[p].set.Size() {
 					t.Errorf("partition %d: read committed, %d copies of %d records: duplicates", p, rc[p].copies, rc[p].set.Size())
 				}
-				if d := rc[p].set.Minus(cset).Size() + cset.Minus(rc[p].set).Size(); d != 0 {
-					t.Errorf("partition %d: read committed %v, the producer counted committed %v (%d differ)", p, rc[p].set, cset, d)
+				// Committed: all read; a transaction in doubt (its commit unanswered)
+				// may be read or not, but nothing else.
+				if d := rc[p].set.Minus(cset).Minus(dset).Size() + cset.Minus(rc[p].set).Size(); d != 0 {
+					t.Errorf("partition %d: read committed %v, the producer counted committed %v, in doubt %v (%d differ)", p, rc[p].set, cset, dset, d)
 				}
-				if limbo := ru[p].set.Minus(cset).Minus(aset); limbo.Size() != 0 {
-					t.Errorf("partition %d: stored records %v are neither committed nor in an aborted transaction", p, limbo)
+				if limbo := ru[p].set.Minus(cset).Minus(aset).Minus(dset); limbo.Size() != 0 {
+					t.Errorf("partition %d: stored records %v are neither committed nor in an aborted or in-doubt transaction", p, limbo)
 				}
-				if both := cset.Intersect(aset); both.Size() != 0 {
-					t.Errorf("partition %d: records %v counted both committed and aborted", p, both)
+				if both := cset.Intersect(aset).Union(cset.Intersect(dset)).Union(aset.Intersect(dset)); both.Size() != 0 {
+					t.Errorf("partition %d: records %v counted in two outcomes", p, both)
 				}
-				// Every sequence number the producer used is in one of the two.
-				all := cset.Union(aset)
+				// Every sequence number the producer used has one outcome.
+				all := cset.Union(aset).Union(dset)
 				if n := all.Size(); n > 0 && (all[0][0] != 0 || len(all) != 1) {
 					t.Errorf("partition %d: committed ∪ aborted is %v, not one run from 0", p, all)
 				}
@@ -105,8 +110,9 @@ func TestTransactionsBrokerKill(t *testing.T) {
 				inCommitted += rc[p].set.Size()
 				abortedStored += ru[p].set.Intersect(aset).Size()
 			}
-			t.Logf("%s txn=%s: %d committed (%.1f records each in the window, %.1f/s), %d aborted (%d records, %d of them stored; first: %q); commit p50 %d µs, max %d µs; read committed %d; consumer delivered %d, duplicated %d; sent per partition %v",
+			t.Logf("%s txn=%s: %d committed (%.1f records each in the window, %.1f/s), %d aborted (%d records, %d of them stored; first: %q), %d in doubt (%d records, %d read committed); commit p50 %d µs, max %d µs; read committed %d; consumer delivered %d, duplicated %d; sent per partition %v",
 				c.client, c.txn, tx.Committed, tx.RecordsPerTransaction, tx.PerSecond, tx.Aborted, tx.AbortedRecords, abortedStored, firstAbort(out.Summaries),
+				tx.InDoubt, tx.InDoubtRecords, tx.InDoubtDelivered,
 				tx.Commit.P50, tx.Commit.Max, inCommitted, r.Delivered, r.Duplicated, sent)
 			if r.Lost != 0 || tx.AbortedDelivered != 0 || r.Delivered != inCommitted {
 				t.Fatalf("lost %d, aborted records delivered %d, delivered %d of %d committed", r.Lost, tx.AbortedDelivered, r.Delivered, inCommitted)
@@ -123,7 +129,7 @@ func TestTransactionsBrokerKill(t *testing.T) {
 			if tx.RecordsPerTransaction > limit {
 				t.Fatalf("%.1f records per transaction, more than the %.0f its setting allows", tx.RecordsPerTransaction, limit)
 			}
-			if tx.Aborted == 0 && tx.Commit.Max < time.Second.Microseconds() && r.Ack.Max < time.Second.Microseconds() {
+			if tx.Aborted == 0 && tx.InDoubt == 0 && tx.Commit.Max < time.Second.Microseconds() && r.Ack.Max < time.Second.Microseconds() {
 				t.Fatalf("the kill did not disturb the trial (no abort, slowest commit %d µs, slowest ack %d µs): the test proves nothing", tx.Commit.Max, r.Ack.Max)
 			}
 		})
