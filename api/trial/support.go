@@ -43,13 +43,9 @@ var Features = []Feature{
 		Uses:    func(s Settings) bool { return s.Transactions.Enabled() },
 		Setting: "Transactions", CEL: "has(v.recordsPerTransaction) || has(v.transactionMillis)",
 		Clients: map[Client]Support{
-			ClientSarama: {Has: true, How: "`Producer.Transaction.ID`, `BeginTxn`/`CommitTxn`/`AbortTxn` (transactions v1)",
-				Refuse: func(s Settings) string {
-					if s.MaxInFlight != 1 {
-						return fmt.Sprintf("sarama's transactional producer is idempotent, which allows one open request per broker (Net.MaxOpenRequests 1): set maxInFlight: 1, not %d", s.MaxInFlight)
-					}
-					return ""
-				}},
+			ClientSarama: {How: "sarama 1.61.1's transaction manager races on its own state when a send fails mid-transaction " +
+				"(its status and partition locks guard one field: IBM/sarama#2913, #2915, unfixed); a data race is undefined behaviour, " +
+				"so serdebench does not measure transactions with it"},
 			ClientFranz: {Has: true, How: "`kgo.TransactionalID`, `BeginTransaction`/`EndTransaction` (transactions v2, KIP-890, where the broker has it)",
 				Refuse: func(s Settings) string {
 					if s.MaxInFlight != 5 {

@@ -75,9 +75,9 @@ func supportRules(rows []trial.Row, features []trial.Feature) (string, error) {
 			if r.Field != field {
 				continue
 			}
-			spec := jsonPath(r.Spec)
-			if r.Spec == "" {
-				spec = "producer." + r.JSON
+			spec := "producer." + r.JSON
+			if r.Spec != "" {
+				spec = jsonPath(r.Spec)
 			}
 			// Every object on the way may be absent: has() each, in order.
 			var guards []string

@@ -24,7 +24,7 @@ type saramaClient struct {
 
 func newSarama(ctx context.Context, r *run, clientID string, maxValue, topicMax int) (*saramaClient, error) {
 	t := r.cfg.Trial
-	scfg, err := SaramaConfig(t.Settings, clientID, transactionalID(r.cfg.Topic, r.cfg.ID), maxValue, topicMax)
+	scfg, err := SaramaConfig(t.Settings, clientID, maxValue, topicMax)
 	if err != nil {
 		return nil, err
 	}
@@ -91,33 +91,9 @@ func (c *saramaClient) release() {
 	c.internal.Close()
 }
 
-func (c *saramaClient) begin() error { return c.producer.BeginTxn() }
-
-// end commits or aborts. CommitTxn flushes first (nothing is left: the sender
-// waited for every outcome); a commit that fails is aborted unless sarama is in
-// a fatal state. sarama does not say whether a failed commit reached the
-// coordinator, so its records are in doubt.
-func (c *saramaClient) end(_ context.Context, commit bool) (outcome, string, error) {
-	why, out := "a send failed in it", aborted
-	if commit {
-		err := c.producer.CommitTxn()
-		if err == nil {
-			return committed, "", nil
-		}
-		why, out = "commit failed: "+err.Error(), inDoubt
-		if c.producer.TxnStatus()&sarama.ProducerTxnFlagFatalError != 0 {
-			return out, why, fmt.Errorf("sarama's transactional producer is in a fatal state: %w", err)
-		}
-	}
-	if err := c.producer.AbortTxn(); err != nil {
-		return out, why, fmt.Errorf("abort transaction (%s): %w", why, err)
-	}
-	return out, why, nil
-}
-
 func (c *saramaClient) settings() map[string]string {
 	p := c.conf.Producer
-	eff := map[string]string{
+	return map[string]string{
 		"client":                     "sarama",
 		"Net.MaxOpenRequests":        strconv.Itoa(c.conf.Net.MaxOpenRequests),
 		"inFlightPerPartition":       "1",
@@ -127,11 +103,6 @@ func (c *saramaClient) settings() map[string]string {
 		"Producer.Flush.Frequency":   p.Flush.Frequency.String(),
 		"Producer.Flush.MaxMessages": strconv.Itoa(p.Flush.MaxMessages),
 	}
-	if p.Transaction.ID != "" {
-		eff["Producer.Transaction.ID"] = p.Transaction.ID
-		eff["Producer.Transaction.Timeout"] = p.Transaction.Timeout.String()
-	}
-	return eff
 }
 
 // topicMaxMessageBytes reads a topic's max.message.bytes (0 when the broker does

@@ -11,7 +11,7 @@ import (
 
 func TestSaramaConfigMapping(t *testing.T) {
 	s := trial.Settings{Mode: "batch", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "snappy", MaxInFlight: 3}
-	c, err := SaramaConfig(s, "x", "x-txn", 1000, 0)
+	c, err := SaramaConfig(s, "x", 1000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 		t.Error("socket buffers left to the OS must keep sarama's own dialer")
 	}
 	s.SendBufferBytes, s.ReceiveBufferBytes = 1<<20, 65536
-	if c, err := SaramaConfig(s, "x", "x-txn", 1000, 0); err != nil || !c.Net.Proxy.Enable || c.Net.Proxy.Dialer == nil {
+	if c, err := SaramaConfig(s, "x", 1000, 0); err != nil || !c.Net.Proxy.Enable || c.Net.Proxy.Dialer == nil {
 		t.Errorf("socket buffers must install a dialer: %v", err)
 	}
 	s.SendBufferBytes, s.ReceiveBufferBytes = -1, -1
@@ -37,7 +37,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 
 	for acks, want := range map[string]sarama.RequiredAcks{"0": sarama.NoResponse, "1": sarama.WaitForLocal, "all": sarama.WaitForAll} {
 		s.Acks = trial.Acks(acks)
-		c, err := SaramaConfig(s, "x", "x-txn", 1000, 0)
+		c, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil || c.Producer.RequiredAcks != want {
 			t.Errorf("acks %s: %v %v", acks, c.Producer.RequiredAcks, err)
 		}
@@ -45,7 +45,7 @@ func TestSaramaConfigMapping(t *testing.T) {
 	for name, want := range map[string]sarama.CompressionCodec{"none": sarama.CompressionNone, "gzip": sarama.CompressionGZIP,
 		"snappy": sarama.CompressionSnappy, "lz4": sarama.CompressionLZ4, "zstd": sarama.CompressionZSTD} {
 		s.Compression = trial.Compression(name)
-		c, err := SaramaConfig(s, "x", "x-txn", 1000, 0)
+		c, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil || c.Producer.Compression != want {
 			t.Errorf("compression %s: %v %v", name, c.Producer.Compression, err)
 		}
@@ -53,21 +53,21 @@ func TestSaramaConfigMapping(t *testing.T) {
 }
 
 func TestSaramaConfigSingleAndIdempotent(t *testing.T) {
-	c, err := SaramaConfig(trial.Settings{Mode: "single", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "none", MaxInFlight: 5}, "x", "x-txn", 1000, 0)
+	c, err := SaramaConfig(trial.Settings{Mode: "single", BatchSizeBytes: 100000, LingerMs: 100, Acks: "1", Compression: "none", MaxInFlight: 5}, "x", 1000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Producer.Flush.Frequency != 0 || c.Producer.Flush.Bytes != 0 || c.Producer.Flush.MaxMessages != 1 {
 		t.Errorf("single mode must not batch or linger: %+v", c.Producer.Flush)
 	}
-	c, err = SaramaConfig(trial.Settings{Mode: "batch", Acks: "all", Compression: "none", MaxInFlight: 1, Idempotent: true}, "x", "x-txn", 1000, 0)
+	c, err = SaramaConfig(trial.Settings{Mode: "batch", Acks: "all", Compression: "none", MaxInFlight: 1, Idempotent: true}, "x", 1000, 0)
 	if err != nil || !c.Producer.Idempotent {
 		t.Fatalf("idempotent: %v", err)
 	}
-	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "1", Compression: "none", MaxInFlight: 5, Idempotent: true}, "x", "x-txn", 1000, 0); err == nil {
+	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "1", Compression: "none", MaxInFlight: 5, Idempotent: true}, "x", 1000, 0); err == nil {
 		t.Error("idempotent with acks=1 must be rejected")
 	}
-	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "2", Compression: "none", MaxInFlight: 5}, "x", "x-txn", 1000, 0); err == nil {
+	if _, err := SaramaConfig(trial.Settings{Mode: "batch", Acks: "2", Compression: "none", MaxInFlight: 5}, "x", 1000, 0); err == nil {
 		t.Error("acks=2 must be rejected")
 	}
 }
@@ -95,7 +95,7 @@ func TestLingerAndBatchMapping(t *testing.T) {
 	} {
 		s := base
 		s.BatchSizeBytes, s.LingerMs = c.batch, c.linger
-		cfg, err := SaramaConfig(s, "x", "x-txn", 1000, 0)
+		cfg, err := SaramaConfig(s, "x", 1000, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestLingerAndBatchMapping(t *testing.T) {
 // go further.
 func TestBatchCapFollowsTopicLimit(t *testing.T) {
 	s := trial.Settings{Mode: "batch", BatchSizeBytes: 8 << 20, LingerMs: 5, Acks: "1", Compression: "none", MaxInFlight: 5}
-	c, err := SaramaConfig(s, "x", "x-txn", 1000, 16<<20)
+	c, err := SaramaConfig(s, "x", 1000, 16<<20)
 	if err != nil || c.Producer.MaxMessageBytes != 8<<20 {
 		t.Fatalf("cap %d, %v", c.Producer.MaxMessageBytes, err)
 	}
