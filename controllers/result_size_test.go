@@ -20,8 +20,9 @@ import (
 )
 
 // TestResultSizeAtMatrixCap: a result for the largest matrix the API admits (256
-// trials, 128 with faults or repetitions, 64 with both), every number at its
-// widest (client internals, resource usage and registry cost included), stays
+// trials, 128 with faults, transactions or repetitions, 64 with repetitions and one of the others), every number at its
+// widest (client internals, resource usage, registry cost, transactions and
+// stalls included), stays
 // under the 1.1 MB target, with intervals at their per-trial budget and either a rate search or (they do not combine) a fault with its status
 // and phases per trial.
 func TestResultSizeAtMatrixCap(t *testing.T) {
@@ -32,6 +33,10 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 			Payload: serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
 			Records: &records,
 			Matrix:  &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5, 10, 20, 50, 100}, Acks: []trial.Acks{"1", "all"}}},
+		"transactions": {Codecs: []trial.Codec{"json", "avro", "protobuf", "msgpack"},
+			Payload: serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
+			Records: &records, Client: trial.ClientFranz, Producer: serdebenchv1.ProducerSettings{Acks: trial.AcksAll},
+			Matrix: &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 5, 20}, Transactions: []trial.Transactions{{RecordsPerTransaction: 100}, {TransactionMillis: 100}}}},
 		"faults": {Codecs: []trial.Codec{"json", "avro", "protobuf", "msgpack"},
 			Payload:         serdebenchv1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176, 4696, 9312, 100000}},
 			DurationSeconds: &day, IntervalSeconds: 1,
@@ -46,6 +51,8 @@ func TestResultSizeAtMatrixCap(t *testing.T) {
 		repeated := spec
 		repeated.Repetitions = 2
 		switch name {
+		case "transactions":
+			repeated.Matrix = &serdebenchv1.Matrix{LingerMs: []int32{0}, Transactions: []trial.Transactions{{RecordsPerTransaction: 100}, {TransactionMillis: 100}}}
 		case "search":
 			repeated.Matrix = &serdebenchv1.Matrix{LingerMs: []int32{0, 1, 2, 5}}
 		case "faults":
@@ -96,6 +103,20 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 			Usage: &summary.Usage{Scope: summary.ScopeWorkers, WorkerCPUMicrosPerRecord: 1e9, ProducerCPUMicrosPerRecord: 1e9, ConsumerCPUMicrosPerRecord: 1e9,
 				BrokerCPUMicrosPerRecord: 1e9, RecordsPerCPUSecond: 1e12},
 			Registry: &summary.RegistryCost{Requests: 1 << 20, RequestMillis: 3.6e6, SerializeLookupNanosPerRecord: 1e9, DeserializeLookupNanosPerRecord: 1e9}}
+		// Transactions and stalls: a transactional producer whose consumers
+		// stalled. Both count against the cap as faults do (a transactional
+		// spec's: MaxTrials; stalls come with consumer faults), so they are in
+		// the faulted and transactional cases.
+		if tr.Fault != nil || tr.Settings.Transactions.Enabled() {
+			m.Transactions = &summary.Transactions{Committed: 1 << 40, Aborted: 1 << 40, PerSecond: 1e6, RecordsPerTransaction: 1e6,
+				AbortedRecords: 1 << 40, AbortedDelivered: 1 << 40, InDoubt: 1 << 40, InDoubtRecords: 1 << 40, InDoubtDelivered: 1 << 40, Commit: wide}
+			m.Stalls = &summary.Stalls{SlackMicros: 3_600_000_000, Count: 1 << 20, Partitions: 1 << 20, MaxMicros: 3_600_000_000, TotalMicros: 1 << 50,
+				Delayed: 1 << 40, DelayedMaxMicros: 3_600_000_000}
+			for range summary.MaxStallEvents {
+				m.Stalls.Events = append(m.Stalls.Events, summary.Stall{Partition: 1 << 20, Start: time.Date(2026, 11, 22, 23, 59, 50, 123456789, time.UTC),
+					Micros: 3_600_000_000, Moved: true, Delayed: 1 << 40, DelayedMaxMicros: 3_600_000_000, DelayedMeanMicros: 3.6e9})
+			}
+		}
 		if tr.Fault != nil {
 			lat := trial.PhaseLatencyMicros{P50: wide.P50, P99: wide.P99, Max: wide.Max}
 			phase := &trial.Phase{StartMillis: 86_400_000, EndMillis: 86_400_000, WindowMillis: 86_400_000, Records: 1 << 40, RecordsPerSecond: 1e7, OfferedRecordsPerSecond: 1e7,

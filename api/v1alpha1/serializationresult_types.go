@@ -647,19 +647,29 @@ type TransactionsResult struct {
 	// received (an error with readCommitted consumers; readUncommitted ones may
 	// read them).
 	AbortedDeliveredRecords int64 `json:"abortedDeliveredRecords"`
-	// CommitMicros is each measured commit's time: from asking to commit (the
-	// transaction's last record handed to the client) to the coordinator's
-	// answer, flushing the transaction's records included.
-	CommitMicros LatencyMicros `json:"commitMicros"`
+	// InDoubt counts transactions whose commit was sent and never answered
+	// (their records are neither delivered nor lost).
+	// +optional
+	InDoubt int64 `json:"inDoubt,omitempty"`
+	// CommitP50Micros, CommitP99Micros and CommitMaxMicros are the measured
+	// commits' times: from asking to commit (the transaction's last record
+	// handed to the client) to the coordinator's answer, flushing the
+	// transaction's records included.
+	CommitP50Micros int64 `json:"commitP50Micros"`
+	CommitP99Micros int64 `json:"commitP99Micros"`
+	CommitMaxMicros int64 `json:"commitMaxMicros"`
 }
 
 // StallsResult are a trial's partition stalls (docs/measurement.md, "Rebalances
 // and stalls"): a partition stalled when a record of it waited at least 200 ms
-// while nothing of the partition was received.
+// after it became available while nothing of the partition was received. The
+// stalls one by one are in `serdebench run`'s JSON output.
 type StallsResult struct {
-	// Count of stalls, all partitions; Partitions how many partitions stalled.
+	// Count of stalls, all partitions; Partitions how many partitions stalled;
+	// Moved how many stalls ended with another consumer taking the partition.
 	Count      int32 `json:"count"`
 	Partitions int32 `json:"partitions"`
+	Moved      int32 `json:"moved"`
 	// MaxMicros is the longest stall, TotalMicros their sum (partition-time).
 	MaxMicros   int64 `json:"maxMicros"`
 	TotalMicros int64 `json:"totalMicros"`
@@ -667,26 +677,10 @@ type StallsResult struct {
 	// DelayedMaxMicros is their largest end-to-end latency.
 	DelayedRecords   int64 `json:"delayedRecords"`
 	DelayedMaxMicros int64 `json:"delayedMaxMicros"`
-	// Events are the longest stalls, in order of their start.
-	// +kubebuilder:validation:MaxItems=8
-	// +optional
-	Events []StallEvent `json:"events,omitempty"`
-}
-
-// StallEvent is one partition's stall.
-type StallEvent struct {
-	Partition int32 `json:"partition"`
-	// StartTime is when the partition began to go unconsumed.
-	StartTime metav1.Time `json:"startTime"`
-	// Micros is how long it went unconsumed.
-	Micros int64 `json:"micros"`
-	// Moved: another consumer resumed it (a rebalance gave it a new owner).
-	Moved bool `json:"moved"`
-	// DelayedRecords were waiting when it resumed; DelayedMaxMicros and
-	// DelayedMeanMicros their end-to-end latency.
-	DelayedRecords    int64 `json:"delayedRecords"`
-	DelayedMaxMicros  int64 `json:"delayedMaxMicros"`
-	DelayedMeanMicros int64 `json:"delayedMeanMicros"`
+	// SlackMicros is how long after its intended send time a record is taken to
+	// be available (the ack p99, and a transaction's span and commit p99): a
+	// stall may be under-measured by up to that.
+	SlackMicros int64 `json:"slackMicros"`
 }
 
 // RegistryCost is a trial's schema registry cost. Its clients cache as the

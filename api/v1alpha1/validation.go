@@ -25,17 +25,41 @@ func (s *ExperimentSpec) MaxRepetitions() int32 {
 }
 
 // MaxTrials is how many trials the spec may expand into: fewer with faults, whose
-// trials each carry their phases, or repetitions, whose statistics the result
-// adds, and fewer still with both.
+// trials each carry their phases, or transactions, their transactions, or
+// repetitions, whose statistics the result adds, and fewer still with both.
 func (s *ExperimentSpec) MaxTrials() int {
 	repeated := s.MaxRepetitions() > 1
+	// A transactional trial's result carries its transactions, as a faulted
+	// one's carries its phases: both count against the cap alike.
+	heavy := s.Faults != nil || s.usesTransactions()
 	switch {
-	case s.Faults != nil && repeated:
+	case heavy && repeated:
 		return trial.MaxFaultedRepeatedTrials
-	case s.Faults != nil || repeated:
+	case heavy || repeated:
 		return trial.MaxFaultedTrials
 	}
 	return trial.MaxTrials
+}
+
+// usesTransactions is whether any trial of the spec is transactional.
+func (s *ExperimentSpec) usesTransactions() bool {
+	if s.Producer.Transactions != nil && s.Producer.Transactions.Enabled() {
+		return true
+	}
+	if s.Matrix == nil {
+		return false
+	}
+	for _, t := range s.Matrix.Transactions {
+		if t.Enabled() {
+			return true
+		}
+	}
+	for _, p := range s.Matrix.Include {
+		if p.Transactions != nil && p.Transactions.Enabled() {
+			return true
+		}
+	}
+	return false
 }
 
 // MeasuredRecords is spec.records, 0 when the window is durationSeconds long.

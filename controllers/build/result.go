@@ -1,9 +1,7 @@
 package build
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,7 +73,8 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 	if x := m.Transactions; x != nil {
 		res.Transactions = &serdebenchv1.TransactionsResult{Committed: x.Committed, Aborted: x.Aborted,
 			CommittedPerSecondMilli: int64(x.PerSecond*1000 + 0.5), RecordsPerTransaction: int64(x.RecordsPerTransaction + 0.5),
-			AbortedRecords: x.AbortedRecords, AbortedDeliveredRecords: x.AbortedDelivered, CommitMicros: lat(x.Commit)}
+			AbortedRecords: x.AbortedRecords, AbortedDeliveredRecords: x.AbortedDelivered, InDoubt: x.InDoubt,
+			CommitP50Micros: x.Commit.P50, CommitP99Micros: x.Commit.P99, CommitMaxMicros: x.Commit.Max}
 	}
 	res.Stalls = stallsResult(m.Stalls)
 	if m.FetchInterval.Count > 0 {
@@ -166,26 +165,17 @@ func Internals(c *summary.ClientInternals) *serdebenchv1.ClientInternals {
 	return out
 }
 
-// maxStallEvents is how many stalls a trial's result lists (the longest; its
-// schema's MaxItems).
-const maxStallEvents = 8
-
 // stallsResult is a trial's stalls in the API's units.
 func stallsResult(st *summary.Stalls) *serdebenchv1.StallsResult {
 	if st == nil {
 		return nil
 	}
 	out := &serdebenchv1.StallsResult{Count: int32(st.Count), Partitions: int32(st.Partitions), MaxMicros: st.MaxMicros,
-		TotalMicros: st.TotalMicros, DelayedRecords: st.Delayed, DelayedMaxMicros: st.DelayedMaxMicros}
-	events := slices.Clone(st.Events)
-	if len(events) > maxStallEvents {
-		slices.SortStableFunc(events, func(a, b summary.Stall) int { return cmp.Compare(b.Micros, a.Micros) })
-		events = events[:maxStallEvents]
-		slices.SortStableFunc(events, func(a, b summary.Stall) int { return a.Start.Compare(b.Start) })
-	}
-	for _, e := range events {
-		out.Events = append(out.Events, serdebenchv1.StallEvent{Partition: e.Partition, StartTime: metav1.NewTime(e.Start), Micros: e.Micros,
-			Moved: e.Moved, DelayedRecords: e.Delayed, DelayedMaxMicros: e.DelayedMaxMicros, DelayedMeanMicros: int64(e.DelayedMeanMicros + 0.5)})
+		TotalMicros: st.TotalMicros, DelayedRecords: st.Delayed, DelayedMaxMicros: st.DelayedMaxMicros, SlackMicros: st.SlackMicros}
+	for _, e := range st.Events {
+		if e.Moved {
+			out.Moved++
+		}
 	}
 	return out
 }

@@ -176,9 +176,16 @@ func trialCountRule(rows []trial.Row) string {
 		f := "self.matrix." + r.JSON
 		dims = append(dims, fmt.Sprintf("(has(%s) && size(%s) > 0 ? size(%s) : 1)", f, f, f))
 	}
-	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repeatUntil) ? self.repeatUntil.maxRepetitions : (has(self.repetitions) ? self.repetitions : 1)) <= (has(self.faults) && (has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1)) ? %d : (has(self.faults) || has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1) ? %d : %d))",message="the matrix expands to more than %d trials, %d with faults or repetitions, %d with both (codecs × sizes × matrix values × fault scenarios × repetitions, repeatUntil.maxRepetitions when set)"`,
-		strings.Join(dims, " * ")+") + (has(self.matrix.include) ? size(self.matrix.include) : 0", trial.MaxFaultedRepeatedTrials, trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials, trial.MaxFaultedRepeatedTrials)
+	return fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="size(self.codecs) * (has(self.payload.sizesBytes) ? size(self.payload.sizesBytes) : 1) * (!has(self.matrix) ? 1 : (%s)) * (!has(self.faults) ? 1 : size(self.faults.scenarios) + (!has(self.faults.baseline) || self.faults.baseline ? 1 : 0)) * (has(self.repeatUntil) ? self.repeatUntil.maxRepetitions : (has(self.repetitions) ? self.repetitions : 1)) <= ((has(self.faults) || %[8]s) && (has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1)) ? %[2]d : (has(self.faults) || %[8]s || has(self.repeatUntil) || (has(self.repetitions) && self.repetitions > 1) ? %[3]d : %[4]d))",message="the matrix expands to more than %[5]d trials, %[6]d with faults, transactions or repetitions, %[7]d with repetitions and faults or transactions (codecs × sizes × matrix values and included combinations × fault scenarios × repetitions, repeatUntil.maxRepetitions when set)"`,
+		strings.Join(dims, " * ")+") + (has(self.matrix.include) ? size(self.matrix.include) : 0", trial.MaxFaultedRepeatedTrials, trial.MaxFaultedTrials, trial.MaxTrials, trial.MaxTrials, trial.MaxFaultedTrials, trial.MaxFaultedRepeatedTrials, transactionsUsed)
 }
+
+// transactionsUsed is a CEL test of whether any trial of the spec is
+// transactional: each such trial's result carries its transactions, so the
+// trial cap counts them as it counts faults (ExperimentSpec.MaxTrials).
+const transactionsUsed = "((has(self.producer) && has(self.producer.transactions) && (has(self.producer.transactions.recordsPerTransaction) || has(self.producer.transactions.transactionMillis))) || " +
+	"(has(self.matrix) && has(self.matrix.transactions) && self.matrix.transactions.exists(v, has(v.recordsPerTransaction) || has(v.transactionMillis))) || " +
+	"(has(self.matrix) && has(self.matrix.include) && self.matrix.include.exists(p, has(p.transactions) && (has(p.transactions.recordsPerTransaction) || has(p.transactions.transactionMillis)))))"
 
 // The generated rules' lines, found by how they start.
 var (

@@ -110,8 +110,17 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 						Seed:            *spec.Seed,
 						PoolSize:        spec.PoolSize,
 					}
-					t.Consumer.Isolation = st.Isolation // the spec's, or the matrix's value
-					t.Consumer.GroupProtocol = st.GroupProtocol
+					t.Consumer.Isolation = st.Isolation.OrDefault() // the spec's, or the matrix's value
+					t.Consumer.GroupProtocol = st.GroupProtocol.OrDefault()
+					// A consumer setting at its default is left out of the trial's
+					// settings, which every result carries (empty reads as the
+					// default): the largest matrix's result stays under its cap.
+					if st.Isolation == trial.IsolationReadUncommitted {
+						t.Settings.Isolation = ""
+					}
+					if st.GroupProtocol == trial.GroupProtocolClassic {
+						t.Settings.GroupProtocol = ""
+					}
 					if spec.Records != nil {
 						t.Records = st.Records // the spec's, or the matrix's value
 					} else {
@@ -216,6 +225,9 @@ func valuesOf(t trial.Trial) (map[string]string, error) {
 			out[k] = fmt.Sprint(v)
 		}
 	}
+	// Left out at their defaults (Expand).
+	out["isolation"] = string(t.Settings.Isolation.OrDefault())
+	out["groupProtocol"] = string(t.Settings.GroupProtocol.OrDefault())
 	return out, nil
 }
 

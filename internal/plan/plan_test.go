@@ -67,8 +67,7 @@ func TestExpandDefaults(t *testing.T) {
 	}
 	tr := trials[0]
 	want := trial.Settings{Mode: "batch", BatchSizeBytes: 16384, LingerMs: 5, Acks: "all", Compression: "none", MaxInFlight: 5,
-		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none", Records: 100,
-		Isolation: trial.IsolationReadUncommitted, GroupProtocol: trial.GroupProtocolClassic}
+		Client: "sarama", SendBufferBytes: -1, ReceiveBufferBytes: -1, Partitioner: "round-robin", PayloadCompression: "none", Records: 100}
 	if tr.Settings != want {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}

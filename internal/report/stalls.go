@@ -10,16 +10,16 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// stallsOf reads a result's stalls back into the table's units.
+// stallsOf reads a result's stalls back into the table's units (the moved
+// count stands for the events, which results do not list).
 func stallsOf(x *v1alpha1.StallsResult) *summary.Stalls {
 	if x == nil {
 		return nil
 	}
 	out := &summary.Stalls{Count: int(x.Count), Partitions: int(x.Partitions), MaxMicros: x.MaxMicros, TotalMicros: x.TotalMicros,
-		Delayed: x.DelayedRecords, DelayedMaxMicros: x.DelayedMaxMicros}
-	for _, e := range x.Events {
-		out.Events = append(out.Events, summary.Stall{Partition: e.Partition, Start: e.StartTime.Time, Micros: e.Micros, Moved: e.Moved,
-			Delayed: e.DelayedRecords, DelayedMaxMicros: e.DelayedMaxMicros, DelayedMeanMicros: float64(e.DelayedMeanMicros)})
+		Delayed: x.DelayedRecords, DelayedMaxMicros: x.DelayedMaxMicros, SlackMicros: x.SlackMicros}
+	for range x.Moved {
+		out.Events = append(out.Events, summary.Stall{Moved: true})
 	}
 	return out
 }

@@ -15,10 +15,9 @@ func transactionsOf(x *v1alpha1.TransactionsResult) *summary.Transactions {
 	if x == nil {
 		return nil
 	}
-	c := x.CommitMicros
 	return &summary.Transactions{Committed: x.Committed, Aborted: x.Aborted, PerSecond: float64(x.CommittedPerSecondMilli) / 1000,
 		RecordsPerTransaction: float64(x.RecordsPerTransaction), AbortedRecords: x.AbortedRecords, AbortedDelivered: x.AbortedDeliveredRecords,
-		Commit: summary.Percentiles{Count: c.Count, Mean: float64(c.Mean), P50: c.P50, P90: c.P90, P99: c.P99, Max: c.Max}}
+		InDoubt: x.InDoubt, Commit: summary.Percentiles{P50: x.CommitP50Micros, P99: x.CommitP99Micros, Max: x.CommitMaxMicros}}
 }
 
 // TransactionsTable writes the transactional trials' transactions, when there
