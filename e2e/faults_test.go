@@ -174,11 +174,14 @@ func TestBrokerKill(t *testing.T) {
 			distinct := readBack(t, brokers, topic, txn)
 			if txn {
 				x := tr.Transactions
-				if x == nil || x.CommitMicros.Count == 0 || x.AbortedDeliveredRecords != 0 || tr.DeliveredRecords != distinct || tr.SentRecords != distinct {
-					t.Fatalf("transactions %+v: sent (committed) %d, delivered %d, read committed %d: want all equal, nothing aborted delivered",
+				// A transaction in doubt (its commit unanswered at the kill) may have
+				// committed: then the topic holds more than the producer counted.
+				if x == nil || x.CommitP50Micros == 0 || x.AbortedDeliveredRecords != 0 || tr.DeliveredRecords != distinct ||
+					tr.SentRecords > distinct || (x.InDoubt == 0 && tr.SentRecords != distinct) {
+					t.Fatalf("transactions %+v: sent (committed) %d, delivered %d, read committed %d: want all equal (sent fewer only with a transaction in doubt), nothing aborted delivered",
 						x, tr.SentRecords, tr.DeliveredRecords, distinct)
 				}
-				t.Logf("txn: %d committed, %d aborted (%d records), commit p50 %d µs, p99 %d µs", x.Committed, x.Aborted, x.AbortedRecords, x.CommitMicros.P50, x.CommitMicros.P99)
+				t.Logf("txn: %d committed, %d aborted (%d records), commit p50 %d µs, p99 %d µs", x.Committed, x.Aborted, x.AbortedRecords, x.CommitP50Micros, x.CommitP99Micros)
 			}
 			// Every record the consumer received is in the topic, and nothing else
 			// put there is the trial's, so acknowledged-and-absent is
