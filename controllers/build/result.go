@@ -170,12 +170,6 @@ func stallsResult(st *summary.Stalls) *serdebenchv1.StallsResult {
 	if st == nil {
 		return nil
 	}
-	out := &serdebenchv1.StallsResult{Count: int32(st.Count), Partitions: int32(st.Partitions), MaxMicros: st.MaxMicros,
+	return &serdebenchv1.StallsResult{Count: int32(st.Count), Partitions: int32(st.Partitions), Moved: int32(st.Moved), MaxMicros: st.MaxMicros,
 		TotalMicros: st.TotalMicros, DelayedRecords: st.Delayed, DelayedMaxMicros: st.DelayedMaxMicros, SlackMicros: st.SlackMicros}
-	for _, e := range st.Events {
-		if e.Moved {
-			out.Moved++
-		}
-	}
-	return out
 }

@@ -10,18 +10,14 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// stallsOf reads a result's stalls back into the table's units (the moved
-// count stands for the events, which results do not list).
+// stallsOf reads a result's stalls back into the table's units (results do not
+// list the stalls one by one).
 func stallsOf(x *v1alpha1.StallsResult) *summary.Stalls {
 	if x == nil {
 		return nil
 	}
-	out := &summary.Stalls{Count: int(x.Count), Partitions: int(x.Partitions), MaxMicros: x.MaxMicros, TotalMicros: x.TotalMicros,
-		Delayed: x.DelayedRecords, DelayedMaxMicros: x.DelayedMaxMicros, SlackMicros: x.SlackMicros}
-	for range x.Moved {
-		out.Events = append(out.Events, summary.Stall{Moved: true})
-	}
-	return out
+	return &summary.Stalls{Count: int(x.Count), Partitions: int(x.Partitions), Moved: int(x.Moved), MaxMicros: x.MaxMicros,
+		TotalMicros: x.TotalMicros, Delayed: x.DelayedRecords, DelayedMaxMicros: x.DelayedMaxMicros, SlackMicros: x.SlackMicros}
 }
 
 // StallsTable writes the trials' partition stalls, when there are any: what a
@@ -46,13 +42,7 @@ func StallsTable(w io.Writer, rows []Row) error {
 			}
 			continue
 		}
-		moved := 0
-		for _, e := range x.Events {
-			if e.Moved {
-				moved++
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.0f\t%.0f\t%d\t%.0f\t\n", r.Codec, r.SizeBytes, settings, x.Count, x.Partitions, moved,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%.0f\t%.0f\t%d\t%.0f\t\n", r.Codec, r.SizeBytes, settings, x.Count, x.Partitions, x.Moved,
 			float64(x.MaxMicros)/1e3, float64(x.TotalMicros)/1e3, x.Delayed, float64(x.DelayedMaxMicros)/1e3)
 	}
 	return tw.Flush()

@@ -61,9 +61,11 @@ type Stalls struct {
 	// from then at the earliest, so a wait that batching or a commit explains
 	// is never one, and a stall is under-measured by at most the slack.
 	SlackMicros int64 `json:"slackMicros"`
-	// Count of stalls, all partitions; Partitions the partitions that stalled.
+	// Count of stalls, all partitions; Partitions the partitions that stalled;
+	// Moved the stalls another consumer ended (a rebalance moved the partition).
 	Count      int `json:"count"`
 	Partitions int `json:"partitions"`
+	Moved      int `json:"moved"`
 	// MaxMicros is the longest; TotalMicros their sum (partition-time lost).
 	MaxMicros   int64 `json:"maxMicros"`
 	TotalMicros int64 `json:"totalMicros"`
@@ -106,6 +108,9 @@ func stalls(segs []Segment, owners []int, slack time.Duration) *Stalls {
 				}
 				out.Events = append(out.Events, st)
 				out.Count++
+				if st.Moved {
+					out.Moved++
+				}
 				parts[s.Partition] = true
 				out.MaxMicros = max(out.MaxMicros, st.Micros)
 				out.TotalMicros += st.Micros

@@ -30,7 +30,7 @@ func TestStallsFromSegments(t *testing.T) {
 	}
 	owners := []int{0, 1, 0, 0, 1, 1, 1}
 	st := stalls(segs, owners, 0)
-	if st == nil || st.Count != 2 || st.Partitions != 2 || st.MaxMicros != 1100000 || st.TotalMicros != 1599000 || st.Delayed != 160 {
+	if st == nil || st.Count != 2 || st.Partitions != 2 || st.Moved != 1 || st.MaxMicros != 1100000 || st.TotalMicros != 1599000 || st.Delayed != 160 {
 		t.Fatalf("stalls %+v", st)
 	}
 	e := st.Events

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -108,7 +109,7 @@ func account(t *testing.T, res *report.TrialResult, brokers []string) accounting
 			a.failed += d.Intervals.Size()
 		}
 	}
-	log := readBack(t, brokers, res.Topic, res.Trial.Partitions)
+	log := readBack(t, brokers, res.Topic, res.Trial.Partitions, false)
 	for p := range res.Trial.Partitions {
 		a.inLog += log[p].set.Size()
 		a.copies += log[p].copies
@@ -128,19 +129,49 @@ type partitionLog struct {
 	copies int64
 }
 
-// readBack reads every offset of every partition with a plain consumer (no group)
-// and returns, per partition, the distinct sequence numbers of data records and how
-// many copies the log holds.
-func readBack(t *testing.T, brokers []string, topic string, partitions int32) map[int32]partitionLog {
+// readBack reads every partition from its first offset to the end it has now
+// with a plain franz-go consumer (no group) at the given isolation, keeping
+// control records so it knows when it has reached the end, and returns, per
+// partition, the distinct sequence numbers of data records and how many copies
+// it read.
+func readBack(t *testing.T, brokers []string, topic string, partitions int32, committed bool) map[int32]partitionLog {
 	t.Helper()
-	out := map[int32]partitionLog{}
+	iso := kgo.ReadUncommitted()
+	if committed {
+		iso = kgo.ReadCommitted()
+	}
+	parts := map[int32]kgo.Offset{}
 	for p := range partitions {
-		var set summary.SeqSet
-		eachRecord(t, brokers, topic, p, func(m *sarama.ConsumerMessage) {
+		parts[p] = kgo.NewOffset().AtStart()
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}),
+		kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ends := endOffsets(t, brokers, topic, partitions)
+	sets := make([]summary.SeqSet, partitions)
+	next := map[int32]int64{}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for done := false; !done; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read-back of %s stalled: at %v of %v", topic, next, ends)
+		}
+		for _, e := range fs.Errors() {
+			t.Logf("read-back fetch error (retried): %v", e.Err)
+		}
+		fs.EachRecord(func(rec *kgo.Record) {
+			next[rec.Partition] = rec.Offset + 1
+			if rec.Attrs.IsControl() {
+				return
+			}
 			var seq uint64
 			data := true
-			for _, h := range m.Headers {
-				switch string(h.Key) {
+			for _, h := range rec.Headers {
+				switch h.Key {
 				case wire.Seq:
 					seq, _ = wire.Uint64(h.Value)
 				case wire.End:
@@ -148,10 +179,36 @@ func readBack(t *testing.T, brokers []string, topic string, partitions int32) ma
 				}
 			}
 			if data {
-				set.Add(int64(seq))
+				sets[rec.Partition].Add(int64(seq))
 			}
 		})
-		out[p] = partitionLog{set: set.Intervals(), copies: set.Total()}
+		done = true
+		for p, end := range ends {
+			if next[p] < end {
+				done = false
+			}
+		}
+	}
+	out := map[int32]partitionLog{}
+	for p := range partitions {
+		out[p] = partitionLog{set: sets[p].Intervals(), copies: sets[p].Total()}
+	}
+	return out
+}
+
+// endOffsets are the partitions' end offsets now.
+func endOffsets(t *testing.T, brokers []string, topic string, partitions int32) map[int32]int64 {
+	t.Helper()
+	c, err := sarama.NewClient(brokers, sarama.NewConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	out := map[int32]int64{}
+	for p := range partitions {
+		if out[p], err = c.GetOffset(topic, p, sarama.OffsetNewest); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return out
 }

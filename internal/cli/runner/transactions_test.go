@@ -5,16 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/wire"
 )
 
 // TestTransactionsBrokerKill runs each transactional producer (franz-go's by
@@ -82,8 +78,8 @@ func TestTransactionsBrokerKill(t *testing.T) {
 					doubtful[int32(d.Partition)] = append(doubtful[int32(d.Partition)], d.Intervals...)
 				}
 			}
-			rc := readBackIsolated(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, true)
-			ru := readBackIsolated(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, false)
+			rc := readBack(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, true)
+			ru := readBack(t, broker.Bootstrap, out.Topic, out.Trial.Partitions, false)
 			var inCommitted, abortedStored int64
 			for p := range out.Trial.Partitions {
 				cset, aset, dset := committed[p].Union(nil), aborted[p].Union(nil), doubtful[p].Union(nil)
@@ -144,87 +140,4 @@ func firstAbort(sums []*summary.Summary) string {
 		}
 	}
 	return ""
-}
-
-// readBackIsolated reads every partition from its first offset to its end with a
-// plain franz-go consumer (no group) at the given isolation, keeping control
-// records so it knows when it has reached the end, and returns, per partition,
-// the distinct sequence numbers of data records and how many copies it read.
-func readBackIsolated(t *testing.T, brokers []string, topic string, partitions int32, committed bool) map[int32]partitionLog {
-	t.Helper()
-	iso := kgo.ReadUncommitted()
-	if committed {
-		iso = kgo.ReadCommitted()
-	}
-	parts := map[int32]kgo.Offset{}
-	for p := range partitions {
-		parts[p] = kgo.NewOffset().AtStart()
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}),
-		kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ends := endOffsets(t, brokers, topic, partitions)
-	sets := make([]summary.SeqSet, partitions)
-	next := map[int32]int64{}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for done := false; !done; {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read-back of %s stalled: at %v of %v", topic, next, ends)
-		}
-		for _, e := range fs.Errors() {
-			t.Logf("read-back fetch error (retried): %v", e.Err)
-		}
-		fs.EachRecord(func(rec *kgo.Record) {
-			next[rec.Partition] = rec.Offset + 1
-			if rec.Attrs.IsControl() {
-				return
-			}
-			var seq uint64
-			data := true
-			for _, h := range rec.Headers {
-				switch h.Key {
-				case wire.Seq:
-					seq, _ = wire.Uint64(h.Value)
-				case wire.End:
-					data = false
-				}
-			}
-			if data {
-				sets[rec.Partition].Add(int64(seq))
-			}
-		})
-		done = true
-		for p, end := range ends {
-			if next[p] < end {
-				done = false
-			}
-		}
-	}
-	out := map[int32]partitionLog{}
-	for p := range partitions {
-		out[p] = partitionLog{set: sets[p].Intervals(), copies: sets[p].Total()}
-	}
-	return out
-}
-
-// endOffsets are the partitions' end offsets now.
-func endOffsets(t *testing.T, brokers []string, topic string, partitions int32) map[int32]int64 {
-	t.Helper()
-	c, err := sarama.NewClient(brokers, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Close() }()
-	out := map[int32]int64{}
-	for p := range partitions {
-		if out[p], err = c.GetOffset(topic, p, sarama.OffsetNewest); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
 }
