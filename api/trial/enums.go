@@ -236,3 +236,48 @@ func (p GroupProtocol) OrDefault() GroupProtocol {
 	}
 	return p
 }
+
+// GroupType is the kind of group the consumers form (Kafka's group types, as
+// `kafka-groups.sh --group-type` lists them; classic and consumer groups are
+// GroupProtocol's two protocols of one kind).
+// +kubebuilder:validation:Enum=consumer;share
+type GroupType string
+
+// Group types.
+const (
+	// GroupTypeConsumer is a consumer group: each partition has one owner, which
+	// commits an offset (GroupProtocol says how the group assigns them).
+	GroupTypeConsumer GroupType = "consumer"
+	// GroupTypeShare is a share group (KIP-932, GA in Kafka 4.2): the broker hands
+	// records of any partition to any member, each acquired for a lock duration
+	// and acknowledged one by one; a record released, or whose lock expires, is
+	// delivered again: at least once, never exactly once.
+	GroupTypeShare GroupType = "share"
+)
+
+// GroupTypes are every GroupType, as its Enum marker lists them.
+var GroupTypes = []GroupType{GroupTypeConsumer, GroupTypeShare}
+
+// OrDefault is g, or consumer when g is unset (results of older versions).
+func (g GroupType) OrDefault() GroupType {
+	if g == "" {
+		return GroupTypeConsumer
+	}
+	return g
+}
+
+// ShareAcknowledgement is how share-group consumers acknowledge records (Java's
+// share.acknowledgement.mode).
+// +kubebuilder:validation:Enum=implicit;explicit
+type ShareAcknowledgement string
+
+// Acknowledgement modes.
+const (
+	// ShareAckImplicit accepts every record of a poll when the next poll begins;
+	// the acknowledgements ride on the next share fetch.
+	ShareAckImplicit ShareAcknowledgement = "implicit"
+	// ShareAckExplicit acknowledges each record as it is processed and waits for
+	// the broker's answer before the next poll (Java's acknowledge and
+	// commitSync).
+	ShareAckExplicit ShareAcknowledgement = "explicit"
+)

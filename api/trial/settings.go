@@ -56,6 +56,10 @@ type Settings struct {
 	// classic), swept by the matrix like Isolation.
 	// +optional
 	GroupProtocol GroupProtocol `json:"groupProtocol,omitempty"`
+	// GroupType is the consumers' kind of group (empty in older results:
+	// consumer), swept by the matrix like Isolation.
+	// +optional
+	GroupType GroupType `json:"groupType,omitempty"`
 }
 
 // Row is one producer setting: a field of Settings, how the experiment spec sets it
@@ -120,7 +124,7 @@ const (
 // labelOrder is the order settings appear in a label (Describe); every row of
 // Table is in it exactly once.
 var labelOrder = []string{"Mode", "Acks", "Compression", "BatchSizeBytes", "LingerMs", "MaxInFlight", "Idempotent", "Client",
-	"Transactions", "Isolation", "GroupProtocol", "Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
+	"Transactions", "Isolation", "GroupProtocol", "GroupType", "Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
 
 // Table is every producer setting, in the order the matrix sweeps them (the first
 // row varies slowest).
@@ -191,6 +195,9 @@ var Table = []Row{
 	{Field: "GroupProtocol", JSON: "groupProtocol", Type: "trial.GroupProtocol", Spec: "Consumer.GroupProtocol",
 		MaxItems: len(GroupProtocols), SweepDoc: "GroupProtocol values to sweep (consumer.groupProtocol).",
 		Label: Label{Format: "group=%v", When: LabelNotDefault, Hide: []any{GroupProtocol(""), GroupProtocolClassic}}},
+	{Field: "GroupType", JSON: "groupType", Type: "trial.GroupType", Spec: "Consumer.GroupType",
+		MaxItems: len(GroupTypes), SweepDoc: "GroupType values to sweep (consumer.groupType).",
+		Label: Label{Format: "groupType=%v", When: LabelNotDefault, Hide: []any{GroupType(""), GroupTypeConsumer}}},
 }
 
 // Defaults of the settings the spec sets outside spec.producer, of the socket

@@ -91,7 +91,7 @@ func TestEverySettingChangesTheLabel(t *testing.T) {
 		"MaxInFlight": int32(1), "Idempotent": true, "RecordsPerSecond": int64(2000), "Client": ClientFranz,
 		"Partitioner": PartitionerSticky, "PayloadCompression": PayloadCompressionXZ, "Records": int64(10),
 		"SendBufferBytes": int32(131072), "ReceiveBufferBytes": int32(32768),
-		"Transactions": Transactions{RecordsPerTransaction: 100}, "Isolation": IsolationReadCommitted, "GroupProtocol": GroupProtocolConsumer,
+		"Transactions": Transactions{RecordsPerTransaction: 100}, "Isolation": IsolationReadCommitted, "GroupProtocol": GroupProtocolConsumer, "GroupType": GroupTypeShare,
 	}
 	for _, r := range Table {
 		val, ok := other[r.Field]

@@ -83,6 +83,22 @@ var Features = []Feature{
 				Warning: RdkafkaPreviewWarning},
 		},
 	},
+	{
+		Name:    "share groups (KIP-932)",
+		Uses:    func(s Settings) bool { return s.GroupType == GroupTypeShare },
+		Setting: "GroupType", CEL: "v == 'share'",
+		Clients: map[Client]Support{
+			ClientSarama: {How: "sarama has no share consumer (no ShareGroupHeartbeat, ShareFetch or ShareAcknowledge)"},
+			ClientFranz: {Has: true, How: "`kgo.ShareGroup`, `Record.Ack`/`MarkAcks` and `FlushAcks`, `Record.DeliveryCount` (franz-go 1.21+)",
+				Refuse: func(s Settings) string {
+					if s.GroupProtocol == GroupProtocolConsumer {
+						return "a share group has its own protocol (KIP-932's share heartbeats): groupProtocol applies to consumer groups, leave it classic"
+					}
+					return ""
+				}},
+			ClientRdkafka: {How: "librdkafka 2.11.1 (the newest confluent-kafka-go the module proxy serves) has no share consumer: KIP-932 is not in its releases"},
+		},
+	},
 }
 
 // RdkafkaPreviewWarning is what every result of a librdkafka consumer on the

@@ -45,6 +45,24 @@ type ConsumerSettings struct {
 	// GroupProtocol is the consumers' group protocol (empty in older plans:
 	// classic), copied from Settings.GroupProtocol as Isolation is.
 	GroupProtocol GroupProtocol `json:"groupProtocol,omitempty"`
+	// GroupType is the consumers' kind of group (empty in older plans: consumer),
+	// copied from Settings.GroupType as Isolation is.
+	GroupType GroupType `json:"groupType,omitempty"`
+	// Share are the share group's settings (set with GroupType share only).
+	Share *ShareSettings `json:"share,omitempty"`
+}
+
+// ShareSettings are a share group's consumer settings.
+type ShareSettings struct {
+	// Acknowledgement is how consumers acknowledge records.
+	Acknowledgement ShareAcknowledgement `json:"acknowledgement"`
+	// DeliveryCountLimit is the group's share.delivery.count.limit: the
+	// deliveries after which a record that is never accepted is archived.
+	DeliveryCountLimit int32 `json:"deliveryCountLimit"`
+	// ReleaseOneIn releases every delivery of one record in this many (by
+	// sequence number), as a consumer whose processing of it fails does: each
+	// such record is delivered DeliveryCountLimit times, then archived (0: none).
+	ReleaseOneIn int32 `json:"releaseOneIn,omitempty"`
 }
 
 // Trial is one run: a codec and payload size under one set of producer settings.

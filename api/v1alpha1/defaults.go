@@ -24,6 +24,8 @@ const (
 	DefaultFetchMinBytes          int32 = 1
 	DefaultFetchMaxWaitMs         int32 = 500
 	DefaultMaxPartitionFetchBytes int32 = 1048576
+	// DefaultDeliveryCountLimit is Kafka's share.delivery.count.limit.
+	DefaultDeliveryCountLimit int32 = 5
 )
 
 // DefaultRepeatMetrics are the figures repeatUntil waits for: throughput and
@@ -51,6 +53,9 @@ func (s *ExperimentSpec) Default() {
 	}
 	if s.Consumer.GroupProtocol == "" {
 		s.Consumer.GroupProtocol = trial.GroupProtocolClassic
+	}
+	if s.Consumer.GroupType == "" {
+		s.Consumer.GroupType = trial.GroupTypeConsumer
 	}
 	if src := s.Payload.Source; src != nil && src.ConfigMap != nil {
 		if src.ConfigMap.SchemaKey == "" {
@@ -130,6 +135,22 @@ func (c *ConsumerSettings) Default() {
 	}
 	if c.SendBufferBytes == nil {
 		c.SendBufferBytes = ptr(trial.DefaultSocketBufferBytes)
+	}
+	if c.Share != nil {
+		c.Share.Default()
+	}
+}
+
+// Default fills unset share group settings.
+func (s *ShareSpec) Default() {
+	if s.Acknowledgement == "" {
+		s.Acknowledgement = trial.ShareAckImplicit
+	}
+	if s.DeliveryCountLimit == nil {
+		s.DeliveryCountLimit = ptr(DefaultDeliveryCountLimit)
+	}
+	if s.ReleaseOneIn == nil {
+		s.ReleaseOneIn = ptr(int32(0))
 	}
 }
 

@@ -598,6 +598,11 @@ type TrialResult struct {
 	// waited: a rebalance, a member gone or paused (absent: none).
 	// +optional
 	Stalls *StallsResult `json:"stalls,omitempty"`
+	// Share is what the share group's consumers were delivered
+	// (consumer.groupType share only): with it DuplicatedRecords counts what
+	// at-least-once delivery processed twice, not a failure.
+	// +optional
+	Share *ShareResult `json:"share,omitempty"`
 	// Attempts it took to measure the trial (more than 1 when a disrupted attempt
 	// was re-run).
 	// +optional
@@ -658,6 +663,42 @@ type TransactionsResult struct {
 	CommitP50Micros int64 `json:"commitP50Micros"`
 	CommitP99Micros int64 `json:"commitP99Micros"`
 	CommitMaxMicros int64 `json:"commitMaxMicros"`
+}
+
+// ShareResult is a share group's deliveries (docs/measurement.md, "Share
+// groups"). A delivery is one record of the run handed to a consumer, warmup
+// included.
+type ShareResult struct {
+	// Acknowledgement is the consumers' acknowledgement mode.
+	Acknowledgement trial.ShareAcknowledgement `json:"acknowledgement"`
+	// Deliveries counts them, all consumers; Redelivered those the broker had
+	// delivered before (released, lock expired, or their consumer left before
+	// acknowledging them): at least DuplicatedRecords.
+	Deliveries  int64 `json:"deliveries"`
+	Redelivered int64 `json:"redelivered"`
+	// Released counts deliveries the consumers released (share.releaseOneIn);
+	// Archived those released on their last allowed delivery, which the broker
+	// archived.
+	// +optional
+	Released int64 `json:"released,omitempty"`
+	// +optional
+	Archived int64 `json:"archived,omitempty"`
+	// MaxDeliveryCount is the highest delivery count a consumer saw.
+	MaxDeliveryCount int32 `json:"maxDeliveryCount"`
+	// AckErrors counts the broker's per-partition answers to acknowledgements
+	// that carried an error.
+	// +optional
+	AckErrors int64 `json:"ackErrors,omitempty"`
+	// AckP50Micros, AckP99Micros and AckMaxMicros are the explicit
+	// acknowledgements' times: from asking to send a poll's acknowledgements to
+	// the broker's every answer (absent with implicit acknowledgement, whose
+	// acknowledgements ride on the next share fetch).
+	// +optional
+	AckP50Micros int64 `json:"ackP50Micros,omitempty"`
+	// +optional
+	AckP99Micros int64 `json:"ackP99Micros,omitempty"`
+	// +optional
+	AckMaxMicros int64 `json:"ackMaxMicros,omitempty"`
 }
 
 // StallsResult are a trial's partition stalls (docs/measurement.md, "Rebalances

@@ -197,6 +197,11 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	GroupProtocol []trial.GroupProtocol `json:"groupProtocol,omitempty"`
+	// GroupType values to sweep (consumer.groupType).
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	// +optional
+	GroupType []trial.GroupType `json:"groupType,omitempty"`
 	// Include adds combinations the sweeps do not make: each is the spec's
 	// settings with the values it sets (e.g. acks 1 beside acks all with
 	// transactions, which cannot be swept against each other).
@@ -225,6 +230,7 @@ func (m *Matrix) Sweeps() []trial.Sweep {
 		{Field: "Transactions", Len: len(m.Transactions), Set: func(s *trial.Settings, i int) { s.Transactions = m.Transactions[i] }},
 		{Field: "Isolation", Len: len(m.Isolation), Set: func(s *trial.Settings, i int) { s.Isolation = m.Isolation[i] }},
 		{Field: "GroupProtocol", Len: len(m.GroupProtocol), Set: func(s *trial.Settings, i int) { s.GroupProtocol = m.GroupProtocol[i] }},
+		{Field: "GroupType", Len: len(m.GroupType), Set: func(s *trial.Settings, i int) { s.GroupType = m.GroupType[i] }},
 	}
 }
 
@@ -298,6 +304,9 @@ type MatrixPoint struct {
 	// GroupProtocol sets groupProtocol.
 	// +optional
 	GroupProtocol trial.GroupProtocol `json:"groupProtocol,omitempty"`
+	// GroupType sets groupType.
+	// +optional
+	GroupType trial.GroupType `json:"groupType,omitempty"`
 }
 
 // Apply sets the settings the point sets.
@@ -353,6 +362,9 @@ func (p *MatrixPoint) Apply(s *trial.Settings) {
 	if p.GroupProtocol != "" {
 		s.GroupProtocol = p.GroupProtocol
 	}
+	if p.GroupType != "" {
+		s.GroupType = p.GroupType
+	}
 }
 
 // Included are matrix.include's points (nil without a matrix).
@@ -383,5 +395,6 @@ func (s *ExperimentSpec) BaseSettings() trial.Settings {
 		Transactions:       *s.Producer.Transactions,
 		Isolation:          s.Consumer.Isolation,
 		GroupProtocol:      s.Consumer.GroupProtocol,
+		GroupType:          s.Consumer.GroupType,
 	}
 }

@@ -77,6 +77,7 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 			CommitP50Micros: x.Commit.P50, CommitP99Micros: x.Commit.P99, CommitMaxMicros: x.Commit.Max}
 	}
 	res.Stalls = stallsResult(m.Stalls)
+	res.Share = shareResult(m.Share)
 	if m.FetchInterval.Count > 0 {
 		f := lat(m.FetchInterval)
 		res.FetchIntervalMicros = &f
@@ -172,4 +173,14 @@ func stallsResult(st *summary.Stalls) *serdebenchv1.StallsResult {
 	}
 	return &serdebenchv1.StallsResult{Count: int32(st.Count), Partitions: int32(st.Partitions), Moved: int32(st.Moved), MaxMicros: st.MaxMicros,
 		TotalMicros: st.TotalMicros, DelayedRecords: st.Delayed, DelayedMaxMicros: st.DelayedMaxMicros, SlackMicros: st.SlackMicros}
+}
+
+// shareResult is a share group's deliveries in the API's units.
+func shareResult(s *summary.Share) *serdebenchv1.ShareResult {
+	if s == nil {
+		return nil
+	}
+	return &serdebenchv1.ShareResult{Acknowledgement: trial.ShareAcknowledgement(s.Acknowledgement), Deliveries: s.Deliveries,
+		Redelivered: s.Redelivered, Released: s.Released, Archived: s.Archived, MaxDeliveryCount: s.MaxDeliveryCount, AckErrors: s.AckErrors,
+		AckP50Micros: s.Ack.P50, AckP99Micros: s.Ack.P99, AckMaxMicros: s.Ack.Max}
 }

@@ -112,6 +112,10 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					}
 					t.Consumer.Isolation = st.Isolation.OrDefault() // the spec's, or the matrix's value
 					t.Consumer.GroupProtocol = st.GroupProtocol.OrDefault()
+					t.Consumer.GroupType = st.GroupType.OrDefault()
+					if t.Consumer.GroupType == trial.GroupTypeShare {
+						t.Consumer.Share = shareSettings(spec.Consumer.Share)
+					}
 					// A consumer setting at its default is left out of the trial's
 					// settings, which every result carries (empty reads as the
 					// default): the largest matrix's result stays under its cap.
@@ -120,6 +124,9 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					}
 					if st.GroupProtocol == trial.GroupProtocolClassic {
 						t.Settings.GroupProtocol = ""
+					}
+					if st.GroupType == trial.GroupTypeConsumer {
+						t.Settings.GroupType = ""
 					}
 					if spec.Records != nil {
 						t.Records = st.Records // the spec's, or the matrix's value
@@ -134,6 +141,9 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					}
 					if fault != nil && fault.Consumers != nil && fault.Consumers.Action == trial.ConsumerLeave && spec.Consumers < 2 {
 						return nil, fmt.Errorf("fault %s: a consumer leaves, so the trial needs at least 2 consumers (the others finish it); it has %d", fault.Name, spec.Consumers)
+					}
+					if err := checkShare(t, spec); err != nil {
+						return nil, fmt.Errorf("trial %d (%s): %w", t.Index, st.Describe(), err)
 					}
 					if err := trial.Unsupported(st); err != nil {
 						return nil, fmt.Errorf("trial %d (%s): %w", t.Index, st.Describe(), err)
@@ -228,6 +238,7 @@ func valuesOf(t trial.Trial) (map[string]string, error) {
 	// Left out at their defaults (Expand).
 	out["isolation"] = string(t.Settings.Isolation.OrDefault())
 	out["groupProtocol"] = string(t.Settings.GroupProtocol.OrDefault())
+	out["groupType"] = string(t.Settings.GroupType.OrDefault())
 	return out, nil
 }
 
@@ -253,4 +264,30 @@ func Repeat(configs []trial.Trial, n int32, seed int64) []trial.Trial {
 		}
 	}
 	return out
+}
+
+// shareSettings are a share group's effective settings from the spec's
+// (defaulted; nil: every default).
+func shareSettings(s *v1alpha1.ShareSpec) *trial.ShareSettings {
+	if s == nil {
+		s = &v1alpha1.ShareSpec{}
+	}
+	s.Default()
+	return &trial.ShareSettings{Acknowledgement: s.Acknowledgement, DeliveryCountLimit: *s.DeliveryCountLimit, ReleaseOneIn: *s.ReleaseOneIn}
+}
+
+// checkShare refuses what a share group cannot measure.
+func checkShare(t trial.Trial, spec v1alpha1.ExperimentSpec) error {
+	if t.Consumer.GroupType != trial.GroupTypeShare {
+		return nil
+	}
+	switch {
+	case spec.Topic.Name != "":
+		// Completion is every record up to the topic's end acknowledged, and its
+		// last records every producer's end records: other traffic moves both.
+		return fmt.Errorf("a share group runs on a topic of its own: topic.name (an existing topic) is for consumer groups")
+	case t.Consumer.Commit == trial.CommitEachRecord:
+		return fmt.Errorf("a share group acknowledges records instead of committing offsets: for acknowledgements awaited before each poll set consumer.share.acknowledgement: explicit, not consumer.commit: eachRecord")
+	}
+	return nil
 }

@@ -72,7 +72,7 @@ func TestExpandDefaults(t *testing.T) {
 		t.Fatalf("settings %+v, want %+v", tr.Settings, want)
 	}
 	if c := (trial.ConsumerSettings{FetchMinBytes: 1, FetchMaxWaitMs: 500, MaxPartitionFetchBytes: 1048576, ReceiveBufferBytes: -1, SendBufferBytes: -1,
-		Commit: trial.CommitInterval, Isolation: trial.IsolationReadUncommitted, GroupProtocol: trial.GroupProtocolClassic}); tr.Consumer != c || tr.Headers != trial.HeadersFull {
+		Commit: trial.CommitInterval, Isolation: trial.IsolationReadUncommitted, GroupProtocol: trial.GroupProtocolClassic, GroupType: trial.GroupTypeConsumer}); tr.Consumer != c || tr.Headers != trial.HeadersFull {
 		t.Fatalf("consumer settings %+v, want %+v", tr.Consumer, c)
 	}
 	if tr.Partitions != 3 || tr.Replicas != 1 || tr.Producers != 1 || tr.Consumers != 1 || tr.PoolSize != 1024 || tr.Records != 100 {
@@ -312,6 +312,52 @@ func TestGroupProtocolRefused(t *testing.T) {
 	s.Faults = &v1alpha1.Faults{Scenarios: []trial.Fault{{Name: "leave", StartSeconds: 2, Consumers: &trial.ConsumerFault{Action: trial.ConsumerLeave}}}}
 	if _, err := plan.Expand(s); err == nil || !strings.Contains(err.Error(), "needs at least 2 consumers") {
 		t.Errorf("a leave with one consumer: %v", err)
+	}
+}
+
+// TestShareGroupPlanned: a share group is franz-go's alone; its trials carry
+// the share settings (defaults filled), its label says so, and what it cannot
+// measure is refused with the reason.
+func TestShareGroupPlanned(t *testing.T) {
+	spec := func(c trial.Client) v1alpha1.ExperimentSpec {
+		s := base()
+		s.Client = c
+		s.Consumer.GroupType = trial.GroupTypeShare
+		return s
+	}
+	for _, c := range []trial.Client{trial.ClientSarama, trial.ClientRdkafka} {
+		if _, err := plan.Expand(spec(c)); err == nil || !strings.Contains(err.Error(), "client "+string(c)+" has no share groups (KIP-932)") {
+			t.Errorf("%s: %v", c, err)
+		}
+	}
+	s := spec(trial.ClientFranz)
+	s.Consumer.Share = &v1alpha1.ShareSpec{ReleaseOneIn: ptr(int32(50))}
+	trials, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := trial.ShareSettings{Acknowledgement: trial.ShareAckImplicit, DeliveryCountLimit: 5, ReleaseOneIn: 50}
+	if tr := trials[0]; tr.Consumer.GroupType != trial.GroupTypeShare || tr.Consumer.Share == nil || *tr.Consumer.Share != want ||
+		!strings.Contains(tr.Settings.Describe(), "groupType=share") {
+		t.Fatalf("share trial: consumer %+v, share %+v, label %q", tr.Consumer, tr.Consumer.Share, tr.Settings.Describe())
+	}
+	refused := map[string]func(*v1alpha1.ExperimentSpec){
+		"groupProtocol applies to consumer groups": func(s *v1alpha1.ExperimentSpec) { s.Consumer.GroupProtocol = trial.GroupProtocolConsumer },
+		"a share group runs on a topic of its own":  func(s *v1alpha1.ExperimentSpec) { s.Topic.Name = "orders" },
+		"not consumer.commit: eachRecord":           func(s *v1alpha1.ExperimentSpec) { s.Consumer.Commit = trial.CommitEachRecord },
+	}
+	for why, change := range refused {
+		s := spec(trial.ClientFranz)
+		change(&s)
+		if _, err := plan.Expand(s); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: %v", why, err)
+		}
+	}
+	// A consumer group ignores share settings and carries none.
+	s = base()
+	s.Consumer.Share = &v1alpha1.ShareSpec{}
+	if trials, err := plan.Expand(s); err != nil || trials[0].Consumer.Share != nil {
+		t.Errorf("consumer group with share settings: %v", err)
 	}
 }
 

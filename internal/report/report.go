@@ -90,6 +90,8 @@ type Row struct {
 	Transactions *summary.Transactions
 	// Stalls are the partitions' consumption stalls (nil: none).
 	Stalls *summary.Stalls
+	// Share are a share group's deliveries (nil: consumer groups).
+	Share *summary.Share
 	// Estimates are an aggregated row's figures over its repetitions, by metric
 	// name (nil for one run); Shown names the repetition whose phases, rate search
 	// and series it carries (the one of median throughput).
@@ -167,6 +169,7 @@ func LocalRows(trials []TrialResult) []Row {
 		rows[len(rows)-1].Registry = r.Registry
 		rows[len(rows)-1].Transactions = r.Transactions
 		rows[len(rows)-1].Stalls = r.Stalls
+		rows[len(rows)-1].Share = r.Share
 		if h := r.Latency(summary.EndToEndMicros); h != nil {
 			rows[len(rows)-1].Latency = map[string]*summary.Histogram{summary.EndToEndMicros: h, summary.AckLatencyMicros: r.Latency(summary.AckLatencyMicros)}
 		}
@@ -222,6 +225,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 		rows[len(rows)-1].Client = internalsOf(t.Client)
 		rows[len(rows)-1].Transactions = transactionsOf(t.Transactions)
 		rows[len(rows)-1].Stalls = stallsOf(t.Stalls)
+		rows[len(rows)-1].Share = shareOf(t.Share)
 		if g := t.Registry; g != nil {
 			rows[len(rows)-1].Registry = &summary.RegistryCost{Requests: g.Requests, RequestMillis: float64(g.RequestMicros) / 1e3,
 				SerializeLookupNanosPerRecord: float64(g.SerializeLookupNanosPerRecord), DeserializeLookupNanosPerRecord: float64(g.DeserializeLookupNanosPerRecord)}
@@ -517,6 +521,9 @@ func Table(w io.Writer, runs []Row) error {
 		return err
 	}
 	if err := StallsTable(w, rows); err != nil {
+		return err
+	}
+	if err := ShareTable(w, rows); err != nil {
 		return err
 	}
 	common := CommonWarnings(rows)

@@ -112,6 +112,11 @@ type consumer struct {
 	// start is, on an existing topic, each partition's end offset before the group
 	// formed: nothing of this run can precede it (producers wait for the group).
 	start map[int32]int64
+	// share says the consumer is a share group's member.
+	share bool
+	// tails are the partitions whose last records were found to be every
+	// producer's end record (share groups: shareComplete).
+	tails map[int32]bool
 }
 
 // newMemberFunc makes a client's group member.
@@ -127,8 +132,16 @@ var members = map[trial.Client]newMemberFunc{
 	},
 }
 
-// memberFor is c's consumer (unset: trial.DefaultClient).
-func memberFor(c trial.Client) (newMemberFunc, error) {
+// memberFor is the trial's consumer: its client's group member, or a share
+// group's (unset client: trial.DefaultClient).
+func memberFor(t trial.Trial) (newMemberFunc, error) {
+	c := t.Settings.Client
+	if t.Consumer.GroupType == trial.GroupTypeShare {
+		if c.OrDefault() != trial.ClientFranz {
+			return nil, fmt.Errorf("client %q: only franz-go has share groups", c)
+		}
+		return func(ctx context.Context, c *consumer, id string) (member, error) { return newShareMember(ctx, c, id) }, nil
+	}
 	f, ok := members[c.OrDefault()]
 	if !ok {
 		return nil, fmt.Errorf("client %q: this worker has no such client (it has %v)", c, trial.Clients)
@@ -157,6 +170,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return nil, err
 	}
 	c := &consumer{cfg: cfg, typ: schema.TypeFor(int(t.SizeBytes)), parts: map[int32]*partition{},
+		share: t.Consumer.GroupType == trial.GroupTypeShare, tails: map[int32]bool{},
 		series: summary.NewSeries(int64(t.IntervalSecondsOrDefault()))}
 	// One registry client for the consumer, which its partitions' codecs share
 	// as one Confluent deserializer's would.
@@ -193,7 +207,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			return nil, err
 		}
 	}
-	newMember, err := memberFor(t.Settings.Client)
+	newMember, err := memberFor(t)
 	if err != nil {
 		_ = c.admin.Close()
 		return nil, err
@@ -207,7 +221,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	complete := make(chan struct{})
-	go c.watchCompletion(runCtx, checks, complete, stop)
+	check := func() (bool, error) { return c.trialComplete(checks) }
+	if sm, ok := m.(*shareMember); ok {
+		check = func() (bool, error) { return c.shareComplete(runCtx, sm.cl, checks) }
+	}
+	go c.watchCompletion(runCtx, check, complete, stop)
 	// left says the consumer stopped because it was told to leave (and not
 	// for another reason first).
 	var left atomic.Bool
@@ -251,6 +269,11 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	sum := c.summary()
 	sum.Client = stats
+	if sm, ok := m.(*shareMember); ok {
+		var ack *summary.Histogram
+		sum.Share, ack = sm.shareStats()
+		sum.Histogram(summary.ShareAckMicros, summary.NewLatency).Merge(ack)
+	}
 	select {
 	case <-complete:
 		// The trial is whole: a slow or failed leave does not change what was measured.
@@ -290,10 +313,11 @@ type member interface {
 	stats() *summary.ClientStats
 }
 
-// watchCompletion closes complete (and so ends Consume) once every partition's
+// watchCompletion closes complete (and so ends Consume) once check says the trial
+// is complete: for a consumer group (trialComplete) once every partition's
 // committed offset is its end offset and its committed metadata shows the end
 // records of all producers.
-func (c *consumer) watchCompletion(ctx context.Context, client sarama.Client, complete chan struct{}, stop func()) {
+func (c *consumer) watchCompletion(ctx context.Context, check func() (bool, error), complete chan struct{}, stop func()) {
 	tick := time.NewTicker(c.cfg.CheckInterval)
 	defer tick.Stop()
 	for {
@@ -302,7 +326,7 @@ func (c *consumer) watchCompletion(ctx context.Context, client sarama.Client, co
 			return
 		case <-tick.C:
 		}
-		done, err := c.trialComplete(client)
+		done, err := check()
 		if err != nil {
 			c.cfg.Log.Debug("completion check", "err", err)
 			continue
@@ -497,7 +521,11 @@ func (c *consumer) record(st *partition, now time.Time, f *fields, partition int
 		st.meta = "m=" + strconv.FormatUint(st.markers, 16)
 		return
 	}
-	st.track(partition, now, int64(intended))
+	if !c.share {
+		// A share group's members share partitions: no one member's gaps are
+		// the partition's.
+		st.track(partition, now, int64(intended))
+	}
 	for int(producer) >= len(st.seen) {
 		st.seen = append(st.seen, summary.SeqSet{})
 	}

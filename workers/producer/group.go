@@ -7,6 +7,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -19,11 +20,12 @@ import (
 // traffic, on a client of its own whichever client measures: sarama's
 // DescribeGroups for a classic group, franz-go's ConsumerGroupDescribe for a
 // consumer-protocol one (to DescribeGroups such a group is Dead).
-func waitForGroup(ctx context.Context, brokers []string, sec kafkaconn.Security, group string, protocol trial.GroupProtocol, members int, timeout time.Duration) error {
+func waitForGroup(ctx context.Context, brokers []string, sec kafkaconn.Security, group string, cs trial.ConsumerSettings, members int, timeout time.Duration) error {
+	protocol := cs.GroupProtocol
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
-	describe, closeFn, err := groupDescriber(ctx, brokers, sec, group, protocol)
+	describe, closeFn, err := groupDescriber(ctx, brokers, sec, group, cs)
 	if err != nil {
 		return err
 	}
@@ -40,6 +42,10 @@ func waitForGroup(ctx context.Context, brokers []string, sec kafkaconn.Security,
 		}
 		if time.Now().After(deadline) {
 			hint := ""
+			if cs.GroupType == trial.GroupTypeShare {
+				hint = " (share groups need Kafka 4.2+ brokers with share.version 1)"
+				return fmt.Errorf("share group %s not ready after %s: %s%s", group, timeout, last, hint)
+			}
 			if protocol.OrDefault() == trial.GroupProtocolConsumer {
 				hint = " (the consumer protocol needs Kafka 4.0+ brokers with group.version 1; a client falls back to the classic protocol without it)"
 			}
@@ -59,8 +65,9 @@ type describeFunc func() (state string, members int, settled bool, err error)
 
 // groupDescriber is the protocol's describe call on a client of its own, and
 // what closes that client.
-func groupDescriber(ctx context.Context, brokers []string, sec kafkaconn.Security, group string, protocol trial.GroupProtocol) (describeFunc, func(), error) {
-	if protocol.OrDefault() == trial.GroupProtocolConsumer {
+func groupDescriber(ctx context.Context, brokers []string, sec kafkaconn.Security, group string, cs trial.ConsumerSettings) (describeFunc, func(), error) {
+	share := cs.GroupType == trial.GroupTypeShare
+	if share || cs.GroupProtocol.OrDefault() == trial.GroupProtocolConsumer {
 		opts, err := franz.Opts(sec, brokers, "serdebench-group-wait", kafkaconn.Buffers{})
 		if err != nil {
 			return nil, nil, err
@@ -68,6 +75,9 @@ func groupDescriber(ctx context.Context, brokers []string, sec kafkaconn.Securit
 		cl, err := franz.New(ctx, brokers, opts...)
 		if err != nil {
 			return nil, nil, err
+		}
+		if share {
+			return func() (string, int, bool, error) { return describeShare(ctx, cl, group) }, cl.Close, nil
 		}
 		return func() (string, int, bool, error) {
 			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -120,4 +130,30 @@ func groupDescriber(ctx context.Context, brokers []string, sec kafkaconn.Securit
 		}
 		return g.State, len(g.Members), true, nil
 	}, func() { _ = client.Close() }, nil
+}
+
+// describeShare is a share group's state, member count, and whether every
+// member runs at the group's assignment epoch, which has caught up with the
+// group's epoch (ShareGroupDescribe).
+func describeShare(ctx context.Context, cl *kgo.Client, group string) (string, int, bool, error) {
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrShareGroupDescribeRequest()
+	req.GroupIDs = []string{group}
+	resp, err := req.RequestWith(rctx, cl)
+	if err != nil {
+		return "", 0, false, err
+	}
+	if len(resp.Groups) != 1 {
+		return "", 0, false, fmt.Errorf("describe share group %s: %d groups in the answer", group, len(resp.Groups))
+	}
+	g := resp.Groups[0]
+	if err := kerr.ErrorForCode(g.ErrorCode); err != nil {
+		return "", 0, false, fmt.Errorf("describe share group %s: %w", group, err)
+	}
+	settled := g.AssignmentEpoch == g.GroupEpoch
+	for _, m := range g.Members {
+		settled = settled && m.MemberEpoch == g.AssignmentEpoch
+	}
+	return g.GroupState, len(g.Members), settled, nil
 }

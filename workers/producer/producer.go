@@ -242,7 +242,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		r.sum.LingerMicros = int64(t.Settings.LingerMs) * 1000
 	}
 	if cfg.WaitGroup != "" {
-		if err := waitForGroup(ctx, cfg.Brokers, cfg.Security, cfg.WaitGroup, t.Consumer.GroupProtocol, int(t.Consumers), cfg.WaitTimeout); err != nil {
+		if err := waitForGroup(ctx, cfg.Brokers, cfg.Security, cfg.WaitGroup, t.Consumer, int(t.Consumers), cfg.WaitTimeout); err != nil {
 			return nil, err
 		}
 	}

@@ -119,6 +119,8 @@ type Result struct {
 	// Stalls are the partitions' consumption stalls: a rebalance, a member
 	// gone or paused (nil: none).
 	Stalls *Stalls `json:"stalls,omitempty"`
+	// Share are the share group's deliveries (nil: consumer groups).
+	Share *Share `json:"share,omitempty"`
 	// Errors is failed sends plus failed decodes.
 	Errors int64 `json:"errors"`
 	// Interrupted names the workers that stopped before the trial was complete; a
@@ -319,7 +321,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	type key struct{ producer, partition int }
 	acked, failed, received, aborted, doubtful := map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}, map[key]Intervals{}
 	var txnMeasured, txnRecords int64
-	var firstAbort string
+	var firstAbort, firstAckErr string
 	readCommitted := false
 	var segs []Segment
 	var owners []int
@@ -415,6 +417,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			decompNanos += s.CompressNanos
 			consumed += s.Records
 			readCommitted = readCommitted || s.ReadCommitted
+			addShare(&r.Share, s.Share, &firstAckErr)
 			for _, g := range s.Segments {
 				segs, owners = append(segs, g), append(owners, r.Consumers)
 			}
@@ -448,6 +451,15 @@ func Merge(summaries []*Summary) (*Result, error) {
 		}
 	}
 	r.Duplicated = totalReceived - r.Delivered
+	if r.Share != nil {
+		r.Share.Ack = percentiles(hists[ShareAckMicros])
+		if r.Share.Redelivered > 0 || r.Duplicated > 0 {
+			r.Warnings = append(r.Warnings, shareWarning(r.Share, r.Duplicated))
+		}
+		if r.Share.AckErrors > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("share group: %d acknowledgements were refused or undelivered (first: %s); their records were delivered again", r.Share.AckErrors, firstAckErr))
+		}
+	}
 	if t := r.Transactions; t != nil {
 		for _, ivs := range aborted {
 			t.AbortedRecords += ivs.Size()
@@ -518,7 +530,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		// (lost) less what arrived at two consumers; negative, the latter won.
 		if left := pSeries.done() - cSeries.done(); left < 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("intervals: %d records were first received by more than one consumer "+
-				"(a rebalance); backlogRecords under-counts by up to that many", -left))
+				"(%s); backlogRecords under-counts by up to that many", -left, redeliveryCause(r.Share)))
 		}
 	}
 	r.EndToEnd = percentiles(hists[EndToEndMicros])
@@ -694,4 +706,12 @@ func (r *Result) SetBrokerUsage(broker *usage.Window) {
 func (r *Result) SetProcessUsage(process, broker *usage.Window) {
 	r.Usage = &Usage{Scope: ScopeProcess, Process: process, Broker: broker}
 	r.Usage.derive(r.Records, r.Records)
+}
+
+// redeliveryCause is why a record reaches a second consumer.
+func redeliveryCause(s *Share) string {
+	if s != nil {
+		return "a share group's redelivery"
+	}
+	return "a rebalance"
 }

@@ -121,6 +121,8 @@ type Summary struct {
 	// Segments are the consumer's uninterrupted runs of consumption, per
 	// partition (the merge finds stalls between them: Stalls).
 	Segments []Segment `json:"segments,omitempty"`
+	// Share are a share-group consumer's deliveries (nil: a consumer group).
+	Share *ShareStats `json:"share,omitempty"`
 	// ReadCommitted is whether the consumer read with read-committed isolation.
 	ReadCommitted bool `json:"readCommitted,omitempty"`
 	// Foreign counts records the consumer skipped because they belong to another

@@ -1,0 +1,161 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// A tail scan reads backwards from the end, tailFirst records first and four
+// times as many each fetch after, up to tailMost: mid-trial the newest record is
+// usually a producer's data record, which ends the scan. tailMaxBytes bounds one
+// fetch's answer.
+const (
+	tailFirst    = 8
+	tailMost     = 1024
+	tailMaxBytes = 8 << 20
+)
+
+// shareComplete says whether a share group has finished the trial: no partition
+// has records left to acknowledge (its lag is 0: each accepted, or archived past
+// its delivery limit), and each partition's last records of this run are every
+// producer's end record.
+// A share group commits no offsets and its members share partitions, so no member
+// can tell from what it received alone.
+func (c *consumer) shareComplete(ctx context.Context, cl *kgo.Client, client sarama.Client) (bool, error) {
+	t := c.cfg.Trial
+	// The end offsets first: a lag of 0 read after them covers every record
+	// below them.
+	ends := map[int32]int64{}
+	for p := range t.Partitions {
+		if c.tails[p] {
+			continue
+		}
+		end, err := client.GetOffset(c.cfg.Topic, p, sarama.OffsetNewest)
+		if err != nil {
+			return false, err
+		}
+		ends[p] = end
+	}
+	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	g := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+	g.GroupID = c.cfg.Group
+	rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
+	rt.Topic = c.cfg.Topic
+	for p := range t.Partitions {
+		rt.Partitions = append(rt.Partitions, p)
+	}
+	g.Topics = append(g.Topics, rt)
+	req.Groups = append(req.Groups, g)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return false, fmt.Errorf("describe share group %s offsets: %w", c.cfg.Group, err)
+	}
+	if resp.Version < 1 {
+		return false, fmt.Errorf("describe share group %s offsets: the broker answered v%d, without lag: share groups need Kafka 4.2+", c.cfg.Group, resp.Version)
+	}
+	lags := map[int32]int64{}
+	for _, rg := range resp.Groups {
+		if err := kerr.ErrorForCode(rg.ErrorCode); err != nil {
+			return false, fmt.Errorf("describe share group %s offsets: %w", c.cfg.Group, err)
+		}
+		for _, tp := range rg.Topics {
+			for _, pp := range tp.Partitions {
+				if kerr.ErrorForCode(pp.ErrorCode) == nil {
+					lags[pp.Partition] = pp.Lag
+				}
+			}
+		}
+	}
+	for p := range t.Partitions {
+		// Lag is the partition's records neither acknowledged nor archived; the
+		// start offset is no test, as the broker persists it with the last
+		// acknowledged batch's first offset.
+		lag, ok := lags[p]
+		if !ok || lag != 0 {
+			c.cfg.Log.Debug("share group behind", "consumer", c.cfg.Name, "partition", p, "lag", lag, "known", ok)
+			return false, nil
+		}
+		if c.tails[p] {
+			continue
+		}
+		ended, err := c.tailEnded(client, p, ends[p])
+		if err != nil || !ended {
+			c.cfg.Log.Debug("share partition's tail not ended", "consumer", c.cfg.Name, "partition", p, "err", err)
+			return false, err
+		}
+		c.tails[p] = true
+	}
+	return true, nil
+}
+
+// tailEnded scans partition p backwards from end, a chunk at a time, for this
+// run's records: true once every producer's end record is found before any of
+// its other records (each producer's end record is its last), false at the first
+// producer record found first (that producer has not finished).
+func (c *consumer) tailEnded(client sarama.Client, p int32, end int64) (bool, error) {
+	producers := int(c.cfg.Trial.Producers)
+	ended := map[uint32]bool{}
+	leader, err := client.Leader(c.cfg.Topic, p)
+	if err != nil {
+		return false, fmt.Errorf("leader of %s/%d: %w", c.cfg.Topic, p, err)
+	}
+	chunk := int64(tailFirst)
+	for hi := end; hi > 0; hi, chunk = max(hi-chunk, 0), min(chunk*4, tailMost) {
+		lo := max(hi-chunk, 0)
+		req := &sarama.FetchRequest{Version: 11, MaxWaitTime: 0, MinBytes: 1, MaxBytes: tailMaxBytes}
+		req.AddBlock(c.cfg.Topic, p, lo, tailMaxBytes, -1)
+		resp, err := leader.Fetch(req)
+		if err != nil {
+			return false, fmt.Errorf("fetch the tail of %s/%d: %w", c.cfg.Topic, p, err)
+		}
+		blk := resp.GetBlock(c.cfg.Topic, p)
+		if blk == nil {
+			return false, fmt.Errorf("fetch the tail of %s/%d: no answer for the partition", c.cfg.Topic, p)
+		}
+		if blk.Err != sarama.ErrNoError {
+			return false, fmt.Errorf("fetch the tail of %s/%d: %w", c.cfg.Topic, p, blk.Err)
+		}
+		// The chunk's records of this run, newest last.
+		var mine []fields
+		for _, set := range blk.RecordsSet {
+			b := set.RecordBatch
+			if b == nil || b.Control {
+				continue
+			}
+			for _, r := range b.Records {
+				off := b.FirstOffset + r.OffsetDelta
+				if off < lo || off >= hi {
+					continue
+				}
+				var f fields
+				for _, h := range r.Headers {
+					f.set(keyIndexBytes(h.Key), h.Value)
+				}
+				want := c.cfg.Run
+				if f.run32 {
+					want = uint64(uint32(want))
+				}
+				if f.run == want {
+					mine = append(mine, f)
+				}
+			}
+		}
+		for i := len(mine) - 1; i >= 0; i-- {
+			f := mine[i]
+			if f.end {
+				ended[f.producer] = true
+				if len(ended) == producers {
+					return true, nil
+				}
+			} else if !ended[f.producer] {
+				return false, nil
+			}
+		}
+	}
+	return false, nil
+}
