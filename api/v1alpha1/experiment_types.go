@@ -23,6 +23,7 @@ import "github.com/serdebench/serdebench/api/trial"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || self.intervalSeconds <= 2",message="faults are measured in whole intervals (their phases, the time to the first error, the recovery): set intervalSeconds to 1 or 2"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.rate) || !has(self.rate.search)",message="rate.search and faults do not combine: a search's steps would meet the fault at different rates"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.schema) || self.payload.schema != 'bytes' || self.codecs.all(c, c == 'raw')",message="payload.schema bytes is an opaque record: only the raw codec applies"
+// +kubebuilder:validation:XValidation:rule="!has(self.topic) || !has(self.topic.name) || !has(self.consumer) || !has(self.consumer.groupType) || self.consumer.groupType != 'share'",message="a share group runs on a topic of its own: topic.name (an existing topic) is for consumer groups"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || self.codecs.all(c, c in ['json', 'json/goccy', 'avro', 'protobuf', 'msgpack', 'cbor', 'raw', 'avro/registry', 'protobuf/registry', 'json/registry'])",message="with payload.source only json, json/goccy, avro, protobuf, msgpack, cbor, raw and the registry variants apply: the other codecs need code generated from the schema"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'avro/registry') || self.payload.source.format == 'avro'",message="codec avro/registry with payload.source registers its Avro schema (format: avro)"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload.source) || !self.codecs.exists(c, c == 'protobuf/registry') || self.payload.source.format == 'protobuf'",message="codec protobuf/registry with payload.source registers its .proto (format: protobuf)"
@@ -325,6 +326,8 @@ type SourceConfigMap struct {
 // ConsumerSettings are the consumers' fetch and socket settings, with the Java
 // client's names and defaults (docs/measurement.md derives how they shape
 // end-to-end latency).
+// +kubebuilder:validation:XValidation:rule="!has(self.groupType) || self.groupType != 'share' || !has(self.groupProtocol) || self.groupProtocol != 'consumer'",message="a share group has its own protocol (KIP-932's share heartbeats): groupProtocol applies to consumer groups, leave it classic"
+// +kubebuilder:validation:XValidation:rule="!has(self.groupType) || self.groupType != 'share' || !has(self.commit) || self.commit != 'eachRecord'",message="a share group acknowledges records instead of committing offsets: for acknowledgements awaited before each poll set consumer.share.acknowledgement: explicit, not consumer.commit: eachRecord"
 type ConsumerSettings struct {
 	// FetchMinBytes is how much data a fetch waits for at the broker before it
 	// returns (Java fetch.min.bytes). Default 1: a fetch returns as soon as any record
