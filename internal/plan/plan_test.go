@@ -343,8 +343,8 @@ func TestShareGroupPlanned(t *testing.T) {
 	}
 	refused := map[string]func(*v1alpha1.ExperimentSpec){
 		"groupProtocol applies to consumer groups": func(s *v1alpha1.ExperimentSpec) { s.Consumer.GroupProtocol = trial.GroupProtocolConsumer },
-		"a share group runs on a topic of its own":  func(s *v1alpha1.ExperimentSpec) { s.Topic.Name = "orders" },
-		"not consumer.commit: eachRecord":           func(s *v1alpha1.ExperimentSpec) { s.Consumer.Commit = trial.CommitEachRecord },
+		"a share group runs on a topic of its own": func(s *v1alpha1.ExperimentSpec) { s.Topic.Name = "orders" },
+		"not consumer.commit: eachRecord":          func(s *v1alpha1.ExperimentSpec) { s.Consumer.Commit = trial.CommitEachRecord },
 	}
 	for why, change := range refused {
 		s := spec(trial.ClientFranz)
