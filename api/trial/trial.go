@@ -59,8 +59,8 @@ type ShareSettings struct {
 	// DeliveryCountLimit is the group's share.delivery.count.limit: the
 	// deliveries after which a record that is never accepted is archived.
 	DeliveryCountLimit int32 `json:"deliveryCountLimit"`
-	// ReleaseOneIn releases every delivery of one record in this many (by
-	// sequence number), as a consumer whose processing of it fails does: each
+	// ReleaseOneIn releases every delivery of one record in this many (by its
+	// producer's sequence number on its partition), as a consumer whose processing of it fails does: each
 	// such record is delivered DeliveryCountLimit times, then archived (0: none).
 	ReleaseOneIn int32 `json:"releaseOneIn,omitempty"`
 }

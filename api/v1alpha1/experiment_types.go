@@ -438,17 +438,19 @@ type ShareSpec struct {
 
 	// DeliveryCountLimit is the group's share.delivery.count.limit: how many
 	// times a record is delivered before the broker archives it unaccepted.
-	// Kafka's bounds, 2 to 10 (a broker may narrow them). Default 5, Kafka's.
+	// Kafka's bounds, 2 to 10 (a broker may narrow them); a per-group limit needs
+	// Kafka 4.3+ (KIP-1240: on 4.2 only the default runs, with the broker's
+	// group.share.delivery.count.limit). Default 5, Kafka's.
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=2
 	// +kubebuilder:validation:Maximum=10
 	// +optional
 	DeliveryCountLimit *int32 `json:"deliveryCountLimit,omitempty"`
 
-	// ReleaseOneIn makes one record in this many (by sequence number) fail
-	// processing on every delivery: the consumer releases it, as a consumer does
-	// whose processing failed, so the broker delivers it again until
-	// deliveryCountLimit archives it. What redeliveries cost, measured. Default 0:
+	// ReleaseOneIn makes one record in this many (by its producer's sequence
+	// number on its partition) fail processing on every delivery: the consumer
+	// releases it, as a consumer does whose processing failed, so the broker
+	// delivers it again until deliveryCountLimit archives it. What redeliveries cost, measured. Default 0:
 	// every record is accepted.
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0

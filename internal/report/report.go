@@ -303,14 +303,20 @@ func InternalsTable(w io.Writer, rows []Row) error {
 		if c.BufferedBytesMax > 0 {
 			buffered = strconv.FormatInt(c.BufferedBytesMax, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%s\t%s\t%.1f\t%.0f\t%.2f\t\n", r.Codec, r.SizeBytes, settings,
+		// No fetch seen: a share group's share fetches, which franz-go's fetch
+		// hooks do not report.
+		fetchRate, fetchSize, perFetch := "n/a", "n/a", "n/a"
+		if c.FetchRequestRate > 0 {
+			fetchRate, fetchSize, perFetch = fmt.Sprintf("%.1f", c.FetchRequestRate), fmt.Sprintf("%.0f", c.FetchSizeAvgBytes), fmt.Sprintf("%.2f", c.RecordsPerFetchAvg)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Codec, r.SizeBytes, settings,
 			c.BatchSizeAvgBytes, c.BatchRecordsAvg, c.RecordsPerRequestAvg, c.RecordQueueTimeAvgMicros/1e3, c.RequestLatencyAvgMicros/1e3,
-			c.RequestsInFlightAvg, rate, buffered, c.FetchRequestRate, c.FetchSizeAvgBytes, c.RecordsPerFetchAvg)
+			c.RequestsInFlightAvg, rate, buffered, fetchRate, fetchSize, perFetch)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "record-queue-time-avg is estimated: mean acknowledgement latency from the actual send less request-latency-avg. n/a: the client cannot report it (sarama's buffer). A repeated trial shows the repetition of median throughput's.")
+	fmt.Fprintln(w, "record-queue-time-avg is estimated: mean acknowledgement latency from the actual send less request-latency-avg. n/a: the client cannot report it (sarama's buffer, a share group's fetches). A repeated trial shows the repetition of median throughput's.")
 	return nil
 }
 

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -44,11 +45,18 @@ func shareGroupConfigs(t trial.Trial) map[string]string {
 		iso = "read_committed"
 	}
 	return map[string]string{
-		"share.auto.offset.reset":    "earliest",
-		"share.delivery.count.limit": strconv.Itoa(int(t.Consumer.Share.DeliveryCountLimit)),
-		"share.isolation.level":      iso,
+		"share.auto.offset.reset": "earliest",
+		deliveryCountConfig:       strconv.Itoa(int(t.Consumer.Share.DeliveryCountLimit)),
+		"share.isolation.level":   iso,
 	}
 }
+
+// deliveryCountConfig is the group config of the delivery-count limit (Kafka
+// 4.3+, KIP-1240), and defaultDeliveryCountLimit Kafka's default for it.
+const (
+	deliveryCountConfig       = "share.delivery.count.limit"
+	defaultDeliveryCountLimit = 5
+)
 
 func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMember, error) {
 	t := c.cfg.Trial
@@ -79,7 +87,17 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 	if err != nil {
 		return nil, err
 	}
-	err = setGroupConfigs(ctx, admin, c.cfg.Group, shareGroupConfigs(t))
+	configs := shareGroupConfigs(t)
+	err = setGroupConfigs(ctx, admin, c.cfg.Group, configs)
+	if err != nil && errors.Is(err, kerr.InvalidConfig) && s.Share.DeliveryCountLimit == defaultDeliveryCountLimit {
+		// Kafka 4.2 has share groups but no per-group delivery-count limit
+		// (KIP-1240, 4.3): its broker-wide group.share.delivery.count.limit
+		// applies, whose default the trial asked for.
+		c.cfg.Log.Warn("the broker has no per-group share.delivery.count.limit (Kafka 4.2); its group.share.delivery.count.limit applies",
+			"consumer", c.cfg.Name, "err", err)
+		delete(configs, deliveryCountConfig)
+		err = setGroupConfigs(ctx, admin, c.cfg.Group, configs)
+	}
 	admin.Close()
 	if err != nil {
 		return nil, err
@@ -118,7 +136,8 @@ func setGroupConfigs(ctx context.Context, cl *kgo.Client, group string, configs 
 			if r.ErrorMessage != nil {
 				msg = ": " + *r.ErrorMessage
 			}
-			return fmt.Errorf("set configs %v of share group %s: %w%s (share groups need Kafka 4.2+ with share.version 1)", configs, group, err, msg)
+			return fmt.Errorf("set configs %v of share group %s: %w%s (share groups need Kafka 4.2+ with share.version 1, a per-group %s Kafka 4.3+)",
+				configs, group, err, msg, deliveryCountConfig)
 		}
 	}
 	return nil
@@ -186,6 +205,9 @@ func (m *shareMember) consume(ctx context.Context) error {
 			st.mu.Unlock()
 		})
 		if perr != nil {
+			// The poll's records not yet processed go to another member, not
+			// accepted when this one leaves.
+			m.cl.MarkAcks(kgo.AckRelease)
 			return perr
 		}
 		if explicit && fetches.NumRecords() > 0 {

@@ -107,29 +107,58 @@ func (c *consumer) tailEnded(client sarama.Client, p int32, end int64) (bool, er
 	chunk := int64(tailFirst)
 	for hi := end; hi > 0; hi, chunk = max(hi-chunk, 0), min(chunk*4, tailMost) {
 		lo := max(hi-chunk, 0)
+		mine, err := c.readRange(leader, p, lo, hi)
+		if err != nil {
+			return false, err
+		}
+		for i := len(mine) - 1; i >= 0; i-- {
+			f := mine[i]
+			if f.end {
+				ended[f.producer] = true
+				if len(ended) == producers {
+					return true, nil
+				}
+			} else if !ended[f.producer] {
+				return false, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// readRange reads this run's records of partition p at offsets [lo, hi), oldest
+// first: as many fetches as it takes, since one answer stops at tailMaxBytes
+// (at least one batch).
+func (c *consumer) readRange(leader *sarama.Broker, p int32, lo, hi int64) ([]fields, error) {
+	var mine []fields
+	for next := lo; next < hi; {
 		req := &sarama.FetchRequest{Version: 11, MaxWaitTime: 0, MinBytes: 1, MaxBytes: tailMaxBytes}
-		req.AddBlock(c.cfg.Topic, p, lo, tailMaxBytes, -1)
+		req.AddBlock(c.cfg.Topic, p, next, tailMaxBytes, -1)
 		resp, err := leader.Fetch(req)
 		if err != nil {
-			return false, fmt.Errorf("fetch the tail of %s/%d: %w", c.cfg.Topic, p, err)
+			return nil, fmt.Errorf("fetch the tail of %s/%d: %w", c.cfg.Topic, p, err)
 		}
 		blk := resp.GetBlock(c.cfg.Topic, p)
 		if blk == nil {
-			return false, fmt.Errorf("fetch the tail of %s/%d: no answer for the partition", c.cfg.Topic, p)
+			return nil, fmt.Errorf("fetch the tail of %s/%d: no answer for the partition", c.cfg.Topic, p)
 		}
 		if blk.Err != sarama.ErrNoError {
-			return false, fmt.Errorf("fetch the tail of %s/%d: %w", c.cfg.Topic, p, blk.Err)
+			return nil, fmt.Errorf("fetch the tail of %s/%d: %w", c.cfg.Topic, p, blk.Err)
 		}
-		// The chunk's records of this run, newest last.
-		var mine []fields
+		from := next
 		for _, set := range blk.RecordsSet {
 			b := set.RecordBatch
-			if b == nil || b.Control {
+			if b == nil {
+				continue
+			}
+			// Past the batch, control batches included: the next fetch starts there.
+			next = max(next, b.FirstOffset+int64(b.LastOffsetDelta)+1)
+			if b.Control {
 				continue
 			}
 			for _, r := range b.Records {
 				off := b.FirstOffset + r.OffsetDelta
-				if off < lo || off >= hi {
+				if off < from || off >= hi {
 					continue
 				}
 				var f fields
@@ -145,17 +174,9 @@ func (c *consumer) tailEnded(client sarama.Client, p int32, end int64) (bool, er
 				}
 			}
 		}
-		for i := len(mine) - 1; i >= 0; i-- {
-			f := mine[i]
-			if f.end {
-				ended[f.producer] = true
-				if len(ended) == producers {
-					return true, nil
-				}
-			} else if !ended[f.producer] {
-				return false, nil
-			}
+		if next == from {
+			return nil, fmt.Errorf("fetch the tail of %s/%d: nothing at offset %d below %d", c.cfg.Topic, p, from, hi)
 		}
 	}
-	return false, nil
+	return mine, nil
 }

@@ -457,7 +457,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.Warnings = append(r.Warnings, shareWarning(r.Share, r.Duplicated))
 		}
 		if r.Share.AckErrors > 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("share group: %d acknowledgements were refused or undelivered (first: %s); their records were delivered again", r.Share.AckErrors, firstAckErr))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("share group: %d answers to acknowledgements (per partition) carried an error (first: %s): their records may be delivered again", r.Share.AckErrors, firstAckErr))
 		}
 	}
 	if t := r.Transactions; t != nil {
