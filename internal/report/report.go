@@ -290,10 +290,7 @@ func InternalsTable(w io.Writer, rows []Row) error {
 		if c == nil {
 			continue
 		}
-		settings := r.Settings
-		if r.Fault != "" {
-			settings += " fault=" + r.Fault
-		}
+		settings := r.settingsLabel()
 		rate := "-"
 		if c.CompressionRateAvg > 0 {
 			rate = fmt.Sprintf("%.3f", c.CompressionRateAvg)
@@ -349,15 +346,21 @@ func (r *Row) setResources(u *v1alpha1.ResourceUsage) {
 // Columns are the table's column names, units in the names (CSV header and HTML).
 func Columns() []string { return slices.Clone(columns) }
 
+// settingsLabel is the row's settings as the tables show them: its label,
+// and its fault's name if any.
+func (r Row) settingsLabel() string {
+	if r.Fault != "" {
+		return r.Settings + " fault=" + r.Fault
+	}
+	return r.Settings
+}
+
 // Cells are the row's values in Columns' order; an aggregated row's intervals
 // are those of its throughput and end-to-end p99 (empty for one run).
 func (r Row) Cells() []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	settings := r.Settings
-	if r.Fault != "" {
-		settings += " fault=" + r.Fault
-	}
+	settings := r.settingsLabel()
 	cells := []string{r.Codec, strconv.Itoa(int(r.SizeBytes)), settings,
 		f(r.SerializedBytes, 0), f(r.RecordsPerSecond, 0), f(r.MBPerSec, 2),
 		f(r.SerMicros, 2), f(r.DeserMicros, 2), f(r.SerPct, 1), f(r.DeserPct, 1),

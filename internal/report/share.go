@@ -34,10 +34,7 @@ func ShareTable(w io.Writer, rows []Row) error {
 		if x == nil {
 			continue
 		}
-		settings := r.Settings
-		if r.Fault != "" {
-			settings += " fault=" + r.Fault
-		}
+		settings := r.settingsLabel()
 		ack50, ack99 := "-", "-"
 		if x.Ack.Count > 0 || x.Ack.P50 > 0 {
 			ack50, ack99 = fmt.Sprintf("%.2f", float64(x.Ack.P50)/1e3), fmt.Sprintf("%.2f", float64(x.Ack.P99)/1e3)

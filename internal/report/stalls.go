@@ -31,10 +31,7 @@ func StallsTable(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CODEC\tSIZE B\tSETTINGS\tstalls\tpartitions\tmoved\tlongest ms\ttotal ms\tdelayed records\tdelayed max ms\t")
 	for _, r := range rows {
-		settings := r.Settings
-		if r.Fault != "" {
-			settings += " fault=" + r.Fault
-		}
+		settings := r.settingsLabel()
 		x := r.Stalls
 		if x == nil {
 			if r.Fault != "" {

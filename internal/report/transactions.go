@@ -34,10 +34,7 @@ func TransactionsTable(w io.Writer, rows []Row) error {
 		if x == nil {
 			continue
 		}
-		settings := r.Settings
-		if r.Fault != "" {
-			settings += " fault=" + r.Fault
-		}
+		settings := r.settingsLabel()
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t%d\t\n", r.Codec, r.SizeBytes, settings, x.PerSecond,
 			x.RecordsPerTransaction, float64(x.Commit.P50)/1e3, float64(x.Commit.P99)/1e3, x.Committed, x.Aborted, x.AbortedRecords, x.AbortedDelivered)
 	}

@@ -184,20 +184,9 @@ func (m *franzMember) consume(ctx context.Context) error {
 			return nil
 		}
 		if fetches.NumRecords() > 0 && !each {
-			// One source per broker: a poll with records is a fetch response.
-			now := time.Now()
-			if !last.IsZero() && c.measuring.Load() {
-				c.mu.Lock()
-				c.fetches.Record(now.Sub(last).Microseconds())
-				c.mu.Unlock()
-			}
-			last = now
+			c.fetched(&last)
 		}
-		fetches.EachError(func(topic string, p int32, err error) {
-			if ctx.Err() == nil {
-				c.cfg.Log.Warn("fetch failed; retrying", "consumer", c.cfg.Name, "topic", topic, "partition", p, "err", err)
-			}
-		})
+		c.warnFetchErrors(ctx, fetches)
 		var perr error
 		fetches.EachTopic(func(ft kgo.FetchTopic) {
 			if ft.TopicID != ([16]byte{}) {
@@ -330,4 +319,27 @@ func (m *franzMember) leave() error {
 	m.cl.CloseAllowingRebalance()
 	m.hooks.Close()
 	return nil
+}
+
+// fetched records the interval since the last poll with records (last), once
+// measuring: with one source per broker, a franz-go poll with records is a
+// fetch response.
+func (c *consumer) fetched(last *time.Time) {
+	now := time.Now()
+	if !last.IsZero() && c.measuring.Load() {
+		c.mu.Lock()
+		c.fetches.Record(now.Sub(*last).Microseconds())
+		c.mu.Unlock()
+	}
+	*last = now
+}
+
+// warnFetchErrors logs a franz-go poll's fetch errors, which the client
+// retries, unless the consumer is stopping.
+func (c *consumer) warnFetchErrors(ctx context.Context, fetches kgo.Fetches) {
+	fetches.EachError(func(topic string, p int32, err error) {
+		if ctx.Err() == nil {
+			c.cfg.Log.Warn("fetch failed; retrying", "consumer", c.cfg.Name, "topic", topic, "partition", p, "err", err)
+		}
+	})
 }

@@ -175,19 +175,9 @@ func (m *shareMember) consume(ctx context.Context) error {
 			return nil
 		}
 		if fetches.NumRecords() > 0 {
-			now := time.Now()
-			if !last.IsZero() && c.measuring.Load() {
-				c.mu.Lock()
-				c.fetches.Record(now.Sub(last).Microseconds())
-				c.mu.Unlock()
-			}
-			last = now
+			c.fetched(&last)
 		}
-		fetches.EachError(func(topic string, p int32, err error) {
-			if ctx.Err() == nil {
-				c.cfg.Log.Warn("share fetch failed; retrying", "consumer", c.cfg.Name, "topic", topic, "partition", p, "err", err)
-			}
-		})
+		c.warnFetchErrors(ctx, fetches)
 		var perr error
 		fetches.EachPartition(func(ftp kgo.FetchTopicPartition) {
 			if len(ftp.Records) == 0 || perr != nil {
