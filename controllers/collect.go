@@ -47,7 +47,7 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if want := int(t.Producers + t.Consumers); len(sums) != want {
+		if want := int(t.Producers + t.Consumers + t.Joiners()); len(sums) != want {
 			return r.fail(ctx, x, t.Index, ReasonSummariesMissing, fmt.Sprintf("found %d of %d worker summaries for trial %s", len(sums), want, t.Name))
 		}
 		merged, err := summary.Merge(sums)

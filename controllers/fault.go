@@ -108,12 +108,18 @@ func (r *ExperimentReconciler) fault(ctx context.Context, x *serdebenchv1.Serial
 	case serdebenchv1.FaultScheduling:
 		return f.schedule(ctx)
 	case serdebenchv1.FaultDue:
+		if t.Fault.Consumers != nil {
+			return f.groupEvent(ctx)
+		}
 		return f.name(ctx)
 	case serdebenchv1.FaultCreating:
 		return f.create(ctx)
 	case serdebenchv1.FaultInjecting:
 		return f.awaitInjection(ctx)
 	case serdebenchv1.FaultInjected:
+		if t.Fault.Consumers != nil {
+			return f.awaitPauseEnd(ctx)
+		}
 		return f.awaitRecovery(ctx)
 	case serdebenchv1.FaultRemoving:
 		return f.remove(ctx)

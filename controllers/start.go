@@ -59,7 +59,9 @@ var errWorkersNotUp = errors.New("not every worker pod runs yet")
 // endpoint is one worker container's control address.
 type endpoint struct {
 	// name is p<index> for a producer, the consumer's name (c<index>) otherwise.
-	name     string
+	name string
+	// pod is the pod's namespace/name.
+	pod      string
 	producer bool
 	// gated says the producer waits for a start (--start-gate).
 	gated bool
@@ -92,7 +94,7 @@ func endpoints(pods []corev1.Pod) []endpoint {
 			if err != nil {
 				continue
 			}
-			out = append(out, endpoint{name: workerName(w.Role, w.ID), producer: w.Role == protocol.RoleProducer, gated: w.StartGate,
+			out = append(out, endpoint{name: workerName(w.Role, w.ID), pod: p.Namespace + "/" + p.Name, producer: w.Role == protocol.RoleProducer, gated: w.StartGate,
 				node: p.Spec.NodeName, base: (&url.URL{Scheme: "http", Host: net.JoinHostPort(p.Status.PodIP, port)}).String()})
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // worker's metrics port; pods not running yet are not.
 func TestEndpoints(t *testing.T) {
 	pod := func(phase corev1.PodPhase, ip, index string, containers ...corev1.Container) corev1.Pod {
-		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: index}},
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pod-" + index, Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: index}},
 			Spec: corev1.PodSpec{NodeName: "n1", Containers: containers}, Status: corev1.PodStatus{Phase: phase, PodIP: ip}}
 	}
 	c := func(role, id, addr string) corev1.Container {
@@ -36,7 +36,8 @@ func TestEndpoints(t *testing.T) {
 		pod(corev1.PodPending, "", "0", c("consumer", "c$(JOB_COMPLETION_INDEX)", ":9090")),
 		pod(corev1.PodRunning, "10.0.0.6", "0", c("consumer", "c0", ":9090"), c("producer", "1", ":9091")),
 	})
-	want := []endpoint{{"p3", true, false, "n1", "http://10.0.0.5:9090"}, {"c0", false, false, "n1", "http://10.0.0.6:9090"}, {"p1", true, false, "n1", "http://10.0.0.6:9091"}}
+	want := []endpoint{{"p3", "ns/pod-3", true, false, "n1", "http://10.0.0.5:9090"}, {"c0", "ns/pod-0", false, false, "n1", "http://10.0.0.6:9090"},
+		{"p1", "ns/pod-0", true, false, "n1", "http://10.0.0.6:9091"}}
 	if len(got) != len(want) {
 		t.Fatalf("endpoints %+v, want %+v", got, want)
 	}

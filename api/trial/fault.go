@@ -318,8 +318,18 @@ func (f *Fault) Default() {
 	}
 }
 
-// OneShot reports whether the fault acts once (a pod or container kill) rather
-// than lasting DurationSeconds and being undone.
+// OneShot reports whether the fault acts once (a pod or container kill, a
+// consumer joining or leaving) rather than lasting DurationSeconds and being
+// undone.
 func (f *Fault) OneShot() bool {
-	return f.Pod != nil && f.Pod.Action != PodFailure
+	return (f.Pod != nil && f.Pod.Action != PodFailure) || (f.Consumers != nil && f.Consumers.Action != ConsumerPause)
+}
+
+// Joiners is how many consumers the trial's fault adds mid-window beside
+// Consumers: one for a consumers fault's join (a standby until then), else none.
+func (t Trial) Joiners() int32 {
+	if f := t.Fault; f != nil && f.Consumers != nil && f.Consumers.Action == ConsumerJoin {
+		return 1
+	}
+	return 0
 }

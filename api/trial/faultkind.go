@@ -53,7 +53,7 @@ var FaultKinds = map[FaultKind]FaultKindInfo{
 	FaultConsumers: {
 		Set:   func(f *Fault) bool { return f.Consumers != nil },
 		Local: "the runner itself: it starts one more consumer, stops one cleanly, or pauses one",
-		Needs: "serdebench run: the operator does not apply consumer group events yet (docs/faults.md)"},
+		Needs: "the consumers' metrics port reachable from the operator, which tells a consumer to leave, pause or join there (workers/control), as it starts a trial's producers"},
 }
 
 // ChaosMesh is whether the operator applies the kind through Chaos Mesh.

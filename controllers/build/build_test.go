@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
@@ -40,7 +41,8 @@ func experiment(mut func(*serdebenchv1.SerializationExperiment)) *serdebenchv1.S
 var cfg = Config{WorkerImage: "ghcr.io/serdebench/worker:v0.1.0", PullPolicy: corev1.PullIfNotPresent}
 
 // TestTrialJobsGolden: a trial's Jobs, consumers and producers apart, colocated in
-// one pod (with a memory limit), and with TLS, SASL and a payload source mounted.
+// one pod (with a memory limit), with TLS, SASL and a payload source mounted, and
+// with a standby consumer for a join.
 func TestTrialJobsGolden(t *testing.T) {
 	for name, mut := range map[string]func(*serdebenchv1.SerializationExperiment){
 		"jobs-separate": nil,
@@ -56,6 +58,14 @@ func TestTrialJobsGolden(t *testing.T) {
 			x.Spec.Payload = serdebenchv1.PayloadSpec{Source: &serdebenchv1.PayloadSource{Format: "avro",
 				ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}
 			x.Spec.Workers.Resources = corev1.ResourceRequirements{}
+		},
+		// A consumer joining mid-window: one more consumer pod, a standby until
+		// the operator tells it to join.
+		"jobs-join": func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Records, x.Spec.DurationSeconds, x.Spec.IntervalSeconds = nil, ptr.To(int32(20)), 1
+			x.Spec.Warmup = trial.Warmup{DurationSeconds: 2}
+			x.Spec.Faults = &serdebenchv1.Faults{Baseline: ptr.To(false), Scenarios: []trial.Fault{
+				{Name: "join", StartSeconds: 4, Consumers: &trial.ConsumerFault{Action: trial.ConsumerJoin}}}}
 		},
 	} {
 		x := experiment(mut)

@@ -56,18 +56,20 @@ func Chaos(x *serdebenchv1.SerializationExperiment, t trial.Trial, attempt int) 
 	if f == nil {
 		return nil, nil
 	}
-	target, err := faultSelector(x, t, attempt, f.Target.Role, f.Target)
-	if err != nil {
-		return nil, err
-	}
-	var objs []*unstructured.Unstructured
 	kind, err := f.Kind()
 	if err != nil {
 		return nil, err
 	}
 	if !trial.FaultKinds[kind].ChaosMesh() {
-		return nil, fmt.Errorf("fault %s: %s faults are applied by serdebench run; %s", f.Name, kind, trial.FaultKinds[kind].Needs)
+		// The operator acts itself: a consumers fault goes to a consumer's
+		// control endpoint (controllers' groupEvent).
+		return nil, nil
 	}
+	target, err := faultSelector(x, t, attempt, f.Target.Role, f.Target)
+	if err != nil {
+		return nil, err
+	}
+	var objs []*unstructured.Unstructured
 	add := func(part string, spec map[string]any) {
 		spec["mode"] = string(f.Target.Pods)
 		spec["selector"] = target

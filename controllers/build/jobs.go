@@ -89,8 +89,13 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 	consumer := func(name string) protocol.Worker {
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, name
+		if t.Joiners() > 0 {
+			// The consumers past the trial's wait as standbys for the fault's join.
+			w.StandbyIndex = int(t.Consumers)
+		}
 		return w
 	}
+	consumers := t.Consumers + t.Joiners()
 	producer := func(id string) protocol.Worker {
 		w := base
 		// The operator starts a trial's producers together (controllers' start).
@@ -101,9 +106,9 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 		// Containers of a pod share its network namespace: each gets its own metrics
 		// port (and port name, which the PodMonitor matches by prefix), and the pod's
 		// termination-message budget is split between them.
-		n := int(t.Consumers + t.Producers)
+		n := int(consumers + t.Producers)
 		var workers []protocol.Worker
-		for i := range int(t.Consumers) {
+		for i := range int(consumers) {
 			workers = append(workers, consumer(protocol.ConsumerName(i)))
 		}
 		for i := range int(t.Producers) {
@@ -131,7 +136,7 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 	if err != nil {
 		return nil, err
 	}
-	return []*batchv1.Job{job(x, t, RoleConsumer, t.Consumers, attempt, []corev1.Container{cc}), job(x, t, RoleProducer, t.Producers, attempt, []corev1.Container{pc})}, nil
+	return []*batchv1.Job{job(x, t, RoleConsumer, consumers, attempt, []corev1.Container{cc}), job(x, t, RoleProducer, t.Producers, attempt, []corev1.Container{pc})}, nil
 }
 
 // shortRole abbreviates a role for port names (at most 15 characters).

@@ -9,7 +9,11 @@
 //     consumer group stable) and waits for its start, 503 before;
 //   - PUT /start?at=<Unix ns on the worker's clock> releases it: its schedule
 //     begins at that instant. The first start counts; a repeat is accepted and
-//     ignored, so the coordinator can retry.
+//     ignored, so the coordinator can retry;
+//   - PUT /group/leave, /group/pause?seconds=<n> and /group/join act on a
+//     consumer for a fault scenario's consumer group event (trial.ConsumerFault):
+//     it leaves its group, stops taking records for n seconds, or, a standby
+//     consumer, joins. A repeat is accepted and ignored (a pause restarts).
 package control
 
 import (
@@ -27,6 +31,25 @@ const (
 	ClockPath = "/clock"
 	ReadyPath = "/readyz"
 	StartPath = "/start"
+	GroupPath = "/group/"
+)
+
+// Group is a consumer's side of a consumer group event.
+type Group struct {
+	// Leave makes the consumer leave its group.
+	Leave func()
+	// Pause makes it take no record for a while, staying in its group.
+	Pause func(time.Duration)
+	// Join releases a standby consumer into its group (nil: no standby).
+	Join func()
+}
+
+// Group event actions, the last element of the path (trial.ConsumerAction's
+// values).
+const (
+	ActionLeave = "leave"
+	ActionPause = "pause"
+	ActionJoin  = "join"
 )
 
 // Gate holds a producer until the coordinator starts it.
@@ -95,16 +118,20 @@ func (g *Gate) Ready() bool {
 	return g.ready
 }
 
-// Register adds the endpoints to mux; g may be nil (a consumer: /clock only).
-func Register(mux *http.ServeMux, g *Gate) { register(mux, g, time.Now) }
+// Register adds the endpoints to mux: a producer's gate g, or a consumer's group
+// events grp; either may be nil (/clock only).
+func Register(mux *http.ServeMux, g *Gate, grp *Group) { register(mux, g, grp, time.Now) }
 
 // register is Register with the worker's clock (tests shift it).
-func register(mux *http.ServeMux, g *Gate, clock func() time.Time) {
+func register(mux *http.ServeMux, g *Gate, grp *Group, clock func() time.Time) {
 	mux.HandleFunc("GET "+ClockPath, func(rw http.ResponseWriter, _ *http.Request) {
 		now := clock().UnixNano()
 		rw.Header().Set("Content-Type", "text/plain")
 		_, _ = rw.Write([]byte(strconv.FormatInt(now, 10)))
 	})
+	if grp != nil {
+		registerGroup(mux, grp)
+	}
 	if g == nil {
 		return
 	}
@@ -127,6 +154,33 @@ func register(mux *http.ServeMux, g *Gate, clock func() time.Time) {
 			return
 		}
 		g.Start(at)
+		rw.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// registerGroup serves the consumer group events.
+func registerGroup(mux *http.ServeMux, grp *Group) {
+	mux.HandleFunc("PUT "+GroupPath+"{action}", func(rw http.ResponseWriter, r *http.Request) {
+		switch r.PathValue("action") {
+		case ActionLeave:
+			grp.Leave()
+		case ActionPause:
+			s, err := strconv.Atoi(r.URL.Query().Get("seconds"))
+			if err != nil || s <= 0 {
+				http.Error(rw, "pause: want ?seconds=<n>, n > 0", http.StatusBadRequest)
+				return
+			}
+			grp.Pause(time.Duration(s) * time.Second)
+		case ActionJoin:
+			if grp.Join == nil {
+				http.Error(rw, "join: this consumer is no standby: it is in its group already", http.StatusConflict)
+				return
+			}
+			grp.Join()
+		default:
+			http.Error(rw, fmt.Sprintf("unknown group event %q (want %s, %s or %s)", r.PathValue("action"), ActionLeave, ActionPause, ActionJoin), http.StatusNotFound)
+			return
+		}
 		rw.WriteHeader(http.StatusNoContent)
 	})
 }
@@ -194,6 +248,25 @@ func (c Client) Start(ctx context.Context, base string, at time.Time) error {
 	drain(resp)
 	if resp.StatusCode != http.StatusNoContent {
 		return fmt.Errorf("start %s: HTTP %d", base, resp.StatusCode)
+	}
+	return nil
+}
+
+// GroupEvent makes the consumer at base act out a consumer group event: action
+// is ActionLeave, ActionPause (for d, whole seconds) or ActionJoin.
+func (c Client) GroupEvent(ctx context.Context, base, action string, d time.Duration) error {
+	u := base + GroupPath + action
+	if action == ActionPause {
+		u += "?seconds=" + strconv.Itoa(int(d/time.Second))
+	}
+	resp, err := c.do(ctx, http.MethodPut, u)
+	if err != nil {
+		return fmt.Errorf("consumer group event %s at %s: %w", action, base, err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		return fmt.Errorf("consumer group event %s at %s: HTTP %d %s", action, base, resp.StatusCode, body)
 	}
 	return nil
 }

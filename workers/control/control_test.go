@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,7 +17,7 @@ import (
 func TestClockOffsetKnownTruth(t *testing.T) {
 	const shift = 250 * time.Millisecond
 	mux := http.NewServeMux()
-	register(mux, nil, func() time.Time { return time.Now().Add(shift) })
+	register(mux, nil, nil, func() time.Time { return time.Now().Add(shift) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	cl := Client{HTTP: srv.Client()}
@@ -38,7 +40,7 @@ func TestClockOffsetKnownTruth(t *testing.T) {
 func TestGate(t *testing.T) {
 	g := NewGate(time.Minute)
 	mux := http.NewServeMux()
-	Register(mux, g)
+	Register(mux, g, nil)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	cl := Client{HTTP: srv.Client()}
@@ -124,4 +126,41 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestGroupEvents: each consumer group event reaches the consumer's hook, a
+// pause with its length; a join reaches only a standby, and a bad request is
+// refused with what is wrong.
+func TestGroupEvents(t *testing.T) {
+	var got []string
+	grp := &Group{Leave: func() { got = append(got, "leave") }, Pause: func(d time.Duration) { got = append(got, "pause "+d.String()) }}
+	mux := http.NewServeMux()
+	Register(mux, nil, grp)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	cl := Client{HTTP: srv.Client()}
+	ctx := t.Context()
+	if err := cl.GroupEvent(ctx, srv.URL, ActionPause, 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.GroupEvent(ctx, srv.URL, ActionLeave, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.GroupEvent(ctx, srv.URL, ActionJoin, 0); err == nil || !strings.Contains(err.Error(), "no standby") {
+		t.Errorf("a join of a consumer in its group: %v", err)
+	}
+	if err := cl.GroupEvent(ctx, srv.URL, ActionPause, 0); err == nil || !strings.Contains(err.Error(), "seconds") {
+		t.Errorf("a pause of no time: %v", err)
+	}
+	if err := cl.GroupEvent(ctx, srv.URL, "scale", 0); err == nil || !strings.Contains(err.Error(), "unknown group event") {
+		t.Errorf("an unknown event: %v", err)
+	}
+	if want := []string{"pause 3s", "leave"}; !slices.Equal(got, want) {
+		t.Errorf("events %v, want %v", got, want)
+	}
+	joined := false
+	grp.Join = func() { joined = true }
+	if err := cl.GroupEvent(ctx, srv.URL, ActionJoin, 0); err != nil || !joined {
+		t.Errorf("a standby's join: %v (joined %v)", err, joined)
+	}
 }

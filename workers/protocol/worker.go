@@ -35,6 +35,11 @@ type Worker struct {
 	// coordinator to start it (workers/control: PUT /start on the metrics
 	// port), so that all of a trial's producers begin at one instant.
 	StartGate bool
+	// StandbyIndex, when positive, makes a consumer whose name's index is at
+	// least it a standby: it joins its group only when its coordinator says
+	// (workers/control: PUT /group/join on the metrics port), a consumers fault's
+	// join. In an Indexed Job every pod has the same arguments; the index picks.
+	StandbyIndex int
 	// WaitTimeout bounds each of those waits.
 	WaitTimeout time.Duration
 	// MetricsAddr is where to serve /metrics ("" disables); MetricsGrace is the
@@ -103,6 +108,9 @@ func (w Worker) Args() ([]string, error) {
 	if w.StartGate {
 		args = append(args, "--start-gate")
 	}
+	if w.StandbyIndex > 0 {
+		args = append(args, fmt.Sprintf("--standby-index=%d", w.StandbyIndex))
+	}
 	if w.SummaryFile != "" {
 		args = append(args, "--summary-file="+w.SummaryFile)
 	}
@@ -143,6 +151,7 @@ func Parse(args []string, stderr io.Writer) (Worker, error) {
 	fs.StringVar(&w.ID, "id", "", "producer index, or consumer name (default c0)")
 	fs.BoolVar(&w.WaitForGroup, "wait-for-group", false, "producer: wait until --group is Stable with all consumers")
 	fs.BoolVar(&w.StartGate, "start-gate", false, "producer: once ready, wait for PUT /start?at=<Unix ns> on the metrics port (workers/control)")
+	fs.IntVar(&w.StandbyIndex, "standby-index", 0, "consumer: if its name's index is at least this (> 0), wait for PUT /group/join on the metrics port before joining (workers/control)")
 	fs.DurationVar(&w.WaitTimeout, "wait-timeout", DefaultWaitTimeout, "producer: how long to wait for the group, and for the start")
 	fs.StringVar(&w.MetricsAddr, "metrics-addr", DefaultMetricsAddr, "where to serve /metrics; empty disables")
 	fs.DurationVar(&w.MetricsGrace, "metrics-grace", DefaultMetricsGrace, "keep serving /metrics after the work ends until every scraper seen scraped once more, at most this long")
@@ -183,8 +192,22 @@ func (w Worker) Validate() error {
 		return errors.New("--group is required")
 	case w.StartGate && w.MetricsAddr == "":
 		return errors.New("--start-gate needs --metrics-addr: the start arrives there")
+	case w.StandbyIndex > 0 && (w.Role != RoleConsumer || w.MetricsAddr == ""):
+		return errors.New("--standby-index is a consumer's, and needs --metrics-addr: the join arrives there")
 	case t.Codec.UsesRegistry() && w.SchemaRegistry == "":
 		return fmt.Errorf("--trial: codec %s needs --schema-registry", t.Codec)
 	}
 	return nil
+}
+
+// Standby says whether the worker is a standby consumer (StandbyIndex).
+func (w Worker) Standby() bool {
+	var i int
+	if w.StandbyIndex <= 0 || w.Role != RoleConsumer {
+		return false
+	}
+	if _, err := fmt.Sscanf(w.ID, "c%d", &i); err != nil {
+		return false
+	}
+	return i >= w.StandbyIndex
 }

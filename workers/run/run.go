@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -150,8 +151,23 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		gate = control.NewGate(w.WaitTimeout)
 		env.StartAt = func(ctx context.Context) (time.Time, error) { return gate.Wait(ctx, w.WaitTimeout) }
 	}
+	// A consumer in a pod acts out its coordinator's group events; a standby
+	// waits for its join.
+	var grp *control.Group
+	var joined chan struct{}
+	if w.Role == protocol.RoleConsumer && w.MetricsAddr != "" {
+		if env.Control == nil {
+			env.Control = consumer.NewControl()
+		}
+		grp = &control.Group{Leave: env.Control.Leave, Pause: env.Control.Pause}
+		if w.Standby() {
+			joined = make(chan struct{})
+			var once sync.Once
+			grp.Join = func() { once.Do(func() { close(joined) }) }
+		}
+	}
 	if w.MetricsAddr != "" {
-		addr, wt, err := m.Serve(workDone, w.MetricsAddr, w.MetricsGrace, func(mux *http.ServeMux) { control.Register(mux, gate) })
+		addr, wt, err := m.Serve(workDone, w.MetricsAddr, w.MetricsGrace, func(mux *http.ServeMux) { control.Register(mux, gate, grp) })
 		if err != nil {
 			return nil, err
 		}
@@ -185,6 +201,16 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted, StartAt: env.StartAt})
 		case protocol.RoleConsumer:
+			if joined != nil {
+				env.Log.Info("standby: waiting to join the group", "consumer", worker)
+				select {
+				case <-joined:
+				case <-ctx.Done():
+					o.err = fmt.Errorf("standby consumer %s: never told to join (%w)", worker, context.Cause(ctx))
+					done <- o
+					return
+				}
+			}
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
 				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, Control: env.Control})
