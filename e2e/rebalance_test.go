@@ -50,7 +50,7 @@ func TestRebalance(t *testing.T) {
 		if st != nil {
 			longest = float64(st.MaxMicros) / 1e6
 		}
-		t.Logf("%s (%s, group protocol %s): %d consumers, longest stall %.2f s, e2e p99 %d µs", tr.Name, fs.Name, tr.Settings.GroupProtocol, tr.Consumers, longest, tr.EndToEndMicros.P99)
+		t.Logf("%s (%s, group protocol %s): %d consumers, longest stall %.2f s, e2e p99 %d µs", tr.Name, fs.Name, tr.Settings.GroupProtocol.OrDefault(), tr.Consumers, longest, tr.EndToEndMicros.P99)
 	}
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
