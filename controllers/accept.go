@@ -74,8 +74,9 @@ func (a acceptor) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		}
 	}
 	if x.Spec.Faults != nil {
-		// Every scenario must be expressible as Chaos Mesh objects for this
-		// experiment's pods, and Chaos Mesh installed, before any topic exists.
+		// Every scenario must be expressible for this experiment's pods (Chaos
+		// Mesh objects, or a consumer group event the operator applies itself),
+		// and Chaos Mesh installed where one is needed, before any topic exists.
 		missing, err := r.chaosMeshMissing(x, trials)
 		if err != nil {
 			return r.fail(ctx, x, -1, ReasonInvalidSpec, "spec.faults: "+err.Error())

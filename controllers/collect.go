@@ -50,6 +50,9 @@ func (r *ExperimentReconciler) collect(ctx context.Context, x *serdebenchv1.Seri
 		if want := int(t.Producers + t.Consumers + t.Joiners()); len(sums) != want {
 			return r.fail(ctx, x, t.Index, ReasonSummariesMissing, fmt.Sprintf("found %d of %d worker summaries for trial %s", len(sums), want, t.Name))
 		}
+		if why := groupEventMissed(t, sums); why != "" {
+			return r.fail(ctx, x, t.Index, ReasonFaultNotInjected, fmt.Sprintf("trial %s, fault %s: %s", t.Name, t.Fault.Name, why))
+		}
 		merged, err := summary.Merge(sums)
 		if err != nil {
 			return r.fail(ctx, x, t.Index, ReasonSummariesMissing, err.Error())
@@ -429,4 +432,25 @@ func producerWindow(sums []*summary.Summary) (start, end time.Time) {
 		}
 	}
 	return start, end
+}
+
+// groupEventMissed says why the summaries show a consumers fault's leave did not
+// happen ("": they show it did, or the trial has none): the leaving consumer's
+// summary must say it left. (A join's standby reports only once it joined: the
+// summary count checks that.)
+func groupEventMissed(t trial.Trial, sums []*summary.Summary) string {
+	f := t.Fault
+	if f == nil || f.Consumers == nil || f.Consumers.Action != trial.ConsumerLeave {
+		return ""
+	}
+	name := protocol.ConsumerName(int(t.Consumers) - 1)
+	for _, s := range sums {
+		if s.Role == summary.RoleConsumer && s.Worker == name {
+			if s.Left {
+				return ""
+			}
+			return fmt.Sprintf("consumer %s was told to leave, and its summary says it stayed to the end", name)
+		}
+	}
+	return fmt.Sprintf("no summary of consumer %s, which was told to leave", name)
 }

@@ -336,7 +336,7 @@ func (f *faultRun) says(ctx context.Context, st chaos.State) string {
 // be taken back: it is never applied late (after a restart or a long queue),
 // where it would hit another part of the window, or none.
 func (f *faultRun) tooLate(ctx context.Context, late time.Duration) (ctrl.Result, bool, error) {
-	return f.stop(ctx, ReasonFaultNotInjected, fmt.Sprintf("the fault was due %s ago and was not created in time", late.Round(time.Second)))
+	return f.stop(ctx, ReasonFaultNotInjected, fmt.Sprintf("the fault was due %s ago and was not applied in time", late.Round(time.Second)))
 }
 
 // stop removes the trial's fault objects and fails the trial.

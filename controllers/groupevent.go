@@ -31,6 +31,14 @@ func (f *faultRun) groupEvent(ctx context.Context) (ctrl.Result, bool, error) {
 	if late > f.r.faultInjectTimeout() {
 		return f.tooLate(ctx, late)
 	}
+	if f.fs.CreateTime == nil {
+		// Recorded before the consumer is told: after a lost status write or a
+		// restart, a consumer gone since is taken to have left then (its
+		// summary must say so: collect checks).
+		at := metav1.NewTime(f.now)
+		f.fs.CreateTime = &at
+		return f.to(ctx, serdebenchv1.FaultDue)
+	}
 	ev := f.t.Fault.Consumers
 	name := protocol.ConsumerName(int(f.t.Consumers) - 1) // the last one leaves or pauses
 	if ev.Action == trial.ConsumerJoin {
@@ -52,6 +60,10 @@ func (f *faultRun) groupEvent(ctx context.Context) (ctrl.Result, bool, error) {
 		}
 		return ctrl.Result{RequeueAfter: f.r.poll()}, true, nil
 	}
+	if target == nil && ev.Action == trial.ConsumerLeave && f.fs.CreateTime.Time.Before(f.now.Add(-f.r.poll())) {
+		// Told before, and gone since: it left when told.
+		return f.applied(ctx, name, *f.fs.CreateTime, "")
+	}
 	if target == nil {
 		return retry("it has no running pod with an address")
 	}
@@ -60,10 +72,19 @@ func (f *faultRun) groupEvent(ctx context.Context) (ctrl.Result, bool, error) {
 	if err := f.r.controlClient().GroupEvent(rctx, target.base, string(ev.Action), time.Duration(f.t.Fault.DurationSeconds)*time.Second); err != nil {
 		return retry(err.Error())
 	}
-	at := metav1.NewTime(time.Now())
-	f.fs.CreateTime, f.fs.InjectedTime = &at, &at
-	f.fs.TargetCount, f.fs.Targets = 1, []string{target.pod}
-	f.r.event(f.x, corev1.EventTypeNormal, "FaultApplied", "trial %s: consumer %s told to %s (fault %s)", f.t.Name, name, ev.Action, f.t.Fault.Name)
+	return f.applied(ctx, name, metav1.NewTime(time.Now()), target.pod)
+}
+
+// applied records the consumer group event as applied at at, to the consumer
+// name in pod ("": the pod is gone).
+func (f *faultRun) applied(ctx context.Context, name string, at metav1.Time, pod string) (ctrl.Result, bool, error) {
+	f.fs.InjectedTime = &at
+	f.fs.TargetCount, f.fs.Targets = 1, []string{pod}
+	if pod == "" {
+		f.fs.Targets = []string{"consumer " + name}
+	}
+	f.r.sideEffect(f.x, "fault applied")
+	f.r.event(f.x, corev1.EventTypeNormal, "FaultApplied", "trial %s: consumer %s told to %s (fault %s)", f.t.Name, name, f.t.Fault.Consumers.Action, f.t.Fault.Name)
 	if f.t.Fault.OneShot() {
 		return f.to(ctx, serdebenchv1.FaultRemoving) // nothing to undo: Removing finds no object
 	}
@@ -71,10 +92,12 @@ func (f *faultRun) groupEvent(ctx context.Context) (ctrl.Result, bool, error) {
 }
 
 // awaitPauseEnd waits out a consumer's pause, which ends by itself after
-// durationSeconds; the trial's Jobs run on meanwhile. A pause the window's end
-// cut short has no recovery time: the result says it had no after-phase.
+// durationSeconds; the trial's Jobs run on meanwhile. The recovery time is when
+// the pause has surely ended: the status keeps whole seconds, so the injected
+// time may be up to a second early. A pause the window's end cut short has no
+// recovery time: the result says it had no after-phase.
 func (f *faultRun) awaitPauseEnd(ctx context.Context) (ctrl.Result, bool, error) {
-	end := f.fs.InjectedTime.Add(time.Duration(f.t.Fault.DurationSeconds) * time.Second)
+	end := f.fs.InjectedTime.Add(time.Duration(f.t.Fault.DurationSeconds)*time.Second + time.Second)
 	switch {
 	case !f.now.Before(end):
 		at := metav1.NewTime(end)

@@ -66,15 +66,16 @@ func TestConsumerGroupEvents(t *testing.T) {
 			}
 		case "leave":
 			// The trial completed, so the other consumer took the leaver's
-			// partitions over; how long that took varies with its heartbeat
-			// (0.2–0.5 s here), so a stall is not always long enough to count,
-			// but one that counts moved.
+			// partitions over, and the leaver's summary says it left (collect
+			// fails the trial otherwise); how long the takeover took varies with
+			// the heartbeat (0.2–0.5 s here), so a stall is not always long
+			// enough to count, but one that counts moved.
 			if tr.Consumers != 2 || (st != nil && st.Moved < 1) {
 				t.Errorf("leave: %d consumers, stalls %+v: want both summaries, and a stall only where the leaver's partitions moved", tr.Consumers, st)
 			}
 		case "pause":
-			if fs.RecoveredTime == nil || fs.RecoveredTime.Sub(fs.InjectedTime.Time) != 2*time.Second {
-				t.Errorf("pause: injected %v, recovered %v: want 2 s apart", fs.InjectedTime, fs.RecoveredTime)
+			if fs.RecoveredTime == nil || tr.Phases.After == nil {
+				t.Errorf("pause: recovered %v, after-phase %+v: want the pause over within the window", fs.RecoveredTime, tr.Phases.After)
 			}
 			slack := time.Duration(0)
 			if st != nil {

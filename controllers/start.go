@@ -153,7 +153,8 @@ func (r *ExperimentReconciler) planStart(ctx context.Context, x *serdebenchv1.Se
 			consumers++
 		}
 	}
-	if producers < t.Producers || consumers < t.Consumers {
+	// A join's standby consumer too: it must be up to be told to join.
+	if producers < t.Producers || consumers < t.Consumers+t.Joiners() {
 		return false, errWorkersNotUp
 	}
 	cl := r.controlClient()

@@ -33,7 +33,8 @@ type FaultKindInfo struct {
 	// Local says how `serdebench run` applies the fault without Kubernetes; ""
 	// when it cannot, and then it refuses the experiment before any trial runs.
 	Local string
-	// Needs is what the fault needs in a cluster beyond Chaos Mesh's controller.
+	// Needs is what the fault needs in a cluster beyond Chaos Mesh's controller
+	// (for a kind without Chaos, all it needs).
 	Needs string
 }
 

@@ -22,8 +22,17 @@ type Control struct {
 func NewControl() *Control { return &Control{leave: make(chan struct{})} }
 
 // Pause makes the consumer take no record for d: it stays in its group (its
-// client keeps heartbeating) while its partitions wait.
-func (c *Control) Pause(d time.Duration) { c.pausedUntil.Store(time.Now().Add(d).UnixNano()) }
+// client keeps heartbeating) while its partitions wait. A pause asked for while
+// one is in effect is ignored: a coordinator's retry does not lengthen it.
+func (c *Control) Pause(d time.Duration) {
+	now := time.Now()
+	for {
+		cur := c.pausedUntil.Load()
+		if cur > now.UnixNano() || c.pausedUntil.CompareAndSwap(cur, now.Add(d).UnixNano()) {
+			return
+		}
+	}
+}
 
 // Leave shuts the consumer down cleanly before its trial is complete: it commits
 // what it processed, leaves its group, and returns its summary as a complete one

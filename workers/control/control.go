@@ -44,6 +44,9 @@ type Group struct {
 	Join func()
 }
 
+// maxPauseSeconds bounds a pause (a fault's durationSeconds is at most an hour).
+const maxPauseSeconds = 3600
+
 // Group event actions, the last element of the path (trial.ConsumerAction's
 // values).
 const (
@@ -166,8 +169,8 @@ func registerGroup(mux *http.ServeMux, grp *Group) {
 			grp.Leave()
 		case ActionPause:
 			s, err := strconv.Atoi(r.URL.Query().Get("seconds"))
-			if err != nil || s <= 0 {
-				http.Error(rw, "pause: want ?seconds=<n>, n > 0", http.StatusBadRequest)
+			if err != nil || s <= 0 || s > maxPauseSeconds {
+				http.Error(rw, fmt.Sprintf("pause: want ?seconds=<n>, 0 < n <= %d", maxPauseSeconds), http.StatusBadRequest)
 				return
 			}
 			grp.Pause(time.Duration(s) * time.Second)

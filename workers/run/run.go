@@ -151,11 +151,12 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		gate = control.NewGate(w.WaitTimeout)
 		env.StartAt = func(ctx context.Context) (time.Time, error) { return gate.Wait(ctx, w.WaitTimeout) }
 	}
-	// A consumer in a pod acts out its coordinator's group events; a standby
-	// waits for its join.
+	// A consumer in a pod of a trial with a consumers fault acts out its
+	// coordinator's group events (only then: anyone who reaches the port could
+	// make it leave); a standby waits for its join.
 	var grp *control.Group
 	var joined chan struct{}
-	if w.Role == protocol.RoleConsumer && w.MetricsAddr != "" {
+	if f := w.Trial.Fault; w.Role == protocol.RoleConsumer && w.MetricsAddr != "" && f != nil && f.Consumers != nil {
 		if env.Control == nil {
 			env.Control = consumer.NewControl()
 		}
