@@ -504,15 +504,27 @@ func (f *fields) set(i int, v []byte) {
 	}
 }
 
-// record processes one received record: now is when it was received, f its
-// headers.
-func (c *consumer) record(st *partition, now time.Time, f *fields, partition int32, offset int64, value []byte, mt *metrics.Worker) {
-	producer, seq, intended, run, warmup, end := f.producer, f.seq, f.intended, f.run, f.warmup, f.end
+// isolationConfig are the isolation levels as Kafka's configs name them
+// (librdkafka's isolation.level, a share group's share.isolation.level).
+var isolationConfig = map[trial.Isolation]string{
+	trial.IsolationReadUncommitted: "read_uncommitted", trial.IsolationReadCommitted: "read_committed",
+}
+
+// ours says whether a record with headers f is of this run (the compact header
+// holds only the run's low 32 bits).
+func (c *consumer) ours(f *fields) bool {
 	want := c.cfg.Run
 	if f.run32 {
 		want = uint64(uint32(want))
 	}
-	if run != want {
+	return f.run == want
+}
+
+// record processes one received record: now is when it was received, f its
+// headers.
+func (c *consumer) record(st *partition, now time.Time, f *fields, partition int32, offset int64, value []byte, mt *metrics.Worker) {
+	producer, seq, intended, warmup, end := f.producer, f.seq, f.intended, f.warmup, f.end
+	if !c.ours(f) {
 		st.sum.Foreign++ // another run's record, or other traffic on a shared topic
 		return
 	}

@@ -39,7 +39,7 @@ func RdkafkaConfig(s trial.ConsumerSettings) kafka.ConfigMap {
 		"statistics.interval.ms":          int(clientstats.RdkafkaStatsInterval.Milliseconds()),
 		// Always set: librdkafka's own default is read_committed, Java's
 		// read_uncommitted.
-		"isolation.level": rdkafkaIsolation[s.Isolation.OrDefault()],
+		"isolation.level": isolationConfig[s.Isolation.OrDefault()],
 	}
 	if s.GroupProtocol.OrDefault() == trial.GroupProtocolConsumer {
 		// KIP-848: the broker assigns (its range assignor) and sets the heartbeat
@@ -50,11 +50,6 @@ func RdkafkaConfig(s trial.ConsumerSettings) kafka.ConfigMap {
 		delete(cm, "heartbeat.interval.ms")
 	}
 	return cm
-}
-
-// rdkafkaIsolation are librdkafka's isolation levels.
-var rdkafkaIsolation = map[trial.Isolation]string{
-	trial.IsolationReadUncommitted: "read_uncommitted", trial.IsolationReadCommitted: "read_committed",
 }
 
 // rdkafkaMember is the consumer as a librdkafka group member. Its rebalance

@@ -40,14 +40,10 @@ type shareMember struct {
 // initialized would otherwise be skipped), the delivery-count limit, and the
 // isolation level, which a share group takes from its config, not its members.
 func shareGroupConfigs(t trial.Trial) map[string]string {
-	iso := "read_uncommitted"
-	if t.Consumer.Isolation == trial.IsolationReadCommitted {
-		iso = "read_committed"
-	}
 	return map[string]string{
 		"share.auto.offset.reset": "earliest",
 		deliveryCountConfig:       strconv.Itoa(int(t.Consumer.Share.DeliveryCountLimit)),
-		"share.isolation.level":   iso,
+		"share.isolation.level":   isolationConfig[t.Consumer.Isolation.OrDefault()],
 	}
 }
 
@@ -225,11 +221,7 @@ func (m *shareMember) process(st *partition, rec *kgo.Record) {
 	for _, h := range rec.Headers {
 		f.set(keyIndex(h.Key), h.Value)
 	}
-	want := c.cfg.Run
-	if f.run32 {
-		want = uint64(uint32(want))
-	}
-	mine := f.run == want && !f.end
+	mine := c.ours(&f) && !f.end
 	c.record(st, now, &f, rec.Partition, rec.Offset, rec.Value, c.cfg.Metrics)
 	status := kgo.AckAccept
 	n := rec.DeliveryCount()

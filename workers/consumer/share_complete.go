@@ -165,11 +165,7 @@ func (c *consumer) readRange(leader *sarama.Broker, p int32, lo, hi int64) ([]fi
 				for _, h := range r.Headers {
 					f.set(keyIndexBytes(h.Key), h.Value)
 				}
-				want := c.cfg.Run
-				if f.run32 {
-					want = uint64(uint32(want))
-				}
-				if f.run == want {
+				if c.ours(&f) {
 					mine = append(mine, f)
 				}
 			}
