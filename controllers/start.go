@@ -72,7 +72,8 @@ type endpoint struct {
 // endpoints finds the trial's workers in its pods: each container's assignment
 // is its arguments, read as the worker reads them (protocol.Parse, with the index
 // the Job's pod has expanded), its address the pod's IP and the worker's metrics
-// port. Pods not yet running, or without an IP, are left out.
+// port. Pods not yet running, or without an IP, and workers that ended are left
+// out.
 func endpoints(pods []corev1.Pod) []endpoint {
 	var out []endpoint
 	for i := range pods {
@@ -81,7 +82,16 @@ func endpoints(pods []corev1.Pod) []endpoint {
 			continue
 		}
 		index := p.Annotations[batchv1.JobCompletionIndexAnnotation] // the Job controller's, as the kubelet expands it
+		// A worker that ended answers no more, though its pod may run on (colocated
+		// workers share one).
+		ended := map[string]bool{}
+		for _, cs := range p.Status.ContainerStatuses {
+			ended[cs.Name] = cs.State.Terminated != nil
+		}
 		for _, c := range p.Spec.Containers {
+			if ended[c.Name] {
+				continue
+			}
 			args := make([]string, len(c.Args))
 			for j, a := range c.Args {
 				args[j] = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", index)

@@ -25,8 +25,9 @@ type Fault struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=3600
 	StartSeconds int32 `json:"startSeconds"`
-	// DurationSeconds is how long a network, stress or pod failure fault lasts; a
-	// pod or container kill acts once.
+	// DurationSeconds is how long a network, stress or pod failure fault, or a
+	// consumer's pause, lasts; a pod or container kill, and a consumer's join or
+	// leave, act once.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=3600
 	// +optional

@@ -362,8 +362,9 @@ type NodeClock struct {
 	EndUncertaintyMicros *int64 `json:"endUncertaintyMicros,omitempty"`
 }
 
-// FaultStatus is a trial's fault as Chaos Mesh applied it: its phase, when it got
-// to each, and to which pods.
+// FaultStatus is a trial's fault as it was applied: its phase, when it got to
+// each, and to which pods. Chaos Mesh applies most kinds; the operator itself
+// tells a consumer of a consumers fault (a consumer group event) over HTTP.
 type FaultStatus struct {
 	// Name is the scenario's.
 	Name string `json:"name"`
@@ -380,19 +381,25 @@ type FaultStatus struct {
 	// before they are created.
 	// +optional
 	Objects []string `json:"objects,omitempty"`
-	// CreateTime is when they were created.
+	// CreateTime is when they were created; for a consumers fault, when the
+	// operator first set out to tell the consumer (recorded before it does).
 	// +optional
 	CreateTime *metav1.Time `json:"createTime,omitempty"`
-	// InjectedTime is when Chaos Mesh had applied it to every pod it selected: the
-	// fault's actual start.
+	// InjectedTime is when Chaos Mesh had applied it to every pod it selected, or
+	// when the consumer of a consumers fault answered that it acted (the
+	// operator's clock): the fault's actual start, in whole seconds as every
+	// status time.
 	// +optional
 	InjectedTime *metav1.Time `json:"injectedTime,omitempty"`
-	// RecoveredTime is when Chaos Mesh had recovered every pod: the fault's actual
-	// end (unset for a kill, which acts once).
+	// RecoveredTime is when Chaos Mesh had recovered every pod, or when a
+	// consumer's pause had surely ended (injectedTime + durationSeconds + 1 s, for
+	// the whole seconds): the fault's actual end (unset for a kill, a join or a
+	// leave, which act once).
 	// +optional
 	RecoveredTime *metav1.Time `json:"recoveredTime,omitempty"`
 	// Targets are the pods (or containers) it acted on, as Chaos Mesh names them
-	// (the first 8), and TargetCount how many there were.
+	// (the first 8; for a consumers fault, the consumer's pod), and TargetCount
+	// how many there were.
 	// +optional
 	Targets []string `json:"targets,omitempty"`
 	// +optional
@@ -418,8 +425,10 @@ const (
 	// FaultInjecting: created (createTime); waiting for Chaos Mesh to apply it to
 	// every pod it selects.
 	FaultInjecting FaultPhase = "Injecting"
-	// FaultInjected: applied (injectedTime); waiting for Chaos Mesh to recover it,
-	// or for the trial's window to end.
+	// FaultInjected: applied (injectedTime); waiting for Chaos Mesh to recover it
+	// (a consumer's pause: for it to end), or for the trial's window to end. A
+	// consumers fault goes from Due to Injected, or for a join or a leave, which
+	// leave nothing to undo, to Removing.
 	FaultInjected FaultPhase = "Injected"
 	// FaultRemoving: recovered (recoveredTime), acted once (a kill), or the window
 	// ended; its objects are deleted, and gone once Chaos Mesh has undone them on

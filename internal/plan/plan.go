@@ -269,11 +269,12 @@ func Repeat(configs []trial.Trial, n int32, seed int64) []trial.Trial {
 // shareSettings are a share group's effective settings from the spec's
 // (defaulted; nil: every default).
 func shareSettings(s *v1alpha1.ShareSpec) *trial.ShareSettings {
-	if s == nil {
-		s = &v1alpha1.ShareSpec{}
+	var d v1alpha1.ShareSpec
+	if s != nil {
+		d = *s.DeepCopy() // the spec may be a cache's object: defaulted on a copy
 	}
-	s.Default()
-	return &trial.ShareSettings{Acknowledgement: s.Acknowledgement, DeliveryCountLimit: *s.DeliveryCountLimit, ReleaseOneIn: *s.ReleaseOneIn}
+	d.Default()
+	return &trial.ShareSettings{Acknowledgement: d.Acknowledgement, DeliveryCountLimit: *d.DeliveryCountLimit, ReleaseOneIn: *d.ReleaseOneIn}
 }
 
 // checkShare refuses what a share group cannot measure.

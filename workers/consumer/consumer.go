@@ -5,6 +5,7 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/bits"
@@ -153,7 +154,9 @@ func memberFor(t trial.Trial) (newMemberFunc, error) {
 // partition and the group has committed up to the end of the topic, then returns the
 // consumer's summary. Cancelling ctx stops early with what was received so far, in a
 // summary marked interrupted; leaving the group then takes at most DrainTimeout.
-// Errors while consuming (a broker restarting) are retried until ctx ends.
+// Errors while consuming (a broker restarting) are retried until ctx ends. A
+// standby (NewStandby) joins its group when told to; abandoned before that, it
+// returns no summary and no error.
 func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -206,6 +209,16 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 			_ = c.admin.Close()
 			return nil, err
 		}
+	}
+	if cfg.Control.standby() {
+		cfg.Log.Info("standby: waiting to join the group", "consumer", cfg.Name)
+	}
+	if err := cfg.Control.awaitJoin(ctx); err != nil {
+		_ = c.admin.Close()
+		if errors.Is(err, errAbandoned) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
 	newMember, err := memberFor(t)
 	if err != nil {

@@ -2,6 +2,8 @@ package consumer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,26 +13,77 @@ import (
 // a fault scenario (trial.ConsumerFault). Its methods are safe for concurrent use
 // and may be called before the consumer runs.
 type Control struct {
-	// pausedUntil is when a pause ends (Unix ns; 0: none).
+	// pausedUntil is when the pause ends (Unix ns; 0: none).
 	pausedUntil atomic.Int64
+	paused      atomic.Bool
 	left        atomic.Bool
 	mu          sync.Mutex
 	leave       chan struct{}
+	// join and abandon are a standby's (nil otherwise): closed by Join and Abandon.
+	join, abandon         chan struct{}
+	joinOnce, abandonOnce sync.Once
 }
 
 // NewControl returns a Control for one consumer (Config.Control).
 func NewControl() *Control { return &Control{leave: make(chan struct{})} }
 
+// NewStandby returns a Control for a standby consumer: Run reads the trial's
+// start (on an existing topic, its end offsets: a joiner mid-window must not skip
+// the backlog it inherits) and then waits for Join before it joins its group.
+func NewStandby() *Control {
+	c := NewControl()
+	c.join, c.abandon = make(chan struct{}), make(chan struct{})
+	return c
+}
+
+// Join lets a standby join its group; a repeat, or a call on a consumer that is
+// no standby, does nothing.
+func (c *Control) Join() {
+	if c != nil && c.join != nil {
+		c.joinOnce.Do(func() { close(c.join) })
+	}
+}
+
+// Abandon ends a standby that was never told to join: its Run returns no summary
+// and no error (its coordinator reports the join that did not happen). After a
+// Join it does nothing.
+func (c *Control) Abandon() {
+	if c != nil && c.abandon != nil {
+		c.abandonOnce.Do(func() { close(c.abandon) })
+	}
+}
+
+// errAbandoned: a standby was abandoned before its join.
+var errAbandoned = errors.New("standby abandoned before its join")
+
+// awaitJoin returns at once for a consumer that is no standby; a standby's waits
+// for Join (nil), Abandon (errAbandoned) or the end of ctx.
+func (c *Control) awaitJoin(ctx context.Context) error {
+	if c == nil || c.join == nil {
+		return nil
+	}
+	select {
+	case <-c.join:
+		return nil // told to join: that counts, whatever came after
+	default:
+	}
+	select {
+	case <-c.join:
+		return nil
+	case <-c.abandon:
+		return errAbandoned
+	case <-ctx.Done():
+		return fmt.Errorf("standby: never told to join (%w)", context.Cause(ctx))
+	}
+}
+
 // Pause makes the consumer take no record for d: it stays in its group (its
-// client keeps heartbeating) while its partitions wait. A pause asked for while
-// one is in effect is ignored: a coordinator's retry does not lengthen it.
+// client keeps heartbeating) while its partitions wait. A consumer pauses once:
+// a trial has one fault, and a coordinator's retry, during or after the pause,
+// must neither lengthen nor repeat it.
 func (c *Control) Pause(d time.Duration) {
-	now := time.Now()
-	for {
-		cur := c.pausedUntil.Load()
-		if cur > now.UnixNano() || c.pausedUntil.CompareAndSwap(cur, now.Add(d).UnixNano()) {
-			return
-		}
+	if c.paused.CompareAndSwap(false, true) {
+		c.pausedUntil.Store(time.Now().Add(d).UnixNano())
 	}
 }
 
@@ -73,3 +126,6 @@ func (c *Control) leaving() <-chan struct{} {
 	}
 	return c.leave
 }
+
+// standby says whether c is a standby's Control.
+func (c *Control) standby() bool { return c != nil && c.join != nil }

@@ -63,7 +63,7 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 	conn, err := franz.Opts(c.cfg.Security, c.cfg.Brokers, clientID,
 		kafkaconn.Buffers{Send: int(s.SendBufferBytes), Receive: int(s.ReceiveBufferBytes)})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("share member %s: %w", c.cfg.Name, err)
 	}
 	m := &shareMember{c: c, set: *s.Share, ack: summary.NewLatency()}
 	m.deliv.Acknowledgement = string(s.Share.Acknowledgement)
@@ -81,7 +81,7 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 	}
 	admin, err := franz.New(ctx, c.cfg.Brokers, conn...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("share member %s: admin client: %w", c.cfg.Name, err)
 	}
 	configs := shareGroupConfigs(t)
 	err = setGroupConfigs(ctx, admin, c.cfg.Group, configs)
@@ -100,7 +100,7 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 	}
 	m.cl, err = franz.New(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks))...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("share member %s: %w", c.cfg.Name, err)
 	}
 	m.hooks.Watch(m.cl)
 	return m, nil
@@ -175,6 +175,7 @@ func (m *shareMember) consume(ctx context.Context) error {
 		}
 		c.warnFetchErrors(ctx, fetches)
 		var perr error
+		var processed [][]*kgo.Record
 		fetches.EachPartition(func(ftp kgo.FetchTopicPartition) {
 			if len(ftp.Records) == 0 || perr != nil {
 				return
@@ -189,10 +190,17 @@ func (m *shareMember) consume(ctx context.Context) error {
 				m.process(st, rec)
 			}
 			st.mu.Unlock()
+			processed = append(processed, ftp.Records)
 		})
 		if perr != nil {
-			// The poll's records not yet processed go to another member, not
-			// accepted when this one leaves.
+			// What was processed is accepted (Ack leaves a record process already
+			// acknowledged as it was); the poll's other records go to another
+			// member, not accepted when this one leaves.
+			for _, recs := range processed {
+				for _, rec := range recs {
+					rec.Ack(kgo.AckAccept)
+				}
+			}
 			m.cl.MarkAcks(kgo.AckRelease)
 			return perr
 		}

@@ -37,7 +37,7 @@ func (c *consumer) shareComplete(ctx context.Context, cl *kgo.Client, client sar
 		}
 		end, err := client.GetOffset(c.cfg.Topic, p, sarama.OffsetNewest)
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("end offset of %s/%d: %w", c.cfg.Topic, p, err)
 		}
 		ends[p] = end
 	}
@@ -132,7 +132,13 @@ func (c *consumer) tailEnded(client sarama.Client, p int32, end int64) (bool, er
 func (c *consumer) readRange(leader *sarama.Broker, p int32, lo, hi int64) ([]fields, error) {
 	var mine []fields
 	for next := lo; next < hi; {
-		req := &sarama.FetchRequest{Version: 11, MaxWaitTime: 0, MinBytes: 1, MaxBytes: tailMaxBytes}
+		// Epoch -1: a plain fetch, outside any fetch session (KIP-227), as sarama's
+		// own consumer sends it; epoch 0 would open a session, filling the broker's
+		// session cache check by check. Read uncommitted: an end record goes out in
+		// a transaction of its own (producer's sendMarkers) after its producer's
+		// data committed, so finding it, whatever its transaction's outcome,
+		// shows that producer's data is all below it.
+		req := &sarama.FetchRequest{Version: 11, MaxWaitTime: 0, MinBytes: 1, MaxBytes: tailMaxBytes, SessionEpoch: -1}
 		req.AddBlock(c.cfg.Topic, p, next, tailMaxBytes, -1)
 		resp, err := leader.Fetch(req)
 		if err != nil {

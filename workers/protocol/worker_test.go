@@ -58,3 +58,28 @@ func TestSourceCheckArgsRoundTrip(t *testing.T) {
 		t.Fatal("no codecs: want an error")
 	}
 }
+
+// TestStandby: a consumer is a standby from --standby-index on, by the index in
+// its name (c<index>, as the Job expands it); a consumer below it, a producer, or
+// a name that is no consumer's index is not, nor is any worker without the flag.
+func TestStandby(t *testing.T) {
+	for _, c := range []struct {
+		role, id string
+		index    int
+		want     bool
+	}{
+		{RoleConsumer, "c2", 2, true},
+		{RoleConsumer, "c3", 2, true},
+		{RoleConsumer, "c1", 2, false},
+		{RoleConsumer, "c0", 0, false},
+		{RoleConsumer, "c2", 0, false},
+		{RoleConsumer, "consumer-2", 2, false},
+		{RoleConsumer, "c$(JOB_COMPLETION_INDEX)", 2, false},
+		{RoleProducer, "2", 2, false},
+	} {
+		w := Worker{Role: c.role, ID: c.id, StandbyIndex: c.index}
+		if got := w.Standby(); got != c.want {
+			t.Errorf("%s %s with --standby-index %d: standby %v, want %v", c.role, c.id, c.index, got, c.want)
+		}
+	}
+}

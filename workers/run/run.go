@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -155,16 +154,16 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 	// coordinator's group events (only then: anyone who reaches the port could
 	// make it leave); a standby waits for its join.
 	var grp *control.Group
-	var joined chan struct{}
 	if f := w.Trial.Fault; w.Role == protocol.RoleConsumer && w.MetricsAddr != "" && f != nil && f.Consumers != nil {
-		if env.Control == nil {
+		switch {
+		case w.Standby():
+			env.Control = consumer.NewStandby()
+		case env.Control == nil:
 			env.Control = consumer.NewControl()
 		}
 		grp = &control.Group{Leave: env.Control.Leave, Pause: env.Control.Pause}
 		if w.Standby() {
-			joined = make(chan struct{})
-			var once sync.Once
-			grp.Join = func() { once.Do(func() { close(joined) }) }
+			grp.Join = env.Control.Join
 		}
 	}
 	if w.MetricsAddr != "" {
@@ -202,16 +201,6 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted, StartAt: env.StartAt})
 		case protocol.RoleConsumer:
-			if joined != nil {
-				env.Log.Info("standby: waiting to join the group", "consumer", worker)
-				select {
-				case <-joined:
-				case <-ctx.Done():
-					o.err = fmt.Errorf("standby consumer %s: never told to join (%w)", worker, context.Cause(ctx))
-					done <- o
-					return
-				}
-			}
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
 				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, Control: env.Control})
@@ -233,6 +222,9 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		why := "stopped early"
 		if cause := context.Cause(ctx); cause != nil {
 			why = cause.Error()
+		}
+		if o.sum != nil {
+			why += " (" + stoppedAt(o.sum) + ")"
 		}
 		o.err = errors.Join(o.err, fmt.Errorf("%w: %s", ErrInterrupted, why))
 	}
@@ -257,4 +249,23 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		wait()
 	}
 	return o.sum, o.err
+}
+
+// stoppedAt says how far an interrupted worker had got, so that a trial that
+// timed out says which of its workers waited for what.
+func stoppedAt(s *summary.Summary) string {
+	size := func(ds []summary.Delivery) (n int64) {
+		for _, d := range ds {
+			n += d.Intervals.Size()
+		}
+		return n
+	}
+	if s.Role == protocol.RoleProducer {
+		return fmt.Sprintf("%d records acknowledged, %d failed, %d awaiting an answer", size(s.Acked), size(s.Failed), s.Unacknowledged)
+	}
+	last := "none"
+	if !s.WindowEnd.IsZero() {
+		last = s.WindowEnd.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprintf("%d records received, the last measured one at %s", size(s.Received), last)
 }

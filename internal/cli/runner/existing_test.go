@@ -15,6 +15,8 @@ import (
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/workers/protocol"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestExistingTopic runs two experiments, one after the other, on one existing
@@ -94,6 +96,37 @@ func TestExistingTopic(t *testing.T) {
 			}
 		}
 	}
+	// A consumer that joins mid-window reads the trial's start with the others
+	// (consumer.NewStandby): the partitions it takes over resume where their
+	// last owner committed, not at the topic's end when it joined.
+	s.Client, s.Codecs, s.Records, s.DurationSeconds = trial.ClientFranz, []trial.Codec{trial.CodecProtobuf}, nil, ptr(int32(6))
+	s.Warmup, s.Rate = trial.Warmup{DurationSeconds: 1}, v1alpha1.Rate{RecordsPerSecond: 1500}
+	s.Faults = &v1alpha1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{{Name: "join", StartSeconds: 2,
+		Consumers: &trial.ConsumerFault{Action: trial.ConsumerJoin}}}}
+	joins, err := plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runner.RunTrial(context.Background(), joins[0], runner.Options{Brokers: brokers, Experiment: "it-existing", TrialTimeout: time.Minute, Faults: &runner.Faults{}})
+	if err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	r := out.Result
+	var joiner *summary.Summary
+	for _, sum := range out.Summaries {
+		if sum.Role == protocol.RoleConsumer && sum.Worker == protocol.ConsumerName(2) {
+			joiner = sum
+		}
+	}
+	if out.Fault == nil || out.Fault.Applied.IsZero() || joiner == nil || joiner.Records == 0 || joiner.WindowStart.Before(out.Fault.Applied) {
+		t.Fatalf("join: fault %+v, joiner %+v: want the standby to receive records only after the join", out.Fault, joiner)
+	}
+	if r.Sent == 0 || r.Delivered != r.Sent || r.Lost != 0 || r.Failed != 0 {
+		t.Errorf("join on %s: sent %d delivered %d lost %d failed %d: the joiner skipped the backlog it took over", topic, r.Sent, r.Delivered, r.Lost, r.Failed)
+	}
+	t.Logf("join: sent %d, delivered %d; the joiner received %d from %s (joined %s)", r.Sent, r.Delivered, joiner.Records,
+		joiner.WindowStart.Format(time.StampMilli), out.Fault.Applied.Format(time.StampMilli))
+
 	stopOther()
 	if !kafkatest.Topics(t, brokers)[topic] || sentOther == 0 {
 		t.Fatalf("existing topic gone (%v) or no other traffic (%d)", !kafkatest.Topics(t, brokers)[topic], sentOther)

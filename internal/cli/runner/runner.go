@@ -199,9 +199,16 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		controls[i] = consumer.NewControl()
 		startConsumer(i, controls[i])
 	}
+	// A join's consumer starts with the others, as its pod does: it reads the
+	// trial's start and waits for the join (consumer.NewStandby).
+	var standby *consumer.Control
+	if fr != nil && t.Fault.Consumers.Action == trial.ConsumerJoin {
+		standby = consumer.NewStandby()
+		startConsumer(len(controls), standby)
+	}
 	if fr != nil {
 		// A consumer group event acts on the last consumer, or adds one.
-		fr.group = groupHooks{last: controls[len(controls)-1], join: func() { startConsumer(len(controls), nil) }}
+		fr.group = groupHooks{last: controls[len(controls)-1], join: standby.Join}
 		env.WindowStarted = fr.windowStarted
 		go fr.run(faultCtx)
 		// The rule is out before the trial returns, whatever ends it.
@@ -228,6 +235,9 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	stopFault() // the fault ended before the window did, or it fails the trial
 	if fr != nil {
 		<-fr.done // no consumer joins once the consumers are waited for
+	}
+	if standby != nil {
+		standby.Abandon() // never told to join: the fault's record says so
 	}
 	wg.Wait()
 	var aborted *TrialError
