@@ -98,8 +98,11 @@ func TestExistingTopic(t *testing.T) {
 	}
 	// A consumer that joins mid-window reads the trial's start with the others
 	// (consumer.NewStandby): the partitions it takes over resume where their
-	// last owner committed, not at the topic's end when it joined.
+	// last owner committed, not at the topic's end when it joined. The consumers
+	// fetch every 2 s (a fetch waits for more than ever comes), so the last
+	// owner is behind the end when the joiner arrives.
 	s.Client, s.Codecs, s.Records, s.DurationSeconds = trial.ClientFranz, []trial.Codec{trial.CodecProtobuf}, nil, ptr(int32(6))
+	s.Consumer.FetchMinBytes, s.Consumer.FetchMaxWaitMs = ptr(int32(64<<20)), ptr(int32(2000))
 	s.Warmup, s.Rate = trial.Warmup{DurationSeconds: 1}, v1alpha1.Rate{RecordsPerSecond: 1500}
 	s.Faults = &v1alpha1.Faults{Baseline: ptr(false), Scenarios: []trial.Fault{{Name: "join", StartSeconds: 2,
 		Consumers: &trial.ConsumerFault{Action: trial.ConsumerJoin}}}}
