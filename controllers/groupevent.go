@@ -65,7 +65,7 @@ func (f *faultRun) groupEvent(ctx context.Context) (ctrl.Result, bool, error) {
 		return f.applied(ctx, name, *f.fs.CreateTime, "")
 	}
 	if target == nil {
-		return retry("it has no running pod with an address")
+		return retry("it has no running pod with an address, or its container has ended")
 	}
 	rctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()

@@ -79,10 +79,11 @@ func TestConsumerGroupEvents(t *testing.T) {
 			}
 			// A stall counts from when its records became available, up to the
 			// slack (the ack p99) late: the bound below holds only while the
-			// slack is small, so that is checked first, not read into it.
-			if st == nil || time.Duration(st.SlackMicros)*time.Microsecond > 200*time.Millisecond {
-				t.Errorf("pause: stalls %+v: want a stall, with a slack under 200 ms at 600 records/s", st)
-			} else if st.Moved != 0 || time.Duration(st.MaxMicros)*time.Microsecond < 2*time.Second-250*time.Millisecond ||
+			// slack is at most a quarter of the pause (as TestStallMeasuresAKnownPause
+			// asks), so that is checked first, not read into the bound.
+			if st == nil || time.Duration(st.SlackMicros)*time.Microsecond > 500*time.Millisecond {
+				t.Errorf("pause: stalls %+v: want a stall, with a slack of at most a quarter of the 2 s pause", st)
+			} else if st.Moved != 0 || time.Duration(st.MaxMicros)*time.Microsecond < 2*time.Second-550*time.Millisecond ||
 				time.Duration(st.MaxMicros)*time.Microsecond > 2*time.Second+500*time.Millisecond {
 				t.Errorf("pause: stalls %+v: want the paused consumer's partitions to stall about 2 s, not moved", st)
 			}

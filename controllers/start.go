@@ -111,6 +111,18 @@ func endpoints(pods []corev1.Pod) []endpoint {
 	return out
 }
 
+// workerEnded says whether one of the pod's workers has ended while the pod runs
+// on (colocated workers share a pod): as a pod that ended, it was started by
+// nobody, and its summary or error is what collect reads.
+func workerEnded(p *corev1.Pod) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // workerName is how a trial's clocks name a worker: p<index> for a producer, a
 // consumer by its name (c<index>).
 func workerName(role, id string) string {
@@ -145,7 +157,7 @@ func (r *ExperimentReconciler) planStart(ctx context.Context, x *serdebenchv1.Se
 	}
 	ts := &x.Status.Trials[t.Index]
 	for i := range pods {
-		if p := &pods[i]; p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if p := &pods[i]; p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || workerEnded(p) {
 			ts.Start = &serdebenchv1.TrialStart{Released: true}
 			return true, nil
 		}

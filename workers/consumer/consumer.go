@@ -218,7 +218,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		if errors.Is(err, errAbandoned) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+		return nil, err
 	}
 	newMember, err := memberFor(t)
 	if err != nil {

@@ -71,7 +71,12 @@ func (c *Control) awaitJoin(ctx context.Context) error {
 	case <-c.join:
 		return nil
 	case <-c.abandon:
-		return errAbandoned
+		select {
+		case <-c.join:
+			return nil // both had happened: the join came first (Abandon follows it)
+		default:
+			return errAbandoned
+		}
 	case <-ctx.Done():
 		return fmt.Errorf("standby: never told to join (%w)", context.Cause(ctx))
 	}

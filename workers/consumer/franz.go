@@ -130,7 +130,8 @@ func (m *franzMember) adjust(_ context.Context, offsets map[string]map[int32]kgo
 			return nil, err
 		}
 		st.continueMarkers(mask)
-		if start, ok := c.start[p]; ok && committed < start {
+		// The group is this run's: a commit is at or past the start.
+		if start, ok := c.start[p]; ok && committed < 0 {
 			offsets[c.cfg.Topic][p] = kgo.NewOffset().At(start).WithEpoch(-1)
 		}
 	}

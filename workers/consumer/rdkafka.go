@@ -123,7 +123,8 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 				return err
 			}
 			st.continueMarkers(mask)
-			if start, ok := c.start[tp.Partition]; ok && committed < start {
+			// The group is this run's: a commit is at or past the start.
+			if start, ok := c.start[tp.Partition]; ok && committed < 0 {
 				tp.Offset = kafka.Offset(start)
 			}
 			parts = append(parts, tp)

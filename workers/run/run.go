@@ -109,7 +109,9 @@ const stopGrace = 5 * time.Second
 // Execute runs w until its trial is complete or ctx ends. A worker stopped early
 // returns its partial summary (marked interrupted) with an error wrapping
 // ErrInterrupted. Once ctx has ended Execute returns within w.DrainTimeout plus a
-// few seconds, whatever the client library is doing.
+// few seconds, whatever the client library is doing. A standby consumer that its
+// coordinator abandons before its join (consumer.Control.Abandon: the local
+// runner's, when the fault is over) returns no summary and no error.
 func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary, error) {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv

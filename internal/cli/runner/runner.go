@@ -202,7 +202,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	// A join's consumer starts with the others, as its pod does: it reads the
 	// trial's start and waits for the join (consumer.NewStandby).
 	var standby *consumer.Control
-	if fr != nil && t.Fault.Consumers.Action == trial.ConsumerJoin {
+	if t.Joiners() > 0 {
 		standby = consumer.NewStandby()
 		startConsumer(len(controls), standby)
 	}
