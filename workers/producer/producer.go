@@ -665,28 +665,38 @@ func (r *run) acknowledge(m *message, err error, now time.Time) {
 	}
 }
 
-// markerAttempts bounds how often an end record is re-sent after an error.
-const markerAttempts = 10
+// markerPatience bounds how long end records are re-sent after errors: a broker
+// that a fault killed is back only once it has restarted (tens of seconds on a
+// busy machine), and Java's send waits as long, up to delivery.timeout.ms. The
+// pauses between attempts double from markerPause up to markerPauseMax.
+const (
+	markerPatience = javaDeliveryTimeout
+	markerPause    = 200 * time.Millisecond
+	markerPauseMax = 2 * time.Second
+)
 
 // sendMarkers writes one end record per partition carrying the number of records
 // this producer assigned to it, and waits for their acknowledgement, re-sending
-// those that failed: without them the consumers would wait for the trial timeout.
+// those that failed for up to markerPatience: without them the consumers would
+// wait for the trial timeout.
 func (r *run) sendMarkers(ctx context.Context) error {
 	todo := make([]int, r.cfg.Trial.Partitions)
 	for p := range todo {
 		todo[p] = p
 	}
 	var lastErr error
+	deadline, pause := time.Now().Add(markerPatience), markerPause
 	for attempt := 1; len(todo) > 0; attempt++ {
-		if attempt > markerAttempts {
-			return fmt.Errorf("end records for partitions %v failed %d times: %w", todo, markerAttempts, lastErr)
-		}
 		if attempt > 1 {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("end records for partitions %v not delivered within %s (%d attempts): %w", todo, markerPatience, attempt-1, lastErr)
+			}
 			select {
-			case <-time.After(200 * time.Millisecond):
+			case <-time.After(pause):
 			case <-ctx.Done():
 				return nil // interrupted: the summary says so
 			}
+			pause = min(2*pause, markerPauseMax)
 		}
 		if r.txn != nil {
 			if err := r.beginTxn(time.Now()); err != nil {
@@ -714,6 +724,12 @@ func (r *run) sendMarkers(ctx context.Context) error {
 				// Not known committed: sent again (a consumer counts an end
 				// record once, however many copies it reads).
 				lastErr = fmt.Errorf("their transaction did not commit: %s", why)
+				for _, m := range sent {
+					if m.err != nil {
+						lastErr = fmt.Errorf("%w (partition %d: %w)", lastErr, m.partition, m.err)
+						break
+					}
+				}
 				continue
 			}
 		}

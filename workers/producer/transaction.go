@@ -147,7 +147,10 @@ func (r *run) endTxn(ctx context.Context, markers bool) (outcome, string, error)
 	out, why, err := t.tr.end(ctx, failed == 0)
 	took := time.Since(start)
 	t.open = false
-	if failed > 0 {
+	switch {
+	case failed > 0 && markers:
+		why = fmt.Sprintf("%d of its end records failed", failed)
+	case failed > 0:
 		why = fmt.Sprintf("%d of its %d sends failed", failed, t.n)
 	}
 	switch out {
