@@ -84,10 +84,7 @@ func endpoints(pods []corev1.Pod) []endpoint {
 		index := p.Annotations[batchv1.JobCompletionIndexAnnotation] // the Job controller's, as the kubelet expands it
 		// A worker that ended answers no more, though its pod may run on (colocated
 		// workers share one).
-		ended := map[string]bool{}
-		for _, cs := range p.Status.ContainerStatuses {
-			ended[cs.Name] = cs.State.Terminated != nil
-		}
+		ended := endedWorkers(p)
 		for _, c := range p.Spec.Containers {
 			if ended[c.Name] {
 				continue
@@ -114,13 +111,17 @@ func endpoints(pods []corev1.Pod) []endpoint {
 // workerEnded says whether one of the pod's workers has ended while the pod runs
 // on (colocated workers share a pod): as a pod that ended, it was started by
 // nobody, and its summary or error is what collect reads.
-func workerEnded(p *corev1.Pod) bool {
+func workerEnded(p *corev1.Pod) bool { return len(endedWorkers(p)) > 0 }
+
+// endedWorkers are the pod's containers that have ended, by name.
+func endedWorkers(p *corev1.Pod) map[string]bool {
+	out := map[string]bool{}
 	for _, cs := range p.Status.ContainerStatuses {
 		if cs.State.Terminated != nil {
-			return true
+			out[cs.Name] = true
 		}
 	}
-	return false
+	return out
 }
 
 // workerName is how a trial's clocks name a worker: p<index> for a producer, a

@@ -709,6 +709,16 @@ func (c *consumer) committed(p int32) (int64, uint64, error) {
 	return blk.Offset, parseMarkers(blk.Metadata), nil
 }
 
+// startAt is where partition p starts when assigned, given its commit in the
+// run's group (-1: none): on an existing topic, a partition nobody committed
+// starts at the trial's start; false otherwise (it resumes at its commit). The
+// group is this run's, so a commit is never before the start, whenever the
+// member read it (a joiner mid-window).
+func (c *consumer) startAt(p int32, committed int64) (int64, bool) {
+	start, ok := c.start[p]
+	return start, ok && committed < 0
+}
+
 // continueMarkers adds a committed marker mask to the partition's.
 func (st *partition) continueMarkers(mask uint64) {
 	st.mu.Lock()

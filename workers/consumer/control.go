@@ -64,20 +64,16 @@ func (c *Control) awaitJoin(ctx context.Context) error {
 	}
 	select {
 	case <-c.join:
-		return nil // told to join: that counts, whatever came after
-	default:
+	case <-c.abandon:
+	case <-ctx.Done():
 	}
+	// Told to join counts, whatever else had happened (Abandon follows a join).
 	select {
 	case <-c.join:
 		return nil
 	case <-c.abandon:
-		select {
-		case <-c.join:
-			return nil // both had happened: the join came first (Abandon follows it)
-		default:
-			return errAbandoned
-		}
-	case <-ctx.Done():
+		return errAbandoned
+	default:
 		return fmt.Errorf("standby: never told to join (%w)", context.Cause(ctx))
 	}
 }

@@ -130,8 +130,7 @@ func (m *franzMember) adjust(_ context.Context, offsets map[string]map[int32]kgo
 			return nil, err
 		}
 		st.continueMarkers(mask)
-		// The group is this run's: a commit is at or past the start.
-		if start, ok := c.start[p]; ok && committed < 0 {
+		if start, ok := c.startAt(p, committed); ok {
 			offsets[c.cfg.Topic][p] = kgo.NewOffset().At(start).WithEpoch(-1)
 		}
 	}

@@ -123,8 +123,7 @@ func (m *rdkafkaMember) rebalance(kc *kafka.Consumer, ev kafka.Event) error {
 				return err
 			}
 			st.continueMarkers(mask)
-			// The group is this run's: a commit is at or past the start.
-			if start, ok := c.start[tp.Partition]; ok && committed < 0 {
+			if start, ok := c.startAt(tp.Partition, committed); ok {
 				tp.Offset = kafka.Offset(start)
 			}
 			parts = append(parts, tp)
