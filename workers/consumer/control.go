@@ -71,6 +71,9 @@ func (c *Control) awaitJoin(ctx context.Context) error {
 	select {
 	case <-c.join:
 		return nil
+	default:
+	}
+	select {
 	case <-c.abandon:
 		return errAbandoned
 	default:
