@@ -236,7 +236,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	complete := make(chan struct{})
 	check := func() (bool, error) { return c.trialComplete(checks) }
 	if sm, ok := m.(*shareMember); ok {
-		check = func() (bool, error) { return c.shareComplete(runCtx, sm.cl, checks) }
+		check = func() (bool, error) { return c.shareComplete(runCtx, sm, checks) }
 	}
 	go c.watchCompletion(runCtx, check, complete, stop)
 	// left says the consumer stopped because it was told to leave (and not

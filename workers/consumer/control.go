@@ -123,6 +123,17 @@ func (c *Control) hold(ctx context.Context) bool {
 	}
 }
 
+// pauseEnd is when the consumer's pause ends (zero: none, or nil Control).
+func (c *Control) pauseEnd() time.Time {
+	if c == nil {
+		return time.Time{}
+	}
+	if ns := c.pausedUntil.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
 // leaving is closed once Leave is called (nil Control: never).
 func (c *Control) leaving() <-chan struct{} {
 	if c == nil {

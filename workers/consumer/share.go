@@ -33,6 +33,10 @@ type shareMember struct {
 	deliv summary.ShareStats
 	// ack is the explicit acknowledgements' times (summary.ShareAckMicros).
 	ack *summary.Histogram
+
+	// settle watches the group's offsets once every producer has ended
+	// (shareComplete; used by the completion check alone).
+	settle lagWatch
 }
 
 // shareGroupConfigs are the group configs the consumers set before they join:
@@ -94,6 +98,12 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 		delete(configs, deliveryCountConfig)
 		err = setGroupConfigs(ctx, admin, c.cfg.Group, configs)
 	}
+	if err == nil {
+		var lock time.Duration
+		if lock, err = recordLockDuration(ctx, admin, c.cfg.Group); err == nil {
+			m.settle = lagWatch{quiet: lock + settleMargin}
+		}
+	}
 	admin.Close()
 	if err != nil {
 		return nil, err
@@ -104,6 +114,43 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 	}
 	m.hooks.Watch(m.cl)
 	return m, nil
+}
+
+// lockConfig is the group config of how long a delivered record stays acquired
+// by its member before the broker delivers it again.
+const lockConfig = "share.record.lock.duration.ms"
+
+// recordLockDuration reads the group's effective record lock duration
+// (DescribeConfigs on its GROUP resource: the group's own value, else the
+// broker's group.share.record.lock.duration.ms).
+func recordLockDuration(ctx context.Context, cl *kgo.Client, group string) (time.Duration, error) {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	res := kmsg.NewDescribeConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	res.ConfigNames = []string{lockConfig}
+	req.Resources = append(req.Resources, res)
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(rctx, cl)
+	if err != nil {
+		return 0, fmt.Errorf("describe configs of share group %s: %w", group, err)
+	}
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			return 0, fmt.Errorf("describe configs of share group %s: %w", group, err)
+		}
+		for _, cfg := range r.Configs {
+			if cfg.Name != lockConfig || cfg.Value == nil {
+				continue
+			}
+			ms, err := strconv.ParseInt(*cfg.Value, 10, 64)
+			if err != nil || ms <= 0 {
+				return 0, fmt.Errorf("share group %s: %s is %q, not a positive number of milliseconds", group, lockConfig, *cfg.Value)
+			}
+			return time.Duration(ms) * time.Millisecond, nil
+		}
+	}
+	return 0, fmt.Errorf("describe configs of share group %s: the broker did not report %s", group, lockConfig)
 }
 
 // setGroupConfigs sets a group's configs (IncrementalAlterConfigs on a GROUP

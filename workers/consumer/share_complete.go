@@ -3,6 +3,8 @@ package consumer
 import (
 	"context"
 	"fmt"
+	"maps"
+	"time"
 
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -20,13 +22,23 @@ const (
 	tailMaxBytes = 8 << 20
 )
 
-// shareComplete says whether a share group has finished the trial: no partition
-// has records left to acknowledge (its lag is 0: each accepted, or archived past
-// its delivery limit), and each partition's last records of this run are every
-// producer's end record.
+// shareComplete says whether a share group has finished the trial: each
+// partition's last records of this run are every producer's end record, and no
+// partition has records left to acknowledge (its lag is 0: each accepted, or
+// archived past its delivery limit).
 // A share group commits no offsets and its members share partitions, so no member
 // can tell from what it received alone.
-func (c *consumer) shareComplete(ctx context.Context, cl *kgo.Client, client sarama.Client) (bool, error) {
+//
+// The lag is the broker's persisted count, which can end too high: Kafka 4.3.1's
+// share coordinator takes the last state write it is sent, and two writes of a
+// partition sent a moment apart may arrive in the wrong order, leaving the count
+// of finished records one or two short with no later write to mend it (fixed
+// upstream by apache/kafka#23112). So once every producer has ended, offsets that
+// stay the same for longer than the record lock duration also end the trial:
+// by then a record still acquired would have gone back to the group and been
+// delivered again, moving them. Whatever was truly not delivered shows in the
+// result as lost.
+func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sarama.Client) (bool, error) {
 	t := c.cfg.Trial
 	// The end offsets first: a lag of 0 read after them covers every record
 	// below them.
@@ -41,45 +53,23 @@ func (c *consumer) shareComplete(ctx context.Context, cl *kgo.Client, client sar
 		}
 		ends[p] = end
 	}
-	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
-	g := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
-	g.GroupID = c.cfg.Group
-	rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
-	rt.Topic = c.cfg.Topic
-	for p := range t.Partitions {
-		rt.Partitions = append(rt.Partitions, p)
-	}
-	g.Topics = append(g.Topics, rt)
-	req.Groups = append(req.Groups, g)
-	resp, err := req.RequestWith(ctx, cl)
+	offs, err := c.shareOffsets(ctx, m.cl)
 	if err != nil {
-		return false, fmt.Errorf("describe share group %s offsets: %w", c.cfg.Group, err)
+		return false, err
 	}
-	if resp.Version < 1 {
-		return false, fmt.Errorf("describe share group %s offsets: the broker answered v%d, without lag: share groups need Kafka 4.2+", c.cfg.Group, resp.Version)
-	}
-	lags := map[int32]int64{}
-	for _, rg := range resp.Groups {
-		if err := kerr.ErrorForCode(rg.ErrorCode); err != nil {
-			return false, fmt.Errorf("describe share group %s offsets: %w", c.cfg.Group, err)
-		}
-		for _, tp := range rg.Topics {
-			for _, pp := range tp.Partitions {
-				if kerr.ErrorForCode(pp.ErrorCode) == nil {
-					lags[pp.Partition] = pp.Lag
-				}
-			}
-		}
-	}
+	behind := int64(0)
 	for p := range t.Partitions {
 		// Lag is the partition's records neither acknowledged nor archived; the
-		// start offset is no test, as the broker persists it with the last
+		// start offset alone is no test, as the broker persists it with the last
 		// acknowledged batch's first offset.
-		lag, ok := lags[p]
-		if !ok || lag != 0 {
-			c.cfg.Log.Debug("share group behind", "consumer", c.cfg.Name, "partition", p, "lag", lag, "known", ok)
+		o, ok := offs[p]
+		if !ok {
+			c.cfg.Log.Debug("share group's lag unknown", "consumer", c.cfg.Name, "partition", p)
 			return false, nil
 		}
+		behind += o.lag
+	}
+	for p := range t.Partitions {
 		if c.tails[p] {
 			continue
 		}
@@ -90,7 +80,83 @@ func (c *consumer) shareComplete(ctx context.Context, cl *kgo.Client, client sar
 		}
 		c.tails[p] = true
 	}
+	if behind == 0 {
+		return true, nil
+	}
+	if !m.settle.settled(time.Now(), c.cfg.Control.pauseEnd(), offs) {
+		c.cfg.Log.Debug("share group behind", "consumer", c.cfg.Name, "lag", behind)
+		return false, nil
+	}
+	c.cfg.Log.Warn("the share group's lag stayed the same after every producer ended, for longer than the record lock duration: counting the trial complete (a broker's stale persisted count, or records never delivered, which the result counts as lost)",
+		"consumer", c.cfg.Name, "lag", behind, "offsets", fmt.Sprint(offs), "quiet", m.settle.quiet)
 	return true, nil
+}
+
+// shareOffset is one partition's persisted share-group state, as
+// DescribeShareGroupOffsets reports it.
+type shareOffset struct{ start, lag int64 }
+
+// shareOffsets reads each partition's start offset and lag (KIP-1226, Kafka
+// 4.2+); a partition the broker answers with an error is left out.
+func (c *consumer) shareOffsets(ctx context.Context, cl *kgo.Client) (map[int32]shareOffset, error) {
+	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	g := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+	g.GroupID = c.cfg.Group
+	rt := kmsg.NewDescribeShareGroupOffsetsRequestGroupTopic()
+	rt.Topic = c.cfg.Topic
+	for p := range c.cfg.Trial.Partitions {
+		rt.Partitions = append(rt.Partitions, p)
+	}
+	g.Topics = append(g.Topics, rt)
+	req.Groups = append(req.Groups, g)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("describe share group %s offsets: %w", c.cfg.Group, err)
+	}
+	if resp.Version < 1 {
+		return nil, fmt.Errorf("describe share group %s offsets: the broker answered v%d, without lag: share groups need Kafka 4.2+", c.cfg.Group, resp.Version)
+	}
+	offs := map[int32]shareOffset{}
+	for _, rg := range resp.Groups {
+		if err := kerr.ErrorForCode(rg.ErrorCode); err != nil {
+			return nil, fmt.Errorf("describe share group %s offsets: %w", c.cfg.Group, err)
+		}
+		for _, tp := range rg.Topics {
+			for _, pp := range tp.Partitions {
+				if kerr.ErrorForCode(pp.ErrorCode) == nil {
+					offs[pp.Partition] = shareOffset{start: pp.StartOffset, lag: pp.Lag}
+				}
+			}
+		}
+	}
+	return offs, nil
+}
+
+// settleMargin is added to the record lock duration before offsets that stopped
+// moving count as settled: the broker's lock timer, the redelivery's fetch and
+// the completion checks' own interval.
+const settleMargin = 10 * time.Second
+
+// lagWatch tells when a share group's offsets have stopped moving.
+type lagWatch struct {
+	// quiet is how long they must stay the same.
+	quiet time.Duration
+	last  map[int32]shareOffset
+	since time.Time
+}
+
+// settled records the offsets seen at now and says whether they have stayed
+// the same for quiet, counted from no earlier than from (the end of this
+// member's own pause: records it held meanwhile are acquired by it alone).
+func (w *lagWatch) settled(now, from time.Time, seen map[int32]shareOffset) bool {
+	if w.last == nil || !maps.Equal(seen, w.last) {
+		w.last, w.since = seen, now
+		return false
+	}
+	if from.After(w.since) {
+		w.since = from
+	}
+	return now.Sub(w.since) >= w.quiet
 }
 
 // tailEnded scans partition p backwards from end, a chunk at a time, for this
