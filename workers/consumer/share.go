@@ -122,7 +122,8 @@ const lockConfig = "share.record.lock.duration.ms"
 
 // recordLockDuration reads the group's effective record lock duration
 // (DescribeConfigs on its GROUP resource: the group's own value, else the
-// broker's group.share.record.lock.duration.ms).
+// broker's group.share.record.lock.duration.ms; maxLockDuration if the broker
+// reports neither).
 func recordLockDuration(ctx context.Context, cl *kgo.Client, group string) (time.Duration, error) {
 	req := kmsg.NewPtrDescribeConfigsRequest()
 	res := kmsg.NewDescribeConfigsRequestResource()
@@ -150,8 +151,13 @@ func recordLockDuration(ctx context.Context, cl *kgo.Client, group string) (time
 			return time.Duration(ms) * time.Millisecond, nil
 		}
 	}
-	return 0, fmt.Errorf("describe configs of share group %s: the broker did not report %s", group, lockConfig)
+	// Not reported: the longest lock a broker allows by default
+	// (group.share.max.record.lock.duration.ms).
+	return maxLockDuration, nil
 }
+
+// maxLockDuration is Kafka's default group.share.max.record.lock.duration.ms.
+const maxLockDuration = 60 * time.Second
 
 // setGroupConfigs sets a group's configs (IncrementalAlterConfigs on a GROUP
 // resource, Kafka 4.0+). Every consumer sets the same values: whichever is first,
