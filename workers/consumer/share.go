@@ -28,15 +28,14 @@ type shareMember struct {
 	cl    *kgo.Client
 	hooks *clientstats.Franz
 	set   trial.ShareSettings
+	// settle watches the group's offsets (shareComplete; the completion check's
+	// goroutine alone uses it).
+	settle lagWatch
 
 	mu    sync.Mutex // guards the fields below
 	deliv summary.ShareStats
 	// ack is the explicit acknowledgements' times (summary.ShareAckMicros).
 	ack *summary.Histogram
-
-	// settle watches the group's offsets once every producer has ended
-	// (shareComplete; used by the completion check alone).
-	settle lagWatch
 }
 
 // shareGroupConfigs are the group configs the consumers set before they join:
@@ -99,10 +98,15 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 		err = setGroupConfigs(ctx, admin, c.cfg.Group, configs)
 	}
 	if err == nil {
-		var lock time.Duration
-		if lock, err = recordLockDuration(ctx, admin, c.cfg.Group); err == nil {
-			m.settle = lagWatch{quiet: lock + settleMargin}
+		lock, lerr := recordLockDuration(ctx, admin, c.cfg.Group)
+		if lerr != nil {
+			// Only the completion check needs it, and only when the broker's lag
+			// stays above 0 (shareComplete): the longest lock Kafka allows by
+			// default is a safe stand-in.
+			c.cfg.Log.Warn("the share group's record lock duration is unknown: taking Kafka's longest default", "consumer", c.cfg.Name, "err", lerr, "lock", maxLockDuration)
+			lock = maxLockDuration
 		}
+		m.settle = lagWatch{quiet: lock + settleMargin}
 	}
 	admin.Close()
 	if err != nil {

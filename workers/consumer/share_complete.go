@@ -30,16 +30,18 @@ const (
 // can tell from what it received alone.
 //
 // The lag is the broker's persisted count, which can end too high: Kafka 4.3.1's
-// share coordinator takes the last state write it is sent, and two writes of a
+// share coordinator keeps the last state write it receives, and two writes of a
 // partition sent a moment apart may arrive in the wrong order, leaving the count
-// of finished records one or two short with no later write to mend it (fixed
-// upstream by apache/kafka#23112). So once every producer has ended, offsets that
-// stay the same for longer than the record lock duration also end the trial:
-// by then a record still acquired would have gone back to the group and been
-// delivered again, moving them. Whatever was truly not delivered shows in the
-// result as lost.
+// of finished records short (by one in the run that showed it) with no later
+// write to mend it (fixed upstream by apache/kafka#23112). So once every producer
+// has ended and no transaction is open, offsets that stay the same for longer
+// than the record lock duration plus settleMargin also end the trial: by then a
+// record still acquired would have been released by its lock's expiry and taken
+// by another member, whose accepting or archiving it moves them. Whatever was
+// truly not delivered shows in the result as lost.
 func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sarama.Client) (bool, error) {
 	t := c.cfg.Trial
+	now := time.Now()
 	// The end offsets first: a lag of 0 read after them covers every record
 	// below them.
 	ends := map[int32]int64{}
@@ -49,12 +51,16 @@ func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sar
 		}
 		end, err := client.GetOffset(c.cfg.Topic, p, sarama.OffsetNewest)
 		if err != nil {
+			// A look that failed is time the offsets were not seen: the quiet
+			// time starts again.
+			m.settle.reset()
 			return false, fmt.Errorf("end offset of %s/%d: %w", c.cfg.Topic, p, err)
 		}
 		ends[p] = end
 	}
 	offs, err := c.shareOffsets(ctx, m.cl)
 	if err != nil {
+		m.settle.reset()
 		return false, err
 	}
 	behind := int64(0)
@@ -64,10 +70,20 @@ func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sar
 		// acknowledged batch's first offset.
 		o, ok := offs[p]
 		if !ok {
+			m.settle.reset()
 			c.cfg.Log.Debug("share group's lag unknown", "consumer", c.cfg.Name, "partition", p)
 			return false, nil
 		}
 		behind += o.lag
+	}
+	// Mid-trial the lag is above 0 and the offsets keep moving: the tails are
+	// read only once the lag is 0 or the offsets have settled.
+	settled := false
+	if behind > 0 {
+		if settled = m.settle.settled(now, c.cfg.Control.pauseEnd(), offs); !settled {
+			c.cfg.Log.Debug("share group behind", "consumer", c.cfg.Name, "lag", behind)
+			return false, nil
+		}
 	}
 	for p := range t.Partitions {
 		if c.tails[p] {
@@ -80,16 +96,58 @@ func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sar
 		}
 		c.tails[p] = true
 	}
-	if behind == 0 {
+	if !settled {
 		return true, nil
 	}
-	if !m.settle.settled(time.Now(), c.cfg.Control.pauseEnd(), offs) {
-		c.cfg.Log.Debug("share group behind", "consumer", c.cfg.Name, "lag", behind)
-		return false, nil
+	// A transaction left open (a producer that failed before committing its end
+	// record) holds a read_committed group's records until its timeout, longer
+	// than the quiet time.
+	open, err := c.openTransactions(ctx, m.cl)
+	if err != nil || open {
+		c.cfg.Log.Debug("share group settled with a transaction open", "consumer", c.cfg.Name, "lag", behind, "err", err)
+		return false, err
 	}
 	c.cfg.Log.Warn("the share group's lag stayed the same after every producer ended, for longer than the record lock duration: counting the trial complete (a broker's stale persisted count, or records never delivered, which the result counts as lost)",
 		"consumer", c.cfg.Name, "lag", behind, "offsets", fmt.Sprint(offs), "quiet", m.settle.quiet)
 	return true, nil
+}
+
+// openTransactions says whether a partition's last stable offset is below its
+// high watermark: a transaction is open on it.
+func (c *consumer) openTransactions(ctx context.Context, cl *kgo.Client) (bool, error) {
+	var ends [2]map[int32]int64
+	for iso := range ends {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.ReplicaID, req.IsolationLevel = -1, int8(iso) // 0: the high watermark; 1: the last stable offset
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = c.cfg.Topic
+		for p := range c.cfg.Trial.Partitions {
+			rp := kmsg.NewListOffsetsRequestTopicPartition()
+			rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = p, -1, -1
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return false, fmt.Errorf("list end offsets of %s: %w", c.cfg.Topic, err)
+		}
+		ends[iso] = map[int32]int64{}
+		for _, tp := range resp.Topics {
+			for _, pp := range tp.Partitions {
+				if err := kerr.ErrorForCode(pp.ErrorCode); err != nil {
+					return false, fmt.Errorf("list end offsets of %s/%d: %w", c.cfg.Topic, pp.Partition, err)
+				}
+				ends[iso][pp.Partition] = pp.Offset
+			}
+		}
+	}
+	for p := range c.cfg.Trial.Partitions {
+		hw, ok := ends[0][p]
+		if !ok || ends[1][p] != hw {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // shareOffset is one partition's persisted share-group state, as
@@ -133,8 +191,9 @@ func (c *consumer) shareOffsets(ctx context.Context, cl *kgo.Client) (map[int32]
 }
 
 // settleMargin is added to the record lock duration before offsets that stopped
-// moving count as settled: the broker's lock timer, the redelivery's fetch and
-// the completion checks' own interval.
+// moving count as settled: the broker's lock timer, and another member's fetch,
+// processing and acknowledgement of the released record. Looks further apart
+// than it start the quiet time again.
 const settleMargin = 10 * time.Second
 
 // lagWatch tells when a share group's offsets have stopped moving.
@@ -142,14 +201,18 @@ type lagWatch struct {
 	// quiet is how long they must stay the same.
 	quiet time.Duration
 	last  map[int32]shareOffset
-	since time.Time
+	// since is when they were first seen as last; looked the latest look.
+	since, looked time.Time
 }
 
 // settled records the offsets seen at now and says whether they have stayed
-// the same for quiet, counted from no earlier than from (the end of this
-// member's own pause: records it held meanwhile are acquired by it alone).
+// the same for quiet, across looks at most settleMargin apart, counted from no
+// earlier than from (the end of this member's own pause: records it held
+// meanwhile were acquired by it alone).
 func (w *lagWatch) settled(now, from time.Time, seen map[int32]shareOffset) bool {
-	if w.last == nil || !maps.Equal(seen, w.last) {
+	gap := !w.looked.IsZero() && now.Sub(w.looked) > settleMargin
+	w.looked = now
+	if w.last == nil || gap || !maps.Equal(seen, w.last) {
 		w.last, w.since = seen, now
 		return false
 	}
@@ -158,6 +221,9 @@ func (w *lagWatch) settled(now, from time.Time, seen map[int32]shareOffset) bool
 	}
 	return now.Sub(w.since) >= w.quiet
 }
+
+// reset forgets the offsets seen: a look that failed.
+func (w *lagWatch) reset() { w.last, w.looked = nil, time.Time{} }
 
 // tailEnded scans partition p backwards from end, a chunk at a time, for this
 // run's records: true once every producer's end record is found before any of

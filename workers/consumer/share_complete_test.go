@@ -6,33 +6,55 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
 // TestLagWatch: offsets count as settled only once they have stayed the same for
-// the quiet time, counted afresh at any change and from no earlier than the
-// end of the member's own pause.
+// the quiet time, counted afresh at any change (a start offset's too), after a
+// look that failed or looks too far apart, and from no earlier than the end of
+// the member's own pause.
 func TestLagWatch(t *testing.T) {
 	t0 := time.Unix(1_000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	a := map[int32]shareOffset{0: {start: 3960, lag: 1}, 1: {start: 3980, lag: 0}}
 	b := map[int32]shareOffset{0: {start: 3960, lag: 0}, 1: {start: 3980, lag: 0}}
 	a2 := map[int32]shareOffset{0: {start: 3960, lag: 1}, 1: {start: 3980, lag: 0}}
+	c := map[int32]shareOffset{0: {start: 3980, lag: 1}, 1: {start: 3980, lag: 0}}
 	w := lagWatch{quiet: 40 * time.Second}
 	for i, step := range []struct {
 		at, pauseEnd float64
 		seen         map[int32]shareOffset
 		want         bool
 	}{
-		{0, 0, a, false},     // first look
-		{39.9, 0, a2, false}, // the same, not yet for the quiet time
-		{40, 0, a, true},     // the same for 40 s
-		{41, 0, b, false},    // a change starts afresh
-		{80, 0, a, false},    // and another
-		{121, 100, a, false}, // the same for 41 s, but the member was paused until 100
-		{140, 100, a, true},  // 40 s after its pause ended
+		{0, 0, a, false},   // first look
+		{10, 0, a2, false}, // the same offsets (an equal map), not yet for the quiet time
+		{20, 0, a, false},
+		{30, 0, a, false},
+		{39.9, 0, a, false},
+		{40, 0, a, true},  // the same for 40 s
+		{41, 0, b, false}, // a change starts afresh
+		{50, 0, a, false}, // and another
+		{60, 0, a, false},
+		{70, 0, a, false},
+		{80, 0, a, false},
+		{90, 100, a, false}, // the same for 40 s, but the member is paused until 100
+		{100, 100, a, false},
+		{110, 100, a, false},
+		{120, 100, a, false},
+		{130, 100, a, false},
+		{140, 100, a, true}, // 40 s after its pause ended
+		{141, 0, c, false},  // only a start offset moved: a change
+		{151, 0, c, false},  // looks 10 s apart
+		{171, 0, c, false},  // then 20 s without a look: not seen, not quiet
+		{181, 0, c, false},
+		{191, 0, c, false},
+		{201, 0, c, false},
+		{211, 0, c, true}, // 40 s of looks at most 10 s apart
 	} {
 		from := time.Time{}
 		if step.pauseEnd > 0 {
@@ -66,5 +88,86 @@ func TestRecordLockDuration(t *testing.T) {
 	}
 	if got, err = recordLockDuration(ctx, cl, group); err != nil || got != 20*time.Second {
 		t.Fatalf("group with %s=20000: %v, %v; want 20s", lockConfig, got, err)
+	}
+}
+
+// TestLagWatchReset: a look that failed starts the quiet time again.
+func TestLagWatchReset(t *testing.T) {
+	t0 := time.Unix(1_000, 0)
+	a := map[int32]shareOffset{0: {start: 10, lag: 1}}
+	w := lagWatch{quiet: 20 * time.Second}
+	for s := 0; s <= 15; s += 5 {
+		if w.settled(t0.Add(time.Duration(s)*time.Second), time.Time{}, a) {
+			t.Fatalf("settled after %d s of 20", s)
+		}
+	}
+	w.reset()
+	for s := 20; s < 40; s += 5 {
+		if w.settled(t0.Add(time.Duration(s)*time.Second), time.Time{}, a) {
+			t.Fatalf("settled %d s after the failed look, want 20 s after it", s-20)
+		}
+	}
+	if !w.settled(t0.Add(40*time.Second), time.Time{}, a) {
+		t.Fatal("not settled 20 s after the failed look")
+	}
+}
+
+// TestOpenTransactions: a partition with a transaction open on a real broker is
+// seen as such, and no longer once it commits.
+func TestOpenTransactions(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	topic := fmt.Sprintf("sx.unit-open-txn.%d", time.Now().UnixNano())
+	admin, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	req := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = topic, 3, 1
+	req.Topics = append(req.Topics, rt)
+	req.TimeoutMillis = 30_000
+	resp, err := req.RequestWith(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
+		t.Fatal(err)
+	}
+	c := &consumer{cfg: Config{Topic: topic, Trial: trial.Trial{Partitions: 3}}}
+	if open, err := c.openTransactions(ctx, admin); err != nil || open {
+		t.Fatalf("empty topic: open %v, %v; want none open", open, err)
+	}
+	tx, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.TransactionalID(topic), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	if err := tx.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ProduceSync(ctx, &kgo.Record{Partition: 1, Value: []byte("x")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if open, err := c.openTransactions(ctx, admin); err != nil || !open {
+		t.Fatalf("a transaction open on partition 1: open %v, %v; want open", open, err)
+	}
+	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	// The commit markers reach the partitions a moment after the commit returns.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		open, err := c.openTransactions(ctx, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("committed: still seen open after 10 s")
+		}
 	}
 }
