@@ -75,6 +75,18 @@ func scheduleRuns(t *testing.T, ns, name string) []serdebenchv1.SerializationExp
 	return live
 }
 
+// missed says whether the schedule has counted want missed runs; its error, the
+// status and runs it saw, is what a timed-out wait reports.
+func missed(t *testing.T, ns, name string, want int64) (bool, error) {
+	t.Helper()
+	st := getSchedule(t, ns, name).Status
+	var runs []string
+	for _, x := range scheduleRuns(t, ns, name) {
+		runs = append(runs, fmt.Sprintf("%s (%s, stage %q)", x.Name, x.Annotations[controllers.AnnotationScheduledAt], x.Status.Stage))
+	}
+	return st.MissedRuns == want, fmt.Errorf("missedRuns %d, lastScheduleTime %v, active %v; runs %v", st.MissedRuns, st.LastScheduleTime, st.Active, runs)
+}
+
 func getSchedule(t *testing.T, ns, name string) *serdebenchv1.SerializationSchedule {
 	t.Helper()
 	s := &serdebenchv1.SerializationSchedule{}
@@ -146,7 +158,7 @@ func TestSchedule(t *testing.T) {
 	// Forbid (the default): the next due time passes while the run is active.
 	advanceTo(10)
 	waitFor(t, 10*time.Second, "a run skipped by Forbid", func() (bool, error) {
-		return getSchedule(t, ns, "nightly").Status.MissedRuns == 1, nil
+		return missed(t, ns, "nightly", 1)
 	})
 	runs(1, "still one run")
 
@@ -155,7 +167,7 @@ func TestSchedule(t *testing.T) {
 	advanceTo(25)
 	runs(2, "the latest due run after missed ones")
 	waitFor(t, 10*time.Second, "missed runs counted", func() (bool, error) {
-		return getSchedule(t, ns, "nightly").Status.MissedRuns == 3, nil
+		return missed(t, ns, "nightly", 3)
 	})
 
 	// Replace: the active run gives way to the next.
