@@ -44,19 +44,12 @@ func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sar
 	now := time.Now()
 	// The end offsets first: a lag of 0 read after them covers every record
 	// below them.
-	ends := map[int32]int64{}
-	for p := range t.Partitions {
-		if c.tails[p] {
-			continue
-		}
-		end, err := client.GetOffset(c.cfg.Topic, p, sarama.OffsetNewest)
-		if err != nil {
-			// A look that failed is time the offsets were not seen: the quiet
-			// time starts again.
-			m.settle.reset()
-			return false, fmt.Errorf("end offset of %s/%d: %w", c.cfg.Topic, p, err)
-		}
-		ends[p] = end
+	ends, err := endOffsets(ctx, client, c.cfg.Topic, t.Partitions)
+	if err != nil {
+		// A look that failed is time the offsets were not seen: the quiet time
+		// starts again.
+		m.settle.reset()
+		return false, err
 	}
 	offs, err := c.shareOffsets(ctx, m.cl)
 	if err != nil {
@@ -102,7 +95,7 @@ func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sar
 	// A transaction left open (a producer that failed before committing its end
 	// record) holds a read_committed group's records until its timeout, longer
 	// than the quiet time.
-	open, err := c.openTransactions(ctx, m.cl)
+	open, err := c.openTransactions(ctx, m.cl, ends)
 	if err != nil || open {
 		c.cfg.Log.Debug("share group settled with a transaction open", "consumer", c.cfg.Name, "lag", behind, "err", err)
 		return false, err
@@ -113,37 +106,33 @@ func (c *consumer) shareComplete(ctx context.Context, m *shareMember, client sar
 }
 
 // openTransactions says whether a partition's last stable offset is below its
-// high watermark: a transaction is open on it.
-func (c *consumer) openTransactions(ctx context.Context, cl *kgo.Client) (bool, error) {
-	var ends [2]map[int32]int64
-	for iso := range ends {
-		req := kmsg.NewPtrListOffsetsRequest()
-		req.ReplicaID, req.IsolationLevel = -1, int8(iso) // 0: the high watermark; 1: the last stable offset
-		rt := kmsg.NewListOffsetsRequestTopic()
-		rt.Topic = c.cfg.Topic
-		for p := range c.cfg.Trial.Partitions {
-			rp := kmsg.NewListOffsetsRequestTopicPartition()
-			rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = p, -1, -1
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		req.Topics = append(req.Topics, rt)
-		resp, err := req.RequestWith(ctx, cl)
-		if err != nil {
-			return false, fmt.Errorf("list end offsets of %s: %w", c.cfg.Topic, err)
-		}
-		ends[iso] = map[int32]int64{}
-		for _, tp := range resp.Topics {
-			for _, pp := range tp.Partitions {
-				if err := kerr.ErrorForCode(pp.ErrorCode); err != nil {
-					return false, fmt.Errorf("list end offsets of %s/%d: %w", c.cfg.Topic, pp.Partition, err)
-				}
-				ends[iso][pp.Partition] = pp.Offset
+// end offset (ends, read earlier): a transaction is open on it.
+func (c *consumer) openTransactions(ctx context.Context, cl *kgo.Client, ends map[int32]int64) (bool, error) {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID, req.IsolationLevel = -1, 1 // read committed: the last stable offset
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = c.cfg.Topic
+	for p := range c.cfg.Trial.Partitions {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = p, -1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return false, fmt.Errorf("list last stable offsets of %s: %w", c.cfg.Topic, err)
+	}
+	stable := map[int32]int64{}
+	for _, tp := range resp.Topics {
+		for _, pp := range tp.Partitions {
+			if err := kerr.ErrorForCode(pp.ErrorCode); err != nil {
+				return false, fmt.Errorf("last stable offset of %s/%d: %w", c.cfg.Topic, pp.Partition, err)
 			}
+			stable[pp.Partition] = pp.Offset
 		}
 	}
 	for p := range c.cfg.Trial.Partitions {
-		hw, ok := ends[0][p]
-		if !ok || ends[1][p] != hw {
+		if lso, ok := stable[p]; !ok || lso < ends[p] {
 			return true, nil
 		}
 	}

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/kubetest"
+	"github.com/serdebench/serdebench/internal/topics"
 )
 
 // TestLagWatch: offsets count as settled only once they have stayed the same for
@@ -119,26 +120,41 @@ func TestOpenTransactions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	topic := fmt.Sprintf("sx.unit-open-txn.%d", time.Now().UnixNano())
-	admin, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	admin := &topics.Admin{Brokers: brokers}
+	kubetest.WaitFor(t, 30*time.Second, 100*time.Millisecond, "topic "+topic, func() (bool, error) {
+		return admin.Ensure(ctx, topics.Spec{Name: topic, Partitions: 3, Replicas: 1})
+	})
+	ends, err := sarama.NewClient(brokers, sarama.NewConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
-	req := kmsg.NewPtrCreateTopicsRequest()
-	rt := kmsg.NewCreateTopicsRequestTopic()
-	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = topic, 3, 1
-	req.Topics = append(req.Topics, rt)
-	req.TimeoutMillis = 30_000
-	resp, err := req.RequestWith(ctx, admin)
+	defer func() { _ = ends.Close() }()
+	// A new topic's leaders reach every broker's metadata a moment after it is
+	// reported created.
+	kubetest.WaitFor(t, 30*time.Second, 100*time.Millisecond, "end offsets of "+topic, func() (bool, error) {
+		_, err := endOffsets(ctx, ends, topic, 3)
+		return err == nil, err
+	})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
-		t.Fatal(err)
-	}
+	defer cl.Close()
 	c := &consumer{cfg: Config{Topic: topic, Trial: trial.Trial{Partitions: 3}}}
-	if open, err := c.openTransactions(ctx, admin); err != nil || open {
-		t.Fatalf("empty topic: open %v, %v; want none open", open, err)
+	open := func() bool {
+		t.Helper()
+		e, err := endOffsets(ctx, ends, topic, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := c.openTransactions(ctx, cl, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if open() {
+		t.Fatal("empty topic: seen with a transaction open")
 	}
 	tx, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.TransactionalID(topic), kgo.DefaultProduceTopic(topic))
 	if err != nil {
@@ -151,23 +167,14 @@ func TestOpenTransactions(t *testing.T) {
 	if err := tx.ProduceSync(ctx, &kgo.Record{Partition: 1, Value: []byte("x")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	if open, err := c.openTransactions(ctx, admin); err != nil || !open {
-		t.Fatalf("a transaction open on partition 1: open %v, %v; want open", open, err)
+	if !open() {
+		t.Fatal("a transaction open on partition 1: not seen")
 	}
 	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatal(err)
 	}
 	// The commit markers reach the partitions a moment after the commit returns.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		open, err := c.openTransactions(ctx, admin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !open {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("committed: still seen open after 10 s")
-		}
-	}
+	kubetest.WaitFor(t, 10*time.Second, 50*time.Millisecond, "the committed transaction seen closed", func() (bool, error) {
+		return !open(), nil
+	})
 }
