@@ -118,6 +118,10 @@ down: ## Stop the local cluster and its broker, and the host Kafka `make test` s
 	hack/kafka/kafka.sh down
 	hack/registry/registry.sh down
 
+.PHONY: worker-jvm
+worker-jvm: ## The JVM worker (workers/jvm: Kafka's Java client) with Maven, cached by its sources; its launcher is bin/worker-jvm.
+	hack/jvm/build.sh
+
 .PHONY: images
 images: ## The operator and worker images as OCI tars, without Docker (.state/images).
 	hack/image/build.sh

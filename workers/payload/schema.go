@@ -131,6 +131,10 @@ func (s Schema) Pool(seed uint64, sizeBytes, n int) ([]any, error) {
 	return out, nil
 }
 
+// ProducerSeed is the seed of producer id's pool in a trial seeded with seed: each
+// producer of a trial sends records of its own.
+func ProducerSeed(seed int64, id int) uint64 { return uint64(seed) + uint64(id)<<32 }
+
 // JSONSize is the size of rec's encoding/json encoding: the unit of payload sizes.
 func JSONSize(rec any) int {
 	b, err := json.Marshal(rec)

@@ -156,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		return nil, err
 	}
 	// Build the pool before anything is timed: records, then the codec's native form.
-	pool, err := schema.Pool(uint64(t.Seed)+uint64(cfg.ID)<<32, int(t.SizeBytes), int(t.PoolSize))
+	pool, err := schema.Pool(payload.ProducerSeed(t.Seed, cfg.ID), int(t.SizeBytes), int(t.PoolSize))
 	if err != nil {
 		return nil, err
 	}

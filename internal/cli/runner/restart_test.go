@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -15,7 +14,6 @@ import (
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/wire"
 )
 
 // TestBrokerRestartAccounting restarts the (private) broker in the middle of an
@@ -129,86 +127,16 @@ type partitionLog struct {
 	copies int64
 }
 
-// readBack reads every partition from its first offset to the end it has now
-// with a plain franz-go consumer (no group) at the given isolation, keeping
-// control records so it knows when it has reached the end, and returns, per
-// partition, the distinct sequence numbers of data records and how many copies
-// it read.
+// readBack is kafkatest.ReadBack by partition, for these single-producer tests: a
+// second producer's records on a partition fail the test.
 func readBack(t *testing.T, brokers []string, topic string, partitions int32, committed bool) map[int32]partitionLog {
 	t.Helper()
-	iso := kgo.ReadUncommitted()
-	if committed {
-		iso = kgo.ReadCommitted()
-	}
-	parts := map[int32]kgo.Offset{}
-	for p := range partitions {
-		parts[p] = kgo.NewOffset().AtStart()
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: parts}),
-		kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ends := endOffsets(t, brokers, topic, partitions)
-	sets := make([]summary.SeqSet, partitions)
-	next := map[int32]int64{}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for done := false; !done; {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read-back of %s stalled: at %v of %v", topic, next, ends)
-		}
-		for _, e := range fs.Errors() {
-			t.Logf("read-back fetch error (retried): %v", e.Err)
-		}
-		fs.EachRecord(func(rec *kgo.Record) {
-			next[rec.Partition] = rec.Offset + 1
-			if rec.Attrs.IsControl() {
-				return
-			}
-			var seq uint64
-			data := true
-			for _, h := range rec.Headers {
-				switch h.Key {
-				case wire.Seq:
-					seq, _ = wire.Uint64(h.Value)
-				case wire.End:
-					data = false
-				}
-			}
-			if data {
-				sets[rec.Partition].Add(int64(seq))
-			}
-		})
-		done = true
-		for p, end := range ends {
-			if next[p] < end {
-				done = false
-			}
-		}
-	}
 	out := map[int32]partitionLog{}
-	for p := range partitions {
-		out[p] = partitionLog{set: sets[p].Intervals(), copies: sets[p].Total()}
-	}
-	return out
-}
-
-// endOffsets are the partitions' end offsets now.
-func endOffsets(t *testing.T, brokers []string, topic string, partitions int32) map[int32]int64 {
-	t.Helper()
-	c, err := sarama.NewClient(brokers, sarama.NewConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Close() }()
-	out := map[int32]int64{}
-	for p := range partitions {
-		if out[p], err = c.GetOffset(topic, p, sarama.OffsetNewest); err != nil {
-			t.Fatal(err)
+	for s, l := range kafkatest.ReadBack(t, brokers, topic, partitions, committed) {
+		if s.Producer != 0 {
+			t.Fatalf("read-back of %s: records of producer %d on partition %d in a one-producer test", topic, s.Producer, s.Partition)
 		}
+		out[s.Partition] = partitionLog{set: l.Set, copies: l.Copies}
 	}
 	return out
 }

@@ -1,0 +1,432 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	osexec "os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/internal/cli/runner"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/workers/protocol"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// trialRun is one trial's workers: producers of one runtime, consumers of another.
+type trialRun struct {
+	producer, consumer runtime
+	codec              trial.Codec
+}
+
+// TestTrial runs whole trials, two producers and two consumers on three partitions,
+// with producers and consumers of one runtime and of two (the bytes one runtime
+// writes, the other decodes): every worker exits 0, the summaries merge, nothing
+// acknowledged is lost, no consumer fails to decode, every histogram's count is
+// its summary's records (the merge adds them exactly), and each producer's
+// acknowledged sequence numbers on each partition are exactly what a read-back of
+// the topic finds.
+func TestTrial(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	goRT, jvm := runtimes[0], runtimes[1]
+	runs := []trialRun{{goRT, goRT, trial.CodecJSON}, {jvm, jvm, trial.CodecAvro}}
+	for _, c := range []trial.Codec{trial.CodecJSON, trial.CodecAvro, trial.CodecProtobuf, trial.CodecMsgpack} {
+		runs = append(runs, trialRun{jvm, goRT, c}, trialRun{goRT, jvm, c})
+	}
+	for _, r := range runs {
+		t.Run(fmt.Sprintf("%s-to-%s/%s", r.producer.name, r.consumer.name, r.codec), func(t *testing.T) {
+			tr := newTrial(t, r.codec, 2, 2, 1000, 3)
+			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
+			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			base := protocol.Worker{Bootstrap: brokers, Topic: topic, Group: topic + ".consumers", Experiment: "conformance", ExperimentUID: "u1"}
+			var procs []*proc
+			for i := range tr.Consumers {
+				w := base
+				w.Role, w.ID = protocol.RoleConsumer, protocol.ConsumerName(int(i))
+				procs = append(procs, start(t, r.consumer, w, tr))
+			}
+			for i := range tr.Producers {
+				w := base
+				w.Role, w.ID, w.WaitForGroup, w.WaitTimeout = protocol.RoleProducer, protocol.ProducerID(int(i)), true, time.Minute
+				procs = append(procs, start(t, r.producer, w, tr))
+			}
+			sums := waitAll(t, procs, 2*time.Minute)
+			res, err := summary.Merge(sums)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var produced, consumed, decodeErrors int64
+			for _, s := range sums {
+				if s.Role == protocol.RoleProducer {
+					produced += s.Records
+					exact(t, s, summary.AckLatencyMicros, s.Records)
+					exact(t, s, summary.SerializeNanos, s.Records)
+				} else {
+					consumed += s.Records
+					decodeErrors += s.Errors
+					exact(t, s, summary.EndToEndMicros, s.Records)
+					exact(t, s, summary.DeserializeNanos, s.Records)
+				}
+			}
+			if decodeErrors > 0 {
+				t.Fatalf("consumers failed to decode %d records: %s", decodeErrors, res.Warnings)
+			}
+			if res.Lost != 0 || res.UnacknowledgedDelivered != 0 || produced == 0 {
+				t.Fatalf("lost %d, delivered unacknowledged %d, produced %d", res.Lost, res.UnacknowledgedDelivered, produced)
+			}
+			if got := res.Latency(summary.AckLatencyMicros).Count(); got != produced {
+				t.Fatalf("merged ack latency counts %d, producers measured %d", got, produced)
+			}
+			if got := res.Latency(summary.EndToEndMicros).Count(); got != consumed {
+				t.Fatalf("merged end-to-end latency counts %d, consumers measured %d", got, consumed)
+			}
+			log := kafkatest.ReadBack(t, brokers, topic, tr.Partitions, false)
+			for _, s := range sums {
+				if s.Role != protocol.RoleProducer {
+					continue
+				}
+				id, _ := strconv.Atoi(s.Worker)
+				for _, d := range s.Acked {
+					got := log[kafkatest.Stream{Producer: id, Partition: int32(d.Partition)}]
+					if diff := d.Intervals.Minus(got.Set).Size() + got.Set.Minus(d.Intervals).Size(); diff != 0 {
+						t.Errorf("producer %d partition %d: acknowledged %v, the topic holds %v", id, d.Partition, d.Intervals, got.Set)
+					}
+				}
+			}
+			t.Logf("produced %d, consumed %d (sent %d, delivered %d, duplicated %d); ack p50 %d µs, e2e p50 %d µs",
+				produced, consumed, res.Sent, res.Delivered, res.Duplicated, res.Ack.P50, res.EndToEnd.P50)
+		})
+	}
+}
+
+// waitAll waits for every process to exit 0 and returns their summaries; otherwise
+// it stops the rest and fails with each one's exit and log.
+func waitAll(t *testing.T, procs []*proc, timeout time.Duration) []*summary.Summary {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	failed := false
+	for pending := len(procs); pending > 0 && !failed; {
+		pending = 0
+		for _, p := range procs {
+			select {
+			case <-p.done:
+				failed = failed || p.cmd.ProcessState.ExitCode() != protocol.ExitOK
+			default:
+				pending++
+			}
+		}
+		if pending > 0 && time.Now().After(deadline) {
+			failed = true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if failed {
+		var b strings.Builder
+		for _, p := range procs {
+			select {
+			case <-p.done:
+			default:
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			}
+			fmt.Fprintf(&b, "\n%s exited %d; stderr:\n%s\n", strings.Join(roleAndID(p.cmd.Args), " "), p.cmd.ProcessState.ExitCode(), tail(p.stderr.String()))
+		}
+		t.Fatalf("a worker failed or did not exit within %s:%s", timeout, b.String())
+	}
+	sums := make([]*summary.Summary, len(procs))
+	for i, p := range procs {
+		sums[i] = p.summary()
+	}
+	return sums
+}
+
+// roleAndID are a worker's --role and --id arguments.
+func roleAndID(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "--role=") || strings.HasPrefix(a, "--id=") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// exact fails unless summary s's histogram name counts want values.
+func exact(t *testing.T, s *summary.Summary, name string, want int64) {
+	t.Helper()
+	h := s.Histograms[name]
+	if h == nil {
+		t.Fatalf("%s %s: no histogram %s", s.Role, s.Worker, name)
+	}
+	if h.Count() != want {
+		t.Fatalf("%s %s: histogram %s counts %d, records %d", s.Role, s.Worker, name, h.Count(), want)
+	}
+}
+
+// TestStartGate: a producer behind the start gate says it is not ready, then ready,
+// sends nothing before the start it is given, keeps the first start, refuses a
+// malformed one, serves its wall clock, and begins its window at the start.
+func TestStartGate(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	for _, rt := range runtimes {
+		t.Run(rt.name, func(t *testing.T) {
+			tr := newTrial(t, trial.CodecJSON, 1, 0, 500, 2)
+			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
+			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			p := start(t, rt, protocol.Worker{Role: protocol.RoleProducer, ID: "0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
+				StartGate: true, WaitTimeout: time.Minute}, tr)
+			base := "http://" + p.metrics
+			if code := waitStatus(t, base+"/readyz", http.StatusOK, time.Minute); code != http.StatusOK {
+				t.Fatalf("/readyz: %d, never 200", code)
+			}
+			for i := 0; i < 5; i++ {
+				before := time.Now().UnixNano()
+				body := get(t, base+"/clock")
+				after := time.Now().UnixNano()
+				c, err := strconv.ParseInt(body, 10, 64)
+				if err != nil {
+					t.Fatalf("/clock: %q: %v", body, err)
+				}
+				// The same machine's clock: within the request, give or take a millisecond.
+				if c < before-int64(time.Millisecond) || c > after+int64(time.Millisecond) {
+					t.Fatalf("/clock %d outside the request's [%d, %d]", c, before, after)
+				}
+			}
+			time.Sleep(500 * time.Millisecond)
+			for part, end := range kafkatest.EndOffsets(t, brokers, topic, tr.Partitions) {
+				if end != 0 {
+					t.Fatalf("partition %d holds %d records before the start", part, end)
+				}
+			}
+			if code := put(t, base+"/start?at=soon"); code != http.StatusBadRequest {
+				t.Fatalf("PUT /start?at=soon: %d, want 400", code)
+			}
+			at := time.Now().Add(1500 * time.Millisecond)
+			if code := put(t, base+"/start?at="+strconv.FormatInt(at.UnixNano(), 10)); code != http.StatusNoContent {
+				t.Fatalf("PUT /start: %d, want 204", code)
+			}
+			if code := put(t, base+"/start?at="+strconv.FormatInt(at.Add(time.Second).UnixNano(), 10)); code != http.StatusNoContent {
+				t.Fatalf("a second PUT /start: %d, want 204 (ignored)", code)
+			}
+			if code := p.wait(time.Minute); code != protocol.ExitOK {
+				t.Fatalf("exit %d\nstderr:\n%s", code, tail(p.stderr.String()))
+			}
+			s := p.summary()
+			if !s.StartAt.Equal(at) {
+				t.Fatalf("startAt %s, the start given %s (the first start wins)", s.StartAt, at)
+			}
+			if s.WindowStart.Before(at) || s.WindowStart.After(at.Add(time.Second)) {
+				t.Fatalf("window began %s, the start was %s (warmup 100 records at 500/s: 200 ms after)", s.WindowStart, at)
+			}
+		})
+	}
+}
+
+// TestInterrupted: a consumer whose trial never completes stops at its timeout,
+// prints its summary marked interrupted and exits 3.
+func TestInterrupted(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	for _, rt := range runtimes {
+		t.Run(rt.name, func(t *testing.T) {
+			tr := newTrial(t, trial.CodecJSON, 1, 1, 500, 2)
+			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
+			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			began := time.Now()
+			p := start(t, rt, protocol.Worker{Role: protocol.RoleConsumer, ID: "c0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
+				Timeout: 4 * time.Second}, tr)
+			if code := p.wait(time.Minute); code != protocol.ExitInterrupted {
+				t.Fatalf("exit %d at its timeout, want %d\nstderr:\n%s", code, protocol.ExitInterrupted, tail(p.stderr.String()))
+			}
+			if s := p.summary(); !s.Interrupted || s.Records != 0 {
+				t.Fatalf("summary: interrupted %v, records %d", s.Interrupted, s.Records)
+			}
+			t.Logf("exited %s after it started (timeout 4 s)", time.Since(began).Round(time.Millisecond))
+		})
+	}
+}
+
+// TestSIGTERM: a producer stopped mid-trial serves the contract's metrics with the
+// run's labels, exits 3 within seconds of SIGTERM (drain 2 s), and prints its
+// partial summary marked interrupted, its histograms counting its records.
+func TestSIGTERM(t *testing.T) {
+	brokers := kafkatest.Brokers(t)
+	for _, rt := range runtimes {
+		t.Run(rt.name, func(t *testing.T) {
+			tr := newTrial(t, trial.CodecProtobuf, 1, 1, 2000, 600)
+			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
+			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			p := start(t, rt, protocol.Worker{Role: protocol.RoleProducer, ID: "0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
+				Experiment: "conformance", ExperimentUID: "u1"}, tr)
+			want := model.LabelSet{"experiment": "conformance", "experiment_uid": "u1", "topic": model.LabelValue(topic),
+				"group": model.LabelValue(topic + ".consumers"), "trial": model.LabelValue(tr.Name), "codec": "protobuf", "role": "producer", "worker": "0"}
+			deadline := time.Now().Add(time.Minute)
+			for {
+				fams := scrape(t, "http://"+p.metrics+"/metrics")
+				if v, ok := value(fams["serdebench_records_total"], want); ok && v > 0 {
+					for _, name := range []string{"serdebench_warmup_records_total", "serdebench_serialized_bytes_total", "serdebench_codec_seconds_total",
+						"serdebench_errors_total", "serdebench_latency_seconds", "serdebench_done"} {
+						if _, ok := value(fams[name], want); !ok {
+							t.Fatalf("/metrics: no %s with the labels %v", name, want)
+						}
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no measured records in /metrics within a minute\nstderr:\n%s", tail(p.stderr.String()))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			p.signal(syscall.SIGTERM)
+			signalled := time.Now()
+			if code := p.wait(15 * time.Second); code != protocol.ExitInterrupted {
+				t.Fatalf("exit %d after SIGTERM, want %d\nstderr:\n%s", code, protocol.ExitInterrupted, tail(p.stderr.String()))
+			}
+			s := p.summary()
+			if !s.Interrupted || s.Records == 0 {
+				t.Fatalf("summary: interrupted %v, records %d", s.Interrupted, s.Records)
+			}
+			exact(t, s, summary.AckLatencyMicros, s.Records)
+			t.Logf("exited %s after SIGTERM with %d records", time.Since(signalled).Round(time.Millisecond), s.Records)
+		})
+	}
+}
+
+// TestUsage: arguments a worker does not know, and a trial that is not JSON, exit
+// with the usage code.
+func TestUsage(t *testing.T) {
+	for _, rt := range runtimes {
+		t.Run(rt.name, func(t *testing.T) {
+			tr := newTrial(t, trial.CodecJSON, 1, 1, 500, 2)
+			for name, args := range map[string][]string{
+				"unknown flag":   {"--role=producer", "--topic=t", "--group=g", "--no-such-flag=1"},
+				"trial not JSON": {"--role=producer", "--topic=t", "--group=g", "--trial={not json"},
+				"no role":        {"--topic=t", "--group=g"},
+			} {
+				argv := rt.build(t)
+				cmd := command(argv, args, tr)
+				out, _ := cmd.CombinedOutput()
+				if code := cmd.ProcessState.ExitCode(); code != protocol.ExitUsage {
+					t.Errorf("%s: exit %d, want %d\n%s", name, code, protocol.ExitUsage, tail(string(out)))
+				}
+			}
+		})
+	}
+}
+
+func waitStatus(t *testing.T, url string, want int, timeout time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	code := 0
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			_ = resp.Body.Close()
+			if code = resp.StatusCode; code == want {
+				return code
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return code
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return string(b)
+}
+
+func put(t *testing.T, url string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// scrape is /metrics parsed (nil when it does not answer yet).
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = resp.Body.Close() }()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	return fams
+}
+
+// value is the value of fam's series with the labels want (a histogram's count).
+func value(fam *dto.MetricFamily, want model.LabelSet) (float64, bool) {
+	if fam == nil {
+		return 0, false
+	}
+	for _, m := range fam.GetMetric() {
+		got := model.LabelSet{}
+		for _, l := range m.GetLabel() {
+			got[model.LabelName(l.GetName())] = model.LabelValue(l.GetValue())
+		}
+		if !got.Equal(want) {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.GetCounter().GetValue(), true
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.GetHistogram().GetSampleCount()), true
+		}
+	}
+	return 0, false
+}
+
+// command is the worker's command with args, and the trial unless args give one.
+func command(argv, args []string, tr trial.Trial) *osexec.Cmd {
+	if !strings.Contains(strings.Join(args, " "), "--trial=") {
+		tr.Settings.Client = trial.ClientFranz
+		b, _ := json.Marshal(tr)
+		args = append(args, "--trial="+string(b))
+	}
+	return osexec.Command(argv[0], append(argv[1:], args...)...)
+}

@@ -1,0 +1,37 @@
+package io.serdebench.worker;
+
+import java.time.Instant;
+
+/**
+ * The worker's wall clock in Unix nanoseconds, advanced by the monotonic clock (as Go's
+ * time.Now carries a monotonic reading): latencies are differences of it, and a step
+ * of the system clock mid-trial does not enter them.
+ */
+final class Clock {
+  private Clock() {}
+
+  private static final long BASE_NANO = System.nanoTime();
+  private static final long BASE_WALL;
+
+  static {
+    Instant i = Instant.now();
+    BASE_WALL = i.getEpochSecond() * 1_000_000_000L + i.getNano();
+  }
+
+  static long now() { return BASE_WALL + (System.nanoTime() - BASE_NANO); }
+
+  /** Unix nanoseconds as RFC 3339 with nanoseconds (UTC), as Go writes time.Time. */
+  static String rfc3339(long unixNanos) {
+    if (unixNanos == 0) return "0001-01-01T00:00:00Z";
+    return Instant.ofEpochSecond(Math.floorDiv(unixNanos, 1_000_000_000L), Math.floorMod(unixNanos, 1_000_000_000L)).toString();
+  }
+
+  /** Sleeps until the instant (Unix ns, on this clock); false when interrupted first. */
+  static boolean sleepUntil(long unixNanos, java.util.function.BooleanSupplier stop) {
+    for (long d; (d = unixNanos - now()) > 0; ) {
+      if (stop.getAsBoolean()) return false;
+      java.util.concurrent.locks.LockSupport.parkNanos(Math.min(d, 50_000_000L));
+    }
+    return !stop.getAsBoolean();
+  }
+}

@@ -1,0 +1,181 @@
+package io.serdebench.worker;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+import sun.misc.Signal;
+
+/**
+ * serdebench's JVM worker: a producer or consumer on Kafka's Java client that speaks
+ * the worker contract (docs/worker-contract.md) as cmd/worker does. It prints its
+ * summary as the last line of stdout (and to --summary-file and --termination-log)
+ * and exits 0 once the trial is complete; on SIGTERM or --timeout it stops, waits at
+ * most --drain-timeout for what is in flight, prints its partial summary marked
+ * interrupted and exits 3; errors exit 1; arguments or a trial it was not built for
+ * exit 2.
+ */
+public final class Main {
+  /** The client name of this worker's trials (settings.client). */
+  static final String CLIENT = "java";
+
+  static final int EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 3;
+  private static final long STOP_GRACE_NANOS = 5_000_000_000L;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final PrintStream ERR = new PrintStream(System.err, true, StandardCharsets.UTF_8);
+
+  /** Whether the worker was told to stop (SIGTERM, SIGINT, --timeout). */
+  static final class Stop {
+    private volatile boolean stopped;
+
+    boolean stopped() { return stopped; }
+
+    void stop() { stopped = true; }
+  }
+
+  private Main() {}
+
+  public static void main(String[] argv) {
+    System.exit(run(argv));
+  }
+
+  static int run(String[] argv) {
+    Args a;
+    Trial t;
+    try {
+      a = Args.parse(argv);
+      t = new Trial(a.trial);
+      String why = t.refusal();
+      if (why != null) throw new Args.UsageException(why);
+      Kafka.common(a, "check"); // security flags it cannot honour are usage errors too
+    } catch (Args.UsageException e) {
+      log("ERROR", "invalid arguments", "err", e.getMessage());
+      return EXIT_USAGE;
+    }
+    Stop stop = new Stop();
+    Signal.handle(new Signal("TERM"), s -> stop.stop());
+    Signal.handle(new Signal("INT"), s -> stop.stop());
+    long begun = System.nanoTime();
+    String name = a.role.equals("consumer") && a.id.isEmpty() ? "c0" : a.id;
+    Server srv;
+    try {
+      srv = a.metricsAddr.isEmpty() ? null : new Server(a, name, a.startGate && a.role.equals("producer"));
+    } catch (Exception e) {
+      log("ERROR", "worker failed", "role", a.role, "trial", t.name(), "err", "serve metrics on " + a.metricsAddr + ": " + e);
+      return EXIT_FAILED;
+    }
+    if (srv != null) log("INFO", "serving metrics", "addr", a.metricsAddr);
+    Server metrics = srv != null ? srv : Server.none(a, name);
+    Usage usage = new Usage();
+    AtomicReference<ObjectNode> result = new AtomicReference<>();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread work = Thread.ofPlatform().daemon().name("work").start(() -> {
+      try {
+        if (a.role.equals("producer")) {
+          Producer p = new Producer(a, t, metrics, stop);
+          ObjectNode s = p.run();
+          s.set("usage", window(usage, p.windowStart(), p.windowEnd(), s.path("records").asLong()));
+          result.set(s);
+        } else {
+          Consumer c = new Consumer(a, t, metrics, stop, name);
+          ObjectNode s = c.run();
+          s.set("usage", window(usage, c.windowStart(), c.windowEnd(), c.records()));
+          if (!c.complete()) s.put("interrupted", true);
+          result.set(s);
+        }
+      } catch (Throwable e) {
+        failure.set(e);
+      }
+    });
+    long timeout = a.timeout.toNanos();
+    try {
+      while (work.isAlive()) {
+        work.join(100);
+        if (timeout > 0 && System.nanoTime() - begun > timeout) stop.stop();
+        if (stop.stopped()) {
+          work.join((a.drainTimeout.toNanos() + STOP_GRACE_NANOS) / 1_000_000);
+          break;
+        }
+      }
+    } catch (InterruptedException e) {
+      stop.stop();
+    }
+    usage.close();
+    ObjectNode sum = result.get();
+    if (stop.stopped() && sum != null) sum.put("interrupted", true);
+    if (srv != null) {
+      metrics.done.set(1);
+      if (sum != null) srv.finish(a.metricsGrace);
+      else srv.stopNow();
+    }
+    if (sum != null) {
+      try {
+        write(a, sum);
+      } catch (Exception e) {
+        log("ERROR", "worker failed", "role", a.role, "trial", t.name(), "err", "write the summary: " + e);
+        return EXIT_FAILED;
+      }
+    }
+    Throwable err = failure.get();
+    if (err != null) {
+      log("ERROR", "worker failed", "role", a.role, "trial", t.name(), "err", err.toString());
+      return EXIT_FAILED;
+    }
+    if (work.isAlive() || (stop.stopped() && sum == null)) {
+      log("ERROR", "worker interrupted", "role", a.role, "trial", t.name(), "err", "interrupted before the trial was complete; the worker did not return within the drain timeout");
+      return EXIT_INTERRUPTED;
+    }
+    if (sum != null && sum.path("interrupted").asBoolean()) {
+      log("ERROR", "worker interrupted", "role", a.role, "trial", t.name(), "err", "interrupted before the trial was complete");
+      return EXIT_INTERRUPTED;
+    }
+    return EXIT_OK;
+  }
+
+  private static ObjectNode window(Usage u, long from, long to, long records) {
+    ObjectNode w = u.window(from, to);
+    return w == null && records == 0 ? u.whole() : w;
+  }
+
+  /** A summary's first fields, role first (readers find the summary line by its start). */
+  static ObjectNode summaryHead(String role, String worker, Args a, Trial t) {
+    ObjectNode s = JsonNodeFactory.instance.objectNode();
+    s.put("role", role);
+    s.put("worker", worker);
+    s.put("experiment", a.experiment);
+    s.put("trial", t.name());
+    s.put("codec", t.codec());
+    s.put("schema", t.schema());
+    s.put("sizeBytes", t.sizeBytes());
+    return s;
+  }
+
+  /** The summary on stdout's last line, --summary-file, and --termination-log if it fits (else the marker). */
+  private static void write(Args a, ObjectNode sum) throws Exception {
+    byte[] b = JSON.writeValueAsBytes(sum);
+    System.out.write(b);
+    System.out.write('\n');
+    System.out.flush();
+    if (!a.summaryFile.isEmpty()) Files.write(Path.of(a.summaryFile), b);
+    if (!a.terminationLog.isEmpty())
+      Files.write(Path.of(a.terminationLog), b.length <= a.terminationMax ? b : "{\"summaryInLog\":true}".getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A structured log line on stderr, as slog's JSON handler writes them. */
+  static synchronized void log(String level, String msg, String... kv) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put("time", Clock.rfc3339(Clock.now()));
+    o.put("level", level);
+    o.put("msg", msg);
+    for (int i = 0; i + 1 < kv.length; i += 2) o.put(kv[i], kv[i + 1]);
+    try {
+      ERR.println(JSON.writeValueAsString(o));
+    } catch (Exception e) {
+      ERR.println(msg);
+    }
+  }
+}

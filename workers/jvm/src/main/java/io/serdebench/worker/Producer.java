@@ -1,0 +1,314 @@
+package io.serdebench.worker;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * A producer worker on Kafka's Java client (workers/producer's contract): paced from
+ * the intended send time (open loop at recordsPerSecond, else closed), warmup by
+ * records or time, round-robin partitions with a sequence number per partition, an
+ * end record per partition, and the summary of its measured window.
+ */
+final class Producer {
+  private final Args a;
+  private final Trial t;
+  private final Server srv;
+  private final Main.Stop stop;
+  private final int id;
+  private final long run;
+  private final Codecs.Codec codec;
+  private final Pool pool;
+  private final Object[] natives;
+
+  // What the callbacks record, under this.
+  private final SeqSet[] acked, failed;
+  private final Hist ser = Hist.duration(), ack = Hist.latency(), delay = Hist.latency();
+  private long records, warmupRecords, payloadBytes, serializedBytes, headerBytes, codecNanos, errors;
+  private String firstError = "";
+  private long windowStart, windowEnd;
+  private final AtomicLong outstanding = new AtomicLong();
+
+  Producer(Args a, Trial t, Server srv, Main.Stop stop) throws Exception {
+    this.a = a;
+    this.t = t;
+    this.srv = srv;
+    this.stop = stop;
+    try {
+      id = Integer.parseInt(a.id.isEmpty() ? "0" : a.id);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--id " + a.id + ": a producer's id is its index");
+    }
+    run = Wire.runID(a.group);
+    pool = new Pool(a.trial, id, true);
+    codec = Codecs.of(t.codec(), pool.type);
+    natives = new Object[pool.records.size()];
+    for (int i = 0; i < natives.length; i++) natives[i] = codec.prepare(pool.records.get(i));
+    acked = new SeqSet[t.partitions()];
+    failed = new SeqSet[t.partitions()];
+    for (int p = 0; p < acked.length; p++) {
+      acked[p] = new SeqSet();
+      failed[p] = new SeqSet();
+    }
+  }
+
+  /** The Java client's settings for the trial: its own names, as the summary reports them. */
+  static Map<String, String> settings(Trial t) {
+    Map<String, String> s = new TreeMap<>();
+    boolean single = t.mode().equals("single");
+    s.put("acks", t.acks());
+    s.put("compression.type", t.settings.path("compression").asText());
+    // Single mode waits for each acknowledgement, so nothing is ever batched.
+    s.put("batch.size", single ? "0" : t.settings.path("batchSizeBytes").asText());
+    s.put("linger.ms", single ? "0" : t.settings.path("lingerMs").asText());
+    s.put("max.in.flight.requests.per.connection", t.settings.path("maxInFlight").asText());
+    s.put("enable.idempotence", Boolean.toString(t.settings.path("idempotent").asBoolean()));
+    int snd = t.settings.path("sendBufferBytes").asInt(), rcv = t.settings.path("receiveBufferBytes").asInt();
+    if (snd != 0) s.put("send.buffer.bytes", Integer.toString(snd));
+    if (rcv != 0) s.put("receive.buffer.bytes", Integer.toString(rcv));
+    return s;
+  }
+
+  ObjectNode run() throws Exception {
+    Properties props = Kafka.common(a, "serdebench-producer-" + id);
+    Map<String, String> eff = settings(t);
+    props.putAll(eff);
+    props.put("key.serializer", ByteArraySerializer.class.getName());
+    props.put("value.serializer", ByteArraySerializer.class.getName());
+    long startAt = 0;
+    ObjectNode sum;
+    try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(props)) {
+      prod.partitionsFor(a.topic); // connect and find the topic before the schedule (bounded by max.block.ms)
+      if (a.waitForGroup) waitForGroup();
+      if (a.startGate) {
+        startAt = srv.awaitStart(a.waitTimeout, stop::stopped);
+        if (startAt == 0 && !stop.stopped()) throw new IllegalStateException("no start within --wait-timeout " + a.waitTimeout);
+      }
+      send(prod, startAt);
+      if (!stop.stopped()) {
+        prod.flush();
+        endRecords(prod);
+      } else {
+        prod.close(a.drainTimeout);
+      }
+    }
+    sum = summary(eff, startAt);
+    return sum;
+  }
+
+  private void waitForGroup() throws Exception {
+    long deadline = System.nanoTime() + a.waitTimeout.toNanos();
+    try (Admin admin = Admin.create(Kafka.common(a, "serdebench-producer-" + id + "-admin"))) {
+      while (!stop.stopped()) {
+        ConsumerGroupDescription d = null;
+        try {
+          d = admin.describeConsumerGroups(List.of(a.group)).all().get(10, TimeUnit.SECONDS).get(a.group);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof GroupIdNotFoundException)) throw e; // not formed yet
+        }
+        if (d != null && d.groupState() == GroupState.STABLE && d.members().size() >= t.consumers()) return;
+        if (System.nanoTime() > deadline)
+          throw new IllegalStateException("group " + a.group + " not Stable with " + t.consumers() + " consumers within --wait-timeout");
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  private void send(KafkaProducer<byte[], byte[]> prod, long startAt) throws Exception {
+    long start = Clock.now();
+    if (startAt > start) {
+      if (!Clock.sleepUntil(startAt, stop::stopped)) return;
+      start = startAt;
+    }
+    long rate = t.recordsPerSecond(), warmupRecs = t.warmupRecords(), want = t.records();
+    long durNanos = t.durationSeconds() * 1_000_000_000L;
+    long measureStart = start + t.warmupSeconds() * 1_000_000_000L;
+    boolean single = t.mode().equals("single"), compact = t.compactHeaders();
+    boolean windowStarted = false;
+    long measuredSent = 0;
+    long[] seqs = new long[t.partitions()];
+    for (long i = 0; ; i++) {
+      if (stop.stopped()) return;
+      long intended;
+      if (rate > 0) {
+        intended = start + Math.multiplyExact(i, 1_000_000_000L) / rate;
+        if (!Clock.sleepUntil(intended, stop::stopped)) return;
+      } else {
+        intended = Clock.now();
+      }
+      boolean warmup = i < warmupRecs || intended < measureStart;
+      if (!warmup) {
+        if (!windowStarted) {
+          windowStarted = true;
+          if (rate > 0 || i <= warmupRecs) measureStart = intended;
+          Main.log("INFO", "measured window started", "windowStart", Clock.rfc3339(measureStart));
+        }
+        if ((want > 0 && measuredSent >= want) || (durNanos > 0 && intended - measureStart >= durNanos)) return;
+        measuredSent++;
+      }
+      int idx = (int) (i % natives.length);
+      long actual = rate > 0 ? Clock.now() : intended;
+      int p = (int) (i % seqs.length);
+      long seq = seqs[p]++;
+      long t0 = System.nanoTime();
+      byte[] value;
+      try {
+        value = codec.encode(natives[idx]);
+      } catch (Exception e) {
+        throw new IllegalStateException("serialize record " + idx + ": " + e, e);
+      }
+      long serNanos = System.nanoTime() - t0;
+      Headers h = Wire.data(id, seq, intended, actual, run, warmup, compact);
+      outstanding.incrementAndGet();
+      Future<RecordMetadata> f = prod.send(new ProducerRecord<>(a.topic, p, null, null, value, h),
+          callback(p, seq, intended, actual, warmup, measureStart, serNanos, value.length, Wire.bytes(h), pool.sizes.get(idx)));
+      if (single) {
+        try {
+          f.get();
+        } catch (ExecutionException e) {
+          // counted by the callback
+        }
+      }
+    }
+  }
+
+  private Callback callback(int p, long seq, long intended, long actual, boolean warmup, long measureStart, long serNanos,
+      int valueBytes, int hdrBytes, int jsonBytes) {
+    return (md, e) -> {
+      long now = Clock.now();
+      synchronized (this) {
+        if (e != null) {
+          failed[p].add(seq);
+          errors++;
+          srv.errors.inc();
+          if (firstError.isEmpty()) firstError = e.toString();
+        } else if (warmup) {
+          acked[p].add(seq);
+          warmupRecords++;
+          srv.warmupRecords.inc();
+        } else {
+          acked[p].add(seq);
+          records++;
+          serializedBytes += valueBytes;
+          headerBytes += hdrBytes;
+          payloadBytes += jsonBytes;
+          codecNanos += serNanos;
+          ser.record(serNanos);
+          long lat = (now - intended) / 1000;
+          ack.record(lat);
+          delay.record((actual - intended) / 1000);
+          if (windowStart == 0) windowStart = measureStart;
+          windowEnd = Math.max(windowEnd, now);
+          srv.records.inc();
+          srv.serializedBytes.inc(valueBytes);
+          srv.codecSeconds.inc(serNanos / 1e9);
+          srv.latency.observe(lat / 1e6);
+        }
+      }
+      outstanding.decrementAndGet();
+    };
+  }
+
+  /** One end record per partition, re-sent with doubling pauses (0.2–2 s) for up to delivery.timeout.ms. */
+  private void endRecords(KafkaProducer<byte[], byte[]> prod) throws Exception {
+    long[] sent = new long[t.partitions()];
+    synchronized (this) {
+      for (int p = 0; p < sent.length; p++) sent[p] = acked[p].total() + failed[p].total();
+    }
+    List<Integer> todo = new ArrayList<>();
+    for (int p = 0; p < sent.length; p++) todo.add(p);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    long pause = 200;
+    Exception last = null;
+    while (!todo.isEmpty()) {
+      List<Future<RecordMetadata>> fs = new ArrayList<>();
+      for (int p : todo) fs.add(prod.send(new ProducerRecord<>(a.topic, p, null, null, null, Wire.end(id, sent[p], run, t.compactHeaders()))));
+      List<Integer> again = new ArrayList<>();
+      for (int i = 0; i < fs.size(); i++) {
+        try {
+          fs.get(i).get();
+        } catch (ExecutionException e) {
+          again.add(todo.get(i));
+          last = e;
+        }
+      }
+      todo = again;
+      if (todo.isEmpty() || stop.stopped()) break;
+      if (System.nanoTime() > deadline) throw new IllegalStateException("end records of partitions " + todo + " failed: " + last, last);
+      Thread.sleep(pause);
+      pause = Math.min(pause * 2, 2000);
+    }
+  }
+
+  private synchronized ObjectNode summary(Map<String, String> eff, long startAt) {
+    JsonNodeFactory f = JsonNodeFactory.instance;
+    ObjectNode s = Main.summaryHead("producer", Integer.toString(id), a, t);
+    s.put("windowStart", Clock.rfc3339(windowStart));
+    s.put("windowEnd", Clock.rfc3339(windowEnd));
+    s.put("records", records);
+    s.put("warmupRecords", warmupRecords);
+    s.put("payloadBytes", payloadBytes);
+    s.put("serializedBytes", serializedBytes);
+    if (startAt > 0) s.put("startAt", Clock.rfc3339(startAt));
+    if (!t.mode().equals("single")) {
+      long linger = t.settings.path("lingerMs").asLong() * 1000;
+      if (linger > 0) s.put("lingerMicros", linger);
+    }
+    s.put("headerBytes", headerBytes);
+    s.put("codecNanos", codecNanos);
+    s.put("errors", errors);
+    if (!firstError.isEmpty()) s.put("firstError", firstError);
+    ObjectNode hs = s.putObject("histograms");
+    hs.set("serialize_ns", ser.json());
+    hs.set("ack_latency_us", ack.json());
+    hs.set("send_delay_us", delay.json());
+    s.set("acked", deliveries(acked));
+    ArrayNode fl = deliveries(failed);
+    if (!fl.isEmpty()) s.set("failed", fl);
+    if (outstanding.get() > 0) s.put("unacknowledged", outstanding.get());
+    ObjectNode cs = s.putObject("clientSettings");
+    cs.put("client", Main.CLIENT);
+    cs.put("kafka-clients", org.apache.kafka.common.utils.AppInfoParser.getVersion());
+    cs.put("java", Runtime.version().toString());
+    cs.put("partitioner", "round-robin");
+    eff.forEach(cs::put);
+    return s;
+  }
+
+  private ArrayNode deliveries(SeqSet[] sets) {
+    ArrayNode out = JsonNodeFactory.instance.arrayNode();
+    for (int p = 0; p < sets.length; p++) {
+      if (sets[p].distinct() == 0) continue;
+      ObjectNode d = out.addObject();
+      d.put("producer", id);
+      d.put("partition", p);
+      d.put("total", sets[p].total());
+      d.set("intervals", sets[p].json());
+    }
+    return out;
+  }
+
+  long windowStart() { return windowStart; }
+
+  long windowEnd() { return windowEnd; }
+}

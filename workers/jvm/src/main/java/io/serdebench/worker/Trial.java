@@ -1,0 +1,110 @@
+package io.serdebench.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A trial (api/trial.Trial, as JSON) and what this worker can run of it. Anything it
+ * was not built for is refused with the usage code, never run with a silent default:
+ * {@link #refusal()} names the first such field. Fields it does not know at all are
+ * refused too, so a newer planner's setting cannot pass unnoticed.
+ */
+final class Trial {
+  /** The codecs this worker has (Codecs). */
+  static final Set<String> CODECS = Codecs.NAMES;
+
+  final JsonNode root;
+  final JsonNode settings;
+  final JsonNode consumer;
+
+  Trial(String json) throws Args.UsageException {
+    try {
+      root = new ObjectMapper().readTree(json);
+    } catch (Exception e) {
+      throw new Args.UsageException("--trial: " + e.getMessage());
+    }
+    if (root == null || !root.isObject()) throw new Args.UsageException("--trial: not a JSON object");
+    settings = root.path("settings");
+    consumer = root.path("consumer");
+    if (name().isEmpty() || codec().isEmpty() || partitions() < 1)
+      throw new Args.UsageException("--trial: name, codec and partitions are required");
+  }
+
+  String name() { return root.path("name").asText(""); }
+  String codec() { return root.path("codec").asText(""); }
+  String schema() { return root.path("schema").asText(""); }
+  int sizeBytes() { return root.path("sizeBytes").asInt(); }
+  int partitions() { return root.path("partitions").asInt(); }
+  int producers() { return Math.max(1, root.path("producers").asInt(1)); }
+  int consumers() { return root.path("consumers").asInt(); }
+  long records() { return root.path("records").asLong(); }
+  long durationSeconds() { return root.path("durationSeconds").asLong(); }
+  long warmupRecords() { return root.path("warmup").path("records").asLong(); }
+  long warmupSeconds() { return root.path("warmup").path("durationSeconds").asLong(); }
+  boolean compactHeaders() { return root.path("headers").asText("full").equals("compact"); }
+  String mode() { return settings.path("mode").asText(); }
+  long recordsPerSecond() { return settings.path("recordsPerSecond").asLong(); }
+  String acks() { return settings.path("acks").asText(); }
+  boolean readCommitted() { return settings.path("isolation").asText().equals("readCommitted"); }
+
+  /** Top-level fields this worker reads; others must be absent or zero. */
+  private static final Set<String> KNOWN = Set.of("index", "name", "config", "repetition", "codec", "schema", "sizeBytes",
+      "headers", "settings", "consumer", "records", "durationSeconds", "warmup", "intervalSeconds", "producers",
+      "consumers", "partitions", "replicas", "topicConfig", "reference", "seed", "poolSize");
+  private static final Set<String> KNOWN_SETTINGS = Set.of("mode", "batchSizeBytes", "lingerMs", "acks", "compression",
+      "maxInFlight", "idempotent", "recordsPerSecond", "client", "sendBufferBytes", "receiveBufferBytes", "partitioner",
+      "payloadCompression", "records", "isolation", "groupProtocol", "groupType");
+  private static final Set<String> KNOWN_CONSUMER = Set.of("fetchMinBytes", "fetchMaxWaitMs", "maxPartitionFetchBytes",
+      "receiveBufferBytes", "sendBufferBytes", "commit", "isolation", "groupProtocol", "groupType");
+
+  /** Allowed values of the settings this worker reads as enums ("" is the older plans' default). */
+  private static final Map<String, List<String>> ENUMS = Map.of(
+      "mode", List.of("batch", "single"),
+      "acks", List.of("0", "1", "all"),
+      "compression", List.of("none", "gzip", "snappy", "lz4", "zstd"),
+      "partitioner", List.of("", "round-robin"),
+      "payloadCompression", List.of("", "none"),
+      "isolation", List.of("", "readUncommitted", "readCommitted"),
+      "groupProtocol", List.of("", "classic", "consumer"),
+      "groupType", List.of("", "consumer"));
+
+  /** Why this worker cannot run the trial, or null when it can. */
+  String refusal() {
+    String c = settings.path("client").asText("");
+    if (!c.equals(Main.CLIENT))
+      return "settings.client: this worker runs Kafka's Java client (client " + Main.CLIENT + "), not \"" + c + "\"";
+    if (!CODECS.contains(codec())) return "codec " + codec() + ": the JVM worker has " + String.join(", ", Codecs.NAMES);
+    if (root.has("source")) return "payload.source: the JVM worker sends the built-in schemas only";
+    if (schema().equals("bytes")) return "schema bytes: only the raw codec sends it, which the JVM worker has not";
+    String why = unknown("", root, KNOWN);
+    if (why == null) why = unknown("settings.", settings, KNOWN_SETTINGS);
+    if (why == null) why = unknown("consumer.", consumer, KNOWN_CONSUMER);
+    if (why != null) return why;
+    for (Map.Entry<String, List<String>> e : ENUMS.entrySet()) {
+      String v = settings.path(e.getKey()).asText("");
+      if (!e.getValue().contains(v)) return "settings." + e.getKey() + " " + v + ": the JVM worker runs " + e.getValue();
+    }
+    String commit = consumer.path("commit").asText("");
+    if (!commit.isEmpty() && !commit.equals("interval")) return "consumer.commit " + commit + ": the JVM worker commits on an interval";
+    return null;
+  }
+
+  /** The first field of node not in known whose value is not zero, as a refusal. */
+  private static String unknown(String prefix, JsonNode node, Set<String> known) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (known.contains(e.getKey()) || zero(e.getValue())) continue;
+      return prefix + e.getKey() + ": the JVM worker cannot run it yet";
+    }
+    return null;
+  }
+
+  private static boolean zero(JsonNode v) {
+    return v.isNull() || (v.isNumber() && v.asDouble() == 0) || (v.isTextual() && v.asText().isEmpty())
+        || (v.isBoolean() && !v.asBoolean()) || (v.isContainerNode() && v.isEmpty());
+  }
+}
