@@ -54,13 +54,18 @@ fi
 
 mkdir -p "$repo/bin"
 (cd "$repo" && go build -o bin/pool ./cmd/pool)
+# msgpack-java and Kafka's client reach sun.misc.Unsafe's memory access, which Java 23+
+# warns of on every start; allowed explicitly (JEP 471) rather than warned of.
+opts=""
+v="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
+((${v%%.*} >= 23)) && opts="--sun-misc-unsafe-memory-access=allow"
 launcher="$repo/bin/worker-jvm"
 cat >"$launcher.tmp" <<LAUNCHER
 #!/bin/sh
 # The JVM worker (hack/jvm/build.sh wrote this): $dist
 : "\${SERDEBENCH_POOL:=\$(dirname "\$0")/pool}"
 export SERDEBENCH_POOL
-exec "$jdk/bin/java" \${SERDEBENCH_JVM_OPTS:-} -cp "$dist/worker.jar:$dist/lib/*" io.serdebench.worker.Main "\$@"
+exec "$jdk/bin/java" $opts \${SERDEBENCH_JVM_OPTS:-} -cp "$dist/worker.jar:$dist/lib/*" io.serdebench.worker.Main "\$@"
 LAUNCHER
 chmod +x "$launcher.tmp" && mv "$launcher.tmp" "$launcher"
 echo "$launcher"

@@ -26,6 +26,8 @@ import org.apache.avro.io.EncoderFactory;
 import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
+import org.msgpack.value.Value;
+import org.msgpack.value.ValueFactory;
 
 /**
  * The JVM worker's codecs, one table: a codec's name (api/trial.Codec) and how it is
@@ -45,6 +47,9 @@ final class Codecs {
 
     /** A record read back from bytes: timed as deserialize_ns. */
     Object decode(byte[] b) throws Exception;
+
+    /** What decode returned, as encode takes it (untimed; the wire table's roundtrip). */
+    default Object nativeOf(Object decoded) throws Exception { return decoded; }
   }
 
   /** What a codec is built from: the record type's names and schemas (cmd/pool's description). */
@@ -257,6 +262,51 @@ final class Codecs {
     public Object decode(byte[] b) throws Exception {
       try (MessageUnpacker u = MessagePack.newDefaultUnpacker(b)) {
         return u.unpackValue();
+      }
+    }
+
+    @Override
+    public Object nativeOf(Object decoded) { return fromValue(schema, (Value) decoded); }
+
+    /** A msgpack value as the Avro schema's type. */
+    private static Object fromValue(Schema s, Value v) {
+      if (v.isNilValue()) return null;
+      switch (s.getType()) {
+        case RECORD -> {
+          Map<Value, Value> m = v.asMapValue().map();
+          GenericData.Record r = new GenericData.Record(s);
+          for (Schema.Field f : s.getFields()) {
+            Value fv = m.get(ValueFactory.newString(f.name()));
+            r.put(f.pos(), fv == null ? null : fromValue(f.schema(), fv));
+          }
+          return r;
+        }
+        case UNION -> {
+          for (Schema b : s.getTypes()) if (b.getType() != Schema.Type.NULL) return fromValue(b, v);
+          return null;
+        }
+        case ARRAY -> {
+          List<Object> l = new ArrayList<>();
+          for (Value e : v.asArrayValue()) l.add(fromValue(s.getElementType(), e));
+          return new GenericData.Array<>(s, l);
+        }
+        case MAP -> {
+          Map<String, Object> m = new LinkedHashMap<>();
+          for (Map.Entry<Value, Value> e : v.asMapValue().entrySet()) m.put(e.getKey().asStringValue().asString(), fromValue(s.getValueType(), e.getValue()));
+          return m;
+        }
+        case LONG -> {
+          if (v.isTimestampValue()) {
+            Instant i = v.asTimestampValue().toInstant();
+            return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
+          }
+          return v.asIntegerValue().asLong();
+        }
+        case INT -> { return v.asIntegerValue().asInt(); }
+        case DOUBLE -> { return v.asFloatValue().toDouble(); }
+        case BOOLEAN -> { return v.asBooleanValue().getBoolean(); }
+        case STRING -> { return v.asStringValue().asString(); }
+        default -> throw new IllegalArgumentException("msgpack: avro type " + s.getType());
       }
     }
   }
