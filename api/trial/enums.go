@@ -110,7 +110,7 @@ var PayloadCompressions = []PayloadCompression{PayloadCompressionNone, PayloadCo
 	PayloadCompressionLZ4, PayloadCompressionSnappy, PayloadCompressionXZ}
 
 // Client names the Kafka client library the workers use.
-// +kubebuilder:validation:Enum=sarama;franz-go;librdkafka
+// +kubebuilder:validation:Enum=sarama;franz-go;librdkafka;java
 type Client string
 
 // Kafka clients (docs/producer-settings.md compares how each maps the settings).
@@ -122,11 +122,14 @@ const (
 	// ClientRdkafka is librdkafka, the C client, through
 	// github.com/confluentinc/confluent-kafka-go/v2 (a worker built with cgo).
 	ClientRdkafka Client = "librdkafka"
+	// ClientJava is Kafka's Java client (org.apache.kafka:kafka-clients at the
+	// broker's version), in the JVM worker (workers/jvm).
+	ClientJava Client = "java"
 )
 
 // Clients are every Client, as its Enum marker lists them. A test holds the CRD's
 // enums to these lists; the matrix sweeps each enum at most len(list) values.
-var Clients = []Client{ClientSarama, ClientFranz, ClientRdkafka}
+var Clients = []Client{ClientSarama, ClientFranz, ClientRdkafka, ClientJava}
 
 // OrDefault is c, or DefaultClient when c is unset.
 func (c Client) OrDefault() Client {

@@ -60,6 +60,7 @@ var Features = []Feature{
 					}
 					return ""
 				}},
+			ClientJava: {How: "the JVM worker (workers/jvm) has no transactional producer yet"},
 		},
 	},
 	{
@@ -70,6 +71,7 @@ var Features = []Feature{
 			ClientSarama:  {Has: true, How: "`Consumer.IsolationLevel = ReadCommitted`"},
 			ClientFranz:   {Has: true, How: "`kgo.FetchIsolationLevel(kgo.ReadCommitted())`"},
 			ClientRdkafka: {Has: true, How: "`isolation.level=read_committed`"},
+			ClientJava:    {Has: true, How: "`isolation.level=read_committed`"},
 		},
 	},
 	{
@@ -81,6 +83,7 @@ var Features = []Feature{
 			ClientFranz:  {Has: true, How: "`kgo.ServerSideBalancer()` with the range assignor, the broker's (franz-go recommends it on Kafka 4.3+)"},
 			ClientRdkafka: {Has: true, How: "`group.protocol=consumer`, incremental assignment; librdkafka 2.11.1 (the newest confluent-kafka-go the module proxy serves) calls it *Preview* (\"MUST NOT be used in production\"; GA from 2.12): measured, and every result says so",
 				Warning: RdkafkaPreviewWarning},
+			ClientJava: {Has: true, How: "`group.protocol=consumer` (GA since Kafka 4.0), the broker's assignor"},
 		},
 	},
 	{
@@ -97,6 +100,29 @@ var Features = []Feature{
 					return ""
 				}},
 			ClientRdkafka: {How: "librdkafka 2.11.1 (the newest confluent-kafka-go the module proxy serves) has no share consumer: KIP-932 is not in its releases"},
+			ClientJava:    {How: "the JVM worker (workers/jvm) has no share consumer (`KafkaShareConsumer`) yet"},
+		},
+	},
+	{
+		Name:    "payload compression",
+		Uses:    func(s Settings) bool { return s.PayloadCompression != "" && s.PayloadCompression != PayloadCompressionNone },
+		Setting: "PayloadCompression", CEL: "v != 'none'",
+		Clients: map[Client]Support{
+			ClientSarama:  {Has: true, How: "workers/compress, before the client"},
+			ClientFranz:   {Has: true, How: "workers/compress, before the client"},
+			ClientRdkafka: {Has: true, How: "workers/compress, before the client"},
+			ClientJava:    {How: "the JVM worker (workers/jvm) does not compress payloads itself yet (batch compression is the client's `compression.type`)"},
+		},
+	},
+	{
+		Name:    "sticky partitioning",
+		Uses:    func(s Settings) bool { return s.Partitioner == PartitionerSticky },
+		Setting: "Partitioner", CEL: "v == 'sticky'",
+		Clients: map[Client]Support{
+			ClientSarama:  {Has: true, How: "serdebench's partitioner (KIP-794's rule), the same for every Go client"},
+			ClientFranz:   {Has: true, How: "serdebench's partitioner (KIP-794's rule), the same for every Go client"},
+			ClientRdkafka: {Has: true, How: "serdebench's partitioner (KIP-794's rule), the same for every Go client"},
+			ClientJava:    {How: "the JVM worker (workers/jvm) sends round-robin only yet"},
 		},
 	},
 }

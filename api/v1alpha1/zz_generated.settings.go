@@ -166,7 +166,7 @@ type Matrix struct {
 	// +optional
 	RecordsPerSecond []int64 `json:"recordsPerSecond,omitempty"`
 	// Client values to sweep: the same trials with each Kafka client.
-	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:MaxItems=4
 	// +listType=set
 	// +optional
 	Client []trial.Client `json:"client,omitempty"`

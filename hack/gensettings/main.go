@@ -121,6 +121,29 @@ func supportRules(rows []trial.Row, features []trial.Feature) (string, error) {
 				client, uses, c, f.Name, strings.ReplaceAll(strings.ReplaceAll(sup.How, `"`, `'`), "`", "")))
 		}
 	}
+	// What a runtime's worker lacks beyond settings: codecs, and parts of a trial
+	// (api/trial.Runtimes), for each of its clients.
+	for _, r := range trial.Runtimes {
+		for _, c := range r.Clients {
+			client, err := exists("Client", fmt.Sprintf("v == '%s'", c))
+			if err != nil {
+				return "", err
+			}
+			if r.Codecs != nil {
+				quoted := make([]string, len(r.Codecs))
+				names := make([]string, len(r.Codecs))
+				for i, k := range r.Codecs {
+					quoted[i], names[i] = "'"+string(k)+"'", string(k)
+				}
+				lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && self.codecs.exists(k, !(k in [%s])))",message="unsupported: client %s has only the codecs %s: the %s worker (%s) has no other"`,
+					client, strings.Join(quoted, ", "), c, strings.Join(names, ", "), r.Runtime, r.Worker))
+			}
+			for _, l := range r.Lacks {
+				lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && %s)",message="unsupported: client %s cannot run %s: the %s worker (%s) has none yet"`,
+					client, l.CEL, c, l.Name, r.Runtime, r.Worker))
+			}
+		}
+	}
 	if len(lines) == 0 {
 		return "", fmt.Errorf("no client lacks any feature: the block's anchor line would be lost")
 	}

@@ -160,6 +160,9 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 						t.Name += "-" + f.Name
 					}
 					t.Config = t.Name
+					if err := t.RuntimeUnsupported(); err != nil {
+						return nil, fmt.Errorf("trial %d (%s): %w", t.Index, st.Describe(), err)
+					}
 					trials = append(trials, t)
 				}
 			}

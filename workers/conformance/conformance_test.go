@@ -313,19 +313,26 @@ func TestSIGTERM(t *testing.T) {
 	}
 }
 
-// TestUsage: arguments a worker does not know, and a trial that is not JSON, exit
-// with the usage code.
+// TestUsage: arguments a worker does not know, a trial that is not JSON, and a
+// trial of another runtime's client exit with the usage code: a worker never runs
+// a client other than the one named.
 func TestUsage(t *testing.T) {
-	for _, rt := range runtimes {
+	for i, rt := range runtimes {
+		other := runtimes[(i+1)%len(runtimes)]
 		t.Run(rt.name, func(t *testing.T) {
 			tr := newTrial(t, trial.CodecJSON, 1, 1, 500, 2)
+			tr.Settings.Client = rt.client
+			mine, _ := json.Marshal(tr)
+			tr.Settings.Client = other.client
+			theirs, _ := json.Marshal(tr)
 			for name, args := range map[string][]string{
-				"unknown flag":   {"--role=producer", "--topic=t", "--group=g", "--no-such-flag=1"},
-				"trial not JSON": {"--role=producer", "--topic=t", "--group=g", "--trial={not json"},
-				"no role":        {"--topic=t", "--group=g"},
+				"unknown flag":             {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(mine), "--no-such-flag=1"},
+				"trial not JSON":           {"--role=producer", "--topic=t", "--group=g", "--trial={not json"},
+				"no role":                  {"--topic=t", "--group=g", "--trial=" + string(mine)},
+				"another runtime's client": {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(theirs)},
 			} {
 				argv := rt.build(t)
-				cmd := command(argv, args, tr)
+				cmd := osexec.Command(argv[0], append(argv[1:], args...)...)
 				out, _ := cmd.CombinedOutput()
 				if code := cmd.ProcessState.ExitCode(); code != protocol.ExitUsage {
 					t.Errorf("%s: exit %d, want %d\n%s", name, code, protocol.ExitUsage, tail(string(out)))
@@ -419,14 +426,4 @@ func value(fam *dto.MetricFamily, want model.LabelSet) (float64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// command is the worker's command with args, and the trial unless args give one.
-func command(argv, args []string, tr trial.Trial) *osexec.Cmd {
-	if !strings.Contains(strings.Join(args, " "), "--trial=") {
-		tr.Settings.Client = trial.ClientFranz
-		b, _ := json.Marshal(tr)
-		args = append(args, "--trial="+string(b))
-	}
-	return osexec.Command(argv[0], append(argv[1:], args...)...)
 }

@@ -12,13 +12,13 @@ import (
 // another client.
 func TestEveryClientHasAConsumer(t *testing.T) {
 	on := func(c trial.Client) trial.Trial { return trial.Trial{Settings: trial.Settings{Client: c}} }
-	for _, c := range trial.Clients {
+	for _, c := range trial.RuntimeGo.Clients() {
 		if _, err := memberFor(on(c)); err != nil {
 			t.Errorf("%s: %v", c, err)
 		}
 	}
-	if len(members) != len(trial.Clients) {
-		t.Errorf("%d consumers for %d clients", len(members), len(trial.Clients))
+	if len(members) != len(trial.RuntimeGo.Clients()) {
+		t.Errorf("%d consumers for %d clients", len(members), len(trial.RuntimeGo.Clients()))
 	}
 	if _, err := memberFor(on("")); err != nil {
 		t.Errorf("unset client: %v", err)
@@ -28,7 +28,7 @@ func TestEveryClientHasAConsumer(t *testing.T) {
 	}
 	// A share group is franz-go's alone: the others are refused, not run as
 	// consumer groups.
-	for _, c := range trial.Clients {
+	for _, c := range trial.RuntimeGo.Clients() {
 		share := on(c)
 		share.Consumer.GroupType = trial.GroupTypeShare
 		_, err := memberFor(share)

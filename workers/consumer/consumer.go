@@ -145,7 +145,7 @@ func memberFor(t trial.Trial) (newMemberFunc, error) {
 	}
 	f, ok := members[c.OrDefault()]
 	if !ok {
-		return nil, fmt.Errorf("client %q: this worker has no such client (it has %v)", c, trial.Clients)
+		return nil, fmt.Errorf("client %q: this worker has no such client (it has %v)", c, trial.RuntimeGo.Clients())
 	}
 	return f, nil
 }

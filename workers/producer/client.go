@@ -54,7 +54,7 @@ var clients = map[trial.Client]newClientFunc{
 func clientFor(c trial.Client) (newClientFunc, error) {
 	f, ok := clients[c.OrDefault()]
 	if !ok {
-		return nil, fmt.Errorf("client %q: this worker has no such client (it has %v)", c, trial.Clients)
+		return nil, fmt.Errorf("client %q: this worker has no such client (it has %v)", c, trial.RuntimeGo.Clients())
 	}
 	return f, nil
 }

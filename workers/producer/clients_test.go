@@ -11,13 +11,13 @@ import (
 // means the default, and a name without one is refused rather than measured as
 // another client.
 func TestEveryClientHasAProducer(t *testing.T) {
-	for _, c := range trial.Clients {
+	for _, c := range trial.RuntimeGo.Clients() {
 		if _, err := clientFor(c); err != nil {
 			t.Errorf("%s: %v", c, err)
 		}
 	}
-	if len(clients) != len(trial.Clients) {
-		t.Errorf("%d producers for %d clients", len(clients), len(trial.Clients))
+	if len(clients) != len(trial.RuntimeGo.Clients()) {
+		t.Errorf("%d producers for %d clients", len(clients), len(trial.RuntimeGo.Clients()))
 	}
 	if _, err := clientFor(""); err != nil {
 		t.Errorf("unset client: %v", err)

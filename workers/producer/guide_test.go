@@ -81,13 +81,13 @@ func TestClientGuide(t *testing.T) {
 	guide(t, root, "client files", clientFiles)
 	nocgo := func(f string) bool { return strings.HasSuffix(f, "_nocgo.go") }
 	adapters := matching(t, filepath.Join(root, "workers/producer"), adapter, func(f string) bool { return f == "plan.go" || nocgo(f) })
-	if len(adapters) != len(trial.Clients) {
-		t.Errorf("workers/producer has settings adapters in %v, want one file for each of %v", slices.Collect(maps.Keys(adapters)), trial.Clients)
+	if len(adapters) != len(trial.RuntimeGo.Clients()) {
+		t.Errorf("workers/producer has settings adapters in %v, want one file for each of %v", slices.Collect(maps.Keys(adapters)), trial.RuntimeGo.Clients())
 	}
 	// share.go is franz-go's share-group member, beside its consumer group member.
 	others := func(f string) bool { return nocgo(f) || f == "share.go" }
-	if got := matching(t, filepath.Join(root, "workers/consumer"), member, others); len(got) != len(trial.Clients) {
-		t.Errorf("workers/consumer has group members in %v, want one file for each of %v", slices.Collect(maps.Keys(got)), trial.Clients)
+	if got := matching(t, filepath.Join(root, "workers/consumer"), member, others); len(got) != len(trial.RuntimeGo.Clients()) {
+		t.Errorf("workers/consumer has group members in %v, want one file for each of %v", slices.Collect(maps.Keys(got)), trial.RuntimeGo.Clients())
 	}
 	race, err := os.ReadFile(filepath.Join(root, "hack/racepkgs/main.go"))
 	if err != nil {
@@ -119,7 +119,7 @@ func TestClientGuide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range trial.Clients {
+	for _, c := range trial.RuntimeGo.Clients() {
 		if !strings.Contains(string(page), "\n## Producer ("+string(c)+")\n") {
 			t.Errorf("docs/producer-settings.md has no section \"## Producer (%s)\"", c)
 		}

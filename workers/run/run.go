@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/consumer"
 	"github.com/serdebench/serdebench/workers/control"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
@@ -53,6 +54,9 @@ func main(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	w, err := protocol.Parse(args, stderr)
+	if err == nil {
+		err = goClient(w.Trial)
+	}
 	if err != nil {
 		log.Error("invalid arguments", "err", err)
 		return protocol.ExitUsage
@@ -73,6 +77,15 @@ func main(ctx context.Context, args []string, getenv func(string) string, stdout
 		log.Error("worker failed", "role", w.Role, "trial", w.Trial.Name, "err", err)
 		return protocol.ExitFailed
 	}
+}
+
+// goClient refuses a trial whose client runs in another runtime's worker: this one
+// runs the Go clients only, never one in place of another.
+func goClient(t trial.Trial) error {
+	if c := t.Settings.Client.OrDefault(); c.Runtime() != trial.RuntimeGo {
+		return fmt.Errorf("--trial: client %s runs in the %s worker, not this one (the Go worker: sarama, franz-go, librdkafka)", c, c.Runtime())
+	}
+	return nil
 }
 
 // Env is what Execute takes from its surroundings.

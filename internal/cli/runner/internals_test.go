@@ -21,7 +21,7 @@ import (
 // fetched every record at least once.
 func TestClientInternals(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
-	for _, client := range trial.Clients {
+	for _, client := range trial.RuntimeGo.Clients() {
 		t.Run(string(client), func(t *testing.T) {
 			s := spec("protobuf")
 			records := int64(20000)

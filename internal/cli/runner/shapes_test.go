@@ -94,7 +94,7 @@ func TestCommitEachRecord(t *testing.T) {
 	// sarama's commit waits for the fetch in flight on its connection
 	// (SaramaCommitWarning): at the default 500 ms this test would take minutes.
 	s.Consumer.FetchMaxWaitMs = ptr(int32(10))
-	s.Matrix = &v1alpha1.Matrix{Client: trial.Clients}
+	s.Matrix = &v1alpha1.Matrix{Client: trial.RuntimeGo.Clients()}
 	for _, commit := range []trial.Commit{trial.CommitEachRecord, trial.CommitInterval} {
 		s.Consumer.Commit = commit
 		trials, err := plan.Expand(s)

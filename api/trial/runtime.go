@@ -1,0 +1,117 @@
+package trial
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Runtime is the language a worker runs in. Each client belongs to one, and the
+// operator and the local runner start that runtime's worker for it: the same
+// contract (docs/worker-contract.md), another process.
+type Runtime string
+
+// Runtimes of workers.
+const (
+	// RuntimeGo is cmd/worker, with sarama, franz-go and librdkafka.
+	RuntimeGo Runtime = "go"
+	// RuntimeJVM is workers/jvm, with Kafka's Java client.
+	RuntimeJVM Runtime = "jvm"
+)
+
+// RuntimeSupport is one runtime's worker and what it can run. Runtimes is the one
+// table of them: the planner refuses a trial a runtime cannot run, with the reason
+// (Trial.RuntimeUnsupported), and the CRD's admission rules say the same
+// (hack/gensettings).
+// +kubebuilder:object:generate=false
+type RuntimeSupport struct {
+	// Runtime names it.
+	Runtime Runtime
+	// Worker is where its worker lives.
+	Worker string
+	// Clients are the clients its worker runs.
+	Clients []Client
+	// Codecs are the codecs its worker has (nil: every codec).
+	Codecs []Codec
+	// Lacks are what of a trial, beyond its settings (Features), its worker
+	// cannot run yet.
+	Lacks []Lack
+}
+
+// Lack is something of a trial a runtime's worker cannot run.
+// +kubebuilder:object:generate=false
+type Lack struct {
+	// Name is what refusals call it.
+	Name string
+	// Uses says whether trial t asks for it.
+	Uses func(t Trial) bool
+	// CEL is the same test on the experiment spec (self), for admission.
+	CEL string
+}
+
+// Runtimes is every runtime, with what its worker can run.
+var Runtimes = []RuntimeSupport{
+	{Runtime: RuntimeGo, Worker: "cmd/worker", Clients: []Client{ClientSarama, ClientFranz, ClientRdkafka}},
+	{Runtime: RuntimeJVM, Worker: "workers/jvm", Clients: []Client{ClientJava},
+		Codecs: []Codec{CodecJSON, CodecAvro, CodecProtobuf, CodecMsgpack},
+		Lacks: []Lack{
+			{Name: "fault scenarios", Uses: func(t Trial) bool { return t.Fault != nil }, CEL: "has(self.faults)"},
+			{Name: "rate.search", Uses: func(t Trial) bool { return t.Search != nil }, CEL: "has(self.rate) && has(self.rate.search)"},
+			{Name: "payload.source (the user's own records)", Uses: func(t Trial) bool { return t.Source != nil }, CEL: "has(self.payload.source)"},
+			{Name: "topic.name (an existing topic)", Uses: func(t Trial) bool { return t.ExistingTopic != "" }, CEL: "has(self.topic) && has(self.topic.name)"},
+			{Name: "consumer.commit eachRecord", Uses: func(t Trial) bool { return t.Consumer.Commit == CommitEachRecord },
+				CEL: "has(self.consumer) && has(self.consumer.commit) && self.consumer.commit == 'eachRecord'"},
+		}},
+}
+
+// Runtime is the runtime whose worker runs client c (the default client's for "").
+func (c Client) Runtime() Runtime { return c.support().Runtime }
+
+// support is c's runtime's row of Runtimes.
+func (c Client) support() RuntimeSupport {
+	c = c.OrDefault()
+	for _, r := range Runtimes {
+		if slices.Contains(r.Clients, c) {
+			return r
+		}
+	}
+	panic("trial: client " + string(c) + " is in no runtime") // TestEveryClientHasARuntime
+}
+
+// HasCodec says whether the runtime of client c has codec.
+func (c Client) HasCodec(codec Codec) bool {
+	r := c.support()
+	return r.Codecs == nil || slices.Contains(r.Codecs, codec)
+}
+
+// RuntimeUnsupported says why the workers of t's clients cannot run t (nil when
+// they can): a codec or something of the trial their runtime's worker lacks.
+func (t Trial) RuntimeUnsupported() error {
+	c := t.Settings.Client.OrDefault()
+	r := c.support()
+	var errs []error
+	if !c.HasCodec(t.Codec) {
+		names := make([]string, len(r.Codecs))
+		for i, n := range r.Codecs {
+			names[i] = string(n)
+		}
+		errs = append(errs, fmt.Errorf("client %s has no codec %s: the %s worker (%s) has %s", c, t.Codec, r.Runtime, r.Worker, strings.Join(names, ", ")))
+	}
+	for _, l := range r.Lacks {
+		if l.Uses(t) {
+			errs = append(errs, fmt.Errorf("client %s cannot run %s: the %s worker (%s) has none yet", c, l.Name, r.Runtime, r.Worker))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Clients are the clients runtime r's worker runs.
+func (r Runtime) Clients() []Client {
+	for _, s := range Runtimes {
+		if s.Runtime == r {
+			return s.Clients
+		}
+	}
+	return nil
+}
