@@ -59,6 +59,10 @@ type Options struct {
 	// Faults apply the trials' network faults (nil: a trial with a fault fails
 	// with FaultNotInjected).
 	Faults *Faults
+	// Workers are the commands of the workers of runtimes other than Go, which
+	// run as processes of their own (the JVM worker's default: $SERDEBENCH_JVM_WORKER,
+	// else worker-jvm beside this executable).
+	Workers map[trial.Runtime][]string
 }
 
 // TrialError is a failed trial and why (a protocol.Reason*).
@@ -105,6 +109,13 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = protocol.DefaultDrainTimeout
 	}
+	execute, err := o.executorFor(t.Settings.Client)
+	if err != nil {
+		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerFailed, Err: err}
+	}
+	// Workers of another runtime measure their own processes; this one's says
+	// nothing of them.
+	inProcess := t.Settings.Client.OrDefault().Runtime() == trial.RuntimeGo
 	timeout := o.TrialTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Minute
@@ -187,7 +198,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, protocol.ConsumerName(i)
 		wg.Go(func() {
-			s, err := run.Execute(consumerCtx, w, run.Env{Log: o.Log, Security: &o.Security, Control: ctl})
+			s, err := execute(consumerCtx, w, run.Env{Log: o.Log, Security: &o.Security, Control: ctl})
 			if err != nil {
 				err = fmt.Errorf("consumer %s: %w", w.ID, err)
 			}
@@ -221,7 +232,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		w := base
 		w.Role, w.ID, w.WaitForGroup = protocol.RoleProducer, protocol.ProducerID(i), true
 		pwg.Go(func() {
-			s, err := run.Execute(ctx, w, env)
+			s, err := execute(ctx, w, env)
 			if err != nil {
 				start.Abort(fmt.Errorf("producer %s failed", w.ID))
 				err = fmt.Errorf("producer %s: %w", w.ID, err)
@@ -256,7 +267,9 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerFailed, Err: err}
 	}
 	protocol.Annotate(t, res)
-	setUsage(res, sums, self, broker)
+	if inProcess {
+		setUsage(res, sums, self, broker)
+	}
 	if len(res.Interrupted) > 0 {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerInterrupted, Err: fmt.Errorf("partial summaries from %v", res.Interrupted)}
 	}
