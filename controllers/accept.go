@@ -52,6 +52,11 @@ func (a acceptor) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 	if err != nil {
 		return r.fail(ctx, x, -1, ReasonInvalidSpec, err.Error())
 	}
+	for _, t := range trials {
+		if _, err := build.RuntimeImage(r.buildConfig(), x, t.Settings.Client); err != nil {
+			return r.fail(ctx, x, -1, ReasonInvalidSpec, fmt.Sprintf("trial %s: %v", t.Name, err))
+		}
+	}
 	if x.Spec.Payload.Source != nil {
 		missing, pending, failed, err := r.checkSource(ctx, x)
 		switch {

@@ -49,9 +49,12 @@ type ExperimentReconciler struct {
 	// has no kubelet to serve logs).
 	PodLogs  func(ctx context.Context, namespace, pod, container string) ([]byte, error)
 	Recorder record.EventRecorder
-	// WorkerImage is the default worker image; ImagePullPolicy applies to it.
+	// WorkerImage is the default worker image (the Go clients'); ImagePullPolicy
+	// applies to it and to JVMWorkerImage.
 	WorkerImage     string
 	ImagePullPolicy corev1.PullPolicy
+	// JVMWorkerImage runs the Java client's workers (empty: those trials are refused).
+	JVMWorkerImage string
 	// Prometheus, if set, is queried to cross-check each trial's totals.
 	Prometheus *promquery.Client
 	// OperatorVersion is recorded in results.
@@ -175,6 +178,6 @@ func (r *ExperimentReconciler) podExperiment(ctx context.Context, o client.Objec
 
 // buildConfig is what the reconciler's settings add to the Jobs it builds.
 func (r *ExperimentReconciler) buildConfig() build.Config {
-	return build.Config{WorkerImage: r.WorkerImage, PullPolicy: r.ImagePullPolicy, MetricsGrace: r.WorkerMetricsGrace,
+	return build.Config{WorkerImage: r.WorkerImage, JVMWorkerImage: r.JVMWorkerImage, PullPolicy: r.ImagePullPolicy, MetricsGrace: r.WorkerMetricsGrace,
 		TerminationMax: r.TerminationMessageBytes}
 }

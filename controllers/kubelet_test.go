@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -436,7 +437,12 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 		return containerResult{name: c.Name, exitCode: 1, message: err.Error()}
 	}
 	var stdout bytes.Buffer
-	code := run.Main(ctx, args, func(key string) string { return env[key] }, &stdout, stderr)
+	var code int
+	if c.Image == jvmWorkerImage {
+		code = k.runJVM(ctx, args, env, &stdout, stderr)
+	} else {
+		code = run.Main(ctx, args, func(key string) string { return env[key] }, &stdout, stderr)
+	}
 	msg, _ := os.ReadFile(term)
 	if code != 0 && len(msg) == 0 { // TerminationMessagePolicy FallbackToLogsOnError
 		msg = stderr.bytes()
@@ -448,6 +454,50 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 	// line is the summary.
 	log := append(stderr.bytes(), stdout.Bytes()...)
 	return containerResult{name: c.Name, exitCode: int32(code), message: string(msg), log: log}
+}
+
+// jvmWorkerImage is the test operator's JVM worker image: its containers run the
+// JVM worker (hack/jvm/build.sh) as a process with the container's arguments and
+// environment, stopped with SIGTERM as the kubelet stops a container.
+const jvmWorkerImage = "serdebench/worker-jvm:test"
+
+var (
+	jvmOnce     sync.Once
+	jvmLauncher string
+	jvmErr      error
+)
+
+// runJVM runs a JVM worker container and returns its exit code.
+func (k *kubelet) runJVM(ctx context.Context, args []string, env map[string]string, stdout *bytes.Buffer, stderr *liveLog) int {
+	jvmOnce.Do(func() {
+		out, err := exec.Command(filepath.Join("..", "hack", "jvm", "build.sh")).Output()
+		jvmLauncher, jvmErr = strings.TrimSpace(string(out)), err
+	})
+	if jvmErr != nil {
+		k.t.Errorf("build the JVM worker: %v", jvmErr)
+		return 1
+	}
+	cmd := exec.Command(jvmLauncher, args...)
+	cmd.Env = os.Environ()
+	for key, v := range env {
+		cmd.Env = append(cmd.Env, key+"="+v)
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		k.t.Errorf("start the JVM worker: %v", err)
+		return 1
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+		case <-done:
+		}
+	}()
+	_ = cmd.Wait()
+	close(done)
+	return cmd.ProcessState.ExitCode()
 }
 
 // liveLog registers a log for the container of pod (nil: a pod that was never

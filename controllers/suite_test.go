@@ -167,7 +167,7 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 		t.Fatal(err)
 	}
 	r := &controllers.ExperimentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
-		WorkerImage: "serdebench/worker:test", ImagePullPolicy: corev1.PullNever, Poll: 200 * time.Millisecond, OperatorVersion: "test",
+		WorkerImage: "serdebench/worker:test", JVMWorkerImage: jvmWorkerImage, ImagePullPolicy: corev1.PullNever, Poll: 200 * time.Millisecond, OperatorVersion: "test",
 		// Short: tests without a Prometheus need no final scrape.
 		WorkerMetricsGrace: time.Millisecond, MaxConcurrentReconciles: 4}
 	for _, k := range kubelets {

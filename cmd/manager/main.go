@@ -37,7 +37,7 @@ const (
 
 // options are the manager's flags.
 type options struct {
-	metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth, workerImage, pullPolicy, watchNamespaces string
+	metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth, workerImage, jvmWorkerImage, pullPolicy, watchNamespaces string
 	leaderElect                                                                                                bool
 	poll, metricsGrace                                                                                         time.Duration
 	concurrency                                                                                                int
@@ -55,6 +55,7 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.prometheusAuth, "prometheus-auth", authNone, "how to authenticate to --prometheus-url: "+authNone+", or "+authAzureWorkloadIdentity+" (an Azure Monitor workspace's query endpoint, as the pod's workload identity)")
 	fs.StringVar(&o.workerImage, "worker-image", "", "worker image for experiments that name none, by digest or an immutable tag (required: no mutable default)")
 	fs.StringVar(&o.watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to reconcile experiments in (the RBAC must grant them); empty: all")
+	fs.StringVar(&o.jvmWorkerImage, "jvm-worker-image", "", "image of the JVM worker, which runs the Java client's trials (client: java); empty: those trials are refused")
 	fs.StringVar(&o.pullPolicy, "worker-image-pull-policy", string(corev1.PullIfNotPresent), "worker image pull policy")
 	fs.DurationVar(&o.poll, "poll-interval", 2*time.Second, "how often waiting phases re-check")
 	fs.IntVar(&o.concurrency, "max-concurrent-reconciles", 4, "how many experiments advance at once, in each controller (acceptance, experiments)")
@@ -107,7 +108,7 @@ func main() {
 	r := &controllers.ExperimentReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Clientset: clientset,
 		Recorder:    mgr.GetEventRecorderFor("serdebench"),
-		WorkerImage: o.workerImage, ImagePullPolicy: corev1.PullPolicy(o.pullPolicy),
+		WorkerImage: o.workerImage, JVMWorkerImage: o.jvmWorkerImage, ImagePullPolicy: corev1.PullPolicy(o.pullPolicy),
 		OperatorVersion: version.String(), Poll: o.poll, MaxConcurrentReconciles: o.concurrency, WorkerMetricsGrace: o.metricsGrace,
 	}
 	if o.prometheusURL != "" {
@@ -140,7 +141,7 @@ func main() {
 	}
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
-	log.Info("starting", "version", version.String(), "workerImage", o.workerImage, "prometheus", o.prometheusURL, "watchNamespaces", namespaces)
+	log.Info("starting", "version", version.String(), "workerImage", o.workerImage, "jvmWorkerImage", o.jvmWorkerImage, "prometheus", o.prometheusURL, "watchNamespaces", namespaces)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager stopped")
 		os.Exit(1)

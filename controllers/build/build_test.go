@@ -2,6 +2,7 @@ package build
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func experiment(mut func(*serdebenchv1.SerializationExperiment)) *serdebenchv1.S
 	return x
 }
 
-var cfg = Config{WorkerImage: "ghcr.io/serdebench/worker:v0.1.0", PullPolicy: corev1.PullIfNotPresent}
+var cfg = Config{WorkerImage: "ghcr.io/serdebench/worker:v0.1.0", JVMWorkerImage: "ghcr.io/serdebench/worker-jvm:v0.1.0", PullPolicy: corev1.PullIfNotPresent}
 
 // TestTrialJobsGolden: a trial's Jobs, consumers and producers apart, colocated in
 // one pod (with a memory limit), with TLS, SASL and a payload source mounted, and
@@ -59,6 +60,8 @@ func TestTrialJobsGolden(t *testing.T) {
 				ConfigMap: &serdebenchv1.SourceConfigMap{Name: "orders"}}}
 			x.Spec.Workers.Resources = corev1.ResourceRequirements{}
 		},
+		// The Java client: its pods run the JVM worker's image.
+		"jobs-java": func(x *serdebenchv1.SerializationExperiment) { x.Spec.Client = trial.ClientJava },
 		// A consumer joining mid-window: one more consumer pod, a standby until
 		// the operator tells it to join.
 		"jobs-join": func(x *serdebenchv1.SerializationExperiment) {
@@ -79,6 +82,28 @@ func TestTrialJobsGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden.YAML(t, name, jobs)
+	}
+}
+
+// TestRuntimeImage: a trial runs in its client's runtime's image, the Go workers'
+// the experiment's own when it names one; without the JVM worker's image a Java
+// trial has no Jobs, and the error says what the operator lacks.
+func TestRuntimeImage(t *testing.T) {
+	named := experiment(func(x *serdebenchv1.SerializationExperiment) { x.Spec.Workers.Image = "example.com/worker:mine" })
+	for c, want := range map[trial.Client]string{trial.ClientFranz: "example.com/worker:mine", trial.ClientJava: cfg.JVMWorkerImage} {
+		if got, err := RuntimeImage(cfg, named, c); err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", c, got, err, want)
+		}
+	}
+	x := experiment(func(x *serdebenchv1.SerializationExperiment) { x.Spec.Client = trial.ClientJava })
+	trials, err := plan.Expand(x.Spec.ExperimentSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noJVM := cfg
+	noJVM.JVMWorkerImage = ""
+	if _, err := TrialJobs(noJVM, x, trials[0], "topic", Bootstrap(x), 1); err == nil || !strings.Contains(err.Error(), "--jvm-worker-image") {
+		t.Fatalf("error %v, want one naming the missing JVM worker image", err)
 	}
 }
 

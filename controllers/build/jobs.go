@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -21,8 +23,11 @@ import (
 
 // Config is what the operator's settings add to an experiment's Jobs.
 type Config struct {
-	// WorkerImage runs the workers unless the experiment names one.
+	// WorkerImage runs the Go clients' workers unless the experiment names one.
 	WorkerImage string
+	// JVMWorkerImage runs the Java client's workers (workers/jvm); empty: the
+	// operator has none, and refuses those trials.
+	JVMWorkerImage string
 	// PullPolicy is the workers' image pull policy.
 	PullPolicy corev1.PullPolicy
 	// MetricsGrace is the longest workers serve /metrics after their trial (0:
@@ -86,6 +91,10 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 	if r := x.Spec.Kafka.SchemaRegistry; r != nil {
 		base.SchemaRegistry = r.URL
 	}
+	image, err := RuntimeImage(cfg, x, t.Settings.Client)
+	if err != nil {
+		return nil, err
+	}
 	consumer := func(name string) protocol.Worker {
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, name
@@ -120,7 +129,7 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 			w.MetricsAddr = fmt.Sprintf(":%d", port)
 			w.TerminationMax = min(base.TerminationMax, terminationMessageLimit/n)
 			name := fmt.Sprintf("%s-%s", w.Role, w.ID)
-			c, err := container(cfg, x, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
+			c, err := container(cfg, x, image, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
 			if err != nil {
 				return nil, err
 			}
@@ -128,11 +137,11 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 		}
 		return []*batchv1.Job{job(x, t, RoleWorkers, 1, attempt, containers)}, nil
 	}
-	cc, err := container(cfg, x, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	cc, err := container(cfg, x, image, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
-	pc, err := container(cfg, x, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	pc, err := container(cfg, x, image, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
@@ -164,12 +173,18 @@ func applySecurity(x *serdebenchv1.SerializationExperiment, w *protocol.Worker) 
 }
 
 // container is one worker container meeting the restricted Pod Security Standard.
-func container(cfg Config, x *serdebenchv1.SerializationExperiment, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
+func container(cfg Config, x *serdebenchv1.SerializationExperiment, image, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
 	args, err := w.Args()
 	if err != nil {
 		return corev1.Container{}, err
 	}
 	c := restricted(cfg, x, name, args)
+	c.Image = image
+	if image != WorkerImage(cfg, x) {
+		// The JVM worker's native compression libraries (snappy, zstd) unpack
+		// themselves into java.io.tmpdir: a writable /tmp beside the read-only root.
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: tmpVolume, MountPath: "/tmp"})
+	}
 	c.Ports = []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
 	if s := x.Spec.Kafka.SASL; s != nil {
 		c.Env = append(c.Env, []corev1.EnvVar{
@@ -229,6 +244,25 @@ func WorkerImage(cfg Config, x *serdebenchv1.SerializationExperiment) string {
 	return cfg.WorkerImage
 }
 
+// RuntimeImage is the image that runs client c's workers: the Go workers' image
+// (WorkerImage), or the operator's image of c's runtime.
+func RuntimeImage(cfg Config, x *serdebenchv1.SerializationExperiment, c trial.Client) (string, error) {
+	switch rt := c.OrDefault().Runtime(); rt {
+	case trial.RuntimeGo:
+		return WorkerImage(cfg, x), nil
+	case trial.RuntimeJVM:
+		if cfg.JVMWorkerImage == "" {
+			return "", fmt.Errorf("client %s runs in the JVM worker's image, which this operator was not given (the chart's workerImage.jvm, the manager's --jvm-worker-image)", c)
+		}
+		return cfg.JVMWorkerImage, nil
+	default:
+		return "", fmt.Errorf("client %s: no image for the %s runtime", c, rt)
+	}
+}
+
+// tmpVolume is a JVM worker container's /tmp.
+const tmpVolume = "tmp"
+
 // job wraps containers in an Indexed Job of n pods that never retries a pod: a
 // retried worker would send or count records twice. (A disrupted trial is re-run
 // whole, on a new topic, by the reconciler.)
@@ -243,6 +277,11 @@ func job(x *serdebenchv1.SerializationExperiment, t trial.Trial, role string, n 
 	}
 	if v := SourceVolume(x); v != nil {
 		pod.Volumes = append(pod.Volumes, *v)
+	}
+	if slices.ContainsFunc(containers, func(c corev1.Container) bool {
+		return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == tmpVolume })
+	}) {
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: tmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("256Mi"))}}})
 	}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: JobName(x, t, role, attempt), Namespace: x.Namespace, Labels: labels},

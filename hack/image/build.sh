@@ -4,6 +4,9 @@
 #
 #   MANAGER_IMAGE=ghcr.io/serdebench/manager:v0.1.0-dev.<commit>@sha256:...
 #   WORKER_IMAGE=ghcr.io/serdebench/worker:v0.1.0-dev.<commit>@sha256:...
+#   JVM_WORKER_IMAGE=ghcr.io/serdebench/worker-jvm:v0.1.0-dev.<commit>@sha256:...
+#
+# (the JVM worker's image is hack/jvm/build.sh's, copied here as worker-jvm.tar).
 #
 # Deployments use these references by digest, never a mutable tag. The Dockerfile
 # builds the same images (same entrypoint, user and labels) for users with Docker.
@@ -53,4 +56,8 @@ for c in manager worker; do
   echo "${c^^}_IMAGE=$ref" >>"$out/images.env.tmp"
   printf 'image: %s\n' "$ref" >&2
 done
+ref="$(IMAGE_REF="${IMAGE_REPO:-ghcr.io/serdebench}/worker-jvm:$IMAGE_TAG" "$repo/hack/jvm/build.sh" image)"
+cp "$(IMAGE_REF="${IMAGE_REPO:-ghcr.io/serdebench}/worker-jvm:$IMAGE_TAG" "$repo/hack/jvm/build.sh" image tar)" "$out/worker-jvm.tar"
+echo "JVM_WORKER_IMAGE=$ref" >>"$out/images.env.tmp"
+printf 'image: %s\n' "$ref" >&2
 mv "$out/images.env.tmp" "$out/images.env"

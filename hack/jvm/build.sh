@@ -8,6 +8,11 @@
 #
 #   hack/jvm/build.sh          build (cached) and print bin/worker-jvm's path
 #   hack/jvm/build.sh dist     print the cached build's directory (worker.jar, lib/)
+#   hack/jvm/build.sh image    the worker's image without Docker: a JRE jlink'ed from the
+#                              same JDK, the jars, cmd/pool and hack/jvm/pod as the
+#                              entrypoint; prints its reference (name@digest), `image
+#                              tar` its tar's path. IMAGE_REF names it (default
+#                              ghcr.io/serdebench/worker-jvm:v<VERSION>).
 set -euo pipefail
 shopt -s inherit_errexit
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,6 +33,38 @@ for j in /usr/lib/jvm/*/bin/java; do
 done
 jdk="$(dirname "$(dirname "$(readlink -f "$java")")")"
 [[ -x "$jdk/bin/javac" ]] || { log "$jdk is a JRE, not a JDK (no javac)"; exit 1; }
+# image [tar]: the worker's image, cached by the build, the Go sources of its pool and
+# launcher, and this script.
+image() {
+  local arch sum out root ref created
+  arch="$(go env GOARCH)"
+  sum="$( { cd "$repo" && git ls-files -s cmd/pool workers/payload workers/codec hack/jvm go.sum; echo "${IMAGE_REF:-}"; } | sha256sum | cut -c1-12)"
+  out="$cache/worker-jvm-image-$key-$sum"
+  if [[ ! -f "$out/ref" || ! -f "$out/worker-jvm.tar" ]]; then
+    rm -rf "$out" && mkdir -p "$out"
+    root="$out/root"
+    mkdir -p "$root/opt/serdebench/lib" "$root/opt/serdebench/bin" "$root/tmp"
+    log "jlink a JRE from $jdk"
+    # The modules the worker and its libraries use (jdeps over its jars), and DNS.
+    "$jdk/bin/jlink" --add-modules java.base,java.compiler,java.desktop,java.naming,java.security.jgss,java.security.sasl,java.sql,jdk.httpserver,jdk.management,jdk.naming.dns,jdk.unsupported \
+      --strip-debug --no-man-pages --no-header-files --compress=zip-6 --output "$root/opt/java" >&2
+    [[ -x "$root/opt/java/bin/java" ]] || { log "jlink failed"; exit 1; }
+    cp "$dist/worker.jar" "$root/opt/serdebench/lib/"
+    cp "$dist"/lib/*.jar "$root/opt/serdebench/lib/"
+    jre_native_libs "$root"
+    (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath -ldflags="-s -w" -o "$root/opt/serdebench/bin/pool" ./cmd/pool)
+    (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath -ldflags="-s -w" -o "$out/worker-jvm" ./hack/jvm/pod)
+    created="$(git -C "$repo" log -1 --format=%ct)"
+    ref="${IMAGE_REF:-ghcr.io/serdebench/worker-jvm:v$(cat "$repo/VERSION")}"
+    go -C "$repo" run ./hack/image -binary "$out/worker-jvm" -tree "$root" -ref "$ref" -out "$out/worker-jvm.tar" -arch "$arch" \
+      -version "$(cat "$repo/VERSION")" -created "$created" -title serdebench-worker-jvm \
+      -description "serdebench JVM worker: produces or consumes one trial's records with Kafka's Java client $KAFKA_VERSION, on a JRE jlink'ed from $(java_runtime_version "$java")" >"$out/ref"
+    rm -rf "$root"
+    log "built $(cat "$out/ref") ($(du -m "$out/worker-jvm.tar" | cut -f1) MB)"
+  fi
+  if [[ "${1:-}" == tar ]]; then echo "$out/worker-jvm.tar"; else cat "$out/ref"; fi
+}
+
 key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload/proto -type f -print0 | sort -z | xargs -0 sha256sum;
   echo "$KAFKA_VERSION $(java_runtime_version "$java")"; } | sha256sum | cut -c1-16)"
 dist="$cache/worker-jvm-$key"
@@ -51,6 +88,10 @@ if [[ ! -f "$dist/.complete" ]]; then
   touch "$dist/.complete"
 fi
 [[ "${1:-}" == dist ]] && { echo "$dist"; exit 0; }
+if [[ "${1:-}" == image ]]; then
+  image "${2:-}"
+  exit 0
+fi
 
 mkdir -p "$repo/bin"
 (cd "$repo" && go build -o bin/pool ./cmd/pool)

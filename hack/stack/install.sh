@@ -10,6 +10,7 @@
 #
 # Env (what `hack/stack/stack.sh up` writes to .state/stack.env): KUBECONFIG,
 # SERDEBENCH_KUBECTL, MANAGER_IMAGE, WORKER_IMAGE (repository:tag@sha256:...),
+# JVM_WORKER_IMAGE (the same; empty: the operator runs no Java client trials),
 # SERDEBENCH_STACK_PROMETHEUS_URL; and SERDEBENCH_HELM (the pinned helm, from make),
 # SERDEBENCH_HELM_ARGS (extra chart values).
 set -euo pipefail
@@ -51,9 +52,11 @@ prom_url=""
 [[ "${SERDEBENCH_STACK_LOCAL_CLUSTER:-}" == 1 ]] || prom_url="--set prometheus.url=$prom"
 pm() { k -n "$namespace" get podmonitor -l app.kubernetes.io/instance="$release" -o jsonpath="{.items[*].metadata.$1}" 2>/dev/null || true; }
 before="$(pm resourceVersion)" upgraded="$(date +%s)"
+jvm_image="--set workerImage.jvm.repository="
+[[ -z "${JVM_WORKER_IMAGE:-}" ]] || jvm_image="$(image_args workerImage.jvm "$JVM_WORKER_IMAGE")"
 # shellcheck disable=SC2046,SC2086
 helm upgrade --install "$release" "$repo/charts/serdebench-operator" -n "$namespace" --wait --timeout 3m \
-  $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") \
+  $(image_args image "$MANAGER_IMAGE") $(image_args workerImage "$WORKER_IMAGE") $jvm_image \
   -f "$repo/charts/serdebench-operator/values-kube-prometheus-stack.yaml" $prom_url "$@" ${SERDEBENCH_HELM_ARGS:-} >/dev/null
 [[ "$(pm resourceVersion)" != "$before" ]] || upgraded="" # unchanged: what Prometheus loaded is current
 name="$(pm name)"

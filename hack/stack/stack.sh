@@ -57,9 +57,9 @@ up() {
     # shellcheck disable=SC1091
     source "$state/images/images.env"
     if ((local_cluster)); then
-      "$repo/hack/cluster/cluster.sh" load "$state/images/manager.tar" "$state/images/worker.tar"
+      "$repo/hack/cluster/cluster.sh" load "$state/images/manager.tar" "$state/images/worker.tar" "$state/images/worker-jvm.tar"
     elif [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]]; then
-      for t in "$state/images/manager.tar" "$state/images/worker.tar"; do $SERDEBENCH_IMAGE_LOAD "$t"; done
+      for t in "$state/images/manager.tar" "$state/images/worker.tar" "$state/images/worker-jvm.tar"; do $SERDEBENCH_IMAGE_LOAD "$t"; done
     else
       die "another cluster cannot see images built here: set SERDEBENCH_IMAGE_LOAD, or MANAGER_IMAGE and WORKER_IMAGE"
     fi
@@ -108,6 +108,7 @@ up() {
 KUBECONFIG=$KUBECONFIG
 MANAGER_IMAGE=$MANAGER_IMAGE
 WORKER_IMAGE=$WORKER_IMAGE
+JVM_WORKER_IMAGE=${JVM_WORKER_IMAGE:-}
 STRIMZI_IMAGE=$strimzi
 SERDEBENCH_STACK_KAFKA=$kafka
 SERDEBENCH_STACK_KAFKA_SASL=${SERDEBENCH_STACK_KAFKA_SASL:-${kafka%:*}:$((${kafka##*:} + 2))}

@@ -1,0 +1,44 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/api/v1alpha1"
+)
+
+// TestRuntimes: one experiment through Strimzi sweeps a Go client and the Java
+// client. The operator runs the Java trials' pods from the JVM worker's image (the
+// chart's workerImage.jvm) beside the Go worker's: every trial delivers what it
+// sent, is cross-checked with the chart's Prometheus (the JVM worker serves the same
+// series), and its pods measured themselves; the Java trials' settings are the Java
+// client's own, at the broker's version.
+func TestRuntimes(t *testing.T) {
+	x := viaStrimzi(small("runtimes", 3000, trial.CodecProtobuf, trial.CodecMsgpack))
+	x.Spec.Producers, x.Spec.Consumers = 2, 2
+	x.Spec.Matrix = &v1alpha1.Matrix{Client: []trial.Client{trial.ClientFranz, trial.ClientJava}}
+	create(t, x)
+	x, res := succeeded(t, x.Name, 10*time.Minute)
+	checkTrials(t, res, 4)
+	java := 0
+	for _, tr := range res.Trials {
+		if tr.Settings.Client != trial.ClientJava {
+			continue
+		}
+		java++
+		if tr.ClientSettings["client"] != "java" || tr.ClientSettings["kafka-clients"] == "" || tr.ClientSettings["batch.size"] == "" {
+			t.Errorf("%s: client settings %v, want the Java client's", tr.Name, tr.ClientSettings)
+		}
+	}
+	if java != 2 {
+		t.Fatalf("%d Java trials, want 2", java)
+	}
+	if ids := res.Environment.WorkerImageIDs; len(ids) != 2 {
+		t.Errorf("worker image IDs %v, want the Go worker's and the JVM worker's", ids)
+	}
+	checkOperator(t)
+	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
