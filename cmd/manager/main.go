@@ -38,10 +38,10 @@ const (
 // options are the manager's flags.
 type options struct {
 	metricsAddr, probeAddr, pprofAddr, prometheusURL, prometheusAuth, workerImage, jvmWorkerImage, pullPolicy, watchNamespaces string
-	leaderElect                                                                                                bool
-	poll, metricsGrace                                                                                         time.Duration
-	concurrency                                                                                                int
-	zap                                                                                                        zap.Options
+	leaderElect                                                                                                                bool
+	poll, metricsGrace                                                                                                         time.Duration
+	concurrency                                                                                                                int
+	zap                                                                                                                        zap.Options
 }
 
 // bindFlags defines the manager's flags on fs: the one list docs/api.md's flag
