@@ -104,8 +104,10 @@ var Features = []Feature{
 		},
 	},
 	{
-		Name:    "payload compression",
-		Uses:    func(s Settings) bool { return s.PayloadCompression != "" && s.PayloadCompression != PayloadCompressionNone },
+		Name: "payload compression",
+		Uses: func(s Settings) bool {
+			return s.PayloadCompression != "" && s.PayloadCompression != PayloadCompressionNone
+		},
 		Setting: "PayloadCompression", CEL: "v != 'none'",
 		Clients: map[Client]Support{
 			ClientSarama:  {Has: true, How: "workers/compress, before the client"},

@@ -39,10 +39,9 @@ type trialRun struct {
 func TestTrial(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	goRT, jvm := runtimes[0], runtimes[1]
-	runs := []trialRun{{goRT, goRT, trial.CodecJSON}, {jvm, jvm, trial.CodecAvro}}
-	for _, c := range []trial.Codec{trial.CodecJSON, trial.CodecAvro, trial.CodecProtobuf, trial.CodecMsgpack} {
-		runs = append(runs, trialRun{jvm, goRT, c}, trialRun{goRT, jvm, c})
-	}
+	// Both ways across runtimes once each: the wire table (TestWire) checks every
+	// codec both ways without a broker.
+	runs := []trialRun{{goRT, goRT, trial.CodecJSON}, {jvm, jvm, trial.CodecAvro}, {jvm, goRT, trial.CodecProtobuf}, {goRT, jvm, trial.CodecMsgpack}}
 	for _, r := range runs {
 		t.Run(fmt.Sprintf("%s-to-%s/%s", r.producer.name, r.consumer.name, r.codec), func(t *testing.T) {
 			tr := newTrial(t, r.codec, 2, 2, 1000, 3)
