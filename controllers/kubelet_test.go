@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/serdebench/serdebench/internal/testing/jvmtest"
 	"github.com/serdebench/serdebench/internal/topics"
 	"github.com/serdebench/serdebench/workers/run"
 )
@@ -461,23 +462,14 @@ func (k *kubelet) runContainer(ctx context.Context, volumes []corev1.Volume, c c
 // environment, stopped with SIGTERM as the kubelet stops a container.
 const jvmWorkerImage = "serdebench/worker-jvm:test"
 
-var (
-	jvmOnce     sync.Once
-	jvmLauncher string
-	jvmErr      error
-)
-
 // runJVM runs a JVM worker container and returns its exit code.
 func (k *kubelet) runJVM(ctx context.Context, args []string, env map[string]string, stdout *bytes.Buffer, stderr *liveLog) int {
-	jvmOnce.Do(func() {
-		out, err := exec.Command(filepath.Join("..", "hack", "jvm", "build.sh")).Output()
-		jvmLauncher, jvmErr = strings.TrimSpace(string(out)), err
-	})
-	if jvmErr != nil {
-		k.t.Errorf("build the JVM worker: %v", jvmErr)
+	argv, err := jvmtest.Build()
+	if err != nil {
+		k.t.Errorf("%v", err)
 		return 1
 	}
-	cmd := exec.Command(jvmLauncher, args...)
+	cmd := exec.Command(argv[0], append(argv[1:], args...)...)
 	cmd.Env = os.Environ()
 	for key, v := range env {
 		cmd.Env = append(cmd.Env, key+"="+v)

@@ -17,7 +17,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/serdebench/serdebench/api/trial"
-	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -45,11 +44,7 @@ func TestTrial(t *testing.T) {
 	for _, r := range runs {
 		t.Run(fmt.Sprintf("%s-to-%s/%s", r.producer.name, r.consumer.name, r.codec), func(t *testing.T) {
 			tr := newTrial(t, r.codec, 2, 2, 1000, 3)
-			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
-			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			topic := newTopic(t, brokers, tr)
 			base := protocol.Worker{Bootstrap: brokers, Topic: topic, Group: topic + ".consumers", Experiment: "conformance", ExperimentUID: "u1"}
 			var procs []*proc
 			for i := range tr.Consumers {
@@ -183,11 +178,7 @@ func TestStartGate(t *testing.T) {
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
 			tr := newTrial(t, trial.CodecJSON, 1, 0, 500, 2)
-			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
-			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			topic := newTopic(t, brokers, tr)
 			p := start(t, rt, protocol.Worker{Role: protocol.RoleProducer, ID: "0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
 				StartGate: true, WaitTimeout: time.Minute}, tr)
 			base := "http://" + p.metrics
@@ -244,11 +235,7 @@ func TestInterrupted(t *testing.T) {
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
 			tr := newTrial(t, trial.CodecJSON, 1, 1, 500, 2)
-			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
-			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			topic := newTopic(t, brokers, tr)
 			began := time.Now()
 			p := start(t, rt, protocol.Worker{Role: protocol.RoleConsumer, ID: "c0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
 				Timeout: 4 * time.Second}, tr)
@@ -271,11 +258,7 @@ func TestSIGTERM(t *testing.T) {
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
 			tr := newTrial(t, trial.CodecProtobuf, 1, 1, 2000, 600)
-			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
-			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+			topic := newTopic(t, brokers, tr)
 			p := start(t, rt, protocol.Worker{Role: protocol.RoleProducer, ID: "0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
 				Experiment: "conformance", ExperimentUID: "u1"}, tr)
 			want := model.LabelSet{"experiment": "conformance", "experiment_uid": "u1", "topic": model.LabelValue(topic),

@@ -1,13 +1,11 @@
 package conformance
 
 import (
-	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
-	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -24,10 +22,7 @@ func TestBrokerRestart(t *testing.T) {
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
 			tr := newTrial(t, trial.CodecProtobuf, 1, 2, 1000, 12)
-			topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
-			if err := runner.CreateTopic(brokers, topic, tr); err != nil {
-				t.Fatal(err)
-			}
+			topic := newTopic(t, brokers, tr)
 			base := protocol.Worker{Bootstrap: brokers, Topic: topic, Group: topic + ".consumers", Experiment: "conformance"}
 			var procs []*proc
 			for i := range tr.Consumers {

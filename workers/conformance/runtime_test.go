@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -16,7 +15,9 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/testing/jvmtest"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -38,10 +39,10 @@ var runtimes = []runtime{
 }
 
 var (
-	goOnce, jvmOnce sync.Once
-	goCmd, jvmCmd   []string
-	goErr, jvmErr   error
-	buildDir        string
+	goOnce   sync.Once
+	goCmd    []string
+	goErr    error
+	buildDir string
 )
 
 // repoRoot is the checkout's root (tests run in their package's directory).
@@ -70,26 +71,8 @@ func buildGo(t *testing.T) []string {
 	return goCmd
 }
 
-// buildJVM builds the JVM worker with hack/jvm/build.sh (cached by its sources):
-// a machine without a JDK 21+ or Maven fails here, loudly.
-func buildJVM(t *testing.T) []string {
-	t.Helper()
-	jvmOnce.Do(func() {
-		cmd := exec.Command(filepath.Join(repoRoot(t), "hack", "jvm", "build.sh"))
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			jvmErr = fmt.Errorf("build the JVM worker (hack/jvm/build.sh): %w\n%s", err, stderr.String())
-			return
-		}
-		jvmCmd = []string{strings.TrimSpace(string(out))}
-	})
-	if jvmErr != nil {
-		t.Fatal(jvmErr)
-	}
-	return jvmCmd
-}
+// buildJVM is the JVM worker (jvmtest).
+func buildJVM(t *testing.T) []string { return jvmtest.Worker(t) }
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "serdebench-conformance-")
@@ -115,6 +98,17 @@ func newTrial(t *testing.T, c trial.Codec, producers, consumers int32, rate int6
 		t.Fatal(err)
 	}
 	return trials[0]
+}
+
+// newTopic is a fresh topic for trial tr, deleted when the test ends.
+func newTopic(t *testing.T, brokers []string, tr trial.Trial) string {
+	t.Helper()
+	topic := fmt.Sprintf("serdebench.conformance.%d", time.Now().UnixNano())
+	if err := runner.CreateTopic(brokers, topic, tr); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = runner.DeleteTopic(brokers, topic) })
+	return topic
 }
 
 // proc is a worker process.

@@ -1,10 +1,7 @@
 package runner_test
 
 import (
-	"bytes"
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,23 +10,10 @@ import (
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/testing/jvmtest"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/summary"
 )
-
-// jvmWorker builds the JVM worker (hack/jvm/build.sh, cached) and returns its
-// launcher: a machine without a JDK 21+ or Maven fails here, loudly.
-func jvmWorker(t *testing.T) []string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join("..", "..", "..", "hack", "jvm", "build.sh"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("build the JVM worker: %v\n%s", err, stderr.String())
-	}
-	return []string{strings.TrimSpace(string(out))}
-}
 
 // TestClientMatrixAcrossRuntimes: one experiment sweeps a Go client and the Java
 // client; the local runner runs the Java trials' workers as processes of the JVM
@@ -49,7 +33,7 @@ func TestClientMatrixAcrossRuntimes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	res, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Experiment: "it-runtimes",
-		Workers: map[trial.Runtime][]string{trial.RuntimeJVM: jvmWorker(t)}})
+		Workers: map[trial.Runtime][]string{trial.RuntimeJVM: jvmtest.Worker(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}

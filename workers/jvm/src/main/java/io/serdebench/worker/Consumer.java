@@ -270,13 +270,8 @@ final class Consumer {
     hs.set("e2e_latency_us", e2e.json());
     hs.set("deserialize_ns", deser.json());
     ArrayNode rc = s.putArray("received");
-    for (Map.Entry<Long, SeqSet> e : received.entrySet()) {
-      ObjectNode d = rc.addObject();
-      d.put("producer", (int) (e.getKey() >>> 32));
-      d.put("partition", (int) (e.getKey() & 0xffffffffL));
-      d.put("total", e.getValue().total());
-      d.set("intervals", e.getValue().json());
-    }
+    for (Map.Entry<Long, SeqSet> e : received.entrySet())
+      rc.add(e.getValue().delivery((int) (e.getKey() >>> 32), (int) (e.getKey() & 0xffffffffL)));
     if (t.readCommitted()) s.put("readCommitted", true);
     if (foreign > 0) s.put("foreign", foreign);
     return s;

@@ -298,12 +298,7 @@ final class Producer {
   private ArrayNode deliveries(SeqSet[] sets) {
     ArrayNode out = JsonNodeFactory.instance.arrayNode();
     for (int p = 0; p < sets.length; p++) {
-      if (sets[p].distinct() == 0) continue;
-      ObjectNode d = out.addObject();
-      d.put("producer", id);
-      d.put("partition", p);
-      d.put("total", sets[p].total());
-      d.set("intervals", sets[p].json());
+      if (sets[p].distinct() > 0) out.add(sets[p].delivery(id, p));
     }
     return out;
   }

@@ -2,6 +2,7 @@ package io.serdebench.worker;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -34,6 +35,16 @@ final class SeqSet {
     long n = 0;
     for (Map.Entry<Long, Long> e : iv.entrySet()) n += e.getValue() - e.getKey();
     return n;
+  }
+
+  /** The set as a summary's delivery of one producer on one partition (workers/summary.Delivery). */
+  ObjectNode delivery(int producer, int partition) {
+    ObjectNode d = JsonNodeFactory.instance.objectNode();
+    d.put("producer", producer);
+    d.put("partition", partition);
+    d.put("total", total);
+    d.set("intervals", json());
+    return d;
   }
 
   ArrayNode json() {
