@@ -39,7 +39,7 @@ const (
 // stack is what hack/stack/stack.sh prepared.
 var stack struct {
 	kubeconfig, kubectl, helm                       string
-	managerImage, workerImage                       string
+	managerImage, workerImage, jvmWorkerImage       string
 	kafka, kafkaSASL, kafkaTLS, kafkaCA, prometheus string
 	// registry is a schema registry pods reach (its Confluent-compatible API).
 	registry string
@@ -76,7 +76,7 @@ func setup() error {
 		name string
 	}{
 		{&stack.kubeconfig, "KUBECONFIG"}, {&stack.kubectl, "SERDEBENCH_KUBECTL"}, {&stack.helm, "SERDEBENCH_HELM"},
-		{&stack.managerImage, "MANAGER_IMAGE"}, {&stack.workerImage, "WORKER_IMAGE"},
+		{&stack.managerImage, "MANAGER_IMAGE"}, {&stack.workerImage, "WORKER_IMAGE"}, {&stack.jvmWorkerImage, "JVM_WORKER_IMAGE"},
 		{&stack.kafka, "SERDEBENCH_STACK_KAFKA"}, {&stack.kafkaSASL, "SERDEBENCH_STACK_KAFKA_SASL"},
 		{&stack.kafkaTLS, "SERDEBENCH_STACK_KAFKA_TLS"}, {&stack.kafkaCA, "SERDEBENCH_STACK_KAFKA_CA"},
 		{&stack.prometheus, "SERDEBENCH_STACK_PROMETHEUS_URL"}, {&stack.registry, "SERDEBENCH_STACK_REGISTRY"},
