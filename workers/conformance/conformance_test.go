@@ -30,7 +30,8 @@ type trialRun struct {
 
 // TestTrial runs whole trials, two producers and two consumers on three partitions,
 // with producers and consumers of one runtime and of two (the bytes one runtime
-// writes, the other decodes): every worker exits 0, the summaries merge, nothing
+// writes, the other decodes): every worker exits 0 having measured its process's
+// CPU, resident set and heap, the summaries merge, nothing
 // acknowledged is lost, no consumer fails to decode, every histogram's count is
 // its summary's records (the merge adds them exactly), and each producer's
 // acknowledged sequence numbers on each partition are exactly what a read-back of
@@ -64,6 +65,10 @@ func TestTrial(t *testing.T) {
 			}
 			var produced, consumed, decodeErrors int64
 			for _, s := range sums {
+				// Each process measured itself over its window, as a pod's worker does.
+				if u := s.Usage; u == nil || u.CPUSeconds <= 0 || u.PeakRSSBytes < 1<<20 || u.PeakHeapBytes <= 0 {
+					t.Fatalf("%s %s: usage %+v, want its CPU, resident set and heap over its window", s.Role, s.Worker, u)
+				}
 				if s.Role == protocol.RoleProducer {
 					produced += s.Records
 					exact(t, s, summary.AckLatencyMicros, s.Records)

@@ -134,7 +134,9 @@ func executeProcess(ctx context.Context, argv []string, w protocol.Worker, env r
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-exited:
-			case <-time.After(w.DrainTimeout + processStopGrace):
+			// The worker's own bound is its drain timeout plus a few seconds: past
+			// twice that grace it is killed.
+			case <-time.After(w.DrainTimeout + 2*processStopGrace):
 				_ = cmd.Process.Kill()
 			}
 		})
@@ -165,10 +167,16 @@ func executeProcess(ctx context.Context, argv []string, w protocol.Worker, env r
 			return nil, fmt.Errorf("%s %s: its summary: %w", w.Role, w.ID, err)
 		}
 	}
+	killed := false
+	select {
+	case <-stopped:
+		killed = code != protocol.ExitOK && code != protocol.ExitUsage && code != protocol.ExitInterrupted
+	default:
+	}
 	switch {
 	case code == protocol.ExitOK && sum != nil:
 		return sum, nil
-	case code == protocol.ExitInterrupted:
+	case code == protocol.ExitInterrupted, killed:
 		return sum, fmt.Errorf("%s %s: %w", w.Role, w.ID, run.ErrInterrupted)
 	case code == protocol.ExitUsage:
 		return nil, fmt.Errorf("%s %s: the worker (%s) refused the trial: %s", w.Role, w.ID, argv[0], lastLines(stderr.String(), 3))

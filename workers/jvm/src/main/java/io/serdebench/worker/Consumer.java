@@ -74,12 +74,16 @@ final class Consumer {
     if (c.path("receiveBufferBytes").asInt() != 0) p.put("receive.buffer.bytes", c.path("receiveBufferBytes").asText());
     if (c.path("sendBufferBytes").asInt() != 0) p.put("send.buffer.bytes", c.path("sendBufferBytes").asText());
     p.put("isolation.level", (t.readCommitted() ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED).toString());
-    String proto = t.settings.path("groupProtocol").asText("");
-    p.put("group.protocol", proto.equals("consumer") ? "consumer" : "classic");
+    p.put("group.protocol", t.consumerSetting("groupProtocol").equals("consumer") ? "consumer" : "classic");
     return p;
   }
 
-  ObjectNode run() throws Exception {
+  /**
+   * Runs the trial until the group's commits say it is complete, or it is stopped
+   * (SIGTERM, --timeout; every wait then ends within the drain timeout). summary()
+   * may be called while this still runs.
+   */
+  void run() throws Exception {
     Properties props = Kafka.common(a, "serdebench-consumer-" + name);
     props.putAll(settings(t));
     props.put("group.id", a.group);
@@ -87,8 +91,10 @@ final class Consumer {
     props.put("auto.offset.reset", "earliest");
     props.put("key.deserializer", ByteArrayDeserializer.class.getName());
     props.put("value.deserializer", ByteArrayDeserializer.class.getName());
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props);
-        Admin admin = Admin.create(Kafka.common(a, "serdebench-consumer-" + name + "-admin"))) {
+    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props);
+    Admin admin = Admin.create(Kafka.common(a, "serdebench-consumer-" + name + "-admin"));
+    Thread checker = null;
+    try {
       c.subscribe(List.of(a.topic), new ConsumerRebalanceListener() {
         public void onPartitionsRevoked(Collection<TopicPartition> parts) {
           commit(c, parts, true);
@@ -96,6 +102,7 @@ final class Consumer {
         }
 
         public void onPartitionsAssigned(Collection<TopicPartition> parts) {
+          parts.forEach(pending::remove); // an earlier ownership's offsets are another owner's now
           // A partition another member read first: continue its mask of end records.
           for (Map.Entry<TopicPartition, OffsetAndMetadata> e : c.committed(new HashSet<>(parts)).entrySet()) {
             if (e.getValue() != null) masks[e.getKey().partition()] |= mask(e.getValue().metadata());
@@ -104,7 +111,7 @@ final class Consumer {
       });
       // The completion check asks the broker on its own thread, so the poll loop
       // (and the latency it measures) never waits for it.
-      Thread checker = Thread.ofPlatform().daemon().name("complete").start(() -> {
+      checker = Thread.ofPlatform().daemon().name("complete").start(() -> {
         long said = System.nanoTime();
         while (!stop.stopped() && !done) {
           String why = incomplete(admin);
@@ -132,24 +139,29 @@ final class Consumer {
           lastCommit = System.nanoTime();
         }
       }
-      complete = done;
-      checker.interrupt();
-      if (!complete) Main.log("WARN", "stopped before the trial was complete", "worker", name, "why", waiting);
+      synchronized (this) {
+        complete = done;
+      }
+      if (!done) Main.log("WARN", "stopped before the trial was complete", "worker", name, "why", waiting);
       commit(c, null, true);
-      c.close(stop.stopped() ? a.drainTimeout : Duration.ofSeconds(30));
+    } finally {
+      if (checker != null) checker.interrupt();
+      admin.close(Duration.ZERO);
+      c.close(stop.stopped() ? Duration.ofSeconds(1) : Duration.ofSeconds(30));
     }
-    return summary();
   }
 
-  private void record(ConsumerRecord<byte[], byte[]> r) {
+  private synchronized void record(ConsumerRecord<byte[], byte[]> r) {
     long now = Clock.now();
+    int p = r.partition();
+    // Every record moves the commit, another run's too: else the group's commit
+    // could stop short of the end behind it.
+    pending.put(new TopicPartition(r.topic(), p), r.offset() + 1);
     Wire.Fields f = Wire.Fields.of(r.headers());
     if (!f.ours(run)) {
       foreign++;
       return;
     }
-    int p = r.partition();
-    pending.put(new TopicPartition(r.topic(), p), r.offset() + 1);
     if (f.end) {
       masks[p] |= 1L << (f.producer & 63);
       return;
@@ -200,13 +212,17 @@ final class Consumer {
     if (off.isEmpty()) return;
     off.keySet().forEach(pending::remove);
     if (!sync) {
+      // Its callback runs in a later poll, on this thread: a partition revoked
+      // meanwhile is another owner's to commit.
       c.commitAsync(off, (o, e) -> {
-        if (e != null) o.forEach((tp, om) -> pending.putIfAbsent(tp, om.offset()));
+        if (e != null) o.forEach((tp, om) -> {
+          if (c.assignment().contains(tp)) pending.putIfAbsent(tp, om.offset());
+        });
       });
       return;
     }
     try {
-      c.commitSync(off, Duration.ofSeconds(10));
+      c.commitSync(off, stop.stopped() ? Duration.ofMillis(Math.min(2000, a.drainTimeout.toMillis() / 2)) : Duration.ofSeconds(10));
     } catch (Exception e) {
       Main.log("WARN", "commit failed", "err", e.toString());
       off.forEach((tp, om) -> pending.putIfAbsent(tp, om.offset()));
@@ -247,15 +263,14 @@ final class Consumer {
     }
   }
 
-  boolean complete() { return complete; }
+  synchronized long windowStart() { return windowStart; }
 
-  long windowStart() { return windowStart; }
+  synchronized long windowEnd() { return windowEnd; }
 
-  long windowEnd() { return windowEnd; }
+  synchronized long records() { return records; }
 
-  long records() { return records; }
-
-  ObjectNode summary() {
+  /** The summary of what it counted so far; interrupted unless the trial is complete. */
+  synchronized ObjectNode summary() {
     ObjectNode s = Main.summaryHead("consumer", name, a, t);
     s.put("windowStart", Clock.rfc3339(windowStart));
     s.put("windowEnd", Clock.rfc3339(windowEnd));
@@ -274,6 +289,7 @@ final class Consumer {
       rc.add(e.getValue().delivery((int) (e.getKey() >>> 32), (int) (e.getKey() & 0xffffffffL)));
     if (t.readCommitted()) s.put("readCommitted", true);
     if (foreign > 0) s.put("foreign", foreign);
+    if (!complete) s.put("interrupted", true);
     return s;
   }
 

@@ -72,21 +72,17 @@ public final class Main {
     if (srv != null) log("INFO", "serving metrics", "addr", a.metricsAddr);
     Server metrics = srv != null ? srv : Server.none(a, name);
     Usage usage = new Usage();
-    AtomicReference<ObjectNode> result = new AtomicReference<>();
+    AtomicReference<Producer> producer = new AtomicReference<>();
+    AtomicReference<Consumer> consumer = new AtomicReference<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread work = Thread.ofPlatform().daemon().name("work").start(() -> {
       try {
         if (a.role.equals("producer")) {
-          Producer p = new Producer(a, t, metrics, stop);
-          ObjectNode s = p.run();
-          s.set("usage", window(usage, p.windowStart(), p.windowEnd(), s.path("records").asLong()));
-          result.set(s);
+          producer.set(new Producer(a, t, metrics, stop));
+          producer.get().run();
         } else {
-          Consumer c = new Consumer(a, t, metrics, stop, name);
-          ObjectNode s = c.run();
-          s.set("usage", window(usage, c.windowStart(), c.windowEnd(), c.records()));
-          if (!c.complete()) s.put("interrupted", true);
-          result.set(s);
+          consumer.set(new Consumer(a, t, metrics, stop, name));
+          consumer.get().run();
         }
       } catch (Throwable e) {
         failure.set(e);
@@ -105,9 +101,18 @@ public final class Main {
     } catch (InterruptedException e) {
       stop.stop();
     }
+    // The last sample closes the usage window: only then is it known.
     usage.close();
-    ObjectNode sum = result.get();
-    if (stop.stopped() && sum != null) sum.put("interrupted", true);
+    ObjectNode sum = null;
+    if (producer.get() != null) {
+      Producer p = producer.get();
+      sum = p.summary();
+      sum.set("usage", window(usage, p.windowStart(), p.windowEnd(), sum.path("records").asLong()));
+    } else if (consumer.get() != null) {
+      Consumer c = consumer.get();
+      sum = c.summary();
+      sum.set("usage", window(usage, c.windowStart(), c.windowEnd(), c.records()));
+    }
     if (srv != null) {
       metrics.done.set(1);
       if (sum != null) srv.finish(a.metricsGrace);
@@ -121,17 +126,15 @@ public final class Main {
         return EXIT_FAILED;
       }
     }
+    boolean interrupted = sum == null ? stop.stopped() : sum.path("interrupted").asBoolean();
     Throwable err = failure.get();
-    if (err != null) {
+    if (err != null && !(stop.stopped() && interrupted)) {
       log("ERROR", "worker failed", "role", a.role, "trial", t.name(), "err", err.toString());
       return EXIT_FAILED;
     }
-    if (work.isAlive() || (stop.stopped() && sum == null)) {
-      log("ERROR", "worker interrupted", "role", a.role, "trial", t.name(), "err", "interrupted before the trial was complete; the worker did not return within the drain timeout");
-      return EXIT_INTERRUPTED;
-    }
-    if (sum != null && sum.path("interrupted").asBoolean()) {
-      log("ERROR", "worker interrupted", "role", a.role, "trial", t.name(), "err", "interrupted before the trial was complete");
+    if (interrupted || work.isAlive()) {
+      log("ERROR", "worker interrupted", "role", a.role, "trial", t.name(), "err", "interrupted before the trial was complete"
+          + (work.isAlive() ? "; the worker did not return within the drain timeout" : ""));
       return EXIT_INTERRUPTED;
     }
     return EXIT_OK;

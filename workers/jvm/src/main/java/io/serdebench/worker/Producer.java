@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -48,6 +49,9 @@ final class Producer {
   private String firstError = "";
   private long windowStart, windowEnd;
   private final AtomicLong outstanding = new AtomicLong();
+  private final Map<String, String> eff;
+  private long startAt, unacknowledged;
+  private boolean frozen, complete;
 
   Producer(Args a, Trial t, Server srv, Main.Stop stop) throws Exception {
     this.a = a;
@@ -64,6 +68,13 @@ final class Producer {
     codec = Codecs.of(t.codec(), pool.type);
     natives = new Object[pool.records.size()];
     for (int i = 0; i < natives.length; i++) natives[i] = codec.prepare(pool.records.get(i));
+    eff = settings(t);
+    int largest = 0;
+    for (Object n : natives) largest = Math.max(largest, codec.encode(n).length); // untimed
+    // A record larger than the client's default request limit still goes, as the Go
+    // workers size their limit from the largest record; the broker's own limit
+    // (the topic's max.message.bytes) stays the broker's to enforce.
+    eff.put("max.request.size", Integer.toString(Math.max(1_048_576, largest + 1024)));
     acked = new SeqSet[t.partitions()];
     failed = new SeqSet[t.partitions()];
     for (int p = 0; p < acked.length; p++) {
@@ -89,48 +100,77 @@ final class Producer {
     return s;
   }
 
-  ObjectNode run() throws Exception {
+  /**
+   * Runs the trial. Every wait is bounded by the stop flag (SIGTERM, --timeout): once
+   * stopped, what is in flight has --drain-timeout to be acknowledged, then the
+   * rest is unacknowledged and the client closes at once. summary() may be called
+   * while this still runs (a worker that did not return in time).
+   */
+  void run() throws Exception {
     Properties props = Kafka.common(a, "serdebench-producer-" + id);
-    Map<String, String> eff = settings(t);
     props.putAll(eff);
     props.put("key.serializer", ByteArraySerializer.class.getName());
     props.put("value.serializer", ByteArraySerializer.class.getName());
-    long startAt = 0;
-    ObjectNode sum;
-    try (KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(props)) {
+    KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(props);
+    try {
       prod.partitionsFor(a.topic); // connect and find the topic before the schedule (bounded by max.block.ms)
       if (a.waitForGroup) waitForGroup();
       if (a.startGate) {
-        startAt = srv.awaitStart(a.waitTimeout, stop::stopped);
-        if (startAt == 0 && !stop.stopped()) throw new IllegalStateException("no start within --wait-timeout " + a.waitTimeout);
+        long at = srv.awaitStart(a.waitTimeout, stop::stopped);
+        if (at == 0 && !stop.stopped()) throw new IllegalStateException("no start within --wait-timeout " + a.waitTimeout);
+        synchronized (this) {
+          startAt = at;
+        }
       }
       send(prod, startAt);
-      if (!stop.stopped()) {
-        prod.flush();
+      if (!stop.stopped() && idle(Long.MAX_VALUE)) {
         endRecords(prod);
-      } else {
-        prod.close(a.drainTimeout);
+        synchronized (this) {
+          complete = !stop.stopped();
+        }
       }
+    } finally {
+      if (stop.stopped()) idle(a.drainTimeout.toNanos());
+      synchronized (this) {
+        // What the forced close aborts was neither acknowledged nor failed: it is
+        // unacknowledged, and its callbacks count nothing.
+        frozen = true;
+        unacknowledged = outstanding.get();
+      }
+      prod.close(stop.stopped() ? Duration.ZERO : a.drainTimeout);
     }
-    sum = summary(eff, startAt);
-    return sum;
   }
 
+  /** Waits until nothing is in flight, at most nanos or until stopped (when nanos is unbounded); true when idle. */
+  private boolean idle(long nanos) throws InterruptedException {
+    long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+    while (outstanding.get() > 0) {
+      if ((nanos == Long.MAX_VALUE && stop.stopped()) || System.nanoTime() > deadline) return false;
+      Thread.sleep(1);
+    }
+    return true;
+  }
+
+  /** Waits until the group is Stable with the trial's consumers; errors are retried until --wait-timeout. */
   private void waitForGroup() throws Exception {
     long deadline = System.nanoTime() + a.waitTimeout.toNanos();
-    try (Admin admin = Admin.create(Kafka.common(a, "serdebench-producer-" + id + "-admin"))) {
+    Admin admin = Admin.create(Kafka.common(a, "serdebench-producer-" + id + "-admin"));
+    try {
+      String last = "not asked yet";
       while (!stop.stopped()) {
-        ConsumerGroupDescription d = null;
         try {
-          d = admin.describeConsumerGroups(List.of(a.group)).all().get(10, TimeUnit.SECONDS).get(a.group);
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof GroupIdNotFoundException)) throw e; // not formed yet
+          ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(a.group)).all().get(10, TimeUnit.SECONDS).get(a.group);
+          if (d.groupState() == GroupState.STABLE && d.members().size() == t.consumers()) return;
+          last = d.groupState() + " with " + d.members().size() + " members";
+        } catch (ExecutionException | TimeoutException e) {
+          last = e.getCause() instanceof GroupIdNotFoundException ? "not formed yet" : e.toString(); // asked again
         }
-        if (d != null && d.groupState() == GroupState.STABLE && d.members().size() >= t.consumers()) return;
         if (System.nanoTime() > deadline)
-          throw new IllegalStateException("group " + a.group + " not Stable with " + t.consumers() + " consumers within --wait-timeout");
+          throw new IllegalStateException("group " + a.group + " not Stable with " + t.consumers() + " consumers within --wait-timeout (" + last + ")");
         Thread.sleep(200);
       }
+    } finally {
+      admin.close(Duration.ZERO);
     }
   }
 
@@ -183,11 +223,7 @@ final class Producer {
       Future<RecordMetadata> f = prod.send(new ProducerRecord<>(a.topic, p, null, null, value, h),
           callback(p, seq, intended, actual, warmup, measureStart, serNanos, value.length, Wire.bytes(h), pool.sizes.get(idx)));
       if (single) {
-        try {
-          f.get();
-        } catch (ExecutionException e) {
-          // counted by the callback
-        }
+        while (!f.isDone() && !stop.stopped()) Thread.sleep(0, 100_000);
       }
     }
   }
@@ -197,6 +233,7 @@ final class Producer {
     return (md, e) -> {
       long now = Clock.now();
       synchronized (this) {
+        if (frozen) return; // the forced close's abort: unacknowledged, counted already
         if (e != null) {
           failed[p].add(seq);
           errors++;
@@ -245,6 +282,10 @@ final class Producer {
       for (int p : todo) fs.add(prod.send(new ProducerRecord<>(a.topic, p, null, null, null, Wire.end(id, sent[p], run, t.compactHeaders()))));
       List<Integer> again = new ArrayList<>();
       for (int i = 0; i < fs.size(); i++) {
+        while (!fs.get(i).isDone()) {
+          if (stop.stopped()) return;
+          Thread.sleep(1);
+        }
         try {
           fs.get(i).get();
         } catch (ExecutionException e) {
@@ -260,7 +301,8 @@ final class Producer {
     }
   }
 
-  private synchronized ObjectNode summary(Map<String, String> eff, long startAt) {
+  /** The summary of what the callbacks counted so far; interrupted unless the trial is complete. */
+  synchronized ObjectNode summary() {
     JsonNodeFactory f = JsonNodeFactory.instance;
     ObjectNode s = Main.summaryHead("producer", Integer.toString(id), a, t);
     s.put("windowStart", Clock.rfc3339(windowStart));
@@ -285,13 +327,15 @@ final class Producer {
     s.set("acked", deliveries(acked));
     ArrayNode fl = deliveries(failed);
     if (!fl.isEmpty()) s.set("failed", fl);
-    if (outstanding.get() > 0) s.put("unacknowledged", outstanding.get());
+    long unacked = frozen ? unacknowledged : outstanding.get();
+    if (unacked > 0) s.put("unacknowledged", unacked);
     ObjectNode cs = s.putObject("clientSettings");
     cs.put("client", Main.CLIENT);
     cs.put("kafka-clients", org.apache.kafka.common.utils.AppInfoParser.getVersion());
     cs.put("java", Runtime.version().toString());
     cs.put("partitioner", "round-robin");
     eff.forEach(cs::put);
+    if (!complete) s.put("interrupted", true);
     return s;
   }
 
@@ -303,7 +347,7 @@ final class Producer {
     return out;
   }
 
-  long windowStart() { return windowStart; }
+  synchronized long windowStart() { return windowStart; }
 
-  long windowEnd() { return windowEnd; }
+  synchronized long windowEnd() { return windowEnd; }
 }

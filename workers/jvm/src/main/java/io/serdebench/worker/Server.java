@@ -117,7 +117,7 @@ final class Server {
           }
           scraped(x.getRemoteAddress().getAddress().getHostAddress(), began);
         }
-        case "/healthz" -> reply(x, method.equals("GET") ? 200 : 405, "");
+        case "/healthz" -> reply(x, 200, "");
         case "/clock" -> reply(x, method.equals("GET") ? 200 : 405, method.equals("GET") ? Long.toString(Clock.now()) : "");
         case "/readyz" -> {
           if (!gate) reply(x, 404, "404 page not found\n");

@@ -49,7 +49,17 @@ final class Trial {
   String mode() { return settings.path("mode").asText(); }
   long recordsPerSecond() { return settings.path("recordsPerSecond").asLong(); }
   String acks() { return settings.path("acks").asText(); }
-  boolean readCommitted() { return settings.path("isolation").asText().equals("readCommitted"); }
+  boolean readCommitted() { return consumerSetting("isolation").equals("readCommitted"); }
+
+  /**
+   * A consumer setting the planner copies from the swept settings (isolation,
+   * groupProtocol, groupType): the trial's consumer settings say it, the settings'
+   * copy where an older plan left it out.
+   */
+  String consumerSetting(String key) {
+    String v = consumer.path(key).asText("");
+    return v.isEmpty() ? settings.path(key).asText("") : v;
+  }
 
   /** Top-level fields this worker reads; others must be absent or zero. */
   private static final Set<String> KNOWN = Set.of("index", "name", "config", "repetition", "codec", "schema", "sizeBytes",
@@ -87,6 +97,10 @@ final class Trial {
     for (Map.Entry<String, List<String>> e : ENUMS.entrySet()) {
       String v = settings.path(e.getKey()).asText("");
       if (!e.getValue().contains(v)) return "settings." + e.getKey() + " " + v + ": the JVM worker runs " + e.getValue();
+    }
+    for (String key : List.of("isolation", "groupProtocol", "groupType")) {
+      String v = consumer.path(key).asText("");
+      if (!ENUMS.get(key).contains(v)) return "consumer." + key + " " + v + ": the JVM worker runs " + ENUMS.get(key);
     }
     String commit = consumer.path("commit").asText("");
     if (!commit.isEmpty() && !commit.equals("interval")) return "consumer.commit " + commit + ": the JVM worker commits on an interval";
