@@ -69,6 +69,11 @@ key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload
   echo "$KAFKA_VERSION $(java_runtime_version "$java")"; } | sha256sum | cut -c1-16)"
 dist="$cache/worker-jvm-$key"
 
+# Test binaries of several packages build it at once: one builds, the others wait
+# for it (the lock ends with this script; nothing it starts outlives it).
+mkdir -p "$cache"
+exec 9>"$cache/worker-jvm.lock"
+flock 9
 if [[ ! -f "$dist/.complete" ]]; then
   log "building with $jdk (Kafka $KAFKA_VERSION) into $dist"
   work="$(mktemp -d)"
