@@ -19,9 +19,9 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/controllers"
+	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/internal/testing/kubetest"
 	"github.com/serdebench/serdebench/internal/topics"
-	"github.com/serdebench/serdebench/workers/wire"
 )
 
 // brokersNamespace is where hack/kafka/brokers.yaml runs them.
@@ -249,102 +249,14 @@ func checkNoFaultObjects(t *testing.T) {
 }
 
 // readBack counts the distinct data records (producer, partition, sequence) in
-// topic, reading every partition from its start to its end, committed records
-// only when readCommitted (control records kept, to know the end is reached).
+// topic's three partitions, committed records only when readCommitted.
 func readBack(t *testing.T, brokers []string, topic string, readCommitted bool) int64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
+	var n int64
+	for _, l := range kafkatest.ReadBack(t, brokers, topic, 3, readCommitted) {
+		n += l.Set.Size()
 	}
-	defer cl.Close()
-	req := kmsg.NewPtrListOffsetsRequest()
-	rt := kmsg.NewListOffsetsRequestTopic()
-	rt.Topic = topic
-	for p := range int32(3) {
-		rp := kmsg.NewListOffsetsRequestTopicPartition()
-		rp.Partition, rp.Timestamp = p, -1 // the end
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	req.Topics = append(req.Topics, rt)
-	ends := map[int32]int64{}
-	for _, shard := range cl.RequestSharded(ctx, req) {
-		if shard.Err != nil {
-			t.Fatalf("list offsets: %v", shard.Err)
-		}
-		for _, rt := range shard.Resp.(*kmsg.ListOffsetsResponse).Topics {
-			for _, rp := range rt.Partitions {
-				if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
-					t.Fatalf("list offsets of %s/%d: %v", topic, rp.Partition, err)
-				}
-				ends[rp.Partition] = rp.Offset
-			}
-		}
-	}
-	if len(ends) != 3 {
-		t.Fatalf("end offsets %v: want 3 partitions", ends)
-	}
-	offsets := map[int32]kgo.Offset{}
-	for p := range ends {
-		offsets[p] = kgo.NewOffset().AtStart()
-	}
-	iso := kgo.ReadUncommitted()
-	if readCommitted {
-		iso = kgo.ReadCommitted()
-	}
-	rd, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}),
-		kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	type key struct {
-		producer  uint32
-		partition int32
-		seq       uint64
-	}
-	seen := map[key]bool{}
-	next := map[int32]int64{}
-	done := func() bool {
-		for p, end := range ends {
-			if next[p] < end {
-				return false
-			}
-		}
-		return true
-	}
-	for !done() {
-		fs := rd.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read-back of %s stopped at %v of %v: %v", topic, next, ends, ctx.Err())
-		}
-		fs.EachError(func(_ string, p int32, err error) { t.Logf("read-back %s/%d: %v", topic, p, err) })
-		fs.EachRecord(func(r *kgo.Record) {
-			next[r.Partition] = r.Offset + 1
-			if r.Attrs.IsControl() {
-				return
-			}
-			var k key
-			var hasP, hasS bool
-			for _, h := range r.Headers {
-				switch h.Key {
-				case wire.End:
-					return
-				case wire.Producer:
-					k.producer, hasP = wire.Uint32(h.Value)
-				case wire.Seq:
-					k.seq, hasS = wire.Uint64(h.Value)
-				}
-			}
-			if hasP && hasS {
-				k.partition = r.Partition
-				seen[k] = true
-			}
-		})
-	}
-	return int64(len(seen))
+	return n
 }
 
 func deref64(p *int64) any {

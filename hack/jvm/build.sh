@@ -23,14 +23,7 @@ log() { printf 'worker-jvm: %s\n' "$*" >&2; }
 # shellcheck source=../lib/java.sh
 . "$repo/hack/lib/java.sh"
 
-java="$(java_at_least 21)" || { log "the JVM worker needs a JDK 21 or newer (java, /usr/lib/jvm/*); none found"; exit 1; }
-# Prefer the newest JDK present (Java 25 on this machine kind) over an older default.
-for j in /usr/lib/jvm/*/bin/java; do
-  [[ -x "$j" ]] || continue
-  v="$("$j" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
-  cur="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
-  [[ "${v%%.*}" =~ ^[0-9]+$ ]] && ((${v%%.*} > ${cur%%.*})) && java="$j"
-done
+java="$(java_newest 21)" || { log "the JVM worker needs a JDK 21 or newer (java, /usr/lib/jvm/*); none found"; exit 1; }
 jdk="$(dirname "$(dirname "$(readlink -f "$java")")")"
 [[ -x "$jdk/bin/javac" ]] || { log "$jdk is a JRE, not a JDK (no javac)"; exit 1; }
 # image [tar]: the worker's image, cached by the build, the Go sources of its pool and
@@ -50,6 +43,7 @@ image() {
       --strip-debug --no-man-pages --no-header-files --compress=zip-6 --output "$root/opt/java" >&2
     [[ -x "$root/opt/java/bin/java" ]] || { log "jlink failed"; exit 1; }
     cp "$dist/worker.jar" "$root/opt/serdebench/lib/"
+    cp "$dist/jvm.options" "$root/opt/serdebench/"
     cp "$dist"/lib/*.jar "$root/opt/serdebench/lib/"
     jre_native_libs "$root"
     (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath -ldflags="-s -w" -o "$root/opt/serdebench/bin/pool" ./cmd/pool)
@@ -92,6 +86,15 @@ if [[ ! -f "$dist/.complete" ]]; then
   echo "$jdk" >"$dist/jdk"
   touch "$dist/.complete"
 fi
+# The worker's JVM flags, one file for both launchers (bin/worker-jvm and the image's
+# hack/jvm/pod), read as a java @argfile: no perf data file (a pod's root is
+# read-only), the heap at three quarters of a container's memory limit, and, on Java
+# 23+, sun.misc.Unsafe's memory access allowed (JEP 471: msgpack-java and Kafka's
+# client use it, and every start would warn).
+{
+  echo "-XX:-UsePerfData -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError"
+  (($(java_major "$java") >= 23)) && echo "--sun-misc-unsafe-memory-access=allow"
+} >"$dist/jvm.options"
 [[ "${1:-}" == dist ]] && { echo "$dist"; exit 0; }
 if [[ "${1:-}" == image ]]; then
   image "${2:-}"
@@ -100,18 +103,13 @@ fi
 
 mkdir -p "$repo/bin"
 (cd "$repo" && go build -o bin/pool ./cmd/pool)
-# msgpack-java and Kafka's client reach sun.misc.Unsafe's memory access, which Java 23+
-# warns of on every start; allowed explicitly (JEP 471) rather than warned of.
-opts=""
-v="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
-((${v%%.*} >= 23)) && opts="--sun-misc-unsafe-memory-access=allow"
 launcher="$repo/bin/worker-jvm"
 cat >"$launcher.tmp" <<LAUNCHER
 #!/bin/sh
 # The JVM worker (hack/jvm/build.sh wrote this): $dist
 : "\${SERDEBENCH_POOL:=\$(dirname "\$0")/pool}"
 export SERDEBENCH_POOL
-exec "$jdk/bin/java" $opts \${SERDEBENCH_JVM_OPTS:-} -cp "$dist/worker.jar:$dist/lib/*" io.serdebench.worker.Main "\$@"
+exec "$jdk/bin/java" @"$dist/jvm.options" \${SERDEBENCH_JVM_OPTS:-} -cp "$dist/worker.jar:$dist/lib/*" io.serdebench.worker.Main "\$@"
 LAUNCHER
 chmod +x "$launcher.tmp" && mv "$launcher.tmp" "$launcher"
 echo "$launcher"

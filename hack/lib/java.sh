@@ -1,16 +1,35 @@
 # Finding a JDK for the scripts that need a newer one than the default (Strimzi 1.x's
 # CRD generator and Topic Operator need Java 21+). Sourced; defines functions only.
 
+# java_major JAVA: its major version (17, 25), empty when it does not say.
+java_major() {
+  local v
+  v="$("$1" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
+  [[ "${v%%.*}" =~ ^[0-9]+$ ]] && echo "${v%%.*}"
+}
+
 # java_at_least N prints a java binary of major version N or newer: the default one,
 # else one of the JDKs under /usr/lib/jvm (this machine kind ships a second one).
 java_at_least() {
   local want="$1" j v
   for j in "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
     [[ -x "$j" ]] || continue
-    v="$("$j" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.specification.version = //p')"
-    if [[ "${v%%.*}" =~ ^[0-9]+$ ]] && ((${v%%.*} >= want)); then echo "$j"; return 0; fi
+    v="$(java_major "$j")"
+    if [[ -n "$v" ]] && ((v >= want)); then echo "$j"; return 0; fi
   done
   return 1
+}
+
+# java_newest N prints the newest java binary of major version N or newer, the
+# default one or one under /usr/lib/jvm (Java 25 on this machine kind).
+java_newest() {
+  local best="" bv=0 j v
+  for j in "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
+    [[ -x "$j" ]] || continue
+    v="$(java_major "$j")"
+    if [[ -n "$v" ]] && ((v >= $1 && v > bv)); then best="$j" bv="$v"; fi
+  done
+  [[ -n "$best" ]] && echo "$best"
 }
 
 # java_runtime_version JAVA: the full runtime version (e.g. 25.0.1+8-LTS), for cache keys.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/testing/jvmtest"
+	"github.com/serdebench/serdebench/internal/testing/promtest"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -127,7 +127,7 @@ func start(t *testing.T, rt runtime, w protocol.Worker, tr trial.Trial) *proc {
 	tr.Settings.Client = rt.client
 	w.Trial = tr
 	if w.MetricsAddr == "" {
-		w.MetricsAddr = freeAddr(t)
+		w.MetricsAddr = promtest.FreeAddr(t)
 	}
 	if w.MetricsGrace == 0 {
 		w.MetricsGrace = 100 * time.Millisecond
@@ -197,14 +197,4 @@ func tail(s string) string {
 		return "…" + s[len(s)-4000:]
 	}
 	return s
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }

@@ -49,7 +49,7 @@ func ReadBack(t testing.TB, brokers []string, topic string, partitions int32, co
 	ends := EndOffsets(t, brokers, topic, partitions)
 	sets := map[Stream]*summary.SeqSet{}
 	next := map[int32]int64{}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for done := false; !done; {
 		fs := cl.PollFetches(ctx)

@@ -64,13 +64,13 @@ public final class Main {
     String name = a.role.equals("consumer") && a.id.isEmpty() ? "c0" : a.id;
     Server srv;
     try {
-      srv = a.metricsAddr.isEmpty() ? null : new Server(a, name, a.startGate && a.role.equals("producer"));
+      srv = a.metricsAddr.isEmpty() ? null : new Server(a, t, name, a.startGate && a.role.equals("producer"));
     } catch (Exception e) {
       log("ERROR", "worker failed", "role", a.role, "trial", t.name(), "err", "serve metrics on " + a.metricsAddr + ": " + e);
       return EXIT_FAILED;
     }
     if (srv != null) log("INFO", "serving metrics", "addr", a.metricsAddr);
-    Server metrics = srv != null ? srv : Server.none(a, name);
+    Server metrics = srv != null ? srv : Server.none(a, t, name);
     Usage usage = new Usage();
     AtomicReference<Producer> producer = new AtomicReference<>();
     AtomicReference<Consumer> consumer = new AtomicReference<>();

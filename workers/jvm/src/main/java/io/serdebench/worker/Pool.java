@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A producer's records, from cmd/pool (the Go generator itself, so every runtime sends
  * the same data): the record type's description, then the records with their JSON
- * sizes. The pool binary is $SERDEBENCH_POOL, else bin/pool beside this worker's lib/.
+ * sizes.
  */
 final class Pool {
   final Codecs.Type type;
@@ -45,16 +43,11 @@ final class Pool {
     type = t;
   }
 
+  /** cmd/pool's path: $SERDEBENCH_POOL, which both launchers set (bin/worker-jvm, hack/jvm/pod). */
   static String binary() {
     String env = System.getenv("SERDEBENCH_POOL");
-    if (env != null && !env.isEmpty()) return env;
-    try {
-      Path jar = Path.of(Pool.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      Path beside = jar.getParent().getParent().resolve("bin/pool");
-      if (Files.isExecutable(beside)) return beside.toString();
-    } catch (Exception e) {
-      // fall through
-    }
-    return "pool";
+    if (env == null || env.isEmpty()) throw new IllegalStateException("SERDEBENCH_POOL is not set: start the worker with its launcher (bin/worker-jvm)");
+    return env;
   }
+
 }

@@ -44,22 +44,22 @@ final class Server {
   private final Map<String, long[]> scrapers = new HashMap<>();
   private volatile long workEnded;
 
-  Server(Args a, String worker, boolean gate) throws IOException {
-    this(a, worker, gate, true);
+  Server(Args a, Trial t, String worker, boolean gate) throws IOException {
+    this(a, t, worker, gate, true);
   }
 
   /** The metrics without a port (--metrics-addr ""): counted, never served. */
-  static Server none(Args a, String worker) {
+  static Server none(Args a, Trial t, String worker) {
     try {
-      return new Server(a, worker, false, false);
+      return new Server(a, t, worker, false, false);
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private Server(Args a, String worker, boolean gate, boolean listen) throws IOException {
+  private Server(Args a, Trial t, String worker, boolean gate, boolean listen) throws IOException {
     Labels l = Labels.of("experiment", a.experiment, "experiment_uid", a.experimentUID, "topic", a.topic, "group", a.group,
-        "trial", nameOf(a), "codec", codecOf(a), "role", a.role, "worker", worker);
+        "trial", t.name(), "codec", t.codec(), "role", a.role, "worker", worker);
     records = Counter.builder().name("serdebench_records_total").help("Measured records (producer: acknowledged; consumer: received).").constLabels(l).register(registry);
     warmupRecords = Counter.builder().name("serdebench_warmup_records_total").help("Records excluded as warmup.").constLabels(l).register(registry);
     serializedBytes = Counter.builder().name("serdebench_serialized_bytes_total").help("Encoded value bytes of measured records.").constLabels(l).register(registry);
@@ -83,22 +83,6 @@ final class Server {
     http.setExecutor(Executors.newFixedThreadPool(2, r -> Thread.ofPlatform().daemon().name("http").unstarted(r)));
     http.createContext("/", this::handle);
     http.start();
-  }
-
-  private static String nameOf(Args a) {
-    try {
-      return new Trial(a.trial).name();
-    } catch (Args.UsageException e) {
-      return "";
-    }
-  }
-
-  private static String codecOf(Args a) {
-    try {
-      return new Trial(a.trial).codec();
-    } catch (Args.UsageException e) {
-      return "";
-    }
   }
 
   private void handle(HttpExchange x) throws IOException {

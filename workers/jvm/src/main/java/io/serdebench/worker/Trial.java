@@ -14,9 +14,6 @@ import java.util.Set;
  * refused too, so a newer planner's setting cannot pass unnoticed.
  */
 final class Trial {
-  /** The codecs this worker has (Codecs). */
-  static final Set<String> CODECS = Codecs.NAMES;
-
   final JsonNode root;
   final JsonNode settings;
   final JsonNode consumer;
@@ -87,7 +84,7 @@ final class Trial {
     String c = settings.path("client").asText("");
     if (!c.equals(Main.CLIENT))
       return "settings.client: this worker runs Kafka's Java client (client " + Main.CLIENT + "), not \"" + c + "\"";
-    if (!CODECS.contains(codec())) return "codec " + codec() + ": the JVM worker has " + String.join(", ", Codecs.NAMES);
+    if (!Codecs.NAMES.contains(codec())) return "codec " + codec() + ": the JVM worker has " + String.join(", ", Codecs.NAMES);
     if (root.has("source")) return "payload.source: the JVM worker sends the built-in schemas only";
     if (schema().equals("bytes")) return "schema bytes: only the raw codec sends it, which the JVM worker has not";
     String why = unknown("", root, KNOWN);
