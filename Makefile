@@ -202,7 +202,10 @@ generate: $(PROTOC_GEN_GO) $(PROTOC_GEN_VTPROTO) $(MSGP) $(CONTROLLER_GEN) $(CAP
 	  workers/payload/proto/*.proto
 	@# Thrift, FlatBuffers and Cap'n Proto schemas come from the payload structs (payload.Types).
 	@test "$$(go list -m -f '{{.Version}}' capnproto.org/go/capnp/v3)" = "$(CAPNP_GO_VERSION)" || { echo "go.mod's capnp is not CAPNP_GO_VERSION $(CAPNP_GO_VERSION)"; exit 1; }
-	go run ./hack/genformats workers/payload
+	@# So do the JVM worker's Java records and Avro schemas (its Thrift and protobuf classes are
+	@# generated when it is built: hack/jvm/build.sh).
+	rm -rf workers/jvm/src/main/java/serdebench/payload/pojo workers/jvm/src/main/avro
+	go run ./hack/genformats workers/payload workers/jvm/src/main
 	rm -f workers/payload/thriftgen/payload*.go workers/payload/fbgen/[A-Z]*.go workers/payload/capnpgen/*.capnp.go
 	thrift --gen go:package_prefix=github.com/serdebench/serdebench/workers/payload/,skip_remote \
 	  -out workers/payload workers/payload/thriftgen/payload.thrift

@@ -4,7 +4,7 @@ import "strings"
 
 // Codec names a serialization format implementation (docs/formats.md): a format
 // with its mandated library, or a library variant named <format>/<library>.
-// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor;avro/hamba;msgpack/msgp;protobuf/vtproto;json/goccy;avro/registry;protobuf/registry;json/registry
+// +kubebuilder:validation:Enum=json;avro;protobuf;msgpack;raw;thrift-binary;thrift-compact;capnproto;capnproto-packed;flatbuffers;gob;cbor;avro/hamba;msgpack/msgp;protobuf/vtproto;json/goccy;avro/registry;protobuf/registry;json/registry;avro/specific;java-serialization;kryo;kryo/unsafe;fory
 type Codec string
 
 // Codecs known to the workers.
@@ -35,6 +35,14 @@ const (
 	CodecAvroRegistry     Codec = "avro" + RegistrySuffix
 	CodecProtobufRegistry Codec = "protobuf" + RegistrySuffix
 	CodecJSONRegistry     Codec = "json" + RegistrySuffix
+	// JVM codecs (client java): Avro's generated classes beside its generic records,
+	// and the JVM-only serializers, the FastormDB thesis's (Java serialization, Kryo
+	// default and unsafe) and Apache Fory.
+	CodecAvroSpecific      Codec = "avro/specific"
+	CodecJavaSerialization Codec = "java-serialization"
+	CodecKryo              Codec = "kryo"
+	CodecKryoUnsafe        Codec = "kryo/unsafe"
+	CodecFory              Codec = "fory"
 )
 
 // RegistrySuffix ends the name of a registry variant.

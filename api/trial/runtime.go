@@ -32,7 +32,8 @@ type RuntimeSupport struct {
 	Worker string
 	// Clients are the clients its worker runs.
 	Clients []Client
-	// Codecs are the codecs its worker has (nil: every codec).
+	// Codecs are the codecs its worker has (its codec table's names: a test of each
+	// worker checks them).
 	Codecs []Codec
 	// Lacks are what of a trial, beyond its settings (Features), its worker
 	// cannot run yet.
@@ -52,9 +53,14 @@ type Lack struct {
 
 // Runtimes is every runtime, with what its worker can run.
 var Runtimes = []RuntimeSupport{
-	{Runtime: RuntimeGo, Worker: "cmd/worker", Clients: []Client{ClientSarama, ClientFranz, ClientRdkafka}},
+	{Runtime: RuntimeGo, Worker: "cmd/worker", Clients: []Client{ClientSarama, ClientFranz, ClientRdkafka},
+		Codecs: []Codec{CodecJSON, CodecAvro, CodecProtobuf, CodecMsgpack, CodecRaw, CodecThriftBinary, CodecThriftCompact,
+			CodecCapnp, CodecCapnpPacked, CodecFlatbuffers, CodecGob, CodecCBOR,
+			CodecAvroHamba, CodecMsgpackMsgp, CodecProtobufVtproto, CodecJSONGoccy,
+			CodecAvroRegistry, CodecProtobufRegistry, CodecJSONRegistry}},
 	{Runtime: RuntimeJVM, Worker: "workers/jvm", Clients: []Client{ClientJava},
-		Codecs: []Codec{CodecJSON, CodecAvro, CodecProtobuf, CodecMsgpack},
+		Codecs: []Codec{CodecJSON, CodecAvro, CodecAvroSpecific, CodecProtobuf, CodecMsgpack, CodecRaw, CodecCBOR,
+			CodecThriftBinary, CodecThriftCompact, CodecJavaSerialization, CodecKryo, CodecKryoUnsafe, CodecFory},
 		Lacks: []Lack{
 			{Name: "fault scenarios", Uses: func(t Trial) bool { return t.Fault != nil }, CEL: "has(self.faults)"},
 			{Name: "rate.search", Uses: func(t Trial) bool { return t.Search != nil }, CEL: "has(self.rate) && has(self.rate.search)"},
@@ -82,7 +88,7 @@ func (c Client) support() RuntimeSupport {
 // HasCodec says whether the runtime of client c has codec.
 func (c Client) HasCodec(codec Codec) bool {
 	r := c.support()
-	return r.Codecs == nil || slices.Contains(r.Codecs, codec)
+	return slices.Contains(r.Codecs, codec)
 }
 
 // RuntimeUnsupported says why the workers of t's clients cannot run t (nil when
@@ -107,11 +113,17 @@ func (t Trial) RuntimeUnsupported() error {
 }
 
 // Clients are the clients runtime r's worker runs.
-func (r Runtime) Clients() []Client {
+func (r Runtime) Clients() []Client { return r.support().Clients }
+
+// Codecs are the codecs runtime r's worker has.
+func (r Runtime) Codecs() []Codec { return r.support().Codecs }
+
+// support is r's row of Runtimes (the zero row for an unknown runtime).
+func (r Runtime) support() RuntimeSupport {
 	for _, s := range Runtimes {
 		if s.Runtime == r {
-			return s.Clients
+			return s
 		}
 	}
-	return nil
+	return RuntimeSupport{}
 }

@@ -26,21 +26,26 @@ func TestEveryClientHasARuntime(t *testing.T) {
 }
 
 // TestRuntimeUnsupportedSaysWhy: a codec or a part of a trial the client's runtime
-// lacks is refused naming the client, the runtime and what it lacks; the Go
-// runtime has every codec.
+// lacks is refused naming the client, the runtime and what it lacks.
 func TestRuntimeUnsupportedSaysWhy(t *testing.T) {
-	java := Trial{Codec: CodecThriftBinary, Settings: Settings{Client: ClientJava}, Search: &RateSearch{}}
+	java := Trial{Codec: CodecGob, Settings: Settings{Client: ClientJava}, Search: &RateSearch{}}
 	err := java.RuntimeUnsupported()
-	if err == nil || !strings.Contains(err.Error(), "client java has no codec thrift-binary: the jvm worker (workers/jvm) has json, avro, protobuf, msgpack") ||
+	if err == nil || !strings.Contains(err.Error(), "client java has no codec gob: the jvm worker (workers/jvm) has json, avro, avro/specific, protobuf") ||
 		!strings.Contains(err.Error(), "client java cannot run rate.search") {
 		t.Fatalf("error %v", err)
 	}
-	if err := (Trial{Codec: CodecAvro, Settings: Settings{Client: ClientJava}}).RuntimeUnsupported(); err != nil {
-		t.Fatal(err)
+	for _, c := range []Codec{CodecAvro, CodecThriftCompact, CodecKryo} {
+		if err := (Trial{Codec: c, Settings: Settings{Client: ClientJava}}).RuntimeUnsupported(); err != nil {
+			t.Fatalf("java, %s: %v", c, err)
+		}
 	}
 	for _, c := range []Codec{CodecThriftBinary, CodecGob, CodecAvroRegistry} {
 		if err := (Trial{Codec: c, Settings: Settings{Client: ClientFranz}, Search: &RateSearch{}}).RuntimeUnsupported(); err != nil {
 			t.Fatalf("franz-go, %s: %v", c, err)
 		}
+	}
+	err = (Trial{Codec: CodecFory, Settings: Settings{Client: ClientFranz}}).RuntimeUnsupported()
+	if err == nil || !strings.Contains(err.Error(), "client franz-go has no codec fory: the go worker (cmd/worker) has json, avro") {
+		t.Fatalf("franz-go, fory: %v", err)
 	}
 }

@@ -1,5 +1,6 @@
 // Command genformats writes the Thrift, FlatBuffers and Cap'n Proto schemas of every payload type
-// (payload.Types) and the generated glue the codecs use with them. The business
+// (payload.Types) and the generated glue the codecs use with them; for the JVM worker,
+// the payload types as Java classes and their Avro schemas. The business
 // record's Go structs come from the column table (hack/genbusiness), so every format
 // describes the same columns. Run by `make generate`, before the schema compilers.
 package main
@@ -19,10 +20,10 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		log.Fatal("usage: genformats <workers/payload dir>")
+	if len(os.Args) != 3 {
+		log.Fatal("usage: genformats <workers/payload dir> <workers/jvm/src/main dir>")
 	}
-	dir := os.Args[1]
+	dir, jvm := os.Args[1], os.Args[2]
 	msgs, err := messages()
 	if err != nil {
 		log.Fatal(err)
@@ -45,13 +46,25 @@ func main() {
 				log.Fatalf("format %s: %v", name, err)
 			}
 		}
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			log.Fatal(err)
+		write(filepath.Join(dir, name), b)
+	}
+	for sub, gen := range map[string]func([]message) (map[string][]byte, error){"java": javaClasses, "avro": avroSchemas} {
+		files, err := gen(msgs)
+		if err != nil {
+			log.Fatalf("%s: %v", sub, err)
 		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			log.Fatal(err)
+		for name, b := range files {
+			write(filepath.Join(jvm, sub, name), b)
 		}
+	}
+}
+
+func write(path string, b []byte) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		log.Fatal(err)
 	}
 }
 
@@ -163,7 +176,7 @@ var thriftTypesOf = map[kind]string{kindInt64: "i64", kindInt32: "i32", kindFloa
 
 func thriftSchema(msgs []message) ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n// Times are i64 microseconds since the Unix epoch.\n\nnamespace go thriftgen\n\n", header)
+	fmt.Fprintf(&b, "// %s\n// Times are i64 microseconds since the Unix epoch.\n\nnamespace go thriftgen\nnamespace java serdebench.payload.thrift\n\n", header)
 	for _, m := range msgs {
 		fmt.Fprintf(&b, "struct %s {\n", m.Name)
 		for i, f := range m.Fields {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The JVM worker (workers/jvm), built with Maven from Maven Central by a JDK 21+ this
 # machine has (Java 25 where present), cached by the hash of its sources, the payload
-# .proto files it compiles, the Kafka version and the JDK under
+# .proto and .thrift files it compiles, the Kafka version, the JDK and the Thrift
+# compiler under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/worker-jvm-<hash>/; and its launcher,
 # bin/worker-jvm, beside bin/pool (cmd/pool: the records it sends, from the Go
 # generator). Prints the launcher's path.
@@ -59,8 +60,16 @@ image() {
   if [[ "${1:-}" == tar ]]; then echo "$out/worker-jvm.tar"; else cat "$out/ref"; fi
 }
 
-key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload/proto -type f -print0 | sort -z | xargs -0 sha256sum;
-  echo "$KAFKA_VERSION $(java_runtime_version "$java")"; } | sha256sum | cut -c1-16)"
+# Its Thrift classes come from Debian's Thrift compiler at the version the Go code is
+# generated with (make schema-compilers pins it; Maven Central serves no compiler).
+thrift_version() { thrift --version 2>/dev/null | awk '{print $3}'; }
+want_thrift="$(sed -n 's/^THRIFT_VERSION *:= *\([0-9.]*\).*/\1/p' "$repo/Makefile")"
+if [[ "$(thrift_version)" != "$want_thrift" ]]; then
+  make -s -C "$repo" schema-compilers >&2
+  [[ "$(thrift_version)" == "$want_thrift" ]] || { log "needs the Thrift compiler $want_thrift (make schema-compilers), not '$(thrift_version)'"; exit 1; }
+fi
+key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload/proto workers/payload/thriftgen/payload.thrift -type f -print0 | sort -z | xargs -0 sha256sum;
+  echo "$KAFKA_VERSION $(java_runtime_version "$java") thrift $want_thrift"; } | sha256sum | cut -c1-16)"
 dist="$cache/worker-jvm-$key"
 
 # Test binaries of several packages build it at once: one builds, the others wait
@@ -76,6 +85,7 @@ if [[ ! -f "$dist/.complete" ]]; then
   mkdir -p "$work/workers/payload"
   cp -r "$repo/workers/jvm" "$work/workers/jvm"
   cp -r "$repo/workers/payload/proto" "$work/workers/payload/proto"
+  thrift --gen java:generated_annotations=suppress -out "$work/workers/jvm/src/main/java" "$repo/workers/payload/thriftgen/payload.thrift"
   if ! JAVA_HOME="$jdk" mvn -B -q -Dstyle.color=never -f "$work/workers/jvm/pom.xml" -Dkafka.version="$KAFKA_VERSION" \
       -Dmaven.repo.local="$cache/m2" package >"$work/mvn.log" 2>&1; then
     log "maven failed:"; grep -v '^WARNING' "$work/mvn.log" | tail -40 >&2; exit 1

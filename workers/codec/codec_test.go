@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/payload"
 )
@@ -178,6 +180,21 @@ func TestUnknownCodec(t *testing.T) {
 	schema, _ := payload.Lookup("simple")
 	if _, err := codec.New("xml", schema.TypeFor(100)); err == nil {
 		t.Fatal("want error for unknown codec")
+	}
+}
+
+// TestRuntimeCodecs: the Go runtime's row of api/trial.Runtimes, which admission
+// reads, lists exactly the codecs this package has.
+func TestRuntimeCodecs(t *testing.T) {
+	var goCodecs []string
+	for _, k := range trial.RuntimeGo.Codecs() {
+		goCodecs = append(goCodecs, string(k))
+	}
+	names := codec.Names()
+	slices.Sort(names)
+	slices.Sort(goCodecs)
+	if !slices.Equal(names, goCodecs) {
+		t.Fatalf("codec.Names()\n%v\nthe Go runtime's codecs (api/trial.Runtimes)\n%v", names, goCodecs)
 	}
 }
 

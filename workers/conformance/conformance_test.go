@@ -39,12 +39,12 @@ type trialRun struct {
 func TestTrial(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	goRT, jvm := runtimes[0], runtimes[1]
-	// Both ways across runtimes once each: the wire table (TestWire) checks every
-	// codec both ways without a broker.
-	runs := []trialRun{{goRT, goRT, trial.CodecJSON}, {jvm, jvm, trial.CodecAvro}, {jvm, goRT, trial.CodecProtobuf}, {goRT, jvm, trial.CodecMsgpack}}
+	// Both ways across runtimes once each, and a JVM-only serializer: the wire table
+	// (TestWire) checks every codec both ways without a broker.
+	runs := []trialRun{{goRT, goRT, trial.CodecJSON}, {jvm, jvm, trial.CodecKryo}, {jvm, goRT, trial.CodecThriftCompact}, {goRT, jvm, trial.CodecCBOR}}
 	for _, r := range runs {
 		t.Run(fmt.Sprintf("%s-to-%s/%s", r.producer.name, r.consumer.name, r.codec), func(t *testing.T) {
-			tr := newTrial(t, r.codec, 2, 2, 1000, 3)
+			tr := newTrial(t, r.producer.client, r.codec, 2, 2, 1000, 3)
 			topic := newTopic(t, brokers, tr)
 			base := protocol.Worker{Bootstrap: brokers, Topic: topic, Group: topic + ".consumers", Experiment: "conformance", ExperimentUID: "u1"}
 			var procs []*proc
@@ -182,7 +182,7 @@ func TestStartGate(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
-			tr := newTrial(t, trial.CodecJSON, 1, 0, 500, 2)
+			tr := newTrial(t, trial.DefaultClient, trial.CodecJSON, 1, 0, 500, 2)
 			topic := newTopic(t, brokers, tr)
 			p := start(t, rt, protocol.Worker{Role: protocol.RoleProducer, ID: "0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
 				StartGate: true, WaitTimeout: time.Minute}, tr)
@@ -239,7 +239,7 @@ func TestInterrupted(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
-			tr := newTrial(t, trial.CodecJSON, 1, 1, 500, 2)
+			tr := newTrial(t, trial.DefaultClient, trial.CodecJSON, 1, 1, 500, 2)
 			topic := newTopic(t, brokers, tr)
 			began := time.Now()
 			p := start(t, rt, protocol.Worker{Role: protocol.RoleConsumer, ID: "c0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
@@ -262,7 +262,7 @@ func TestSIGTERM(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
-			tr := newTrial(t, trial.CodecProtobuf, 1, 1, 2000, 600)
+			tr := newTrial(t, trial.DefaultClient, trial.CodecProtobuf, 1, 1, 2000, 600)
 			topic := newTopic(t, brokers, tr)
 			p := start(t, rt, protocol.Worker{Role: protocol.RoleProducer, ID: "0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
 				Experiment: "conformance", ExperimentUID: "u1"}, tr)
@@ -307,7 +307,7 @@ func TestUsage(t *testing.T) {
 	for i, rt := range runtimes {
 		other := runtimes[(i+1)%len(runtimes)]
 		t.Run(rt.name, func(t *testing.T) {
-			tr := newTrial(t, trial.CodecJSON, 1, 1, 500, 2)
+			tr := newTrial(t, trial.DefaultClient, trial.CodecJSON, 1, 1, 500, 2)
 			tr.Settings.Client = rt.client
 			mine, _ := json.Marshal(tr)
 			tr.Settings.Client = other.client

@@ -21,7 +21,7 @@ func TestBrokerRestart(t *testing.T) {
 	brokers := broker.Bootstrap
 	for _, rt := range runtimes {
 		t.Run(rt.name, func(t *testing.T) {
-			tr := newTrial(t, trial.CodecProtobuf, 1, 2, 1000, 12)
+			tr := newTrial(t, trial.DefaultClient, trial.CodecProtobuf, 1, 2, 1000, 12)
 			topic := newTopic(t, brokers, tr)
 			base := protocol.Worker{Bootstrap: brokers, Topic: topic, Group: topic + ".consumers", Experiment: "conformance"}
 			var procs []*proc

@@ -86,11 +86,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// spec is a small experiment: the suite's trials come from the planner as the
-// operator's do, then take the runtime's client.
-func newTrial(t *testing.T, c trial.Codec, producers, consumers int32, rate int64, seconds int32) trial.Trial {
+// newTrial is a small experiment's trial, from the planner as the operator's are
+// (admitted for client), before each process takes its runtime's client.
+func newTrial(t *testing.T, client trial.Client, c trial.Codec, producers, consumers int32, rate int64, seconds int32) trial.Trial {
 	t.Helper()
-	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{c},
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Client: client, Codecs: []trial.Codec{c},
 		Payload:         v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}},
 		DurationSeconds: &seconds, Warmup: trial.Warmup{Records: 100}, Rate: v1alpha1.Rate{RecordsPerSecond: rate},
 		Producers: producers, Consumers: consumers, PoolSize: 64})

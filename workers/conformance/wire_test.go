@@ -9,6 +9,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,103 +20,171 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the wire table's golden files (testdata/wire) from the Go codecs")
 
-// wireCodecs are the codecs both runtimes have: the wire table's columns.
-var wireCodecs = []trial.Codec{trial.CodecJSON, trial.CodecAvro, trial.CodecProtobuf, trial.CodecMsgpack}
+// goTwin is the Go codec that reads JVM codec c's bytes: c itself where the Go worker
+// has it, plain Avro for Avro's generated classes (the same bytes), "" for the
+// JVM-only serializers.
+func goTwin(c trial.Codec) trial.Codec {
+	switch {
+	case c == trial.CodecAvroSpecific:
+		return trial.CodecAvro
+	case trial.ClientFranz.HasCodec(c):
+		return c
+	}
+	return ""
+}
 
-// TestWire: for every codec both runtimes have and every built-in schema with a
-// stable encoding (the complex message's map has no order), the bytes each runtime
-// writes decode equal in the other. The Go codec's bytes of the first records of a
-// pool are golden files; the JVM worker reads them back to the record it writes
-// itself (`worker-jvm wire roundtrip` prints its own encoding of what it decoded),
-// and the Go codec reads the JVM worker's bytes back to the pool's records. Avro's
-// binary encoding and protobuf's (fields in number order) are one byte sequence per
-// record: there both runtimes must write the golden bytes exactly.
+// exactBytes are the codecs whose encoding is one byte sequence per record (Avro's
+// binary encoding; protobuf's and Thrift's fields in number order; raw): there both
+// runtimes must write the golden bytes exactly.
+var exactBytes = []trial.Codec{trial.CodecAvro, trial.CodecAvroSpecific, trial.CodecProtobuf, trial.CodecRaw,
+	trial.CodecThriftBinary, trial.CodecThriftCompact}
+
+// TestWire: for every codec of the JVM worker and every built-in schema with a stable
+// encoding (the complex message's map has no order), the bytes each runtime writes
+// decode equal in the other. The Go codec's bytes of the first records of a pool are
+// golden files; the JVM worker reads them back to the record it writes itself
+// (`worker-jvm wire roundtrip` prints its own encoding of what it decoded), and the
+// Go codec reads the JVM worker's bytes back to the pool's records. A JVM-only
+// serializer (Java serialization, Kryo, Fory) must read its own bytes back to the
+// record it wrote.
 func TestWire(t *testing.T) {
 	jvm := buildJVM(t)
+	var codecs []string
+	for _, c := range trial.RuntimeJVM.Codecs() {
+		codecs = append(codecs, string(c))
+	}
 	for _, c := range []struct {
 		schema string
 		size   int32
 	}{{"business-record", 1176}, {"business-record", 4696}, {"simple", 200}, {"nested", 300}} {
-		for _, name := range wireCodecs {
-			t.Run(fmt.Sprintf("%s-%d/%s", c.schema, c.size, name), func(t *testing.T) {
-				tj, _ := json.Marshal(trial.Trial{Name: "wire", Codec: name, Schema: c.schema, SizeBytes: c.size, Seed: 1, PoolSize: 5, Partitions: 1,
-					Settings: trial.Settings{Client: clientJava}})
-				s, err := payload.Lookup(c.schema)
-				if err != nil {
-					t.Fatal(err)
+		t.Run(fmt.Sprintf("%s-%d", c.schema, c.size), func(t *testing.T) {
+			tj, _ := json.Marshal(trial.Trial{Name: "wire", Codec: trial.CodecJSON, Schema: c.schema, SizeBytes: c.size, Seed: 1, PoolSize: 5, Partitions: 1,
+				Settings: trial.Settings{Client: clientJava}})
+			s, err := payload.Lookup(c.schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			typ := s.TypeFor(int(c.size))
+			pool, err := s.Pool(payload.ProducerSeed(1, 0), int(c.size), 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jvmBytes := byCodec(t, lines(t, jvm, nil, "wire", "encode", "--trial", string(tj), "--records", "5", "--codecs", strings.Join(codecs, ",")))
+			// The Go codec's golden bytes, or a JVM-only codec's own, for the JVM to read back.
+			want := map[string][]string{}
+			var stdin strings.Builder
+			for _, name := range codecs {
+				want[name] = jvmBytes[name]
+				if twin := goTwin(trial.Codec(name)); twin != "" {
+					want[name] = golden(t, twin, typ, pool, fmt.Sprintf("%s-%d-%s.hex", c.schema, c.size, twin))
 				}
-				typ := s.TypeFor(int(c.size))
-				pool, err := s.Pool(payload.ProducerSeed(1, 0), int(c.size), 5)
-				if err != nil {
-					t.Fatal(err)
+				for _, h := range want[name] {
+					fmt.Fprintf(&stdin, "%s %s\n", name, h)
 				}
-				goc, err := codec.New(string(name), typ)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var goBytes []string
-				for _, rec := range pool {
-					n, err := goc.Native(rec)
-					if err != nil {
-						t.Fatal(err)
+			}
+			back := byCodec(t, lines(t, jvm, []byte(stdin.String()), "wire", "roundtrip", "--trial", string(tj), "--codecs", strings.Join(codecs, ",")))
+			for _, name := range codecs {
+				t.Run(strings.ReplaceAll(name, "/", "-"), func(t *testing.T) {
+					if len(jvmBytes[name]) != len(pool) || len(back[name]) != len(pool) {
+						t.Fatalf("the JVM worker wrote %d records and read back %d, of %d", len(jvmBytes[name]), len(back[name]), len(pool))
 					}
-					b, err := goc.Marshal(nil, n)
-					if err != nil {
-						t.Fatal(err)
+					twin := goTwin(trial.Codec(name))
+					for i, rec := range pool {
+						if slices.Contains(exactBytes, trial.Codec(name)) && jvmBytes[name][i] != want[name][i] {
+							t.Errorf("record %d: the JVM worker writes\n%s\nthe Go codec\n%s", i, jvmBytes[name][i], want[name][i])
+						}
+						if back[name][i] != jvmBytes[name][i] {
+							t.Errorf("record %d: the JVM worker read the bytes back to another record: it writes\n%s\nfor it, and\n%s\nfor the pool's", i, back[name][i], jvmBytes[name][i])
+						}
+						if twin != "" {
+							goReads(t, twin, typ, i, jvmBytes[name][i], rec)
+						}
 					}
-					goBytes = append(goBytes, hex.EncodeToString(b))
-				}
-				golden := filepath.Join("testdata", "wire", fmt.Sprintf("%s-%d-%s.hex", c.schema, c.size, name))
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, []byte(strings.Join(goBytes, "\n")+"\n"), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				raw, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (go test ./workers/conformance -run TestWire -args -update writes it)", err)
-				}
-				want := strings.Fields(string(raw))
-				if strings.Join(want, "\n") != strings.Join(goBytes, "\n") {
-					t.Fatalf("the Go codec no longer writes %s: a library or schema changed the bytes (-update if that is meant)", golden)
-				}
-				jvmBytes := lines(t, jvm, nil, "wire", "encode", "--trial", string(tj), "--records", "5")
-				back := lines(t, jvm, []byte(strings.Join(want, "\n")+"\n"), "wire", "roundtrip", "--trial", string(tj))
-				if len(jvmBytes) != len(want) || len(back) != len(want) {
-					t.Fatalf("the JVM worker wrote %d records and read back %d, of %d", len(jvmBytes), len(back), len(want))
-				}
-				exactBytes := name == trial.CodecAvro || name == trial.CodecProtobuf
-				for i, rec := range pool {
-					if exactBytes && jvmBytes[i] != want[i] {
-						t.Errorf("record %d: the JVM worker writes\n%s\nthe Go codec\n%s", i, jvmBytes[i], want[i])
-					}
-					if back[i] != jvmBytes[i] {
-						t.Errorf("record %d: the JVM worker read the Go codec's bytes back to another record: it writes\n%s\nfor it, and\n%s\nfor the pool's", i, back[i], jvmBytes[i])
-					}
-					b, err := hex.DecodeString(jvmBytes[i])
-					if err != nil {
-						t.Fatal(err)
-					}
-					n, err := goc.Unmarshal(b, goc.NewNative())
-					if err != nil {
-						t.Fatalf("record %d: the Go codec cannot read the JVM worker's bytes: %v", i, err)
-					}
-					got, err := goc.Record(n)
-					if err != nil {
-						t.Fatal(err)
-					}
-					gj, _ := json.Marshal(got)
-					wj, _ := json.Marshal(rec)
-					if !bytes.Equal(gj, wj) {
-						t.Errorf("record %d: the Go codec reads the JVM worker's bytes as\n%s\nnot\n%s", i, gj, wj)
-					}
-				}
-			})
+				})
+			}
+		})
+	}
+}
+
+// golden returns the Go codec's hex bytes of the pool's records, checked against (or,
+// with -update, written to) testdata/wire/file.
+func golden(t *testing.T, name trial.Codec, typ payload.Type, pool []any, file string) []string {
+	t.Helper()
+	goc, err := codec.New(string(name), typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goBytes []string
+	for _, rec := range pool {
+		n, err := goc.Native(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := goc.Marshal(nil, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		goBytes = append(goBytes, hex.EncodeToString(b))
+	}
+	path := filepath.Join("testdata", "wire", file)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.Join(goBytes, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./workers/conformance -run TestWire -args -update writes it)", err)
+	}
+	want := strings.Fields(string(raw))
+	if strings.Join(want, "\n") != strings.Join(goBytes, "\n") {
+		t.Fatalf("the Go codec no longer writes %s: a library or schema changed the bytes (-update if that is meant)", path)
+	}
+	return want
+}
+
+// goReads checks that the Go codec name reads the JVM worker's bytes of record i
+// back to the pool's record rec.
+func goReads(t *testing.T, name trial.Codec, typ payload.Type, i int, hexBytes string, rec any) {
+	t.Helper()
+	goc, err := codec.New(string(name), typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := hex.DecodeString(hexBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := goc.Unmarshal(b, goc.NewNative())
+	if err != nil {
+		t.Fatalf("record %d: the Go codec %s cannot read the JVM worker's bytes: %v", i, name, err)
+	}
+	got, err := goc.Record(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(rec)
+	if !bytes.Equal(gj, wj) {
+		t.Errorf("record %d: the Go codec %s reads the JVM worker's bytes as\n%s\nnot\n%s", i, name, gj, wj)
+	}
+}
+
+// byCodec groups `wire` output lines ("<codec> <hex>") by codec.
+func byCodec(t *testing.T, ls []string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, l := range ls {
+		name, h, ok := strings.Cut(l, " ")
+		if !ok {
+			t.Fatalf("wire line %q is not <codec> <hex>", l)
+		}
+		out[name] = append(out[name], h)
+	}
+	return out
 }
 
 // lines runs the command with stdin and returns its stdout's non-empty lines.
@@ -129,5 +198,11 @@ func lines(t *testing.T, argv []string, stdin []byte, args ...string) []string {
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(args[:2], " "), err, tail(stderr.String()))
 	}
-	return strings.Fields(string(out))
+	var ls []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			ls = append(ls, l)
+		}
+	}
+	return ls
 }

@@ -2,6 +2,7 @@
 // Times are i64 microseconds since the Unix epoch.
 
 namespace go thriftgen
+namespace java serdebench.payload.thrift
 
 struct SimpleMessage {
   1: i64 timestamp

@@ -23,6 +23,11 @@ import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.avro.util.ClassSecurityValidator;
 import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
@@ -39,8 +44,8 @@ final class Codecs {
 
   /** A codec: the record's native form, and its bytes. Not thread-safe: one per worker. */
   interface Codec {
-    /** The native form of one pool record (a JSON line of cmd/pool): untimed. */
-    Object prepare(JsonNode record) throws Exception;
+    /** The native form of one pool record (a JSON line of cmd/pool, parsed and as bytes): untimed. */
+    Object prepare(JsonNode record, byte[] json) throws Exception;
 
     /** The record's bytes: timed as serialize_ns. */
     byte[] encode(Object nat) throws Exception;
@@ -66,6 +71,15 @@ final class Codecs {
     TABLE.put("avro", AvroGeneric::new);
     TABLE.put("protobuf", ProtobufJava::new);
     TABLE.put("msgpack", t -> new MsgpackJava(new Schema.Parser().parse(t.avroSchema())));
+    TABLE.put("raw", t -> new Raw());
+    TABLE.put("avro/specific", AvroSpecific::new);
+    TABLE.put("thrift-binary", t -> new Thrift(t, false));
+    TABLE.put("thrift-compact", t -> new Thrift(t, true));
+    TABLE.put("cbor", Pojo.Cbor::new);
+    TABLE.put("java-serialization", Pojo.JavaSerialization::new);
+    TABLE.put("kryo", t -> new Pojo.KryoCodec(t, false));
+    TABLE.put("kryo/unsafe", t -> new Pojo.KryoCodec(t, true));
+    TABLE.put("fory", Pojo.ForyCodec::new);
   }
 
   /** Every codec name this worker has. */
@@ -81,11 +95,20 @@ final class Codecs {
   static final class JacksonJson implements Codec {
     private final ObjectMapper mapper = new ObjectMapper();
 
-    public Object prepare(JsonNode record) { return record; }
+    public Object prepare(JsonNode record, byte[] json) { return record; }
 
     public byte[] encode(Object nat) throws Exception { return mapper.writeValueAsBytes(nat); }
 
     public Object decode(byte[] b) throws Exception { return mapper.readTree(b); }
+  }
+
+  /** The record's JSON bytes as cmd/pool wrote them, copied as the Go raw codec does: the transport alone. */
+  static final class Raw implements Codec {
+    public Object prepare(JsonNode record, byte[] json) { return json; }
+
+    public byte[] encode(Object nat) { return ((byte[]) nat).clone(); }
+
+    public Object decode(byte[] b) { return b.clone(); }
   }
 
   /** Apache Avro's generic records, with the schema the Go avro codecs use. */
@@ -104,7 +127,7 @@ final class Codecs {
       reader = new GenericDatumReader<>(schema);
     }
 
-    public Object prepare(JsonNode record) { return avroValue(schema, record); }
+    public Object prepare(JsonNode record, byte[] json) { return avroValue(schema, record); }
 
     public byte[] encode(Object nat) throws Exception {
       out.reset();
@@ -118,6 +141,51 @@ final class Codecs {
       dec = DecoderFactory.get().binaryDecoder(b, dec);
       reuse = reader.read(null, dec); // a new record each time, as the Go codec decodes into a new struct
       return reuse;
+    }
+  }
+
+  /**
+   * Apache Avro's generated (specific) classes (avro-maven-plugin, from the schemas of
+   * src/main/avro): the same schema and bytes as the generic codec, another library path.
+   */
+  static final class AvroSpecific implements Codec {
+    private final AvroGeneric generic;
+    private final SpecificDatumWriter<SpecificRecord> writer;
+    private final SpecificDatumReader<SpecificRecord> reader;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream(16 << 10);
+    private BinaryEncoder enc;
+    private BinaryDecoder dec;
+
+    static {
+      // Avro 1.12 instantiates only trusted classes: the generated ones are.
+      ClassSecurityValidator.setGlobal(ClassSecurityValidator.composite(ClassSecurityValidator.getGlobal(),
+          c -> c.getPackageName().equals("io.serdebench.payload")));
+    }
+
+    AvroSpecific(Type t) {
+      generic = new AvroGeneric(t);
+      if (SpecificData.get().getClass(generic.schema) == null)
+        throw new IllegalArgumentException("no generated Avro class for " + generic.schema.getFullName()); // Avro would fall back to generic records
+      writer = new SpecificDatumWriter<>(generic.schema);
+      reader = new SpecificDatumReader<>(generic.schema);
+    }
+
+    /** The generated class's instance, read from the generic record's bytes (untimed). */
+    public Object prepare(JsonNode record, byte[] json) throws Exception {
+      return decode(generic.encode(generic.prepare(record, json)));
+    }
+
+    public byte[] encode(Object nat) throws Exception {
+      out.reset();
+      enc = EncoderFactory.get().binaryEncoder(out, enc);
+      writer.write((SpecificRecord) nat, enc);
+      enc.flush();
+      return out.toByteArray();
+    }
+
+    public Object decode(byte[] b) throws Exception {
+      dec = DecoderFactory.get().binaryDecoder(b, dec);
+      return reader.read(null, dec);
     }
   }
 
@@ -186,7 +254,7 @@ final class Codecs {
       parser = prototype.getParserForType();
     }
 
-    public Object prepare(JsonNode record) throws Exception {
+    public Object prepare(JsonNode record, byte[] json) throws Exception {
       Message.Builder b = prototype.newBuilderForType();
       JsonFormat.parser().merge(record.toString(), b);
       return b.build();
@@ -208,7 +276,7 @@ final class Codecs {
 
     MsgpackJava(Schema schema) { this.schema = schema; }
 
-    public Object prepare(JsonNode record) { return avroValue(schema, record); }
+    public Object prepare(JsonNode record, byte[] json) { return avroValue(schema, record); }
 
     public byte[] encode(Object nat) throws Exception {
       packer.clear();

@@ -11,13 +11,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A producer's records, from cmd/pool (the Go generator itself, so every runtime sends
- * the same data): the record type's description, then the records with their JSON
- * sizes.
+ * the same data): the record type's description, then the records, parsed and as
+ * their JSON lines.
  */
 final class Pool {
   final Codecs.Type type;
   final List<JsonNode> records = new ArrayList<>();
-  final List<Integer> sizes = new ArrayList<>();
+  /** Each record's JSON line as cmd/pool wrote it (encoding/json's bytes: the raw codec's). */
+  final List<byte[]> lines = new ArrayList<>();
 
   Pool(String trialJSON, int producer, boolean withRecords) throws Exception {
     List<String> cmd = List.of(binary(), "--trial", trialJSON, "--id", Integer.toString(producer), "--records", withRecords ? "-1" : "0");
@@ -32,7 +33,7 @@ final class Pool {
           continue;
         }
         records.add(n);
-        sizes.add(line.getBytes(StandardCharsets.UTF_8).length);
+        lines.add(line.getBytes(StandardCharsets.UTF_8));
       }
     }
     if (!p.waitFor(60, TimeUnit.SECONDS)) {

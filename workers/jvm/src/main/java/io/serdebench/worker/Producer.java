@@ -67,7 +67,7 @@ final class Producer {
     pool = new Pool(a.trial, id, true);
     codec = Codecs.of(t.codec(), pool.type);
     natives = new Object[pool.records.size()];
-    for (int i = 0; i < natives.length; i++) natives[i] = codec.prepare(pool.records.get(i));
+    for (int i = 0; i < natives.length; i++) natives[i] = codec.prepare(pool.records.get(i), pool.lines.get(i));
     eff = settings(t);
     int largest = 0;
     for (Object n : natives) largest = Math.max(largest, codec.encode(n).length); // untimed
@@ -221,7 +221,7 @@ final class Producer {
       Headers h = Wire.data(id, seq, intended, actual, run, warmup, compact);
       outstanding.incrementAndGet();
       Future<RecordMetadata> f = prod.send(new ProducerRecord<>(a.topic, p, null, null, value, h),
-          callback(p, seq, intended, actual, warmup, measureStart, serNanos, value.length, Wire.bytes(h), pool.sizes.get(idx)));
+          callback(p, seq, intended, actual, warmup, measureStart, serNanos, value.length, Wire.bytes(h), pool.lines.get(idx).length));
       if (single) {
         while (!f.isDone() && !stop.stopped()) Thread.sleep(0, 100_000);
       }

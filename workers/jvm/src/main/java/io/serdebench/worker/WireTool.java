@@ -4,40 +4,66 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
- * {@code worker-jvm wire encode|roundtrip --trial <JSON> [--records N]}: the bytes this
- * runtime writes, for the cross-runtime wire table (workers/conformance). encode
- * prints producer 0's first N pool records as this runtime encodes them, one hex line
- * each; roundtrip reads hex lines (another runtime's bytes) from stdin, decodes each
- * and prints it encoded again here, so that a record read back to the same value
- * prints the bytes encode would.
+ * {@code worker-jvm wire encode|roundtrip --trial <JSON> [--records N] [--codecs a,b,…]}:
+ * the bytes this runtime writes, for the cross-runtime wire table
+ * (workers/conformance). Each line is a codec's name and a record's bytes in hex.
+ * encode prints producer 0's first N pool records as each codec (the trial's, or
+ * --codecs) encodes them; roundtrip reads such lines (another runtime's bytes) from
+ * stdin, decodes each with its codec and prints it encoded again here, so that a
+ * record read back to the same value prints the bytes encode would.
  */
 final class WireTool {
   private WireTool() {}
 
   static int run(String[] args) {
     if (args.length < 3 || !args[1].equals("--trial")) {
-      Main.log("ERROR", "invalid arguments", "err", "usage: wire encode|roundtrip --trial <JSON> [--records N]");
+      Main.log("ERROR", "invalid arguments", "err", "usage: wire encode|roundtrip --trial <JSON> [--records N] [--codecs a,b]");
       return Main.EXIT_USAGE;
     }
     String mode = args[0], trialJSON = args[2];
-    int n = args.length >= 5 && args[3].equals("--records") ? Integer.parseInt(args[4]) : -1;
+    int n = -1;
+    List<String> names = new ArrayList<>();
+    for (int i = 3; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--records" -> n = Integer.parseInt(args[i + 1]);
+        case "--codecs" -> names.addAll(List.of(args[i + 1].split(",")));
+        default -> {
+          Main.log("ERROR", "invalid arguments", "err", "wire: unknown flag " + args[i]);
+          return Main.EXIT_USAGE;
+        }
+      }
+    }
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     HexFormat hex = HexFormat.of();
     try {
       Trial t = new Trial(trialJSON);
+      if (names.isEmpty()) names.add(t.codec());
       Pool pool = new Pool(trialJSON, 0, mode.equals("encode"));
-      Codecs.Codec c = Codecs.of(t.codec(), pool.type);
+      Map<String, Codecs.Codec> codecs = new LinkedHashMap<>();
+      for (String name : names) codecs.put(name, Codecs.of(name, pool.type));
       switch (mode) {
         case "encode" -> {
-          for (int i = 0; i < pool.records.size() && (n < 0 || i < n); i++) out.println(hex.formatHex(c.encode(c.prepare(pool.records.get(i)))));
+          for (Map.Entry<String, Codecs.Codec> e : codecs.entrySet()) {
+            Codecs.Codec c = e.getValue();
+            for (int i = 0; i < pool.records.size() && (n < 0 || i < n); i++)
+              out.println(e.getKey() + " " + hex.formatHex(c.encode(c.prepare(pool.records.get(i), pool.lines.get(i)))));
+          }
         }
         case "roundtrip" -> {
           BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
           for (String line; (line = in.readLine()) != null; ) {
-            if (!line.isBlank()) out.println(hex.formatHex(c.encode(c.nativeOf(c.decode(hex.parseHex(line.trim()))))));
+            if (line.isBlank()) continue;
+            String[] f = line.trim().split(" ");
+            Codecs.Codec c = codecs.get(f[0]);
+            if (c == null) throw new IllegalArgumentException("a line of codec " + f[0] + ", not one of --codecs");
+            out.println(f[0] + " " + hex.formatHex(c.encode(c.nativeOf(c.decode(hex.parseHex(f[1]))))));
           }
         }
         default -> {
