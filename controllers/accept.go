@@ -53,8 +53,10 @@ func (a acceptor) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result,
 		return r.fail(ctx, x, -1, ReasonInvalidSpec, err.Error())
 	}
 	for _, t := range trials {
-		if _, err := build.RuntimeImage(r.buildConfig(), x, t.Settings.Client); err != nil {
-			return r.fail(ctx, x, -1, ReasonInvalidSpec, fmt.Sprintf("trial %s: %v", t.Name, err))
+		for _, side := range []trial.Side{trial.SideProducers, trial.SideConsumers} {
+			if _, err := build.RuntimeImage(r.buildConfig(), x, t.Settings.ClientOf(side)); err != nil {
+				return r.fail(ctx, x, -1, ReasonInvalidSpec, fmt.Sprintf("trial %s: %v", t.Name, err))
+			}
 		}
 	}
 	if x.Spec.Payload.Source != nil {

@@ -45,6 +45,8 @@ type RuntimeSupport struct {
 type Lack struct {
 	// Name is what refusals call it.
 	Name string
+	// Side is whose worker must have it.
+	Side Side
 	// Uses says whether trial t asks for it.
 	Uses func(t Trial) bool
 	// CEL is the same test on the experiment spec (self), for admission.
@@ -62,11 +64,11 @@ var Runtimes = []RuntimeSupport{
 		Codecs: []Codec{CodecJSON, CodecAvro, CodecAvroSpecific, CodecProtobuf, CodecMsgpack, CodecRaw, CodecCBOR,
 			CodecThriftBinary, CodecThriftCompact, CodecJavaSerialization, CodecKryo, CodecKryoUnsafe, CodecFory},
 		Lacks: []Lack{
-			{Name: "fault scenarios", Uses: func(t Trial) bool { return t.Fault != nil }, CEL: "has(self.faults)"},
-			{Name: "rate.search", Uses: func(t Trial) bool { return t.Search != nil }, CEL: "has(self.rate) && has(self.rate.search)"},
-			{Name: "payload.source (the user's own records)", Uses: func(t Trial) bool { return t.Source != nil }, CEL: "has(self.payload.source)"},
-			{Name: "topic.name (an existing topic)", Uses: func(t Trial) bool { return t.ExistingTopic != "" }, CEL: "has(self.topic) && has(self.topic.name)"},
-			{Name: "consumer.commit eachRecord", Uses: func(t Trial) bool { return t.Consumer.Commit == CommitEachRecord },
+			{Name: "fault scenarios", Side: SideBoth, Uses: func(t Trial) bool { return t.Fault != nil }, CEL: "has(self.faults)"},
+			{Name: "rate.search", Side: SideProducers, Uses: func(t Trial) bool { return t.Search != nil }, CEL: "has(self.rate) && has(self.rate.search)"},
+			{Name: "payload.source (the user's own records)", Side: SideBoth, Uses: func(t Trial) bool { return t.Source != nil }, CEL: "has(self.payload.source)"},
+			{Name: "topic.name (an existing topic)", Side: SideBoth, Uses: func(t Trial) bool { return t.ExistingTopic != "" }, CEL: "has(self.topic) && has(self.topic.name)"},
+			{Name: "consumer.commit eachRecord", Side: SideConsumers, Uses: func(t Trial) bool { return t.Consumer.Commit == CommitEachRecord },
 				CEL: "has(self.consumer) && has(self.consumer.commit) && self.consumer.commit == 'eachRecord'"},
 		}},
 }
@@ -94,19 +96,29 @@ func (c Client) HasCodec(codec Codec) bool {
 // RuntimeUnsupported says why the workers of t's clients cannot run t (nil when
 // they can): a codec or something of the trial their runtime's worker lacks.
 func (t Trial) RuntimeUnsupported() error {
-	c := t.Settings.Client.OrDefault()
-	r := c.support()
 	var errs []error
-	if !c.HasCodec(t.Codec) {
-		names := make([]string, len(r.Codecs))
-		for i, n := range r.Codecs {
-			names[i] = string(n)
+	for _, c := range t.Settings.clientsOf(SideBoth) {
+		r := c.client.support()
+		if !c.client.HasCodec(t.Codec) {
+			names := make([]string, len(r.Codecs))
+			for i, n := range r.Codecs {
+				names[i] = string(n)
+			}
+			errs = append(errs, fmt.Errorf("%s has no codec %s: the %s worker (%s) has %s", c.name, t.Codec, r.Runtime, r.Worker, strings.Join(names, ", ")))
 		}
-		errs = append(errs, fmt.Errorf("client %s has no codec %s: the %s worker (%s) has %s", c, t.Codec, r.Runtime, r.Worker, strings.Join(names, ", ")))
 	}
-	for _, l := range r.Lacks {
-		if l.Uses(t) {
-			errs = append(errs, fmt.Errorf("client %s cannot run %s: the %s worker (%s) has none yet", c, l.Name, r.Runtime, r.Worker))
+	seen := map[string]bool{} // one client on both sides says a lack once
+	for _, side := range []Side{SideProducers, SideConsumers} {
+		c := t.Settings.clientsOf(side)[0]
+		r := c.client.support()
+		for _, l := range r.Lacks {
+			if (l.Side != side && l.Side != SideBoth) || !l.Uses(t) {
+				continue
+			}
+			if msg := fmt.Sprintf("%s cannot run %s: the %s worker (%s) has none yet", c.name, l.Name, r.Runtime, r.Worker); !seen[msg] {
+				seen[msg] = true
+				errs = append(errs, errors.New(msg))
+			}
 		}
 	}
 	return errors.Join(errs...)

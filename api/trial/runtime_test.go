@@ -49,3 +49,41 @@ func TestRuntimeUnsupportedSaysWhy(t *testing.T) {
 		t.Fatalf("franz-go, fory: %v", err)
 	}
 }
+
+// TestConsumerClient: the consumers' own client is checked on the consumers' side
+// only, and named as theirs.
+func TestConsumerClient(t *testing.T) {
+	mixed := Settings{Client: ClientJava, ConsumerClient: ClientFranz}
+	if mixed.ClientOf(SideProducers) != ClientJava || mixed.ClientOf(SideConsumers) != ClientFranz || (Settings{}).ClientOf(SideConsumers) != DefaultClient {
+		t.Fatal("ClientOf")
+	}
+	// A Java producer with franz-go consumers in a share group: the consumers have it.
+	share := mixed
+	share.GroupType = GroupTypeShare
+	if err := Unsupported(share); err != nil {
+		t.Fatalf("java producers, franz-go consumers in a share group: %v", err)
+	}
+	// The other way round, the Java consumers lack it and are named.
+	share.Client, share.ConsumerClient = ClientFranz, ClientJava
+	if err := Unsupported(share); err == nil || !strings.HasPrefix(err.Error(), "consumer client java has no share groups") {
+		t.Fatalf("franz-go producers, java consumers in a share group: %v", err)
+	}
+	// Transactions are the producers': franz-go's, whatever the consumers run.
+	txn := Settings{Client: ClientFranz, ConsumerClient: ClientJava, Transactions: Transactions{RecordsPerTransaction: 10}, MaxInFlight: 5}
+	if err := Unsupported(txn); err != nil {
+		t.Fatalf("franz-go transactions, java consumers: %v", err)
+	}
+	// A codec both runtimes have; one only the producers' has; a consumers' lack.
+	if err := (Trial{Codec: CodecProtobuf, Settings: mixed}).RuntimeUnsupported(); err != nil {
+		t.Fatal(err)
+	}
+	err := (Trial{Codec: CodecKryo, Settings: mixed}).RuntimeUnsupported()
+	if err == nil || !strings.Contains(err.Error(), "consumer client franz-go has no codec kryo") || strings.Contains(err.Error(), "client java has no codec") {
+		t.Fatalf("kryo from java to franz-go: %v", err)
+	}
+	each := Trial{Codec: CodecJSON, Settings: Settings{Client: ClientFranz, ConsumerClient: ClientJava}, Consumer: ConsumerSettings{Commit: CommitEachRecord}, Search: &RateSearch{}}
+	err = each.RuntimeUnsupported()
+	if err == nil || !strings.Contains(err.Error(), "consumer client java cannot run consumer.commit eachRecord") || strings.Contains(err.Error(), "rate.search") {
+		t.Fatalf("eachRecord with java consumers, rate.search with franz-go producers: %v", err)
+	}
+}

@@ -60,6 +60,52 @@ type Settings struct {
 	// consumer), swept by the matrix like Isolation.
 	// +optional
 	GroupType GroupType `json:"groupType,omitempty"`
+	// ConsumerClient is the consumers' Kafka client when it is not the producers'
+	// (Client): a Java producer and Go consumers, say (empty: the producers').
+	// +optional
+	ConsumerClient Client `json:"consumerClient,omitempty"`
+}
+
+// Side is which workers of a trial something concerns.
+type Side string
+
+// Sides of a trial.
+const (
+	SideProducers Side = "producers"
+	SideConsumers Side = "consumers"
+	SideBoth      Side = "both"
+)
+
+// ClientOf is the client of side's workers: the consumers' is ConsumerClient,
+// or the producers' when it is unset (unset client: DefaultClient).
+func (s Settings) ClientOf(side Side) Client {
+	if side == SideConsumers && s.ConsumerClient != "" {
+		return s.ConsumerClient.OrDefault()
+	}
+	return s.Client.OrDefault()
+}
+
+// clientsOf are the clients of side's workers, each once, each with what a refusal
+// calls it: "client c", or "consumer client c" for a consumers' client of its own.
+func (s Settings) clientsOf(side Side) []sideClient {
+	p := sideClient{s.Client.OrDefault(), "client " + string(s.Client.OrDefault())}
+	c := p
+	if s.ConsumerClient != "" {
+		c = sideClient{s.ConsumerClient.OrDefault(), "consumer client " + string(s.ConsumerClient.OrDefault())}
+	}
+	switch {
+	case side == SideConsumers:
+		return []sideClient{c}
+	case side == SideBoth && c.client != p.client:
+		return []sideClient{p, c}
+	}
+	return []sideClient{p}
+}
+
+// sideClient is a client of some of a trial's workers, and what refusals call it.
+type sideClient struct {
+	client Client
+	name   string
 }
 
 // Row is one producer setting: a field of Settings, how the experiment spec sets it
@@ -123,7 +169,7 @@ const (
 
 // labelOrder is the order settings appear in a label (Describe); every row of
 // Table is in it exactly once.
-var labelOrder = []string{"Mode", "Acks", "Compression", "BatchSizeBytes", "LingerMs", "MaxInFlight", "Idempotent", "Client",
+var labelOrder = []string{"Mode", "Acks", "Compression", "BatchSizeBytes", "LingerMs", "MaxInFlight", "Idempotent", "Client", "ConsumerClient",
 	"Transactions", "Isolation", "GroupProtocol", "GroupType", "Partitioner", "PayloadCompression", "RecordsPerSecond", "Records", "SendBufferBytes", "ReceiveBufferBytes"}
 
 // Table is every producer setting, in the order the matrix sweeps them (the first
@@ -162,6 +208,9 @@ var Table = []Row{
 	{Field: "Client", JSON: "client", Type: "trial.Client", Spec: "Client",
 		MaxItems: len(Clients), SweepDoc: "Client values to sweep: the same trials with each Kafka client.",
 		Label: Label{Format: "client=%v", When: LabelNotDefault, Hide: []any{Client(""), DefaultClient}}},
+	{Field: "ConsumerClient", JSON: "consumerClient", Type: "trial.Client", Spec: "Consumer.Client",
+		MaxItems: len(Clients), SweepDoc: "ConsumerClient values to sweep (consumer.client): the consumers' client, each with every producers' client.",
+		Label: Label{Format: "consumers=%v", When: LabelNotDefault, Hide: []any{Client("")}}},
 	{Field: "PayloadCompression", JSON: "payloadCompression", Type: "trial.PayloadCompression", Spec: "Payload.Compression",
 		MaxItems: len(PayloadCompressions), SweepDoc: "PayloadCompression values to sweep (payload.compression).",
 		Label: Label{Format: "payload=%v", When: LabelNotDefault, Hide: []any{PayloadCompression(""), PayloadCompressionNone}}},

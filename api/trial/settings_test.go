@@ -88,7 +88,7 @@ func TestEverySettingChangesTheLabel(t *testing.T) {
 	}
 	other := map[string]any{
 		"Mode": ModeSingle, "BatchSizeBytes": int32(1000), "LingerMs": int32(0), "Acks": AcksLeader, "Compression": CompressionZstd,
-		"MaxInFlight": int32(1), "Idempotent": true, "RecordsPerSecond": int64(2000), "Client": ClientFranz,
+		"MaxInFlight": int32(1), "Idempotent": true, "RecordsPerSecond": int64(2000), "Client": ClientFranz, "ConsumerClient": ClientJava,
 		"Partitioner": PartitionerSticky, "PayloadCompression": PayloadCompressionXZ, "Records": int64(10),
 		"SendBufferBytes": int32(131072), "ReceiveBufferBytes": int32(32768),
 		"Transactions": Transactions{RecordsPerTransaction: 100}, "Isolation": IsolationReadCommitted, "GroupProtocol": GroupProtocolConsumer, "GroupType": GroupTypeShare,

@@ -12,6 +12,9 @@ type Feature struct {
 	Name string
 	// Uses says whether settings s ask for it.
 	Uses func(s Settings) bool
+	// Side is whose client it asks of: the producers', the consumers' (which
+	// consumer.client may set apart) or both.
+	Side Side
 	// Setting is the row of Table whose value asks for it, and CEL the same
 	// test as Uses as a CEL predicate on v, one value of that setting: the CRD's
 	// admission rules refuse a client without the feature from them
@@ -40,6 +43,7 @@ type Support struct {
 var Features = []Feature{
 	{
 		Name:    "transactions",
+		Side:    SideProducers,
 		Uses:    func(s Settings) bool { return s.Transactions.Enabled() },
 		Setting: "Transactions", CEL: "has(v.recordsPerTransaction) || has(v.transactionMillis)",
 		Clients: map[Client]Support{
@@ -65,6 +69,7 @@ var Features = []Feature{
 	},
 	{
 		Name:    "read-committed isolation",
+		Side:    SideConsumers,
 		Uses:    func(s Settings) bool { return s.Isolation == IsolationReadCommitted },
 		Setting: "Isolation", CEL: "v == 'readCommitted'",
 		Clients: map[Client]Support{
@@ -76,6 +81,7 @@ var Features = []Feature{
 	},
 	{
 		Name:    "consumer group protocol (KIP-848)",
+		Side:    SideConsumers,
 		Uses:    func(s Settings) bool { return s.GroupProtocol == GroupProtocolConsumer },
 		Setting: "GroupProtocol", CEL: "v == 'consumer'",
 		Clients: map[Client]Support{
@@ -88,6 +94,7 @@ var Features = []Feature{
 	},
 	{
 		Name:    "share groups (KIP-932)",
+		Side:    SideConsumers,
 		Uses:    func(s Settings) bool { return s.GroupType == GroupTypeShare },
 		Setting: "GroupType", CEL: "v == 'share'",
 		Clients: map[Client]Support{
@@ -105,6 +112,7 @@ var Features = []Feature{
 	},
 	{
 		Name: "payload compression",
+		Side: SideBoth,
 		Uses: func(s Settings) bool {
 			return s.PayloadCompression != "" && s.PayloadCompression != PayloadCompressionNone
 		},
@@ -118,6 +126,7 @@ var Features = []Feature{
 	},
 	{
 		Name:    "sticky partitioning",
+		Side:    SideProducers,
 		Uses:    func(s Settings) bool { return s.Partitioner == PartitionerSticky },
 		Setting: "Partitioner", CEL: "v == 'sticky'",
 		Clients: map[Client]Support{
@@ -133,33 +142,39 @@ var Features = []Feature{
 // consumer group protocol carries.
 const RdkafkaPreviewWarning = "librdkafka 2.11.1 implements the consumer group protocol (KIP-848) as a Preview its authors say must not be used in production (GA from 2.12): its rebalances measure that preview"
 
-// Unsupported says why s's client cannot run s (nil when it can): the first
-// feature s asks for that the client lacks, or whose condition s breaks.
+// Unsupported says why s's clients cannot run s (nil when they can): the first
+// feature s asks for that the client of its side lacks, or whose condition s breaks.
 func Unsupported(s Settings) error {
-	c := s.Client.OrDefault()
 	for _, f := range Features {
 		if !f.Uses(s) {
 			continue
 		}
-		sup, ok := f.Clients[c]
-		switch {
-		case !ok || !sup.Has:
-			return fmt.Errorf("client %s has no %s: %s", c, f.Name, sup.How)
-		case sup.Refuse != nil:
-			if why := sup.Refuse(s); why != "" {
-				return fmt.Errorf("client %s cannot run %s with these settings: %s", c, f.Name, why)
+		for _, c := range s.clientsOf(f.Side) {
+			sup, ok := f.Clients[c.client]
+			switch {
+			case !ok || !sup.Has:
+				return fmt.Errorf("%s has no %s: %s", c.name, f.Name, sup.How)
+			case sup.Refuse != nil:
+				if why := sup.Refuse(s); why != "" {
+					return fmt.Errorf("%s cannot run %s with these settings: %s", c.name, f.Name, why)
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// Warnings are what a trial with settings s must say of its client's support.
+// Warnings are what a trial with settings s must say of its clients' support.
 func Warnings(s Settings) []string {
 	var out []string
 	for _, f := range Features {
-		if sup := f.Clients[s.Client.OrDefault()]; f.Uses(s) && sup.Warning != "" {
-			out = append(out, sup.Warning)
+		if !f.Uses(s) {
+			continue
+		}
+		for _, c := range s.clientsOf(f.Side) {
+			if sup := f.Clients[c.client]; sup.Warning != "" {
+				out = append(out, sup.Warning)
+			}
 		}
 	}
 	return out

@@ -15,13 +15,16 @@ import (
 // support table is this table.
 func TestSupportTable(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("| feature |")
+	b.WriteString("| feature | asked of |")
 	for _, c := range Clients {
 		fmt.Fprintf(&b, " %s |", c)
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(Clients)) + "\n")
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(Clients)) + "\n")
 	for _, f := range Features {
-		fmt.Fprintf(&b, "| %s |", f.Name)
+		if f.Side != SideProducers && f.Side != SideConsumers && f.Side != SideBoth {
+			t.Errorf("feature %s: side %q is none of producers, consumers, both", f.Name, f.Side)
+		}
+		fmt.Fprintf(&b, "| %s | %s |", f.Name, f.Side)
 		for _, c := range Clients {
 			sup, ok := f.Clients[c]
 			if !ok || sup.How == "" {

@@ -541,6 +541,11 @@ func (in *Matrix) DeepCopyInto(out *Matrix) {
 		*out = make([]trial.Client, len(*in))
 		copy(*out, *in)
 	}
+	if in.ConsumerClient != nil {
+		in, out := &in.ConsumerClient, &out.ConsumerClient
+		*out = make([]trial.Client, len(*in))
+		copy(*out, *in)
+	}
 	if in.PayloadCompression != nil {
 		in, out := &in.PayloadCompression, &out.PayloadCompression
 		*out = make([]trial.PayloadCompression, len(*in))

@@ -170,6 +170,11 @@ type Matrix struct {
 	// +listType=set
 	// +optional
 	Client []trial.Client `json:"client,omitempty"`
+	// ConsumerClient values to sweep (consumer.client): the consumers' client, each with every producers' client.
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=set
+	// +optional
+	ConsumerClient []trial.Client `json:"consumerClient,omitempty"`
 	// PayloadCompression values to sweep (payload.compression).
 	// +kubebuilder:validation:MaxItems=6
 	// +listType=set
@@ -225,6 +230,7 @@ func (m *Matrix) Sweeps() []trial.Sweep {
 		{Field: "Mode", Len: len(m.Mode), Set: func(s *trial.Settings, i int) { s.Mode = m.Mode[i] }},
 		{Field: "RecordsPerSecond", Len: len(m.RecordsPerSecond), Set: func(s *trial.Settings, i int) { s.RecordsPerSecond = m.RecordsPerSecond[i] }},
 		{Field: "Client", Len: len(m.Client), Set: func(s *trial.Settings, i int) { s.Client = m.Client[i] }},
+		{Field: "ConsumerClient", Len: len(m.ConsumerClient), Set: func(s *trial.Settings, i int) { s.ConsumerClient = m.ConsumerClient[i] }},
 		{Field: "PayloadCompression", Len: len(m.PayloadCompression), Set: func(s *trial.Settings, i int) { s.PayloadCompression = m.PayloadCompression[i] }},
 		{Field: "Records", Len: len(m.Records), Set: func(s *trial.Settings, i int) { s.Records = m.Records[i] }},
 		{Field: "Transactions", Len: len(m.Transactions), Set: func(s *trial.Settings, i int) { s.Transactions = m.Transactions[i] }},
@@ -269,6 +275,9 @@ type MatrixPoint struct {
 	// Client sets client.
 	// +optional
 	Client trial.Client `json:"client,omitempty"`
+	// ConsumerClient sets consumerClient.
+	// +optional
+	ConsumerClient trial.Client `json:"consumerClient,omitempty"`
 	// PayloadCompression sets payloadCompression.
 	// +optional
 	PayloadCompression trial.PayloadCompression `json:"payloadCompression,omitempty"`
@@ -335,6 +344,9 @@ func (p *MatrixPoint) Apply(s *trial.Settings) {
 	if p.Client != "" {
 		s.Client = p.Client
 	}
+	if p.ConsumerClient != "" {
+		s.ConsumerClient = p.ConsumerClient
+	}
 	if p.PayloadCompression != "" {
 		s.PayloadCompression = p.PayloadCompression
 	}
@@ -386,6 +398,7 @@ func (s *ExperimentSpec) BaseSettings() trial.Settings {
 		Mode:               s.Mode,
 		RecordsPerSecond:   s.Rate.RecordsPerSecond,
 		Client:             s.Client,
+		ConsumerClient:     s.Consumer.Client,
 		PayloadCompression: s.Payload.Compression,
 		Records:            s.MeasuredRecords(),
 		Idempotent:         *s.Producer.Idempotent,

@@ -62,6 +62,10 @@ func TestTrialJobsGolden(t *testing.T) {
 		},
 		// The Java client: its pods run the JVM worker's image.
 		"jobs-java": func(x *serdebenchv1.SerializationExperiment) { x.Spec.Client = trial.ClientJava },
+		// Java producers, Go consumers (consumer.client): each job its side's image.
+		"jobs-java-to-go": func(x *serdebenchv1.SerializationExperiment) {
+			x.Spec.Client, x.Spec.Consumer.Client = trial.ClientJava, trial.ClientFranz
+		},
 		// A consumer joining mid-window: one more consumer pod, a standby until
 		// the operator tells it to join.
 		"jobs-join": func(x *serdebenchv1.SerializationExperiment) {

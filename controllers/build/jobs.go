@@ -91,11 +91,6 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 	if r := x.Spec.Kafka.SchemaRegistry; r != nil {
 		base.SchemaRegistry = r.URL
 	}
-	image, err := RuntimeImage(cfg, x, t.Settings.Client)
-	if err != nil {
-		return nil, err
-	}
-	jvm := t.Settings.Client.OrDefault().Runtime() == trial.RuntimeJVM
 	consumer := func(name string) protocol.Worker {
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, name
@@ -130,7 +125,7 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 			w.MetricsAddr = fmt.Sprintf(":%d", port)
 			w.TerminationMax = min(base.TerminationMax, terminationMessageLimit/n)
 			name := fmt.Sprintf("%s-%s", w.Role, w.ID)
-			c, err := container(cfg, x, image, jvm, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
+			c, err := container(cfg, x, t, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
 			if err != nil {
 				return nil, err
 			}
@@ -138,11 +133,11 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 		}
 		return []*batchv1.Job{job(x, t, RoleWorkers, 1, attempt, containers)}, nil
 	}
-	cc, err := container(cfg, x, image, jvm, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	cc, err := container(cfg, x, t, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
-	pc, err := container(cfg, x, image, jvm, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	pc, err := container(cfg, x, t, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
@@ -173,16 +168,25 @@ func applySecurity(x *serdebenchv1.SerializationExperiment, w *protocol.Worker) 
 	}
 }
 
-// container is one worker container of image meeting the restricted Pod Security
-// Standard; jvm says it runs the JVM worker.
-func container(cfg Config, x *serdebenchv1.SerializationExperiment, image string, jvm bool, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
+// container is worker w's container meeting the restricted Pod Security Standard,
+// of the image of the runtime of its side's client in trial t (consumer.client may
+// set the consumers apart).
+func container(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Trial, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
 	args, err := w.Args()
+	if err != nil {
+		return corev1.Container{}, err
+	}
+	client := t.Settings.ClientOf(trial.SideProducers)
+	if w.Role == protocol.RoleConsumer {
+		client = t.Settings.ClientOf(trial.SideConsumers)
+	}
+	image, err := RuntimeImage(cfg, x, client)
 	if err != nil {
 		return corev1.Container{}, err
 	}
 	c := restricted(cfg, x, name, args)
 	c.Image = image
-	if jvm {
+	if client.Runtime() == trial.RuntimeJVM {
 		// The JVM worker's native compression libraries (snappy, zstd) unpack
 		// themselves into java.io.tmpdir: a writable /tmp beside the read-only root.
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: tmpVolume, MountPath: "/tmp"})

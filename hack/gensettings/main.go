@@ -99,6 +99,33 @@ func supportRules(rows []trial.Row, features []trial.Feature) (string, error) {
 		}
 		return "", fmt.Errorf("no row %s", field)
 	}
+	// sides are the client expressions a side's rules test, each with what its
+	// message calls the client: the producers' client; the consumers' own
+	// (consumer.client or matrix.consumerClient), and the producers' where the
+	// consumers have none of their own.
+	ownConsumers := "((has(self.matrix) && has(self.matrix.consumerClient) && size(self.matrix.consumerClient) > 0) || (has(self.consumer) && has(self.consumer.client)))"
+	type clientRule struct{ expr, name string }
+	sides := func(side trial.Side, c trial.Client) ([]clientRule, error) {
+		producers, err := exists("Client", fmt.Sprintf("v == '%s'", c))
+		if err != nil {
+			return nil, err
+		}
+		consumers, err := exists("ConsumerClient", fmt.Sprintf("v == '%s'", c))
+		if err != nil {
+			return nil, err
+		}
+		p := clientRule{producers, "client " + string(c)}
+		own := clientRule{consumers, "consumer client " + string(c)}
+		switch side {
+		case trial.SideProducers:
+			return []clientRule{p}, nil
+		case trial.SideConsumers:
+			return []clientRule{{"!" + ownConsumers + " && " + producers, p.name}, own}, nil
+		case trial.SideBoth:
+			return []clientRule{p, own}, nil
+		}
+		return nil, fmt.Errorf("side %q is none of producers, consumers, both", side)
+	}
 	var lines []string
 	for _, f := range features {
 		for _, c := range trial.Clients {
@@ -109,38 +136,46 @@ func supportRules(rows []trial.Row, features []trial.Feature) (string, error) {
 			if f.Setting == "" || f.CEL == "" {
 				return "", fmt.Errorf("feature %s: client %s lacks it, but no Setting and CEL say how admission tells", f.Name, c)
 			}
-			client, err := exists("Client", fmt.Sprintf("v == '%s'", c))
+			clients, err := sides(f.Side, c)
 			if err != nil {
-				return "", err
+				return "", fmt.Errorf("feature %s: %w", f.Name, err)
 			}
 			uses, err := exists(f.Setting, f.CEL)
 			if err != nil {
 				return "", fmt.Errorf("feature %s: %w", f.Name, err)
 			}
-			lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && %s)",message="unsupported: client %s has no %s: %s"`,
-				client, uses, c, f.Name, strings.ReplaceAll(strings.ReplaceAll(sup.How, `"`, `'`), "`", "")))
+			for _, cr := range clients {
+				lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && %s)",message="unsupported: %s has no %s: %s"`,
+					cr.expr, uses, cr.name, f.Name, strings.ReplaceAll(strings.ReplaceAll(sup.How, `"`, `'`), "`", "")))
+			}
 		}
 	}
 	// What a runtime's worker lacks beyond settings: codecs, and parts of a trial
-	// (api/trial.Runtimes), for each of its clients.
+	// (api/trial.Runtimes), for each of its clients on the side that needs it.
 	for _, r := range trial.Runtimes {
 		for _, c := range r.Clients {
-			client, err := exists("Client", fmt.Sprintf("v == '%s'", c))
+			quoted := make([]string, len(r.Codecs))
+			names := make([]string, len(r.Codecs))
+			for i, k := range r.Codecs {
+				quoted[i], names[i] = "'"+string(k)+"'", string(k)
+			}
+			clients, err := sides(trial.SideBoth, c)
 			if err != nil {
 				return "", err
 			}
-			if r.Codecs != nil {
-				quoted := make([]string, len(r.Codecs))
-				names := make([]string, len(r.Codecs))
-				for i, k := range r.Codecs {
-					quoted[i], names[i] = "'"+string(k)+"'", string(k)
-				}
-				lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && self.codecs.exists(k, !(k in [%s])))",message="unsupported: client %s has only the codecs %s: the %s worker (%s) has no other"`,
-					client, strings.Join(quoted, ", "), c, strings.Join(names, ", "), r.Runtime, r.Worker))
+			for _, cr := range clients {
+				lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && self.codecs.exists(k, !(k in [%s])))",message="unsupported: %s has only the codecs %s: the %s worker (%s) has no other"`,
+					cr.expr, strings.Join(quoted, ", "), cr.name, strings.Join(names, ", "), r.Runtime, r.Worker))
 			}
 			for _, l := range r.Lacks {
-				lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && %s)",message="unsupported: client %s cannot run %s: the %s worker (%s) has none yet"`,
-					client, l.CEL, c, l.Name, r.Runtime, r.Worker))
+				clients, err := sides(l.Side, c)
+				if err != nil {
+					return "", fmt.Errorf("%s lacks %s: %w", r.Runtime, l.Name, err)
+				}
+				for _, cr := range clients {
+					lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && %s)",message="unsupported: %s cannot run %s: the %s worker (%s) has none yet"`,
+						cr.expr, l.CEL, cr.name, l.Name, r.Runtime, r.Worker))
+				}
 			}
 		}
 	}
@@ -215,7 +250,7 @@ var (
 	trialCountLine = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="size\(self\.codecs\) \*.*$`)
 	minSizeLine    = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!has\(self\.schema\) \|\| !has\(self\.sizesBytes\)( \|\||").*$`)
 	// supportLines are supportRules' block (every line of it).
-	supportLines = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: client .*$(\n^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: client .*$)*`)
+	supportLines = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: (consumer )?client .*$(\n^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: (consumer )?client .*$)*`)
 	// baselineKeysLine is on the field CompareSpec.Baseline (indented).
 	baselineKeysLine = regexp.MustCompile(`(?m)^\t// \+kubebuilder:validation:XValidation:rule="self\.all\(k, k in \[.*$`)
 )

@@ -128,6 +128,9 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 					if st.GroupType == trial.GroupTypeConsumer {
 						t.Settings.GroupType = ""
 					}
+					if st.ConsumerClient.OrDefault() == st.Client.OrDefault() {
+						t.Settings.ConsumerClient = "" // the producers' client: no client of their own
+					}
 					if spec.Records != nil {
 						t.Records = st.Records // the spec's, or the matrix's value
 					} else {

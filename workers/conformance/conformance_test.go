@@ -45,6 +45,12 @@ func TestTrial(t *testing.T) {
 	for _, r := range runs {
 		t.Run(fmt.Sprintf("%s-to-%s/%s", r.producer.name, r.consumer.name, r.codec), func(t *testing.T) {
 			tr := newTrial(t, r.producer.client, r.codec, 2, 2, 1000, 3)
+			if r.consumer.client != r.producer.client {
+				tr.Settings.ConsumerClient = r.consumer.client // consumer.client, as the planner sets it
+				if err := tr.RuntimeUnsupported(); err != nil {
+					t.Fatal(err)
+				}
+			}
 			topic := newTopic(t, brokers, tr)
 			base := protocol.Worker{Bootstrap: brokers, Topic: topic, Group: topic + ".consumers", Experiment: "conformance", ExperimentUID: "u1"}
 			var procs []*proc
@@ -301,8 +307,8 @@ func TestSIGTERM(t *testing.T) {
 }
 
 // TestUsage: arguments a worker does not know, a trial that is not JSON, and a
-// trial of another runtime's client exit with the usage code: a worker never runs
-// a client other than the one named.
+// trial of another runtime's client (a consumer's: consumer.client) exit with the
+// usage code: a worker never runs a client other than the one named.
 func TestUsage(t *testing.T) {
 	for i, rt := range runtimes {
 		other := runtimes[(i+1)%len(runtimes)]
@@ -312,11 +318,14 @@ func TestUsage(t *testing.T) {
 			mine, _ := json.Marshal(tr)
 			tr.Settings.Client = other.client
 			theirs, _ := json.Marshal(tr)
+			tr.Settings.Client, tr.Settings.ConsumerClient = rt.client, other.client // producers of this runtime, consumers of the other
+			theirConsumers, _ := json.Marshal(tr)
 			for name, args := range map[string][]string{
-				"unknown flag":             {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(mine), "--no-such-flag=1"},
-				"trial not JSON":           {"--role=producer", "--topic=t", "--group=g", "--trial={not json"},
-				"no role":                  {"--topic=t", "--group=g", "--trial=" + string(mine)},
-				"another runtime's client": {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(theirs)},
+				"unknown flag":                      {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(mine), "--no-such-flag=1"},
+				"trial not JSON":                    {"--role=producer", "--topic=t", "--group=g", "--trial={not json"},
+				"no role":                           {"--topic=t", "--group=g", "--trial=" + string(mine)},
+				"another runtime's client":          {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(theirs)},
+				"another runtime's consumer client": {"--role=consumer", "--topic=t", "--group=g", "--trial=" + string(theirConsumers)},
 			} {
 				argv := rt.build(t)
 				cmd := osexec.Command(argv[0], append(argv[1:], args...)...)

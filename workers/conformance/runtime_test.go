@@ -120,11 +120,17 @@ type proc struct {
 	metrics        string
 }
 
-// worker is a worker's arguments besides the trial: protocol.Worker, rendered by
-// its own Args as the operator renders a pod's.
+// start runs rt's worker as w on trial tr with rt's client on w's side (a
+// consumer's through consumer.client, whoever produces), its arguments rendered by
+// protocol.Worker's own Args as the operator renders a pod's.
 func start(t *testing.T, rt runtime, w protocol.Worker, tr trial.Trial) *proc {
 	t.Helper()
-	tr.Settings.Client = rt.client
+	switch {
+	case w.Role == protocol.RoleProducer:
+		tr.Settings.Client = rt.client
+	case tr.Settings.ClientOf(trial.SideConsumers) != rt.client:
+		tr.Settings.ConsumerClient = rt.client
+	}
 	w.Trial = tr
 	if w.MetricsAddr == "" {
 		w.MetricsAddr = promtest.FreeAddr(t)

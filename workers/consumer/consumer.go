@@ -133,10 +133,10 @@ var members = map[trial.Client]newMemberFunc{
 	},
 }
 
-// memberFor is the trial's consumer: its client's group member, or a share
-// group's (unset client: trial.DefaultClient).
+// memberFor is the trial's consumer: its consumers' client's group member, or a
+// share group's.
 func memberFor(t trial.Trial) (newMemberFunc, error) {
-	c := t.Settings.Client
+	c := t.Settings.ClientOf(trial.SideConsumers)
 	if t.Consumer.GroupType == trial.GroupTypeShare {
 		if c.OrDefault() != trial.ClientFranz {
 			return nil, fmt.Errorf("client %q: only franz-go has share groups", c)

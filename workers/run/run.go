@@ -55,7 +55,7 @@ func main(ctx context.Context, args []string, getenv func(string) string, stdout
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	w, err := protocol.Parse(args, stderr)
 	if err == nil {
-		err = goClient(w.Trial)
+		err = goClient(w)
 	}
 	if err != nil {
 		log.Error("invalid arguments", "err", err)
@@ -79,11 +79,18 @@ func main(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 }
 
-// goClient refuses a trial whose client runs in another runtime's worker: this one
-// runs the Go clients only, never one in place of another.
-func goClient(t trial.Trial) error {
-	if c := t.Settings.Client.OrDefault(); c.Runtime() != trial.RuntimeGo {
-		return fmt.Errorf("--trial: client %s runs in the %s worker, not this one (the Go worker: sarama, franz-go, librdkafka)", c, c.Runtime())
+// goClient refuses a trial whose client for w's role runs in another runtime's
+// worker: this one runs the Go clients only, never one in place of another.
+func goClient(w protocol.Worker) error {
+	side, field := trial.SideProducers, "client"
+	if w.Role == protocol.RoleConsumer {
+		side = trial.SideConsumers
+		if w.Trial.Settings.ConsumerClient != "" {
+			field = "consumerClient"
+		}
+	}
+	if c := w.Trial.Settings.ClientOf(side); c.Runtime() != trial.RuntimeGo {
+		return fmt.Errorf("--trial: settings.%s %s runs in the %s worker, not this one (the Go worker: sarama, franz-go, librdkafka)", field, c, c.Runtime())
 	}
 	return nil
 }

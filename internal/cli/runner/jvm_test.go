@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,21 +13,24 @@ import (
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/testing/jvmtest"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestClientMatrixAcrossRuntimes: one experiment sweeps a Go client and the Java
-// client; the local runner runs the Java trials' workers as processes of the JVM
-// worker, started together through their start gates. Every trial delivers what it
-// sent, the Java client's settings are its own, and its usage is the workers'
-// own processes' (the runner measures only itself).
+// client for the producers and for the consumers (consumer.client); the local
+// runner runs the Java workers as processes of the JVM worker, producers started
+// together through their start gates. Every trial delivers what it sent, each
+// side's workers are its client's, the Java client's settings are its own, a Java
+// trial's usage is the workers' own processes' (the runner measures only itself),
+// and a trial of both runtimes has none and says why.
 func TestClientMatrixAcrossRuntimes(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	records := int64(3000)
 	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{trial.CodecAvro},
 		Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}}, Records: &records,
 		Warmup: trial.Warmup{Records: 200}, Rate: v1alpha1.Rate{RecordsPerSecond: 1000}, Producers: 2, Consumers: 2, PoolSize: 32,
-		Matrix: &v1alpha1.Matrix{Client: []trial.Client{trial.ClientFranz, trial.ClientJava}}})
+		Matrix: &v1alpha1.Matrix{Client: []trial.Client{trial.ClientFranz, trial.ClientJava}, ConsumerClient: []trial.Client{trial.ClientFranz, trial.ClientJava}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,23 +41,38 @@ func TestClientMatrixAcrossRuntimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 2 {
-		t.Fatalf("%d results, want 2", len(res))
+	if len(res) != 4 {
+		t.Fatalf("%d results, want 4", len(res))
 	}
 	for _, r := range res {
-		c := r.Trial.Settings.Client
+		c, cc := r.Trial.Settings.ClientOf(trial.SideProducers), r.Trial.Settings.ClientOf(trial.SideConsumers)
+		// A JVM worker is a process of its own, which measures its usage; a Go one
+		// runs in this process, which the runner measures.
+		for _, s := range r.Summaries {
+			want := c
+			if s.Role == protocol.RoleConsumer {
+				want = cc
+			}
+			if jvm := s.Usage != nil; jvm != (want == trial.ClientJava) {
+				t.Fatalf("%s→%s: %s %s ran in a process of its own: %v", c, cc, s.Role, s.Worker, jvm)
+			}
+		}
 		if r.Result.Lost != 0 || r.Result.Sent != 2*(records+200) || r.Result.Delivered != r.Result.Sent {
 			t.Fatalf("%s: sent %d, delivered %d, lost %d", c, r.Result.Sent, r.Result.Delivered, r.Result.Lost)
 		}
 		if got := r.Result.ClientSettings["client"]; got != string(c) {
 			t.Fatalf("%s: the result's client is %q", c, got)
 		}
-		if c == trial.ClientJava {
-			if r.Result.ClientSettings["batch.size"] != "16384" || r.Result.Usage == nil || r.Result.Usage.Scope == summary.ScopeProcess {
-				t.Fatalf("java: settings %v, usage %+v: want the Java client's names and the workers' own usage", r.Result.ClientSettings, r.Result.Usage)
-			}
+		if c == trial.ClientJava && r.Result.ClientSettings["batch.size"] != "16384" {
+			t.Fatalf("java: settings %v: want the Java client's names", r.Result.ClientSettings)
 		}
-		t.Logf("%s: %.0f rec/s, ack p50 %d µs, e2e p50 %d µs", c, r.Result.RecordsPerSecond, r.Result.Ack.P50, r.Result.EndToEnd.P50)
+		switch {
+		case c == trial.ClientJava && cc == trial.ClientJava && (r.Result.Usage == nil || r.Result.Usage.Scope != summary.ScopeWorkers):
+			t.Fatalf("%s→%s: usage %+v: want the workers' own", c, cc, r.Result.Usage)
+		case c != cc && (r.Result.Usage != nil || !slices.ContainsFunc(r.Result.Warnings, func(w string) bool { return strings.HasPrefix(w, "no CPU or memory usage") })):
+			t.Fatalf("%s→%s: usage %+v, warnings %q: half the workers ran in the runner, half not: none, and say why", c, cc, r.Result.Usage, r.Result.Warnings)
+		}
+		t.Logf("%s→%s: %.0f rec/s, ack p50 %d µs, e2e p50 %d µs", c, cc, r.Result.RecordsPerSecond, r.Result.Ack.P50, r.Result.EndToEnd.P50)
 	}
 }
 

@@ -109,13 +109,19 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = protocol.DefaultDrainTimeout
 	}
-	execute, err := o.executorFor(t.Settings.Client)
+	// The producers' and the consumers' runtimes (consumer.client may set them apart).
+	produce, err := o.executorFor(t.Settings.ClientOf(trial.SideProducers))
+	if err != nil {
+		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerFailed, Err: err}
+	}
+	consume, err := o.executorFor(t.Settings.ClientOf(trial.SideConsumers))
 	if err != nil {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerFailed, Err: err}
 	}
 	// Workers of another runtime measure their own processes; this one's says
 	// nothing of them.
-	inProcess := t.Settings.Client.OrDefault().Runtime() == trial.RuntimeGo
+	inProcess := t.Settings.ClientOf(trial.SideProducers).Runtime() == trial.RuntimeGo &&
+		t.Settings.ClientOf(trial.SideConsumers).Runtime() == trial.RuntimeGo
 	timeout := o.TrialTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Minute
@@ -198,7 +204,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		w := base
 		w.Role, w.ID = protocol.RoleConsumer, protocol.ConsumerName(i)
 		wg.Go(func() {
-			s, err := execute(consumerCtx, w, run.Env{Log: o.Log, Security: &o.Security, Control: ctl})
+			s, err := consume(consumerCtx, w, run.Env{Log: o.Log, Security: &o.Security, Control: ctl})
 			if err != nil {
 				err = fmt.Errorf("consumer %s: %w", w.ID, err)
 			}
@@ -232,7 +238,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		w := base
 		w.Role, w.ID, w.WaitForGroup = protocol.RoleProducer, protocol.ProducerID(i), true
 		pwg.Go(func() {
-			s, err := execute(ctx, w, env)
+			s, err := produce(ctx, w, env)
 			if err != nil {
 				start.Abort(fmt.Errorf("producer %s failed", w.ID))
 				err = fmt.Errorf("producer %s: %w", w.ID, err)
@@ -267,8 +273,12 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerFailed, Err: err}
 	}
 	protocol.Annotate(t, res)
-	if inProcess {
+	switch {
+	case inProcess:
 		setUsage(res, sums, self, broker)
+	case res.Usage == nil:
+		// One side's workers ran in this process, the other's in their own.
+		res.Warnings = append(res.Warnings, "no CPU or memory usage: the Go side's workers ran inside this process (with the runner), the JVM side's in processes of their own; run the trial in a cluster to measure both")
 	}
 	if len(res.Interrupted) > 0 {
 		return nil, &TrialError{Trial: t.Name, Reason: protocol.ReasonWorkerInterrupted, Err: fmt.Errorf("partial summaries from %v", res.Interrupted)}

@@ -50,7 +50,7 @@ public final class Main {
     try {
       a = Args.parse(argv);
       t = new Trial(a.trial);
-      String why = t.refusal();
+      String why = t.refusal(a.role);
       if (why != null) throw new Args.UsageException(why);
       Kafka.common(a, "check"); // security flags it cannot honour are usage errors too
     } catch (Args.UsageException e) {

@@ -64,7 +64,11 @@ final class Trial {
       "consumers", "partitions", "replicas", "topicConfig", "reference", "seed", "poolSize");
   private static final Set<String> KNOWN_SETTINGS = Set.of("mode", "batchSizeBytes", "lingerMs", "acks", "compression",
       "maxInFlight", "idempotent", "recordsPerSecond", "client", "sendBufferBytes", "receiveBufferBytes", "partitioner",
-      "payloadCompression", "records", "isolation", "groupProtocol", "groupType");
+      "payloadCompression", "records", "isolation", "groupProtocol", "groupType", "consumerClient");
+  /** A consumer's: the producers' transactions are theirs (control records are the client's to skip). */
+  private static final Set<String> KNOWN_CONSUMER_SETTINGS = union(KNOWN_SETTINGS, Set.of("transactions"));
+  /** The producers' settings a consumer leaves to them. */
+  private static final Set<String> PRODUCER_ONLY = Set.of("mode", "acks", "compression", "partitioner");
   private static final Set<String> KNOWN_CONSUMER = Set.of("fetchMinBytes", "fetchMaxWaitMs", "maxPartitionFetchBytes",
       "receiveBufferBytes", "sendBufferBytes", "commit", "isolation", "groupProtocol", "groupType");
 
@@ -79,19 +83,25 @@ final class Trial {
       "groupProtocol", List.of("", "classic", "consumer"),
       "groupType", List.of("", "consumer"));
 
-  /** Why this worker cannot run the trial, or null when it can. */
-  String refusal() {
-    String c = settings.path("client").asText("");
+  /**
+   * Why this worker cannot run the trial in role (producer or consumer), or null when
+   * it can. A consumer's client is settings.consumerClient when the trial has one.
+   */
+  String refusal(String role) {
+    boolean consumes = role.equals("consumer");
+    String field = consumes && !settings.path("consumerClient").asText("").isEmpty() ? "consumerClient" : "client";
+    String c = settings.path(field).asText("");
     if (!c.equals(Main.CLIENT))
-      return "settings.client: this worker runs Kafka's Java client (client " + Main.CLIENT + "), not \"" + c + "\"";
+      return "settings." + field + ": this worker runs Kafka's Java client (client " + Main.CLIENT + "), not \"" + c + "\"";
     if (!Codecs.NAMES.contains(codec())) return "codec " + codec() + ": the JVM worker has " + String.join(", ", Codecs.NAMES);
     if (root.has("source")) return "payload.source: the JVM worker sends the built-in schemas only";
     if (schema().equals("bytes")) return "schema bytes: only the raw codec sends it, which the JVM worker has not";
     String why = unknown("", root, KNOWN);
-    if (why == null) why = unknown("settings.", settings, KNOWN_SETTINGS);
+    if (why == null) why = unknown("settings.", settings, consumes ? KNOWN_CONSUMER_SETTINGS : KNOWN_SETTINGS);
     if (why == null) why = unknown("consumer.", consumer, KNOWN_CONSUMER);
     if (why != null) return why;
     for (Map.Entry<String, List<String>> e : ENUMS.entrySet()) {
+      if (consumes && PRODUCER_ONLY.contains(e.getKey())) continue;
       String v = settings.path(e.getKey()).asText("");
       if (!e.getValue().contains(v)) return "settings." + e.getKey() + " " + v + ": the JVM worker runs " + e.getValue();
     }
@@ -102,6 +112,12 @@ final class Trial {
     String commit = consumer.path("commit").asText("");
     if (!commit.isEmpty() && !commit.equals("interval")) return "consumer.commit " + commit + ": the JVM worker commits on an interval";
     return null;
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> out = new java.util.HashSet<>(a);
+    out.addAll(b);
+    return Set.copyOf(out);
   }
 
   /** The first field of node not in known whose value is not zero, as a refusal. */
