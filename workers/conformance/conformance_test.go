@@ -75,6 +75,7 @@ func TestTrial(t *testing.T) {
 				if u := s.Usage; u == nil || u.CPUSeconds <= 0 || u.PeakRSSBytes < 1<<20 || u.PeakHeapBytes <= 0 {
 					t.Fatalf("%s %s: usage %+v, want its CPU, resident set and heap over its window", s.Role, s.Worker, u)
 				}
+				clientStats(t, s)
 				if s.Role == protocol.RoleProducer {
 					produced += s.Records
 					exact(t, s, summary.AckLatencyMicros, s.Records)
@@ -115,6 +116,33 @@ func TestTrial(t *testing.T) {
 				produced, consumed, res.Sent, res.Delivered, res.Duplicated, res.Ack.P50, res.EndToEnd.P50)
 		})
 	}
+}
+
+// clientStats checks a worker's client statistics (summary.ClientStats) against
+// what it counted itself: every record it sent went in a batch of a produce request
+// that got a response, and a consumer fetched at least what it measured.
+func clientStats(t *testing.T, s *summary.Summary) {
+	t.Helper()
+	c := s.Client
+	if c == nil {
+		t.Fatalf("%s %s: no client statistics", s.Role, s.Worker)
+	}
+	if s.Role == protocol.RoleConsumer {
+		if c.FetchRequests <= 0 || c.FetchRecords < s.Records+s.WarmupRecords || c.FetchBytes < s.SerializedBytes || c.FetchRequestRate <= 0 {
+			t.Fatalf("consumer %s measured %d records (%d B of values): client %+v", s.Worker, s.Records+s.WarmupRecords, s.SerializedBytes, *c)
+		}
+		return
+	}
+	var sent int64
+	for _, d := range s.Acked {
+		sent += d.Intervals.Size()
+	}
+	if c.ProduceRequests <= 0 || c.Batches < c.ProduceRequests || c.BatchRecords < sent || c.BatchBytes < s.SerializedBytes ||
+		c.RequestLatencyCount <= 0 || c.RequestLatencyMaxMicros <= 0 || c.RequestLatencySumMicros < c.RequestLatencyMaxMicros ||
+		c.InFlightSamples <= 0 || c.InFlightMax <= 0 {
+		t.Fatalf("producer %s sent %d records (%d B of values): client %+v", s.Worker, sent, s.SerializedBytes, *c)
+	}
+	t.Logf("%s %s: sent %d, client %+v", s.Role, s.Worker, sent, *c)
 }
 
 // waitAll waits for every process to exit 0 and returns their summaries; otherwise

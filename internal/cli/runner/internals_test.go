@@ -10,6 +10,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
+	"github.com/serdebench/serdebench/internal/testing/jvmtest"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 )
 
@@ -21,7 +22,8 @@ import (
 // fetched every record at least once.
 func TestClientInternals(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
-	for _, client := range trial.RuntimeGo.Clients() {
+	jvm := jvmtest.Worker(t)
+	for _, client := range trial.Clients {
 		t.Run(string(client), func(t *testing.T) {
 			s := spec("protobuf")
 			records := int64(20000)
@@ -32,7 +34,8 @@ func TestClientInternals(t *testing.T) {
 				t.Fatal(err)
 			}
 			tr := trials[0]
-			res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-internals", KeepTopics: true, TrialTimeout: 2 * time.Minute})
+			res, err := runner.RunTrial(context.Background(), tr, runner.Options{Brokers: brokers, Experiment: "it-internals", KeepTopics: true, TrialTimeout: 2 * time.Minute,
+				Workers: map[trial.Runtime][]string{trial.RuntimeJVM: jvm}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +60,8 @@ func TestClientInternals(t *testing.T) {
 			if size := topicBytes(t, brokers, res.Topic); size != p.BatchBytes {
 				t.Errorf("batches as sent: %d B; the topic holds %d B", p.BatchBytes, size)
 			}
-			// sarama times requests in whole milliseconds: on loopback many are 0.
+			// sarama times requests in whole milliseconds: on loopback many are 0
+			// (the Java client too, but its average is of the milliseconds).
 			// librdkafka's statistics have no compression rate.
 			rate := client == trial.ClientRdkafka || (in.CompressionRateAvg > 0 && in.CompressionRateAvg < 1)
 			if !rate || p.RequestLatencyCount == 0 || (client != trial.ClientSarama && in.RequestLatencyAvgMicros <= 0) {

@@ -35,6 +35,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class Consumer {
   private static final long COMMIT_NANOS = 200_000_000L;
 
+  /** The client's own statistics (set once it exists). */
+  private volatile ClientStats stats;
   private final Args a;
   private final Trial t;
   private final Server srv;
@@ -91,7 +93,9 @@ final class Consumer {
     props.put("auto.offset.reset", "earliest");
     props.put("key.deserializer", ByteArrayDeserializer.class.getName());
     props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    props.putAll(ClientStats.CONFIG);
     KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props);
+    stats = ClientStats.consumer(c::metrics);
     Admin admin = Admin.create(Kafka.common(a, "serdebench-consumer-" + name + "-admin"));
     Thread checker = null;
     try {
@@ -147,6 +151,7 @@ final class Consumer {
     } finally {
       if (checker != null) checker.interrupt();
       admin.close(Duration.ZERO);
+      stats.freeze();
       c.close(stop.stopped() ? Duration.ofSeconds(1) : Duration.ofSeconds(30));
     }
   }
@@ -289,6 +294,7 @@ final class Consumer {
       rc.add(e.getValue().delivery((int) (e.getKey() >>> 32), (int) (e.getKey() & 0xffffffffL)));
     if (t.readCommitted()) s.put("readCommitted", true);
     if (foreign > 0) s.put("foreign", foreign);
+    if (stats != null && stats.json() != null) s.set("client", stats.json());
     if (!complete) s.put("interrupted", true);
     return s;
   }

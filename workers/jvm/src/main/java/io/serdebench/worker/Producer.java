@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.GroupState;
@@ -50,6 +51,8 @@ final class Producer {
   private long windowStart, windowEnd;
   private final AtomicLong outstanding = new AtomicLong();
   private final Map<String, String> eff;
+  /** The client's own statistics (set once it exists). */
+  private volatile ClientStats stats;
   private long startAt, unacknowledged;
   private boolean frozen, complete;
 
@@ -75,6 +78,7 @@ final class Producer {
     // workers size their limit from the largest record; the broker's own limit
     // (the topic's max.message.bytes) stays the broker's to enforce.
     eff.put("max.request.size", Integer.toString(Math.max(1_048_576, largest + 1024)));
+    eff.putAll(ClientStats.CONFIG);
     acked = new SeqSet[t.partitions()];
     failed = new SeqSet[t.partitions()];
     for (int p = 0; p < acked.length; p++) {
@@ -112,6 +116,7 @@ final class Producer {
     props.put("key.serializer", ByteArraySerializer.class.getName());
     props.put("value.serializer", ByteArraySerializer.class.getName());
     KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(props);
+    stats = ClientStats.producer(prod::metrics, new ProducerConfig(props).getLong(ProducerConfig.BUFFER_MEMORY_CONFIG));
     try {
       prod.partitionsFor(a.topic); // connect and find the topic before the schedule (bounded by max.block.ms)
       if (a.waitForGroup) waitForGroup();
@@ -137,6 +142,7 @@ final class Producer {
         frozen = true;
         unacknowledged = outstanding.get();
       }
+      stats.freeze();
       prod.close(stop.stopped() ? Duration.ZERO : a.drainTimeout);
     }
   }
@@ -335,6 +341,7 @@ final class Producer {
     cs.put("java", Runtime.version().toString());
     cs.put("partitioner", "round-robin");
     eff.forEach(cs::put);
+    if (stats != null && stats.json() != null) s.set("client", stats.json());
     if (!complete) s.put("interrupted", true);
     return s;
   }
