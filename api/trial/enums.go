@@ -35,14 +35,18 @@ const (
 	CodecAvroRegistry     Codec = "avro" + RegistrySuffix
 	CodecProtobufRegistry Codec = "protobuf" + RegistrySuffix
 	CodecJSONRegistry     Codec = "json" + RegistrySuffix
-	// JVM codecs (client java): Avro's generated classes beside its generic records,
-	// and the JVM-only serializers, the FastormDB thesis's (Java serialization, Kryo
-	// default and unsafe) and Apache Fory.
-	CodecAvroSpecific      Codec = "avro/specific"
+	// CodecAvroSpecific is Avro's generated classes beside its generic records (the
+	// JVM worker's; the same bytes as avro).
+	CodecAvroSpecific Codec = "avro/specific"
+	// CodecJavaSerialization is the JDK's ObjectOutputStream: the JVM's own format,
+	// the FastormDB thesis's baseline.
 	CodecJavaSerialization Codec = "java-serialization"
-	CodecKryo              Codec = "kryo"
-	CodecKryoUnsafe        Codec = "kryo/unsafe"
-	CodecFory              Codec = "fory"
+	// CodecKryo and CodecKryoUnsafe are Kryo with every class registered, the
+	// FastormDB thesis's "Kryo (default)" and "Kryo (unsafe)" (JVM only).
+	CodecKryo       Codec = "kryo"
+	CodecKryoUnsafe Codec = "kryo/unsafe"
+	// CodecFory is Apache Fory in its Java mode (JVM only).
+	CodecFory Codec = "fory"
 )
 
 // RegistrySuffix ends the name of a registry variant.

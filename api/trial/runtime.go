@@ -65,9 +65,11 @@ var Runtimes = []RuntimeSupport{
 			CodecThriftBinary, CodecThriftCompact, CodecJavaSerialization, CodecKryo, CodecKryoUnsafe, CodecFory},
 		Lacks: []Lack{
 			{Name: "fault scenarios", Side: SideBoth, Uses: func(t Trial) bool { return t.Fault != nil }, CEL: "has(self.faults)"},
-			{Name: "rate.search", Side: SideProducers, Uses: func(t Trial) bool { return t.Search != nil }, CEL: "has(self.rate) && has(self.rate.search)"},
+			{Name: "rate.search", Side: SideBoth, Uses: func(t Trial) bool { return t.Search != nil }, CEL: "has(self.rate) && has(self.rate.search)"},
 			{Name: "payload.source (the user's own records)", Side: SideBoth, Uses: func(t Trial) bool { return t.Source != nil }, CEL: "has(self.payload.source)"},
 			{Name: "topic.name (an existing topic)", Side: SideBoth, Uses: func(t Trial) bool { return t.ExistingTopic != "" }, CEL: "has(self.topic) && has(self.topic.name)"},
+			{Name: "share groups' producers (it waits for a consumer group)", Side: SideProducers, Uses: func(t Trial) bool { return t.Consumer.GroupType == GroupTypeShare },
+				CEL: "(has(self.consumer) && has(self.consumer.groupType) && self.consumer.groupType == 'share') || (has(self.matrix) && has(self.matrix.groupType) && self.matrix.groupType.exists(v, v == 'share'))"},
 			{Name: "consumer.commit eachRecord", Side: SideConsumers, Uses: func(t Trial) bool { return t.Consumer.Commit == CommitEachRecord },
 				CEL: "has(self.consumer) && has(self.consumer.commit) && self.consumer.commit == 'eachRecord'"},
 		}},

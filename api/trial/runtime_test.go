@@ -57,11 +57,16 @@ func TestConsumerClient(t *testing.T) {
 	if mixed.ClientOf(SideProducers) != ClientJava || mixed.ClientOf(SideConsumers) != ClientFranz || (Settings{}).ClientOf(SideConsumers) != DefaultClient {
 		t.Fatal("ClientOf")
 	}
-	// A Java producer with franz-go consumers in a share group: the consumers have it.
+	// A Java producer with franz-go consumers in a share group: the consumers have
+	// share groups, but the JVM producer waits for a consumer group only.
 	share := mixed
 	share.GroupType = GroupTypeShare
 	if err := Unsupported(share); err != nil {
 		t.Fatalf("java producers, franz-go consumers in a share group: %v", err)
+	}
+	err := (Trial{Codec: CodecJSON, Settings: share, Consumer: ConsumerSettings{GroupType: GroupTypeShare}}).RuntimeUnsupported()
+	if err == nil || !strings.Contains(err.Error(), "client java cannot run share groups' producers") {
+		t.Fatalf("java producers for a share group: %v", err)
 	}
 	// The other way round, the Java consumers lack it and are named.
 	share.Client, share.ConsumerClient = ClientFranz, ClientJava
@@ -77,13 +82,19 @@ func TestConsumerClient(t *testing.T) {
 	if err := (Trial{Codec: CodecProtobuf, Settings: mixed}).RuntimeUnsupported(); err != nil {
 		t.Fatal(err)
 	}
-	err := (Trial{Codec: CodecKryo, Settings: mixed}).RuntimeUnsupported()
+	err = (Trial{Codec: CodecKryo, Settings: mixed}).RuntimeUnsupported()
 	if err == nil || !strings.Contains(err.Error(), "consumer client franz-go has no codec kryo") || strings.Contains(err.Error(), "client java has no codec") {
 		t.Fatalf("kryo from java to franz-go: %v", err)
 	}
+	// eachRecord is the consumers' lack, rate.search both sides' (the JVM consumer
+	// reads no search steps).
 	each := Trial{Codec: CodecJSON, Settings: Settings{Client: ClientFranz, ConsumerClient: ClientJava}, Consumer: ConsumerSettings{Commit: CommitEachRecord}, Search: &RateSearch{}}
 	err = each.RuntimeUnsupported()
-	if err == nil || !strings.Contains(err.Error(), "consumer client java cannot run consumer.commit eachRecord") || strings.Contains(err.Error(), "rate.search") {
-		t.Fatalf("eachRecord with java consumers, rate.search with franz-go producers: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "consumer client java cannot run consumer.commit eachRecord") || !strings.Contains(err.Error(), "consumer client java cannot run rate.search") {
+		t.Fatalf("eachRecord and rate.search with java consumers: %v", err)
+	}
+	each.Settings = Settings{Client: ClientJava, ConsumerClient: ClientFranz}
+	if err := each.RuntimeUnsupported(); err == nil || strings.Contains(err.Error(), "eachRecord") {
+		t.Fatalf("eachRecord with franz-go consumers of java producers is theirs: %v", err)
 	}
 }

@@ -133,7 +133,7 @@ var Features = []Feature{
 			ClientSarama:  {Has: true, How: "serdebench's partitioner (KIP-794's rule), the same for every Go client"},
 			ClientFranz:   {Has: true, How: "serdebench's partitioner (KIP-794's rule), the same for every Go client"},
 			ClientRdkafka: {Has: true, How: "serdebench's partitioner (KIP-794's rule), the same for every Go client"},
-			ClientJava:    {How: "the JVM worker (workers/jvm) sends round-robin only yet"},
+			ClientJava:    {Has: true, How: "the same partitioner, ported (workers/jvm's Partitioner), on manual partitions"},
 		},
 	},
 }

@@ -125,7 +125,7 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 			w.MetricsAddr = fmt.Sprintf(":%d", port)
 			w.TerminationMax = min(base.TerminationMax, terminationMessageLimit/n)
 			name := fmt.Sprintf("%s-%s", w.Role, w.ID)
-			c, err := container(cfg, x, t, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
+			c, err := container(cfg, x, name, w, port, "metrics-"+shortRole(w.Role)+strings.TrimPrefix(w.ID, "c"))
 			if err != nil {
 				return nil, err
 			}
@@ -133,11 +133,11 @@ func TrialJobs(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Tria
 		}
 		return []*batchv1.Job{job(x, t, RoleWorkers, 1, attempt, containers)}, nil
 	}
-	cc, err := container(cfg, x, t, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	cc, err := container(cfg, x, "consumer", consumer("c$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
-	pc, err := container(cfg, x, t, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
+	pc, err := container(cfg, x, "producer", producer("$(JOB_COMPLETION_INDEX)"), metricsPort, metricsPortName)
 	if err != nil {
 		return nil, err
 	}
@@ -169,17 +169,14 @@ func applySecurity(x *serdebenchv1.SerializationExperiment, w *protocol.Worker) 
 }
 
 // container is worker w's container meeting the restricted Pod Security Standard,
-// of the image of the runtime of its side's client in trial t (consumer.client may
-// set the consumers apart).
-func container(cfg Config, x *serdebenchv1.SerializationExperiment, t trial.Trial, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
+// of the image of its client's runtime (consumer.client may set the consumers
+// apart).
+func container(cfg Config, x *serdebenchv1.SerializationExperiment, name string, w protocol.Worker, port int, portName string) (corev1.Container, error) {
 	args, err := w.Args()
 	if err != nil {
 		return corev1.Container{}, err
 	}
-	client := t.Settings.ClientOf(trial.SideProducers)
-	if w.Role == protocol.RoleConsumer {
-		client = t.Settings.ClientOf(trial.SideConsumers)
-	}
+	client := w.Client()
 	image, err := RuntimeImage(cfg, x, client)
 	if err != nil {
 		return corev1.Container{}, err

@@ -77,11 +77,9 @@ missed, undecided = [], []
 print(f"{'rate':>6}  {'client':<27} {'rec/s':>7} {'ack p50':>8} {'ack p99':>8} {'e2e p50':>8} {'e2e p99':>8}"
       f" {'ack p50 / Java':>24} {'e2e p50 / Java':>24}")
 for rate in rates:
-    java = [probe(f"{out}/java-{rate}-{i}.json") for i in reps]
-    runs = [("serdebench sarama", [ours(f"{out}/sarama-{rate}-{i}.json") for i in reps]),
-            ("serdebench franz-go", [ours(f"{out}/franz-go-{rate}-{i}.json") for i in reps]),
-            ("serdebench librdkafka", [ours(f"{out}/librdkafka-{rate}-{i}.json") for i in reps]),
-            ("Java client (LatencyProbe)", java)]
+    java = [probe(f"{out}/probe-{rate}-{i}.json") for i in reps]
+    runs = [(f"serdebench {c}", [ours(f"{out}/{c}-{rate}-{i}.json") for i in reps]) for c in os.environ["BENCH_CLIENTS"].split()]
+    runs.append(("Java client (LatencyProbe)", java))
     for name, rs in runs:
         med = lambda k, q: statistics.median(r[k][q] for r in rs)
         mark, ack, e2e = "", "", ""

@@ -2,7 +2,8 @@
 # Fixed-rate latency beside the Java client on the same broker and settings (make
 # bench; issue: "compared with a Java-client benchmark"). For each rate it runs, one
 # after the other:
-#   - serdebench (raw codec) with sarama, franz-go and librdkafka;
+#   - serdebench (raw codec) with sarama, franz-go, librdkafka and the JVM worker
+#     (client java: LatencyProbe's own client, so its ratio is the worker's overhead);
 #   - LatencyProbe (hack/bench/java): the Java client on serdebench's schedule, record
 #     i due at start + i/rate, ack and end-to-end latency from that intended time in
 #     microseconds. The ratios are against it.
@@ -28,6 +29,7 @@ SIZE="${BENCH_SIZE_BYTES:-1176}"
 WARMUP_S="${BENCH_WARMUP_S:-5}" MEASURE_S="${BENCH_DURATION_S:-10}"
 ACKS="${BENCH_ACKS:-1}" LINGER="${BENCH_LINGER_MS:-5}" BATCH="${BENCH_BATCH_SIZE:-16384}" INFLIGHT="${BENCH_MAX_IN_FLIGHT:-20}"
 PARTITIONER="${BENCH_PARTITIONER:-sticky}" REPEATS="${BENCH_REPEATS:-5}" TARGET=1.2
+CLIENTS="${BENCH_CLIENTS:-sarama franz-go librdkafka java}"
 out="$repo/.state/bench/latency"
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.txt
@@ -39,6 +41,8 @@ to() {
   "$@" >"$f" 2>&1 || { echo "latency bench: failed ($*):" >&2; tail -20 "$f" >&2; exit 1; }
 }
 (cd "$repo" && go build -o bin/serdebench ./cmd/serdebench && go build -o bin/ratio ./hack/bench/ratio)
+# serdebench run finds the JVM worker beside itself (bin/worker-jvm).
+[[ " $CLIENTS " != *" java "* ]] || "$repo/hack/jvm/build.sh" >/dev/null
 # Java's names for the same settings; idempotence off as in serdebench's default.
 javaprops=(acks="$ACKS" linger.ms="$LINGER" batch.size="$BATCH" max.in.flight.requests.per.connection="$INFLIGHT"
   enable.idempotence=false)
@@ -64,7 +68,7 @@ YAML
 
 for rate in $RATES; do
   for rep in $(seq "$REPEATS"); do
-    for client in sarama franz-go librdkafka; do
+    for client in $CLIENTS; do
       echo "bench: serdebench $client at $rate rec/s ($rep/$REPEATS)" >&2
       experiment "$client" "$rate" >"$out/experiment-$client-$rate.yaml"
       timeout 600 "$repo/bin/serdebench" run -q -f "$out/experiment-$client-$rate.yaml" --bootstrap "$BOOTSTRAP" \
@@ -76,7 +80,7 @@ for rate in $RATES; do
     for p in "${javaprops[@]}"; do probeargs+=(--producer-prop "$p"); done
     # Its JSON on stdout, warnings on stderr: keep them apart.
     kj 300 "$here/java/LatencyProbe.java" --bootstrap "$BOOTSTRAP" --rate "$rate" --size "$SIZE" \
-      --warmup-s "$WARMUP_S" --duration-s "$MEASURE_S" --partitions 3 "${probeargs[@]}" >"$out/java-$rate-$rep.json" ||
+      --warmup-s "$WARMUP_S" --duration-s "$MEASURE_S" --partitions 3 "${probeargs[@]}" >"$out/probe-$rate-$rep.json" ||
       { echo "latency bench: LatencyProbe at $rate rec/s failed" >&2; exit 1; }
   done
   echo "bench: ProducerPerformance at $rate rec/s" >&2
@@ -96,4 +100,4 @@ kafka_topic delete "$topic" || true
 
 printf '\nFixed-rate latency: raw %d B, acks=%s linger.ms=%s batch.size=%s max.in.flight=%s, %s partitioner, 3 partitions, %d s warmup + %d s; ms\n' \
   "$SIZE" "$ACKS" "$LINGER" "$BATCH" "$INFLIGHT" "$PARTITIONER" "$WARMUP_S" "$MEASURE_S"
-BENCH_RATIO="$repo/bin/ratio" BENCH_OUT="$out" BENCH_RATES="$RATES" BENCH_REPEATS="$REPEATS" TARGET="$TARGET" python3 "$here/latency-table.py"
+BENCH_RATIO="$repo/bin/ratio" BENCH_OUT="$out" BENCH_RATES="$RATES" BENCH_REPEATS="$REPEATS" BENCH_CLIENTS="$CLIENTS" TARGET="$TARGET" python3 "$here/latency-table.py"

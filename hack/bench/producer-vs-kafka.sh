@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Producer throughput per client and codec (and raw) beside Kafka's own
-# ProducerPerformance on the same broker, record size and settings, in one run.
+# ProducerPerformance on the same broker, record size and settings, in one run. The
+# java row is the JVM worker: ProducerPerformance's own client, so its ratio is the
+# worker's overhead alone (pacing, histograms, headers, the codec).
 # Prints ours / theirs, the serialization share of the producer's time, and whether
 # the gap to 1.0 is within that share (the worker's own cost is then not the limit).
 #
@@ -18,7 +20,7 @@ SIZE="${BENCH_SIZE_BYTES:-1176}"
 SCHEMA="${BENCH_SCHEMA:-business-record}"
 BATCH="${BENCH_BATCH_SIZE:-100000}" LINGER="${BENCH_LINGER_MS:-100}" ACKS="${BENCH_ACKS:-1}" COMPRESSION="${BENCH_COMPRESSION:-none}"
 CODECS="${BENCH_CODECS:-raw json avro protobuf msgpack}"
-CLIENTS="${BENCH_CLIENTS:-sarama franz-go librdkafka}"
+CLIENTS="${BENCH_CLIENTS:-sarama franz-go librdkafka java}"
 # ProducerPerformance's records carry no headers: ours carry the compact set.
 HEADERS="${BENCH_HEADERS:-compact}"
 # Interleaved rounds per pair: 5 give a 96.8 % interval of the ratio.
@@ -29,6 +31,9 @@ bin="$repo/bin/producerbench"
 go build -o "$bin" "$repo/hack/bench/producerbench"
 ratio="$repo/bin/ratio"
 go build -o "$ratio" "$repo/hack/bench/ratio"
+# The Java client's row runs the JVM worker (bin/worker-jvm beside producerbench): the
+# same client as ProducerPerformance, so its ratio is what the worker itself costs.
+[[ " $CLIENTS " != *" java "* ]] || "$repo/hack/jvm/build.sh" >/dev/null
 
 theirs() { # record-size -> records/sec
   local topic="serdebench.bench.kafka.$RANDOM$RANDOM"

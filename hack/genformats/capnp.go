@@ -11,8 +11,8 @@ var capnpTypesOf = map[kind]string{kindInt64: "Int64", kindInt32: "Int32", kindF
 // top bit set, fixed so regeneration is stable).
 const capnpFileID = "0xd6b0a1c3e5f70819"
 
-// lowerCamel is a Cap'n Proto field name (no underscores allowed) and a Java record's
-// component: record_id → recordId.
+// lowerCamel is a Cap'n Proto field name (no underscores allowed) and a Java class's
+// field: record_id → recordId.
 func lowerCamel(snake string) string {
 	c := camel(snake)
 	return string(bytes.ToLower([]byte(c[:1]))) + c[1:]

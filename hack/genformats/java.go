@@ -41,7 +41,9 @@ func javaClasses(msgs []message) (map[string][]byte, error) {
 			case kindList:
 				t = javaArrays[f.Elem]
 			case kindMap:
-				t = "java.util.Map<String, " + javaTypesOf[f.Elem][1] + ">"
+				if v := javaTypesOf[f.Elem][1]; v != "" {
+					t = "java.util.Map<String, " + v + ">"
+				}
 			case kindMessage:
 				t = f.Message
 			default:

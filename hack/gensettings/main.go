@@ -173,7 +173,7 @@ func supportRules(rows []trial.Row, features []trial.Feature) (string, error) {
 					return "", fmt.Errorf("%s lacks %s: %w", r.Runtime, l.Name, err)
 				}
 				for _, cr := range clients {
-					lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && %s)",message="unsupported: %s cannot run %s: the %s worker (%s) has none yet"`,
+					lines = append(lines, fmt.Sprintf(`// +kubebuilder:validation:XValidation:rule="!(%s && (%s))",message="unsupported: %s cannot run %s: the %s worker (%s) has none yet"`,
 						cr.expr, l.CEL, cr.name, l.Name, r.Runtime, r.Worker))
 				}
 			}

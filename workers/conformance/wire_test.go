@@ -46,12 +46,18 @@ var exactBytes = []trial.Codec{trial.CodecAvro, trial.CodecAvroSpecific, trial.C
 // (`worker-jvm wire roundtrip` prints its own encoding of what it decoded), and the
 // Go codec reads the JVM worker's bytes back to the pool's records. A JVM-only
 // serializer (Java serialization, Kryo, Fory) must read its own bytes back to the
-// record it wrote.
+// record it wrote (its decoded object, as JSON, is the pool's record), and the JVM
+// worker has exactly the codecs admission says it has.
 func TestWire(t *testing.T) {
 	jvm := buildJVM(t)
 	var codecs []string
 	for _, c := range trial.RuntimeJVM.Codecs() {
 		codecs = append(codecs, string(c))
+	}
+	// The JVM runtime's row of api/trial.Runtimes, which admission reads, is the
+	// JVM worker's codec table.
+	if has := lines(t, jvm, nil, "wire", "codecs"); !slices.Equal(slices.Sorted(slices.Values(has)), slices.Sorted(slices.Values(codecs))) {
+		t.Fatalf("the JVM worker has the codecs %v; api/trial.Runtimes says %v", has, codecs)
 	}
 	for _, c := range []struct {
 		schema string
@@ -83,6 +89,18 @@ func TestWire(t *testing.T) {
 				}
 			}
 			back := byCodec(t, lines(t, jvm, []byte(stdin.String()), "wire", "roundtrip", "--trial", string(tj), "--codecs", strings.Join(codecs, ",")))
+			// What the JVM-only codecs' bytes decode to, as JSON: no Go codec reads them.
+			var own []string
+			var ownIn strings.Builder
+			for _, name := range codecs {
+				if goTwin(trial.Codec(name)) == "" {
+					own = append(own, name)
+					for _, h := range jvmBytes[name] {
+						fmt.Fprintf(&ownIn, "%s %s\n", name, h)
+					}
+				}
+			}
+			decoded := byCodec(t, lines(t, jvm, []byte(ownIn.String()), "wire", "decode", "--trial", string(tj), "--codecs", strings.Join(own, ",")))
 			for _, name := range codecs {
 				t.Run(strings.ReplaceAll(name, "/", "-"), func(t *testing.T) {
 					if len(jvmBytes[name]) != len(pool) || len(back[name]) != len(pool) {
@@ -98,6 +116,8 @@ func TestWire(t *testing.T) {
 						}
 						if twin != "" {
 							goReads(t, twin, typ, i, jvmBytes[name][i], rec)
+						} else {
+							sameRecord(t, typ, i, decoded[name], rec)
 						}
 					}
 				})
@@ -170,6 +190,24 @@ func goReads(t *testing.T, name trial.Codec, typ payload.Type, i int, hexBytes s
 	wj, _ := json.Marshal(rec)
 	if !bytes.Equal(gj, wj) {
 		t.Errorf("record %d: the Go codec %s reads the JVM worker's bytes as\n%s\nnot\n%s", i, name, gj, wj)
+	}
+}
+
+// sameRecord checks that the JSON a JVM-only codec decoded record i to is the pool's
+// record rec, read as the Go struct reads it.
+func sameRecord(t *testing.T, typ payload.Type, i int, decoded []string, rec any) {
+	t.Helper()
+	if i >= len(decoded) {
+		t.Fatalf("record %d: the JVM worker decoded %d records", i, len(decoded))
+	}
+	got := typ.New()
+	if err := json.Unmarshal([]byte(decoded[i]), got); err != nil {
+		t.Fatalf("record %d: the JVM worker's JSON %s: %v", i, decoded[i], err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(rec)
+	if !bytes.Equal(gj, wj) {
+		t.Errorf("record %d: the JVM worker reads its own bytes as\n%s\nnot\n%s", i, gj, wj)
 	}
 }
 

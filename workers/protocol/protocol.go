@@ -69,6 +69,9 @@ func Annotate(t trial.Trial, r *summary.Result) {
 	if w := WindowTooShort(t, r); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
+	if w := JITWarmupShort(t, r); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	if t.Producers > 1 && t.Warmup.Records > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the %d producers started together, but each began measuring after its own %d warmup records: "+
 			"their windows began %d µs apart; warmup.durationSeconds starts them together", t.Producers, t.Warmup.Records, r.WindowStartSpreadMicros))
@@ -88,6 +91,35 @@ const (
 	MinWindowSeconds = 5
 	MinPeriods       = 20
 )
+
+// MinJVMWarmupRecords is the warmup each producer of a trial with a JVM worker
+// needs before its window: HotSpot runs a method interpreted, then compiles it, the
+// second time (C2) after about 10^4 invocations, in the background; Fory writes its
+// serializers at first use. docs/measurement.md ("JIT warm-up") has the measurement.
+const MinJVMWarmupRecords = 10000
+
+// JITWarmupShort is the trial's JITWarmupShort warning, or "" when no worker of it
+// runs on the JVM or its warmup is long enough: about how many records each
+// producer warmed up with (a timed warmup at the trial's rate, or the window's), and
+// what to raise.
+func JITWarmupShort(t trial.Trial, r *summary.Result) string {
+	if t.Settings.ClientOf(trial.SideProducers).Runtime() != trial.RuntimeJVM && t.Settings.ClientOf(trial.SideConsumers).Runtime() != trial.RuntimeJVM {
+		return ""
+	}
+	warm := t.Warmup.Records
+	if d := int64(t.Warmup.DurationSeconds); d > 0 {
+		rate := float64(t.Settings.RecordsPerSecond)
+		if rate == 0 && t.Producers > 0 {
+			rate = r.RecordsPerSecond / float64(t.Producers) // a closed loop's, as it ran in the window
+		}
+		warm = max(warm, int64(float64(d)*rate))
+	}
+	if warm >= MinJVMWarmupRecords {
+		return ""
+	}
+	return fmt.Sprintf("JITWarmupShort: a JVM worker compiles its hot path over its first ~%d records and each producer warmed up with about %d: "+
+		"the window measures part of the compilation; raise warmup.records to at least %d (or warmup.durationSeconds)", MinJVMWarmupRecords, warm, MinJVMWarmupRecords)
+}
 
 // WindowTooShort is the trial's WindowTooShort warning, or "" when its measured
 // window is long enough: what was too short, and what to raise.

@@ -40,3 +40,32 @@ func TestWindowTooShort(t *testing.T) {
 		}
 	}
 }
+
+// TestJITWarmupShort: a trial with a JVM worker on either side warns when each
+// producer warmed up with fewer than MinJVMWarmupRecords records, counting a timed
+// warmup at the trial's rate, or at the window's for a closed loop.
+func TestJITWarmupShort(t *testing.T) {
+	java := func(w trial.Warmup, rate int64, consumers trial.Client) trial.Trial {
+		return trial.Trial{Producers: 2, Warmup: w, Settings: trial.Settings{Client: trial.ClientJava, ConsumerClient: consumers, RecordsPerSecond: rate}}
+	}
+	for _, c := range []struct {
+		name string
+		t    trial.Trial
+		r    summary.Result
+		warn bool
+	}{
+		{"no warmup", java(trial.Warmup{}, 0, ""), summary.Result{}, true},
+		{"enough records", java(trial.Warmup{Records: MinJVMWarmupRecords}, 0, ""), summary.Result{}, false},
+		{"too few records", java(trial.Warmup{Records: MinJVMWarmupRecords - 1}, 0, ""), summary.Result{}, true},
+		{"5 s at 2000/s", java(trial.Warmup{DurationSeconds: 5}, 2000, ""), summary.Result{}, false},
+		{"5 s at 1000/s", java(trial.Warmup{DurationSeconds: 5}, 1000, ""), summary.Result{}, true},
+		{"a closed loop at the window's rate", java(trial.Warmup{DurationSeconds: 1}, 0, ""), summary.Result{RecordsPerSecond: 50000}, false},
+		{"Java consumers of Go producers", trial.Trial{Settings: trial.Settings{Client: trial.ClientFranz, ConsumerClient: trial.ClientJava}}, summary.Result{}, true},
+		{"Go only", trial.Trial{Settings: trial.Settings{Client: trial.ClientFranz}}, summary.Result{}, false},
+	} {
+		got := JITWarmupShort(c.t, &c.r)
+		if (got != "") != c.warn || (got != "" && !strings.HasPrefix(got, "JITWarmupShort:")) {
+			t.Errorf("%s: %q", c.name, got)
+		}
+	}
+}

@@ -67,6 +67,18 @@ type Worker struct {
 	SchemaRegistry string
 }
 
+// Client is the Kafka client w runs: its trial's client on its role's side (a
+// consumer's is consumer.client when the trial has one).
+func (w Worker) Client() trial.Client { return w.Trial.Settings.ClientOf(w.Side()) }
+
+// Side is the side of a trial w's role is on.
+func (w Worker) Side() trial.Side {
+	if w.Role == RoleConsumer {
+		return trial.SideConsumers
+	}
+	return trial.SideProducers
+}
+
 // Environment variables holding SASL credentials (from a Secret in a pod).
 const (
 	SASLUserEnv     = "SERDEBENCH_SASL_USERNAME"

@@ -82,14 +82,11 @@ func main(ctx context.Context, args []string, getenv func(string) string, stdout
 // goClient refuses a trial whose client for w's role runs in another runtime's
 // worker: this one runs the Go clients only, never one in place of another.
 func goClient(w protocol.Worker) error {
-	side, field := trial.SideProducers, "client"
-	if w.Role == protocol.RoleConsumer {
-		side = trial.SideConsumers
-		if w.Trial.Settings.ConsumerClient != "" {
-			field = "consumerClient"
-		}
+	field := "client"
+	if w.Side() == trial.SideConsumers && w.Trial.Settings.ConsumerClient != "" {
+		field = "consumerClient"
 	}
-	if c := w.Trial.Settings.ClientOf(side); c.Runtime() != trial.RuntimeGo {
+	if c := w.Client(); c.Runtime() != trial.RuntimeGo {
 		return fmt.Errorf("--trial: settings.%s %s runs in the %s worker, not this one (the Go worker: sarama, franz-go, librdkafka)", field, c, c.Runtime())
 	}
 	return nil

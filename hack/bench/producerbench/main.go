@@ -1,5 +1,6 @@
 // Command producerbench runs serdebench's producer worker alone (no consumers) on a
-// fresh topic and prints its throughput as JSON, for hack/bench/producer-vs-kafka.sh
+// fresh topic — the Go worker in this process, the JVM worker as its own — and
+// prints its throughput as JSON, for hack/bench/producer-vs-kafka.sh
 // to set beside Kafka's ProducerPerformance with the same settings.
 package main
 
@@ -19,6 +20,7 @@ import (
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/workers/producer"
+	"github.com/serdebench/serdebench/workers/protocol"
 	workerrun "github.com/serdebench/serdebench/workers/run"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -41,7 +43,7 @@ func benchMain() error {
 	linger := flag.Int("linger-ms", 100, "linger in ms")
 	acks := flag.String("acks", "1", "acks")
 	compression := flag.String("compression", "none", "compression")
-	client := flag.String("client", "sarama", "Kafka client: sarama, franz-go or librdkafka")
+	client := flag.String("client", "sarama", "Kafka client: sarama, franz-go, librdkafka, or java (the JVM worker, a process: bin/worker-jvm or $SERDEBENCH_JVM_WORKER)")
 	headers := flag.String("headers", "compact", "serdebench's record headers: full or compact (ProducerPerformance sends none)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here")
@@ -97,7 +99,15 @@ func run(bootstrap, codecName, schema string, size int, records, warmup int64, b
 	defer func() { _ = runner.DeleteTopic(brokers, topic) }()
 	// Warnings only: the script reads stdout, and its table is on the terminal.
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sum, err := producer.Run(context.Background(), producer.Config{Brokers: brokers, Topic: topic, Experiment: "bench", Trial: t, Log: log})
+	var sum *summary.Summary
+	if client.Runtime() == trial.RuntimeGo {
+		sum, err = producer.Run(context.Background(), producer.Config{Brokers: brokers, Topic: topic, Experiment: "bench", Trial: t, Log: log})
+	} else {
+		// Another runtime's worker is a process of its own, as in a pod.
+		sum, err = runner.RunWorker(context.Background(), protocol.Worker{Role: protocol.RoleProducer, ID: "0", Trial: t, Bootstrap: brokers, Topic: topic,
+			Group: topic + ".consumers", Experiment: "bench", ExperimentUID: "bench", WaitTimeout: time.Minute, DrainTimeout: protocol.DefaultDrainTimeout},
+			runner.Options{Log: log})
+	}
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -55,6 +56,20 @@ func (o Options) executorFor(c trial.Client) (executor, error) {
 	return func(ctx context.Context, w protocol.Worker, env run.Env) (*summary.Summary, error) {
 		return executeProcess(ctx, argv, w, env)
 	}, nil
+}
+
+// RunWorker runs the one worker w, of the runtime of its side's client, until its
+// trial is complete or ctx ends, and returns its summary: a worker alone, outside a
+// trial's run (hack/bench's producer beside Kafka's ProducerPerformance).
+func RunWorker(ctx context.Context, w protocol.Worker, o Options) (*summary.Summary, error) {
+	execute, err := o.executorFor(w.Client())
+	if err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	return execute(ctx, w, run.Env{Log: o.Log, Security: &o.Security})
 }
 
 // jvmWorker is the JVM worker's launcher: $SERDEBENCH_JVM_WORKER, else worker-jvm

@@ -276,7 +276,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	switch {
 	case inProcess:
 		setUsage(res, sums, self, broker)
-	case res.Usage == nil:
+	case t.Settings.ClientOf(trial.SideProducers).Runtime() != t.Settings.ClientOf(trial.SideConsumers).Runtime() && res.Usage == nil:
 		// One side's workers ran in this process, the other's in their own.
 		res.Warnings = append(res.Warnings, "no CPU or memory usage: the Go side's workers ran inside this process (with the runner), the JVM side's in processes of their own; run the trial in a cluster to measure both")
 	}

@@ -68,12 +68,8 @@ final class ClientStats {
     return frozen;
   }
 
-  /**
-   * What the client did so far (frozen once the client closes). A consumer's only
-   * once frozen: KafkaConsumer refuses a second thread, and a summary taken while
-   * it still polls (a worker that did not return in time) goes without.
-   */
-  synchronized ObjectNode json() { return frozen != null || !producer ? frozen : read(); }
+  /** What the client did so far (frozen once the client closes; metrics() takes no consumer lock). */
+  synchronized ObjectNode json() { return frozen != null ? frozen : read(); }
 
   private ObjectNode read() {
     ObjectNode s = JsonNodeFactory.instance.objectNode();
@@ -93,9 +89,14 @@ final class ClientStats {
         s.put("compressionRateSum", rate * batches);
         put(s, "compressionRateCount", batches);
       }
-      put(s, "requestLatencySumMicros", Math.round(value("producer-metrics", "request-latency-avg") * 1000 * requests));
-      put(s, "requestLatencyMaxMicros", Math.round(value("producer-metrics", "request-latency-max") * 1000));
-      put(s, "requestLatencyCount", requests);
+      // With acks=0 no response comes: no latency is recorded (the average is NaN),
+      // and none is reported.
+      double latency = value("producer-metrics", "request-latency-avg");
+      if (latency > 0) {
+        put(s, "requestLatencySumMicros", Math.round(latency * 1000 * requests));
+        put(s, "requestLatencyMaxMicros", Math.round(value("producer-metrics", "request-latency-max") * 1000));
+        put(s, "requestLatencyCount", requests);
+      }
       put(s, "inFlightMax", inFlightMax);
       put(s, "inFlightSum", inFlightSum);
       put(s, "inFlightSamples", samples);

@@ -55,6 +55,13 @@ final class Codecs {
 
     /** What decode returned, as encode takes it (untimed; the wire table's roundtrip). */
     default Object nativeOf(Object decoded) throws Exception { return decoded; }
+
+    /**
+     * What decode returned as the record's JSON (cmd/pool's names, RFC 3339 times), for
+     * the wire table to check a codec no other runtime reads against the pool; null
+     * where the other runtime's codec checks it instead.
+     */
+    default String json(Object decoded) throws Exception { return null; }
   }
 
   /** What a codec is built from: the record type's names and schemas (cmd/pool's description). */

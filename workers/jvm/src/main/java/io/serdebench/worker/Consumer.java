@@ -294,7 +294,7 @@ final class Consumer {
       rc.add(e.getValue().delivery((int) (e.getKey() >>> 32), (int) (e.getKey() & 0xffffffffL)));
     if (t.readCommitted()) s.put("readCommitted", true);
     if (foreign > 0) s.put("foreign", foreign);
-    if (stats != null && stats.json() != null) s.set("client", stats.json());
+    if (stats != null) s.set("client", stats.json());
     if (!complete) s.put("interrupted", true);
     return s;
   }

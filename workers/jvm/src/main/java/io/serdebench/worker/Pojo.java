@@ -9,6 +9,7 @@ import com.esotericsoftware.kryo.unsafe.UnsafeOutput;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
@@ -42,8 +43,9 @@ import org.apache.fory.logging.LoggerFactory;
 final class Pojo {
   private Pojo() {}
 
-  /** Binds the pool's JSON to the classes: times are RFC 3339 strings there. */
-  private static final ObjectMapper JSON = JsonMapper.builder().addModule(new JavaTimeModule()).build();
+  /** Binds the pool's JSON to the classes, and back: times are RFC 3339 strings there. */
+  private static final ObjectMapper JSON = JsonMapper.builder().addModule(new JavaTimeModule())
+      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
 
   /** The class of a payload type. */
   static Class<?> recordOf(Codecs.Type t) throws ClassNotFoundException {
@@ -65,6 +67,9 @@ final class Pojo {
     Base(Codecs.Type t) throws ClassNotFoundException { cls = recordOf(t); }
 
     public Object prepare(JsonNode record, byte[] json) throws Exception { return JSON.treeToValue(record, cls); }
+
+    @Override
+    public String json(Object decoded) throws Exception { return JSON.writeValueAsString(decoded); }
   }
 
   /**

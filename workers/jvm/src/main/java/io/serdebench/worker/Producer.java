@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * A producer worker on Kafka's Java client (workers/producer's contract): paced from
  * the intended send time (open loop at recordsPerSecond, else closed), warmup by
- * records or time, round-robin partitions with a sequence number per partition, an
+ * records or time, partitions chosen by the worker (Partitioner) with a sequence number per partition, an
  * end record per partition, and the summary of its measured window.
  */
 final class Producer {
@@ -42,6 +42,7 @@ final class Producer {
   private final Codecs.Codec codec;
   private final Pool pool;
   private final Object[] natives;
+  private final Partitioner parts;
 
   // What the callbacks record, under this.
   private final SeqSet[] acked, failed;
@@ -79,6 +80,7 @@ final class Producer {
     // (the topic's max.message.bytes) stays the broker's to enforce.
     eff.put("max.request.size", Integer.toString(Math.max(1_048_576, largest + 1024)));
     eff.putAll(ClientStats.CONFIG);
+    parts = new Partitioner(t.settings.path("partitioner").asText(""), t.partitions(), t.settings.path("batchSizeBytes").asInt(), t.compactHeaders());
     acked = new SeqSet[t.partitions()];
     failed = new SeqSet[t.partitions()];
     for (int p = 0; p < acked.length; p++) {
@@ -214,8 +216,6 @@ final class Producer {
       }
       int idx = (int) (i % natives.length);
       long actual = rate > 0 ? Clock.now() : intended;
-      int p = (int) (i % seqs.length);
-      long seq = seqs[p]++;
       long t0 = System.nanoTime();
       byte[] value;
       try {
@@ -224,6 +224,10 @@ final class Producer {
         throw new IllegalStateException("serialize record " + idx + ": " + e, e);
       }
       long serNanos = System.nanoTime() - t0;
+      // A warmup mark is a sixth header (key, value and two lengths), which the
+      // sticky rule counts as the Go worker does; the compact set carries it in its flags.
+      int p = parts.next(value.length + (warmup && !compact ? Wire.WARMUP.length() + 1 + 2 : 0));
+      long seq = seqs[p]++;
       Headers h = Wire.data(id, seq, intended, actual, run, warmup, compact);
       outstanding.incrementAndGet();
       Future<RecordMetadata> f = prod.send(new ProducerRecord<>(a.topic, p, null, null, value, h),
@@ -339,9 +343,9 @@ final class Producer {
     cs.put("client", Main.CLIENT);
     cs.put("kafka-clients", org.apache.kafka.common.utils.AppInfoParser.getVersion());
     cs.put("java", Runtime.version().toString());
-    cs.put("partitioner", "round-robin");
+    cs.put("partitioner", parts.name());
     eff.forEach(cs::put);
-    if (stats != null && stats.json() != null) s.set("client", stats.json());
+    if (stats != null) s.set("client", stats.json());
     if (!complete) s.put("interrupted", true);
     return s;
   }

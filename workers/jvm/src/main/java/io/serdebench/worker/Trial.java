@@ -69,6 +69,8 @@ final class Trial {
   private static final Set<String> KNOWN_CONSUMER_SETTINGS = union(KNOWN_SETTINGS, Set.of("transactions"));
   /** The producers' settings a consumer leaves to them. */
   private static final Set<String> PRODUCER_ONLY = Set.of("mode", "acks", "compression", "partitioner");
+  /** The enum settings a producer runs. */
+  private static final List<String> PRODUCER_ENUMS = List.of("mode", "acks", "compression", "partitioner", "payloadCompression");
   private static final Set<String> KNOWN_CONSUMER = Set.of("fetchMinBytes", "fetchMaxWaitMs", "maxPartitionFetchBytes",
       "receiveBufferBytes", "sendBufferBytes", "commit", "isolation", "groupProtocol", "groupType");
 
@@ -77,7 +79,7 @@ final class Trial {
       "mode", List.of("batch", "single"),
       "acks", List.of("0", "1", "all"),
       "compression", List.of("none", "gzip", "snappy", "lz4", "zstd"),
-      "partitioner", List.of("", "round-robin"),
+      "partitioner", List.of("", "round-robin", "sticky"),
       "payloadCompression", List.of("", "none"),
       "isolation", List.of("", "readUncommitted", "readCommitted"),
       "groupProtocol", List.of("", "classic", "consumer"),
@@ -95,13 +97,24 @@ final class Trial {
       return "settings." + field + ": this worker runs Kafka's Java client (client " + Main.CLIENT + "), not \"" + c + "\"";
     if (!Codecs.NAMES.contains(codec())) return "codec " + codec() + ": the JVM worker has " + String.join(", ", Codecs.NAMES);
     if (root.has("source")) return "payload.source: the JVM worker sends the built-in schemas only";
-    if (schema().equals("bytes")) return "schema bytes: only the raw codec sends it, which the JVM worker has not";
+    if (schema().equals("bytes") && !codec().equals("raw")) return "schema bytes: only the raw codec sends it, not " + codec();
     String why = unknown("", root, KNOWN);
     if (why == null) why = unknown("settings.", settings, consumes ? KNOWN_CONSUMER_SETTINGS : KNOWN_SETTINGS);
+    // A producer leaves the consumers' settings to them, but serves only a consumer
+    // group: it waits for one before its schedule (describeConsumerGroups).
+    if (!consumes) {
+      if (why != null) return why;
+      for (String key : PRODUCER_ENUMS) {
+        String v = settings.path(key).asText("");
+        if (!ENUMS.get(key).contains(v)) return "settings." + key + " " + v + ": the JVM worker runs " + ENUMS.get(key);
+      }
+      String type = consumer.path("groupType").asText("");
+      return type.isEmpty() || type.equals("consumer") ? null : "consumer.groupType " + type + ": the JVM producer waits for a consumer group only";
+    }
     if (why == null) why = unknown("consumer.", consumer, KNOWN_CONSUMER);
     if (why != null) return why;
     for (Map.Entry<String, List<String>> e : ENUMS.entrySet()) {
-      if (consumes && PRODUCER_ONLY.contains(e.getKey())) continue;
+      if (PRODUCER_ONLY.contains(e.getKey())) continue;
       String v = settings.path(e.getKey()).asText("");
       if (!e.getValue().contains(v)) return "settings." + e.getKey() + " " + v + ": the JVM worker runs " + e.getValue();
     }

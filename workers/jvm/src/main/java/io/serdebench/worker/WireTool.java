@@ -11,20 +11,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code worker-jvm wire encode|roundtrip --trial <JSON> [--records N] [--codecs a,b,…]}:
+ * {@code worker-jvm wire encode|roundtrip|decode --trial <JSON> [--records N] [--codecs a,b,…]} and
+ * {@code wire codecs}:
  * the bytes this runtime writes, for the cross-runtime wire table
  * (workers/conformance). Each line is a codec's name and a record's bytes in hex.
  * encode prints producer 0's first N pool records as each codec (the trial's, or
  * --codecs) encodes them; roundtrip reads such lines (another runtime's bytes) from
  * stdin, decodes each with its codec and prints it encoded again here, so that a
- * record read back to the same value prints the bytes encode would.
+ * record read back to the same value prints the bytes encode would. decode prints
+ * what each line decodes to as JSON (the codecs only this runtime reads); codecs
+ * prints the names of every codec this worker has, one per line.
  */
 final class WireTool {
   private WireTool() {}
 
   static int run(String[] args) {
+    if (args.length == 1 && args[0].equals("codecs")) {
+      Codecs.NAMES.forEach(System.out::println);
+      return Main.EXIT_OK;
+    }
     if (args.length < 3 || !args[1].equals("--trial")) {
-      Main.log("ERROR", "invalid arguments", "err", "usage: wire encode|roundtrip --trial <JSON> [--records N] [--codecs a,b]");
+      Main.log("ERROR", "invalid arguments", "err", "usage: wire encode|roundtrip|decode --trial <JSON> [--records N] [--codecs a,b], or wire codecs");
       return Main.EXIT_USAGE;
     }
     String mode = args[0], trialJSON = args[2];
@@ -56,18 +63,21 @@ final class WireTool {
               out.println(e.getKey() + " " + hex.formatHex(c.encode(c.prepare(pool.records.get(i), pool.lines.get(i)))));
           }
         }
-        case "roundtrip" -> {
+        case "roundtrip", "decode" -> {
           BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
           for (String line; (line = in.readLine()) != null; ) {
             if (line.isBlank()) continue;
             String[] f = line.trim().split(" ");
             Codecs.Codec c = codecs.get(f[0]);
             if (c == null) throw new IllegalArgumentException("a line of codec " + f[0] + ", not one of --codecs");
-            out.println(f[0] + " " + hex.formatHex(c.encode(c.nativeOf(c.decode(hex.parseHex(f[1]))))));
+            Object decoded = c.decode(hex.parseHex(f[1]));
+            String json = mode.equals("decode") ? c.json(decoded) : null;
+            if (mode.equals("decode") && json == null) throw new IllegalArgumentException("codec " + f[0] + " has no JSON form here");
+            out.println(f[0] + " " + (json != null ? json : hex.formatHex(c.encode(c.nativeOf(decoded)))));
           }
         }
         default -> {
-          Main.log("ERROR", "invalid arguments", "err", "wire: encode or roundtrip, not " + mode);
+          Main.log("ERROR", "invalid arguments", "err", "wire: encode, roundtrip, decode or codecs, not " + mode);
           return Main.EXIT_USAGE;
         }
       }
