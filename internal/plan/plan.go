@@ -245,6 +245,7 @@ func valuesOf(t trial.Trial) (map[string]string, error) {
 	out["isolation"] = string(t.Settings.Isolation.OrDefault())
 	out["groupProtocol"] = string(t.Settings.GroupProtocol.OrDefault())
 	out["groupType"] = string(t.Settings.GroupType.OrDefault())
+	out["consumerClient"] = string(t.Settings.ClientOf(trial.SideConsumers)) // the producers' when the consumers have none of their own
 	return out, nil
 }
 

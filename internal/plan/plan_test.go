@@ -239,6 +239,14 @@ func TestReference(t *testing.T) {
 		t.Fatalf("repetitions of the reference: %v", got)
 	}
 	s.Repetitions = 1
+	// The consumers' client is matched as they run it: the producers' when they
+	// have none of their own.
+	mixed := base()
+	mixed.Matrix = &v1alpha1.Matrix{Client: []trial.Client{trial.ClientFranz, trial.ClientJava}, ConsumerClient: []trial.Client{trial.ClientJava}}
+	mixed.Compare = &v1alpha1.CompareSpec{Baseline: map[string]string{"client": "java", "consumerClient": "java"}}
+	if got := refs(mixed); len(got) != 1 || !strings.Contains(got[0], "t001-json") {
+		t.Fatalf("java producers and consumers: %v", got)
+	}
 	for sel, want := range map[string]map[string]string{
 		`unknown key "linger"`:            {"linger": "100"},
 		"no trial has codec=protobuf":     {"codec": "protobuf"},
