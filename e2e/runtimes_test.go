@@ -11,20 +11,26 @@ import (
 )
 
 // TestRuntimes: one experiment through Strimzi sweeps a Go client and the Java
-// client. The operator runs the Java trials' pods from the JVM worker's image (the
-// chart's workerImage.jvm) beside the Go worker's: every trial delivers what it
-// sent, is cross-checked with the chart's Prometheus (the JVM worker serves the same
-// series), and its pods measured themselves; the Java trials' settings are the Java
+// client for the producers and for the consumers (consumer.client), so two of its
+// trials write in one runtime and read in the other. The operator runs the Java
+// workers' pods from the JVM worker's image (the chart's workerImage.jvm) beside the
+// Go worker's, each side's from its own client's: every trial delivers what it sent
+// (a worker given another runtime's client exits 2, failing its trial), is
+// cross-checked with the chart's Prometheus (the JVM worker serves the same series),
+// and its pods measured themselves; the Java producers' settings are the Java
 // client's own, at the broker's version.
 func TestRuntimes(t *testing.T) {
 	x := viaStrimzi(small("runtimes", 3000, trial.CodecProtobuf))
 	x.Spec.Producers, x.Spec.Consumers = 2, 2
-	x.Spec.Matrix = &v1alpha1.Matrix{Client: []trial.Client{trial.ClientFranz, trial.ClientJava}}
+	x.Spec.Matrix = &v1alpha1.Matrix{Client: []trial.Client{trial.ClientFranz, trial.ClientJava}, ConsumerClient: []trial.Client{trial.ClientFranz, trial.ClientJava}}
 	create(t, x)
 	x, res := succeeded(t, x.Name, 10*time.Minute)
-	checkTrials(t, res, 2)
-	java := 0
+	checkTrials(t, res, 4)
+	java, mixed := 0, 0
 	for _, tr := range res.Trials {
+		if tr.Settings.ClientOf(trial.SideProducers).Runtime() != tr.Settings.ClientOf(trial.SideConsumers).Runtime() {
+			mixed++
+		}
 		if tr.Settings.Client != trial.ClientJava {
 			continue
 		}
@@ -33,8 +39,8 @@ func TestRuntimes(t *testing.T) {
 			t.Errorf("%s: client settings %v, want the Java client's", tr.Name, tr.ClientSettings)
 		}
 	}
-	if java != 1 {
-		t.Fatalf("%d Java trials, want 1", java)
+	if java != 2 || mixed != 2 {
+		t.Fatalf("%d trials of Java producers and %d across runtimes, want 2 and 2", java, mixed)
 	}
 	if ids := res.Environment.WorkerImageIDs; len(ids) != 2 {
 		t.Errorf("worker image IDs %v, want the Go worker's and the JVM worker's", ids)
