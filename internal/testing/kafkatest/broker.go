@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -40,12 +43,48 @@ func NewBroker(t testing.TB, port int) *Broker {
 	state := filepath.Join(t.TempDir(), "kafka")
 	b := &Broker{t: t, state: state, Bootstrap: []string{"127.0.0.1:" + strconv.Itoa(port)},
 		env: append(os.Environ(), fmt.Sprintf("KAFKA_PORT=%d", port), "KAFKA_STATE_DIR="+state, "KAFKA_HEAP=512m")}
+	track(b)
 	t.Cleanup(func() {
 		if out, err := b.Script("down"); err != nil {
 			t.Errorf("stop test broker: %v\n%s", err, out)
 		}
+		untrack(b)
 	})
 	return b
+}
+
+// live are the private brokers of this test binary not yet stopped. The script
+// leaves a broker running as a daemon and t.Cleanup does not run when the binary is
+// killed, so on SIGTERM or SIGINT it stops them itself, then dies of the signal.
+var live = struct {
+	sync.Mutex
+	brokers map[*Broker]bool
+	once    sync.Once
+}{brokers: map[*Broker]bool{}}
+
+func track(b *Broker) {
+	live.once.Do(func() {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+		go func() {
+			sig := <-ch
+			live.Lock() // held: no broker starts or stops after this
+			for b := range live.brokers {
+				_ = b.Command("down").Run()
+			}
+			signal.Reset(sig)
+			_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+		}()
+	})
+	live.Lock()
+	defer live.Unlock()
+	live.brokers[b] = true
+}
+
+func untrack(b *Broker) {
+	live.Lock()
+	defer live.Unlock()
+	delete(live.brokers, b)
 }
 
 // Script runs hack/kafka/kafka.sh with the broker's environment.
