@@ -64,10 +64,6 @@ image() {
 # generated with (make schema-compilers pins it; Maven Central serves no compiler).
 thrift_version() { thrift --version 2>/dev/null | awk '{print $3}'; }
 want_thrift="$(sed -n 's/^THRIFT_VERSION *:= *\([0-9.]*\).*/\1/p' "$repo/Makefile")"
-if [[ "$(thrift_version)" != "$want_thrift" ]]; then
-  make -s -C "$repo" schema-compilers >&2
-  [[ "$(thrift_version)" == "$want_thrift" ]] || { log "needs the Thrift compiler $want_thrift (make schema-compilers), not '$(thrift_version)'"; exit 1; }
-fi
 key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload/proto workers/payload/thriftgen/payload.thrift -type f -print0 | sort -z | xargs -0 sha256sum;
   echo "$KAFKA_VERSION $(java_runtime_version "$java") thrift $want_thrift"; } | sha256sum | cut -c1-16)"
 dist="$cache/worker-jvm-$key"
@@ -78,6 +74,11 @@ mkdir -p "$cache"
 exec 9>"$cache/worker-jvm.lock"
 flock 9
 if [[ ! -f "$dist/.complete" ]]; then
+  # Under the lock: test binaries building at once install the compiler once.
+  if [[ "$(thrift_version)" != "$want_thrift" ]]; then
+    make -s -C "$repo" schema-compilers >&2
+    [[ "$(thrift_version)" == "$want_thrift" ]] || { log "needs the Thrift compiler $want_thrift (make schema-compilers), not '$(thrift_version)'"; exit 1; }
+  fi
   log "building with $jdk (Kafka $KAFKA_VERSION) into $dist"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
