@@ -88,10 +88,10 @@ func (s Settings) ClientOf(side Side) Client {
 // clientsOf are the clients of side's workers, each once, each with what a refusal
 // calls it: "client c", or "consumer client c" for a consumers' client of its own.
 func (s Settings) clientsOf(side Side) []sideClient {
-	p := sideClient{s.Client.OrDefault(), "client " + string(s.Client.OrDefault())}
+	p := sideClient{s.ClientOf(SideProducers), "client " + string(s.ClientOf(SideProducers))}
 	c := p
 	if s.ConsumerClient != "" {
-		c = sideClient{s.ConsumerClient.OrDefault(), "consumer client " + string(s.ConsumerClient.OrDefault())}
+		c = sideClient{s.ClientOf(SideConsumers), "consumer client " + string(s.ClientOf(SideConsumers))}
 	}
 	switch {
 	case side == SideConsumers:

@@ -120,8 +120,8 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	}
 	// Workers of another runtime measure their own processes; this one's says
 	// nothing of them.
-	inProcess := t.Settings.ClientOf(trial.SideProducers).Runtime() == trial.RuntimeGo &&
-		t.Settings.ClientOf(trial.SideConsumers).Runtime() == trial.RuntimeGo
+	producers, consumers := t.Settings.ClientOf(trial.SideProducers).Runtime(), t.Settings.ClientOf(trial.SideConsumers).Runtime()
+	inProcess := producers == trial.RuntimeGo && consumers == trial.RuntimeGo
 	timeout := o.TrialTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Minute
@@ -276,7 +276,7 @@ func RunTrial(ctx context.Context, t trial.Trial, o Options) (*report.TrialResul
 	switch {
 	case inProcess:
 		setUsage(res, sums, self, broker)
-	case t.Settings.ClientOf(trial.SideProducers).Runtime() != t.Settings.ClientOf(trial.SideConsumers).Runtime() && res.Usage == nil:
+	case producers != consumers && res.Usage == nil:
 		// One side's workers ran in this process, the other's in their own.
 		res.Warnings = append(res.Warnings, "no CPU or memory usage: the Go side's workers ran inside this process (with the runner), the JVM side's in processes of their own; run the trial in a cluster to measure both")
 	}

@@ -108,21 +108,30 @@ func (b *Broker) Command(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// PID is the broker JVM's process ID, the first field of the script's PID file
-// ("PID STARTTIME", hack/lib/daemon.sh).
+// PID is the broker JVM's process ID, from the script's PID file.
 func (b *Broker) PID() int {
 	b.t.Helper()
-	raw, err := os.ReadFile(filepath.Join(b.state, "kafka.pid"))
+	pid, err := readPID(filepath.Join(b.state, "kafka.pid"))
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	return pid
+}
+
+// readPID is the first field of a PID file the script writes ("PID STARTTIME",
+// hack/lib/daemon.sh).
+func readPID(path string) (int, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
 	fields := strings.Fields(string(raw))
 	if len(fields) != 2 {
-		b.t.Fatalf("PID file %q: want \"PID STARTTIME\"", raw)
+		return 0, fmt.Errorf("PID file %q: want \"PID STARTTIME\"", raw)
 	}
 	pid, err := strconv.Atoi(fields[0])
 	if err != nil {
-		b.t.Fatalf("PID file %q: %v", raw, err)
+		return 0, fmt.Errorf("PID file %q: %w", raw, err)
 	}
-	return pid
+	return pid, nil
 }

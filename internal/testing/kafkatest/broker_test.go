@@ -115,12 +115,9 @@ func TestBrokersStopOnSIGTERM(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("the child's broker PID file: %v %v", pids, err)
 	}
-	raw, err := os.ReadFile(pids[0])
+	pid, err := readPID(pids[0])
 	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.Fields(string(raw))[0])
-	if err != nil {
+		_ = cmd.Process.Kill()
 		t.Fatal(err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

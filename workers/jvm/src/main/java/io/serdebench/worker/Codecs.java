@@ -21,12 +21,13 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DatumReader;
+import org.apache.avro.io.DatumWriter;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.avro.util.ClassSecurityValidator;
 import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
@@ -75,11 +76,11 @@ final class Codecs {
 
   static {
     TABLE.put("json", t -> new JacksonJson());
-    TABLE.put("avro", AvroGeneric::new);
+    TABLE.put("avro", t -> new Avro(t, false));
     TABLE.put("protobuf", ProtobufJava::new);
     TABLE.put("msgpack", t -> new MsgpackJava(new Schema.Parser().parse(t.avroSchema())));
     TABLE.put("raw", t -> new Raw());
-    TABLE.put("avro/specific", AvroSpecific::new);
+    TABLE.put("avro/specific", t -> new Avro(t, true));
     TABLE.put("thrift-binary", t -> new Thrift(t, false));
     TABLE.put("thrift-compact", t -> new Thrift(t, true));
     TABLE.put("cbor", Pojo.Cbor::new);
@@ -118,81 +119,54 @@ final class Codecs {
     public Object decode(byte[] b) { return b.clone(); }
   }
 
-  /** Apache Avro's generic records, with the schema the Go avro codecs use. */
-  static final class AvroGeneric implements Codec {
-    private final Schema schema;
-    private final GenericDatumWriter<GenericRecord> writer;
-    private final GenericDatumReader<GenericRecord> reader;
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream(16 << 10);
-    private BinaryEncoder enc;
-    private BinaryDecoder dec;
-    private GenericRecord reuse;
-
-    AvroGeneric(Type t) {
-      schema = new Schema.Parser().parse(t.avroSchema());
-      writer = new GenericDatumWriter<>(schema);
-      reader = new GenericDatumReader<>(schema);
-    }
-
-    public Object prepare(JsonNode record, byte[] json) { return avroValue(schema, record); }
-
-    public byte[] encode(Object nat) throws Exception {
-      out.reset();
-      enc = EncoderFactory.get().binaryEncoder(out, enc);
-      writer.write((GenericRecord) nat, enc);
-      enc.flush();
-      return out.toByteArray();
-    }
-
-    public Object decode(byte[] b) throws Exception {
-      dec = DecoderFactory.get().binaryDecoder(b, dec);
-      reuse = reader.read(null, dec); // a new record each time, as the Go codec decodes into a new struct
-      return reuse;
-    }
-  }
-
   /**
-   * Apache Avro's generated (specific) classes (avro-maven-plugin, from the schemas of
-   * src/main/avro): the same schema and bytes as the generic codec, another library path.
+   * Apache Avro's binary encoding with the schema the Go avro codecs use: generic
+   * records, or (specific) the classes avro-maven-plugin generates from the same
+   * schema (src/main/avro), another library path to the same bytes.
    */
-  static final class AvroSpecific implements Codec {
-    private final AvroGeneric generic;
-    private final SpecificDatumWriter<SpecificRecord> writer;
-    private final SpecificDatumReader<SpecificRecord> reader;
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream(16 << 10);
-    private BinaryEncoder enc;
-    private BinaryDecoder dec;
-
+  static final class Avro implements Codec {
     static {
       // Avro 1.12 instantiates only trusted classes: the generated ones are.
       ClassSecurityValidator.setGlobal(ClassSecurityValidator.composite(ClassSecurityValidator.getGlobal(),
           c -> c.getPackageName().equals("io.serdebench.payload")));
     }
 
-    AvroSpecific(Type t) {
-      generic = new AvroGeneric(t);
-      if (SpecificData.get().getClass(generic.schema) == null)
-        throw new IllegalArgumentException("no generated Avro class for " + generic.schema.getFullName()); // Avro would fall back to generic records
-      writer = new SpecificDatumWriter<>(generic.schema);
-      reader = new SpecificDatumReader<>(generic.schema);
+    private final Schema schema;
+    private final boolean specific;
+    private final DatumWriter<Object> writer;
+    private final DatumReader<Object> reader;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream(16 << 10);
+    private BinaryEncoder enc;
+    private BinaryDecoder dec;
+
+    Avro(Type t, boolean specific) {
+      schema = new Schema.Parser().parse(t.avroSchema());
+      this.specific = specific;
+      if (specific && SpecificData.get().getClass(schema) == null)
+        throw new IllegalArgumentException("no generated Avro class for " + schema.getFullName()); // Avro would fall back to generic records
+      writer = specific ? new SpecificDatumWriter<>(schema) : new GenericDatumWriter<>(schema);
+      reader = specific ? new SpecificDatumReader<>(schema) : new GenericDatumReader<>(schema);
     }
 
-    /** The generated class's instance, read from the generic record's bytes (untimed). */
+    /** A generic record; a generated class's instance is read from its bytes (untimed). */
     public Object prepare(JsonNode record, byte[] json) throws Exception {
-      return decode(generic.encode(generic.prepare(record, json)));
+      Object generic = avroValue(schema, record);
+      return specific ? decode(write(new GenericDatumWriter<>(schema), generic)) : generic;
     }
 
-    public byte[] encode(Object nat) throws Exception {
+    public byte[] encode(Object nat) throws Exception { return write(writer, nat); }
+
+    private byte[] write(DatumWriter<Object> w, Object v) throws Exception {
       out.reset();
       enc = EncoderFactory.get().binaryEncoder(out, enc);
-      writer.write((SpecificRecord) nat, enc);
+      w.write(v, enc);
       enc.flush();
       return out.toByteArray();
     }
 
     public Object decode(byte[] b) throws Exception {
       dec = DecoderFactory.get().binaryDecoder(b, dec);
-      return reader.read(null, dec);
+      return reader.read(null, dec); // a new record each time, as the Go codec decodes into a new struct
     }
   }
 

@@ -67,10 +67,9 @@ final class Trial {
       "payloadCompression", "records", "isolation", "groupProtocol", "groupType", "consumerClient");
   /** A consumer's: the producers' transactions are theirs (control records are the client's to skip). */
   private static final Set<String> KNOWN_CONSUMER_SETTINGS = union(KNOWN_SETTINGS, Set.of("transactions"));
-  /** The producers' settings a consumer leaves to them. */
-  private static final Set<String> PRODUCER_ONLY = Set.of("mode", "acks", "compression", "partitioner");
-  /** The enum settings a producer runs. */
+  /** The enum settings each role runs (ENUMS says their values); the other role's are its business. */
   private static final List<String> PRODUCER_ENUMS = List.of("mode", "acks", "compression", "partitioner", "payloadCompression");
+  private static final List<String> CONSUMER_ENUMS = List.of("payloadCompression", "isolation", "groupProtocol", "groupType");
   private static final Set<String> KNOWN_CONSUMER = Set.of("fetchMinBytes", "fetchMaxWaitMs", "maxPartitionFetchBytes",
       "receiveBufferBytes", "sendBufferBytes", "commit", "isolation", "groupProtocol", "groupType");
 
@@ -100,23 +99,17 @@ final class Trial {
     if (schema().equals("bytes") && !codec().equals("raw")) return "schema bytes: only the raw codec sends it, not " + codec();
     String why = unknown("", root, KNOWN);
     if (why == null) why = unknown("settings.", settings, consumes ? KNOWN_CONSUMER_SETTINGS : KNOWN_SETTINGS);
+    if (why == null && consumes) why = unknown("consumer.", consumer, KNOWN_CONSUMER);
+    if (why != null) return why;
+    for (String key : consumes ? CONSUMER_ENUMS : PRODUCER_ENUMS) {
+      String v = settings.path(key).asText("");
+      if (!ENUMS.get(key).contains(v)) return "settings." + key + " " + v + ": the JVM worker runs " + ENUMS.get(key);
+    }
     // A producer leaves the consumers' settings to them, but serves only a consumer
     // group: it waits for one before its schedule (describeConsumerGroups).
     if (!consumes) {
-      if (why != null) return why;
-      for (String key : PRODUCER_ENUMS) {
-        String v = settings.path(key).asText("");
-        if (!ENUMS.get(key).contains(v)) return "settings." + key + " " + v + ": the JVM worker runs " + ENUMS.get(key);
-      }
       String type = consumer.path("groupType").asText("");
       return type.isEmpty() || type.equals("consumer") ? null : "consumer.groupType " + type + ": the JVM producer waits for a consumer group only";
-    }
-    if (why == null) why = unknown("consumer.", consumer, KNOWN_CONSUMER);
-    if (why != null) return why;
-    for (Map.Entry<String, List<String>> e : ENUMS.entrySet()) {
-      if (PRODUCER_ONLY.contains(e.getKey())) continue;
-      String v = settings.path(e.getKey()).asText("");
-      if (!e.getValue().contains(v)) return "settings." + e.getKey() + " " + v + ": the JVM worker runs " + e.getValue();
     }
     for (String key : List.of("isolation", "groupProtocol", "groupType")) {
       String v = consumer.path(key).asText("");
