@@ -34,6 +34,7 @@ VETH_H=sdbk-h VETH_N=sdbk-n IP_H=10.213.0.1 IP_N=10.213.0.2
 BOOTSTRAP="$IP_N:9092"
 PIDS="$STATE_DIR/pids"
 TEARDOWN_OK=0
+RC=0 # the script's exit status, once it is exiting
 
 log() { echo "[calibrate $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -47,13 +48,20 @@ save_pid() { echo "$2 $(daemon_starttime "$2")" >"$PIDS/$1.pid"; }
 ours() { # name -> prints the PID if that process is still the one we started
   daemon_alive "$PIDS/$1.pid" && daemon_pid "$PIDS/$1.pid"
 }
-stop_pid() { # name timeout_s [group]: SIGTERM (to the process group if "group"), then SIGKILL
+stop_pid() { # name timeout_s [group]: SIGTERM (to the process group if "group"), then SIGQUIT, then SIGKILL
   local pid tgt
   if pid=$(ours "$1"); then
     tgt=$pid; [ "${3:-}" = group ] && tgt=-$pid
     kill -TERM -- "$tgt" 2>/dev/null || true
     for _ in $(seq $(( $2 * 10 ))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then log "$1 ($pid) ignored SIGTERM; SIGKILL"; kill -KILL -- "$tgt" 2>/dev/null || true; fi
+    if kill -0 "$pid" 2>/dev/null; then
+      # SIGQUIT first: a Go program dumps its goroutines, a JVM its threads, into
+      # its log -- what it was stuck on.
+      log "$1 ($pid) ignored SIGTERM; SIGQUIT, then SIGKILL"
+      kill -QUIT "$pid" 2>/dev/null || true
+      sleep 1
+      kill -KILL -- "$tgt" 2>/dev/null || true
+    fi
   fi
   rm -f "$PIDS/$1.pid"
 }
@@ -93,6 +101,11 @@ teardown() {
   for f in "$STATE_DIR"/nfq-host.log "$STATE_DIR"/nfq-ns.log; do
     [ -f "$f" ] || continue
     [ -n "${OUT:-}" ] && [ -f "$OUT" ] && sed -n 's/^/# nfqdelay '"$(basename "$f" .log | sed 's/nfq-//')"': /p' "$f" | grep -E 'STATS|KERNEL' >>"$OUT"
+    # A failed command may be the rig's fault: its path's last heartbeats (and a
+    # goroutine dump, if it had to be killed) go where the failure is read.
+    if [ "$RC" != 0 ]; then
+      log "$(basename "$f"), last lines:"; grep -v "^READY" "$f" | tail -n 40 | sed 's/^/    /' >&2
+    fi
     # packets dropped by the kernel queue or its netlink socket, or releases late by >1 ms at p99
     awk '/^STATS/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
                     if (v["enobufs"] > 0 || v["packets"] != v["released"] + v["lost"] || v["p99"] > 1000) bad = 1 }
@@ -121,7 +134,7 @@ teardown() {
 }
 
 # shellcheck disable=SC2317  # invoked by trap
-on_exit() { local rc=$?; trap - EXIT INT TERM; teardown; [ "$rc" != 0 ] || [ "$TEARDOWN_OK" = 1 ] || rc=1; exit "$rc"; }
+on_exit() { local rc=$?; RC=$rc; trap - EXIT INT TERM; teardown; [ "$rc" != 0 ] || [ "$TEARDOWN_OK" = 1 ] || rc=1; exit "$rc"; }
 
 # ---------------------------------------------------------------- helpers
 kjava() { timeout 120 java -Xmx256m -Dlog4j2.configurationFile="$REPO/hack/kafka/log4j2-cli.properties" -cp "$KAFKA_LIBS/*" "$@"; }
