@@ -53,8 +53,9 @@ stop_pid() { # name timeout_s [group]: SIGTERM (to the process group if "group")
   if pid=$(ours "$1"); then
     tgt=$pid; [ "${3:-}" = group ] && tgt=-$pid
     kill -TERM -- "$tgt" 2>/dev/null || true
-    for _ in $(seq $(( $2 * 10 ))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
+    # daemon_gone, not kill -0: an exited child is a zombie until it is reaped
+    for _ in $(seq $(( $2 * 10 ))); do daemon_gone "$pid" && break; sleep 0.1; done
+    if ! daemon_gone "$pid"; then
       # SIGQUIT first: a Go program dumps its goroutines, a JVM its threads, into
       # its log -- what it was stuck on.
       log "$1 ($pid) ignored SIGTERM; SIGQUIT, then SIGKILL"
