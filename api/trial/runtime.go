@@ -62,7 +62,8 @@ var Runtimes = []RuntimeSupport{
 			CodecAvroRegistry, CodecProtobufRegistry, CodecJSONRegistry}},
 	{Runtime: RuntimeJVM, Worker: "workers/jvm", Clients: []Client{ClientJava},
 		Codecs: []Codec{CodecJSON, CodecAvro, CodecAvroSpecific, CodecProtobuf, CodecMsgpack, CodecRaw, CodecCBOR,
-			CodecThriftBinary, CodecThriftCompact, CodecJavaSerialization, CodecKryo, CodecKryoUnsafe, CodecFory},
+			CodecThriftBinary, CodecThriftCompact, CodecJavaSerialization, CodecKryo, CodecKryoUnsafe, CodecFory,
+			CodecAvroRegistry, CodecProtobufRegistry, CodecJSONRegistry},
 		Lacks: []Lack{
 			{Name: "fault scenarios", Side: SideBoth, Uses: func(t Trial) bool { return t.Fault != nil }, CEL: "has(self.faults)"},
 			{Name: "rate.search", Side: SideBoth, Uses: func(t Trial) bool { return t.Search != nil }, CEL: "has(self.rate) && has(self.rate.search)"},

@@ -4,9 +4,10 @@
 //
 //	pool --trial '<trial JSON>' --id <producer index> [--records N]
 //
-// The first line describes the record type: {"type", "protoMessage", "avroSchema"}
-// (the Avro schema the Go codecs use, and the protobuf message of
-// workers/payload/proto). Each further line is one record of the producer's pool in
+// The first line describes the record type: {"type", "protoMessage", "protoFile",
+// "avroSchema", "jsonSchema"} (the protobuf message of workers/payload/proto and its
+// file's text, the Avro schema and JSON Schema the Go codecs use: the texts the
+// registry variants register). Each further line is one record of the producer's pool in
 // send order, as encoding/json writes the Go struct (the unit payload sizes are
 // measured in). --records 0 writes the description alone (a consumer's need).
 // Exit codes are the worker's: 0, 1 on a failure, 2 on invalid arguments.
@@ -34,10 +35,13 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 type Header struct {
 	// Type is the Go struct's name, e.g. BusinessRecordS.
 	Type string `json:"type"`
-	// ProtoMessage is the protobuf message's full name.
+	// ProtoMessage is the protobuf message's full name, ProtoFile its .proto file's text.
 	ProtoMessage string `json:"protoMessage"`
+	ProtoFile    string `json:"protoFile"`
 	// AvroSchema is the Avro schema's text, as the Go avro codecs use it.
 	AvroSchema string `json:"avroSchema"`
+	// JSONSchema is the JSON Schema's text json/registry registers.
+	JSONSchema string `json:"jsonSchema"`
 	// Records is how many record lines follow.
 	Records int `json:"records"`
 }
@@ -79,10 +83,17 @@ func write(w *bufio.Writer, t trial.Trial, id, n int) error {
 	typ := schema.TypeFor(int(t.SizeBytes))
 	h := Header{Type: typ.Name, Records: n}
 	if typ.Proto != nil {
-		h.ProtoMessage = string(typ.Proto().ProtoReflect().Descriptor().FullName())
+		d := typ.Proto().ProtoReflect().Descriptor()
+		h.ProtoMessage = string(d.FullName())
+		if h.ProtoFile, err = payload.ProtoFile(d.ParentFile().Path()); err != nil {
+			return err
+		}
 	}
 	if goType := reflect.TypeOf(typ.New()).Elem(); goType.Kind() == reflect.Struct {
 		if h.AvroSchema, err = codec.AvroSchema(goType); err != nil {
+			return err
+		}
+		if h.JSONSchema, err = codec.JSONSchema(goType); err != nil {
 			return err
 		}
 	}

@@ -335,9 +335,12 @@ func TestSIGTERM(t *testing.T) {
 	}
 }
 
-// TestUsage: arguments a worker does not know, a trial that is not JSON, and a
-// trial of another runtime's client (a consumer's: consumer.client) exit with the
-// usage code: a worker never runs a client other than the one named.
+// TestUsage: arguments a worker does not know, a trial that is not JSON, a trial of
+// another runtime's client (a consumer's: consumer.client) and a registry codec
+// without a registry exit with the usage code: a worker never runs a client other
+// than the one named. The JVM worker's registry codecs need Apicurio Registry's API
+// (docs/formats.md, "Schema registry"): a registry URL without it is a usage error
+// there too.
 func TestUsage(t *testing.T) {
 	for i, rt := range runtimes {
 		other := runtimes[(i+1)%len(runtimes)]
@@ -349,13 +352,21 @@ func TestUsage(t *testing.T) {
 			theirs, _ := json.Marshal(tr)
 			tr.Settings.Client, tr.Settings.ConsumerClient = rt.client, other.client // producers of this runtime, consumers of the other
 			theirConsumers, _ := json.Marshal(tr)
-			for name, args := range map[string][]string{
+			tr.Settings.Client, tr.Settings.ConsumerClient, tr.Codec = rt.client, "", trial.CodecAvroRegistry
+			registryCodec, _ := json.Marshal(tr)
+			cases := map[string][]string{
 				"unknown flag":                      {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(mine), "--no-such-flag=1"},
 				"trial not JSON":                    {"--role=producer", "--topic=t", "--group=g", "--trial={not json"},
 				"no role":                           {"--topic=t", "--group=g", "--trial=" + string(mine)},
 				"another runtime's client":          {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(theirs)},
 				"another runtime's consumer client": {"--role=consumer", "--topic=t", "--group=g", "--trial=" + string(theirConsumers)},
-			} {
+				"a registry codec, no registry":     {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(registryCodec)},
+			}
+			if rt.client == clientJava {
+				cases["a registry without Apicurio's API"] = []string{"--role=consumer", "--topic=t", "--group=g", "--trial=" + string(registryCodec),
+					"--schema-registry=http://127.0.0.1:1/confluent"}
+			}
+			for name, args := range cases {
 				argv := rt.build(t)
 				cmd := osexec.Command(argv[0], append(argv[1:], args...)...)
 				out, _ := cmd.CombinedOutput()

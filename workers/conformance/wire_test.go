@@ -14,8 +14,10 @@ import (
 	"testing"
 
 	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/internal/testing/registrytest"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/payload"
+	"github.com/serdebench/serdebench/workers/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite the wire table's golden files (testdata/wire) from the Go codecs")
@@ -34,15 +36,19 @@ func goTwin(c trial.Codec) trial.Codec {
 }
 
 // exactBytes are the codecs whose encoding is one byte sequence per record (Avro's
-// binary encoding; protobuf's and Thrift's fields in number order; raw): there both
-// runtimes must write the golden bytes exactly.
+// binary encoding; protobuf's and Thrift's fields in number order; raw; Avro framed
+// with the one schema id both runtimes get): there both runtimes must write the
+// golden bytes exactly. (protobuf/registry is not: Confluent's Go serializer writes
+// the message indexes [0] as one zero byte, Apicurio's as a count and an index.)
 var exactBytes = []trial.Codec{trial.CodecAvro, trial.CodecAvroSpecific, trial.CodecProtobuf, trial.CodecRaw,
-	trial.CodecThriftBinary, trial.CodecThriftCompact}
+	trial.CodecThriftBinary, trial.CodecThriftCompact, trial.CodecAvroRegistry}
 
 // TestWire: for every codec of the JVM worker and every built-in schema with a stable
 // encoding (the complex message's map has no order), the bytes each runtime writes
 // decode equal in the other. The Go codec's bytes of the first records of a pool are
-// golden files; the JVM worker reads them back to the record it writes itself
+// golden files (a registry variant's carry the schema id the real registry gives, so
+// they are the Go codec's bytes of this run, on a new subject that the JVM worker's
+// serializer finds and the Go codec then reads); the JVM worker reads them back to the record it writes itself
 // (`worker-jvm wire roundtrip` prints its own encoding of what it decoded), and the
 // Go codec reads the JVM worker's bytes back to the pool's records. A JVM-only
 // serializer (Java serialization, Kryo, Fory) must read its own bytes back to the
@@ -50,6 +56,7 @@ var exactBytes = []trial.Codec{trial.CodecAvro, trial.CodecAvroSpecific, trial.C
 // worker has exactly the codecs admission says it has.
 func TestWire(t *testing.T) {
 	jvm := buildJVM(t)
+	regURL := registrytest.URL(t)
 	var codecs []string
 	for _, c := range trial.RuntimeJVM.Codecs() {
 		codecs = append(codecs, string(c))
@@ -62,7 +69,10 @@ func TestWire(t *testing.T) {
 	for _, c := range []struct {
 		schema string
 		size   int32
-	}{{"business-record", 1176}, {"business-record", 4696}, {"simple", 200}, {"nested", 300}} {
+		// goFirst: the Go codecs register the registry variants' schemas before
+		// the JVM worker does (else after).
+		goFirst bool
+	}{{"business-record", 1176, true}, {"business-record", 4696, false}, {"simple", 200, false}, {"nested", 300, true}} {
 		t.Run(fmt.Sprintf("%s-%d", c.schema, c.size), func(t *testing.T) {
 			tj, _ := json.Marshal(trial.Trial{Name: "wire", Codec: trial.CodecJSON, Schema: c.schema, SizeBytes: c.size, Seed: 1, PoolSize: 5, Partitions: 1,
 				Settings: trial.Settings{Client: clientJava}})
@@ -75,20 +85,31 @@ func TestWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jvmBytes := byCodec(t, lines(t, jvm, nil, "wire", "encode", "--trial", string(tj), "--records", "5", "--codecs", strings.Join(codecs, ",")))
+			// Whoever registers a schema first, both runtimes use one id.
+			reg := newRegistry(t, regURL, registrytest.Topic(t))
+			if c.goFirst {
+				for _, name := range codecs {
+					if twin := goTwin(trial.Codec(name)); twin.UsesRegistry() {
+						goBytes(t, reg, twin, typ, pool)
+					}
+				}
+			}
+			jvmBytes := byCodec(t, lines(t, jvm, nil, append([]string{"wire", "encode", "--trial", string(tj), "--records", "5", "--codecs", strings.Join(codecs, ",")}, reg.args...)...))
 			// The Go codec's golden bytes, or a JVM-only codec's own, for the JVM to read back.
 			want := map[string][]string{}
 			var stdin strings.Builder
 			for _, name := range codecs {
 				want[name] = jvmBytes[name]
-				if twin := goTwin(trial.Codec(name)); twin != "" {
+				if twin := goTwin(trial.Codec(name)); twin.UsesRegistry() {
+					want[name] = goBytes(t, reg, twin, typ, pool)
+				} else if twin != "" {
 					want[name] = golden(t, twin, typ, pool, fmt.Sprintf("%s-%d-%s.hex", c.schema, c.size, twin))
 				}
 				for _, h := range want[name] {
 					fmt.Fprintf(&stdin, "%s %s\n", name, h)
 				}
 			}
-			back := byCodec(t, lines(t, jvm, []byte(stdin.String()), "wire", "roundtrip", "--trial", string(tj), "--codecs", strings.Join(codecs, ",")))
+			back := byCodec(t, lines(t, jvm, []byte(stdin.String()), append([]string{"wire", "roundtrip", "--trial", string(tj), "--codecs", strings.Join(codecs, ",")}, reg.args...)...))
 			// What the JVM-only codecs' bytes decode to, as JSON: no Go codec reads them.
 			var own []string
 			var ownIn strings.Builder
@@ -115,7 +136,7 @@ func TestWire(t *testing.T) {
 							t.Errorf("record %d: the JVM worker read the bytes back to another record: it writes\n%s\nfor it, and\n%s\nfor the pool's", i, back[name][i], jvmBytes[name][i])
 						}
 						if twin != "" {
-							goReads(t, twin, typ, i, jvmBytes[name][i], rec)
+							goReads(t, reg.codec(t, twin, typ), i, jvmBytes[name][i], rec)
 						} else {
 							sameRecord(t, typ, i, decoded[name], rec)
 						}
@@ -166,14 +187,60 @@ func golden(t *testing.T, name trial.Codec, typ payload.Type, pool []any, file s
 	return want
 }
 
-// goReads checks that the Go codec name reads the JVM worker's bytes of record i
-// back to the pool's record rec.
-func goReads(t *testing.T, name trial.Codec, typ payload.Type, i int, hexBytes string, rec any) {
+// wireRegistry is the registry and subject one schema's registry variants use in both
+// runtimes.
+type wireRegistry struct {
+	client *registry.Client
+	topic  string
+	// args give the JVM worker's wire tool the same.
+	args []string
+}
+
+func newRegistry(t *testing.T, url, topic string) wireRegistry {
 	t.Helper()
-	goc, err := codec.New(string(name), typ)
+	c, err := registry.New(url)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wireRegistry{client: c, topic: topic, args: []string{"--schema-registry", url, "--topic", topic}}
+}
+
+// codec is the Go codec name for typ; a registry variant's subject is that of topic
+// <topic>.<format>, as the JVM worker's wire tool names it.
+func (r wireRegistry) codec(t *testing.T, name trial.Codec, typ payload.Type) codec.Codec {
+	t.Helper()
+	format, _ := strings.CutSuffix(string(name), trial.RegistrySuffix)
+	goc, err := codec.NewWith(string(name), typ, codec.Options{Registry: r.client, Topic: r.topic + "." + format})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return goc
+}
+
+// goBytes is the Go registry variant's hex bytes of the pool's records.
+func goBytes(t *testing.T, r wireRegistry, name trial.Codec, typ payload.Type, pool []any) []string {
+	t.Helper()
+	goc := r.codec(t, name, typ)
+	var out []string
+	for _, rec := range pool {
+		n, err := goc.Native(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := goc.Marshal(nil, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, hex.EncodeToString(b))
+	}
+	return out
+}
+
+// goReads checks that the Go codec goc reads the JVM worker's bytes of record i
+// back to the pool's record rec.
+func goReads(t *testing.T, goc codec.Codec, i int, hexBytes string, rec any) {
+	t.Helper()
+	name := goc.Name()
 	b, err := hex.DecodeString(hexBytes)
 	if err != nil {
 		t.Fatal(err)

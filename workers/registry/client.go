@@ -6,12 +6,14 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry"
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/rest"
 )
 
 // Schema types, as the registry names them.
@@ -31,6 +33,10 @@ type Schema struct {
 // requestTimeout bounds one request to the registry (the client retries a failed
 // one up to its MaxRetries, 3 by default).
 const requestTimeout = 10 * time.Second
+
+// conflictAttempts bounds the registrations of one schema that a concurrent first
+// registration may answer with 409 Conflict.
+const conflictAttempts = 3
 
 // Client is one worker's registry client, safe for concurrent use (a consumer's
 // partitions share it). Like the Confluent serializers', its caches live as long
@@ -71,7 +77,18 @@ func Open(url string) (*Client, error) {
 // does not have it (auto.register.schemas, the Confluent serializers' default): a
 // request the first time, the cache after.
 func (c *Client) ID(subject string, s Schema) (int, error) {
-	id, err := c.sr.Register(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
+	var id int
+	var err error
+	// Producers starting together register at once, and Apicurio answers all but
+	// the first creation of a subject with 409 Conflict: the next attempt finds it.
+	for attempt := 1; ; attempt++ {
+		id, err = c.sr.Register(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
+		var rerr *rest.Error
+		if err == nil || attempt == conflictAttempts || !errors.As(err, &rerr) || rerr.Code != http.StatusConflict {
+			break
+		}
+		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("schema registry %s: register %s schema under %s: %w", c.url, s.Type, subject, err)
 	}

@@ -2,6 +2,8 @@ package registry_test
 
 import (
 	"bytes"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/serdebench/serdebench/internal/testing/registrytest"
@@ -66,6 +68,34 @@ func TestClientAgainstRegistry(t *testing.T) {
 // TestWire: headers round-trip; the first message's index path is the single
 // byte 0 and others a count then the indexes (the Confluent serializers'
 // encoding); a value without the magic byte or with a cut header is refused.
+// TestConcurrentFirstRegistrations: workers that start together register one new
+// subject's schema at once (a trial's producers; Apicurio answers all but the
+// first creation with 409 Conflict): every one gets the schema's one id.
+func TestConcurrentFirstRegistrations(t *testing.T) {
+	url := registrytest.URL(t)
+	for round := range 5 {
+		subject := fmt.Sprintf("%s-%d-value", registrytest.Topic(t), round)
+		s := registry.Schema{Type: registry.Avro, Text: `{"type":"record","name":"C","namespace":"io.serdebench.test","fields":[{"name":"a","type":"long"}]}`}
+		const workers = 8
+		ids := make([]int, workers)
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		for i := range workers {
+			c, err := registry.New(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg.Go(func() { ids[i], errs[i] = c.ID(subject, s) })
+		}
+		wg.Wait()
+		for i := range workers {
+			if errs[i] != nil || ids[i] != ids[0] {
+				t.Fatalf("round %d, worker %d: id %d (%v); worker 0's %d", round, i, ids[i], errs[i], ids[0])
+			}
+		}
+	}
+}
+
 func TestWire(t *testing.T) {
 	for _, path := range [][]int{{0}, {1}, {0, 2}, {3, 1, 4}} {
 		idx := registry.MessageIndexes(path)

@@ -13,6 +13,7 @@ import (
 	"github.com/serdebench/serdebench/internal/plan"
 	"github.com/serdebench/serdebench/internal/testing/jvmtest"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/internal/testing/registrytest"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -20,14 +21,17 @@ import (
 // TestClientMatrixAcrossRuntimes: one experiment sweeps a Go client and the Java
 // client for the producers and for the consumers (consumer.client); the local
 // runner runs the Java workers as processes of the JVM worker, producers started
-// together through their start gates. Every trial delivers what it sent, each
+// together through their start gates. The codec is protobuf/registry, whose header
+// the two runtimes write differently (docs/formats.md, "Schema registry"), on one
+// real registry: every trial delivers what it sent (a value a consumer could not
+// read, or whose schema id was not its own, fails the trial), each
 // side's workers are its client's, the Java client's settings are its own, a Java
 // trial's usage is the workers' own processes' (the runner measures only itself),
 // and a trial of both runtimes has none and says why.
 func TestClientMatrixAcrossRuntimes(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	records := int64(3000)
-	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{trial.CodecAvro},
+	trials, err := plan.Expand(v1alpha1.ExperimentSpec{Codecs: []trial.Codec{trial.CodecProtobufRegistry},
 		Payload: v1alpha1.PayloadSpec{Schema: "business-record", SizesBytes: []int32{1176}}, Records: &records,
 		Warmup: trial.Warmup{Records: 200}, Rate: v1alpha1.Rate{RecordsPerSecond: 1000}, Producers: 2, Consumers: 2, PoolSize: 32,
 		Matrix: &v1alpha1.Matrix{Client: []trial.Client{trial.ClientFranz, trial.ClientJava}, ConsumerClient: []trial.Client{trial.ClientFranz, trial.ClientJava}}})
@@ -36,7 +40,7 @@ func TestClientMatrixAcrossRuntimes(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Experiment: "it-runtimes",
+	res, err := runner.Run(ctx, trials, runner.Options{Brokers: brokers, Experiment: "it-runtimes", SchemaRegistry: registrytest.URL(t),
 		Workers: map[trial.Runtime][]string{trial.RuntimeJVM: jvmtest.Worker(t)}})
 	if err != nil {
 		t.Fatal(err)

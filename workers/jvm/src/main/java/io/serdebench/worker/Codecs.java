@@ -66,37 +66,49 @@ final class Codecs {
   }
 
   /** What a codec is built from: the record type's names and schemas (cmd/pool's description). */
-  record Type(String name, String protoMessage, String avroSchema) {}
+  record Type(String name, String protoMessage, String protoFile, String avroSchema, String jsonSchema) {}
+
+  /**
+   * What a registry variant needs beside the type: --schema-registry, the topic (its
+   * subject's), and whether it writes (a producer's serializer registers its schema;
+   * a consumer's deserializer only looks ids up).
+   */
+  record Options(String registry, String topic, boolean writes) {}
+
+  /** Ends a registry variant's name (api/trial.RegistrySuffix). */
+  static final String REGISTRY_SUFFIX = "/registry";
 
   private interface Factory {
-    Codec make(Type t) throws Exception;
+    Codec make(Type t, Options o) throws Exception;
   }
 
   private static final Map<String, Factory> TABLE = new LinkedHashMap<>();
 
   static {
-    TABLE.put("json", t -> new JacksonJson());
-    TABLE.put("avro", t -> new Avro(t, false));
-    TABLE.put("protobuf", ProtobufJava::new);
-    TABLE.put("msgpack", t -> new MsgpackJava(new Schema.Parser().parse(t.avroSchema())));
-    TABLE.put("raw", t -> new Raw());
-    TABLE.put("avro/specific", t -> new Avro(t, true));
-    TABLE.put("thrift-binary", t -> new Thrift(t, false));
-    TABLE.put("thrift-compact", t -> new Thrift(t, true));
-    TABLE.put("cbor", Pojo.Cbor::new);
-    TABLE.put("java-serialization", Pojo.JavaSerialization::new);
-    TABLE.put("kryo", t -> new Pojo.KryoCodec(t, false));
-    TABLE.put("kryo/unsafe", t -> new Pojo.KryoCodec(t, true));
-    TABLE.put("fory", Pojo.ForyCodec::new);
+    TABLE.put("json", (t, o) -> new JacksonJson());
+    TABLE.put("avro", (t, o) -> new Avro(t, false));
+    TABLE.put("protobuf", (t, o) -> new ProtobufJava(t));
+    TABLE.put("msgpack", (t, o) -> new MsgpackJava(new Schema.Parser().parse(t.avroSchema())));
+    TABLE.put("raw", (t, o) -> new Raw());
+    TABLE.put("avro/specific", (t, o) -> new Avro(t, true));
+    TABLE.put("thrift-binary", (t, o) -> new Thrift(t, false));
+    TABLE.put("thrift-compact", (t, o) -> new Thrift(t, true));
+    TABLE.put("cbor", (t, o) -> new Pojo.Cbor(t));
+    TABLE.put("java-serialization", (t, o) -> new Pojo.JavaSerialization(t));
+    TABLE.put("kryo", (t, o) -> new Pojo.KryoCodec(t, false));
+    TABLE.put("kryo/unsafe", (t, o) -> new Pojo.KryoCodec(t, true));
+    TABLE.put("fory", (t, o) -> new Pojo.ForyCodec(t));
+    for (String format : List.of("avro", "protobuf", "json"))
+      TABLE.put(format + REGISTRY_SUFFIX, (t, o) -> Registry.of(format, t, o));
   }
 
   /** Every codec name this worker has. */
   static final Set<String> NAMES = TABLE.keySet();
 
-  static Codec of(String name, Type t) throws Exception {
+  static Codec of(String name, Type t, Options o) throws Exception {
     Factory f = TABLE.get(name);
     if (f == null) throw new IllegalArgumentException("no codec " + name);
-    return f.make(t);
+    return f.make(t, o);
   }
 
   /** JSON with Jackson's tree model: the record's fields as cmd/pool wrote them. */
@@ -219,6 +231,7 @@ final class Codecs {
 
   /** protobuf-java's generated messages, from workers/payload/proto. */
   static final class ProtobufJava implements Codec {
+    private final Class<?> messageClass;
     private final Message prototype;
     private final Parser<? extends Message> parser;
 
@@ -230,10 +243,13 @@ final class Codecs {
           outer = fd == serdebench.payload.Business.getDescriptor() ? serdebench.payload.Business.class : serdebench.payload.Sike.class;
       }
       if (outer == null) throw new IllegalArgumentException("no protobuf message " + t.protoMessage());
-      Class<?> c = Class.forName(outer.getName() + "$" + simple);
-      prototype = (Message) c.getMethod("getDefaultInstance").invoke(null);
+      messageClass = Class.forName(outer.getName() + "$" + simple);
+      prototype = (Message) messageClass.getMethod("getDefaultInstance").invoke(null);
       parser = prototype.getParserForType();
     }
+
+    /** The generated class of the record's message. */
+    Class<?> messageClass() { return messageClass; }
 
     public Object prepare(JsonNode record, byte[] json) throws Exception {
       Message.Builder b = prototype.newBuilderForType();

@@ -63,7 +63,7 @@ final class Consumer {
     this.stop = stop;
     this.name = name;
     run = Wire.runID(a.group);
-    codec = Codecs.of(t.codec(), new Pool(a.trial, 0, false).type);
+    codec = Codecs.of(t.codec(), new Pool(a.trial, 0, false).type, new Codecs.Options(a.schemaRegistry, a.topic, false));
     masks = new long[t.partitions()];
   }
 

@@ -52,6 +52,7 @@ public final class Main {
       t = new Trial(a.trial);
       String why = t.refusal(a.role);
       if (why != null) throw new Args.UsageException(why);
+      if (t.codec().endsWith(Codecs.REGISTRY_SUFFIX)) Registry.nativeAPI(a.schemaRegistry);
       Kafka.common(a, "check"); // security flags it cannot honour are usage errors too
     } catch (Args.UsageException e) {
       log("ERROR", "invalid arguments", "err", e.getMessage());

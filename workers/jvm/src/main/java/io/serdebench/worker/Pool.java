@@ -29,7 +29,8 @@ final class Pool {
       for (String line; (line = r.readLine()) != null; ) {
         JsonNode n = m.readTree(line);
         if (t == null) {
-          t = new Codecs.Type(n.path("type").asText(), n.path("protoMessage").asText(), n.path("avroSchema").asText());
+          t = new Codecs.Type(n.path("type").asText(), n.path("protoMessage").asText(), n.path("protoFile").asText(),
+              n.path("avroSchema").asText(), n.path("jsonSchema").asText());
           continue;
         }
         records.add(n);

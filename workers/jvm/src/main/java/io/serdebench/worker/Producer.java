@@ -69,7 +69,7 @@ final class Producer {
     }
     run = Wire.runID(a.group);
     pool = new Pool(a.trial, id, true);
-    codec = Codecs.of(t.codec(), pool.type);
+    codec = Codecs.of(t.codec(), pool.type, new Codecs.Options(a.schemaRegistry, a.topic, true));
     natives = new Object[pool.records.size()];
     for (int i = 0; i < natives.length; i++) natives[i] = codec.prepare(pool.records.get(i), pool.lines.get(i));
     eff = settings(t);

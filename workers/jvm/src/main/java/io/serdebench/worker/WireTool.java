@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code worker-jvm wire encode|roundtrip|decode --trial <JSON> [--records N] [--codecs a,b,…]} and
- * {@code wire codecs}:
+ * {@code worker-jvm wire encode|roundtrip|decode --trial <JSON> [--records N] [--codecs a,b,…]
+ * [--schema-registry URL --topic T]} and {@code wire codecs}:
  * the bytes this runtime writes, for the cross-runtime wire table
  * (workers/conformance). Each line is a codec's name and a record's bytes in hex.
  * encode prints producer 0's first N pool records as each codec (the trial's, or
@@ -20,7 +20,8 @@ import java.util.Map;
  * stdin, decodes each with its codec and prints it encoded again here, so that a
  * record read back to the same value prints the bytes encode would. decode prints
  * what each line decodes to as JSON (the codecs only this runtime reads); codecs
- * prints the names of every codec this worker has, one per line.
+ * prints the names of every codec this worker has, one per line. The registry variants
+ * take the registry a worker does, and each its own subject: topic T.&lt;format&gt;'s.
  */
 final class WireTool {
   private WireTool() {}
@@ -31,16 +32,19 @@ final class WireTool {
       return Main.EXIT_OK;
     }
     if (args.length < 3 || !args[1].equals("--trial")) {
-      Main.log("ERROR", "invalid arguments", "err", "usage: wire encode|roundtrip|decode --trial <JSON> [--records N] [--codecs a,b], or wire codecs");
+      Main.log("ERROR", "invalid arguments", "err", "usage: wire encode|roundtrip|decode --trial <JSON> [--records N] [--codecs a,b] [--schema-registry URL --topic T], or wire codecs");
       return Main.EXIT_USAGE;
     }
     String mode = args[0], trialJSON = args[2];
     int n = -1;
+    String registry = "", topic = "wire";
     List<String> names = new ArrayList<>();
     for (int i = 3; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--records" -> n = Integer.parseInt(args[i + 1]);
         case "--codecs" -> names.addAll(List.of(args[i + 1].split(",")));
+        case "--schema-registry" -> registry = args[i + 1];
+        case "--topic" -> topic = args[i + 1];
         default -> {
           Main.log("ERROR", "invalid arguments", "err", "wire: unknown flag " + args[i]);
           return Main.EXIT_USAGE;
@@ -54,7 +58,9 @@ final class WireTool {
       if (names.isEmpty()) names.add(t.codec());
       Pool pool = new Pool(trialJSON, 0, mode.equals("encode"));
       Map<String, Codecs.Codec> codecs = new LinkedHashMap<>();
-      for (String name : names) codecs.put(name, Codecs.of(name, pool.type));
+      // One subject per registry variant (their schemas differ): the topic T.<format>'s.
+      for (String name : names)
+        codecs.put(name, Codecs.of(name, pool.type, new Codecs.Options(registry, topic + "." + name.replace(Codecs.REGISTRY_SUFFIX, ""), true)));
       switch (mode) {
         case "encode" -> {
           for (Map.Entry<String, Codecs.Codec> e : codecs.entrySet()) {

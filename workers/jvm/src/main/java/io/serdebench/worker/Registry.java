@@ -1,0 +1,202 @@
+package io.serdebench.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
+import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
+import io.apicurio.registry.serde.jsonschema.JsonSchemaKafkaDeserializer;
+import io.apicurio.registry.serde.jsonschema.JsonSchemaKafkaSerializer;
+import io.apicurio.registry.serde.protobuf.ProtobufKafkaDeserializer;
+import io.apicurio.registry.serde.protobuf.ProtobufKafkaSerializer;
+import io.apicurio.registry.serde.protobuf.ProtobufSchemaParser;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * The registry variants (avro/registry, protobuf/registry, json/registry) through
+ * Apicurio Registry's Kafka serdes, configured to write what Confluent's serializers
+ * write: a zero byte, the schema's 4-byte id, protobuf's message indexes, then the
+ * format's bytes. Confluent's own serdes are not on Maven Central; Apicurio's are, and
+ * they speak Apicurio's native API, so the registry must be Apicurio Registry: the
+ * worker's --schema-registry is its Confluent-compatible API (the Go workers'), and
+ * the native API beside it is derived from that URL.
+ *
+ * <p>Both runtimes use one schema id because they register one text: the Go codecs'
+ * (cmd/pool's description), through the Confluent-compatible API as the Go workers'
+ * client does, before the serdes start; the serializer then uses that version (as
+ * Confluent's do with use.schema.id, auto.register.schemas off). Left to
+ * register their own, the serdes would register Java's rendering of the schema (Avro
+ * orders a schema's keys otherwise, protobuf-java prints a .proto otherwise): another
+ * content, another id, which the Go codecs refuse as not theirs. (A registry asked to
+ * normalize does not help: Apicurio 2.4 then stores an Avro schema with its fields
+ * sorted by name, which changes the encoding.)
+ */
+final class Registry {
+  private Registry() {}
+
+  /**
+   * The serdes log through java.util.logging, two lines per serde made against a 2.x
+   * registry (Apicurio's deprecation notice, under the factory's simple class name):
+   * only their errors.
+   */
+  private static final List<Logger> QUIET = List.of(Logger.getLogger("io.apicurio"), Logger.getLogger("RegistryClientFacadeFactory"));
+
+  static {
+    QUIET.forEach(l -> l.setLevel(Level.SEVERE));
+  }
+
+  /** The part of --schema-registry that names Apicurio's Confluent-compatible API. */
+  static final String CCOMPAT = "/apis/ccompat/";
+
+  /** One request to the registry: as the Go workers' client bounds it. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * Apicurio's native (v2) API beside the Confluent-compatible one at ccompat (a usage
+   * error: a worker checks it before it starts).
+   */
+  static String nativeAPI(String ccompat) throws Args.UsageException {
+    if (ccompat.isEmpty()) throw new Args.UsageException("the registry codecs need --schema-registry");
+    int i = ccompat.indexOf(CCOMPAT);
+    if (i < 0)
+      throw new Args.UsageException("--schema-registry " + ccompat + ": the JVM worker's registry codecs use Apicurio Registry's serdes,"
+          + " which need Apicurio's own API beside its Confluent-compatible one; give Apicurio's " + CCOMPAT + "vN URL");
+    return ccompat.substring(0, i) + "/apis/registry/v2";
+  }
+
+  /** The serdes' settings for the registry at url (Apicurio's native API). */
+  private static Map<String, Object> config(String url) {
+    Map<String, Object> c = new HashMap<>();
+    c.put("apicurio.registry.url", url);
+    c.put("apicurio.registry.auto-register", "false");
+    // Confluent's framing: the id in the value, 4 bytes (Default4ByteIdHandler, the
+    // default), the content's id (what a Confluent-compatible API calls a schema id),
+    // no Kafka headers.
+    c.put("apicurio.registry.headers.enabled", "false");
+    c.put("apicurio.registry.use-id", "contentId");
+    // Confluent's serializers do not validate a record against its schema by default.
+    c.put("apicurio.registry.serde.validation-enabled", "false");
+    c.put("apicurio.registry.http.adapter", "JDK");
+    return c;
+  }
+
+  /**
+   * The registry variant of format (avro, protobuf, json) for t's records on topic,
+   * around the format's own codec (its native form and its record JSON).
+   */
+  static Codecs.Codec of(String format, Codecs.Type t, Codecs.Options o) throws Exception {
+    Map<String, Object> c = config(nativeAPI(o.registry()));
+    return switch (format) {
+      case "avro" -> {
+        pin(c, o, "AVRO", t.avroSchema());
+        yield new Framed(new Codecs.Avro(t, false), new AvroKafkaSerializer<>(), new AvroKafkaDeserializer<>(), c, o.topic());
+      }
+      case "protobuf" -> {
+        pin(c, o, "PROTOBUF", t.protoFile());
+        Codecs.ProtobufJava inner = new Codecs.ProtobufJava(t);
+        // Confluent's message indexes instead of Apicurio's type reference.
+        c.put("apicurio.registry.serde.send-indexes", "true");
+        c.put("apicurio.registry.serde.read-indexes", "true");
+        c.put("apicurio.registry.serde.send-type-ref", "false");
+        c.put("apicurio.registry.serde.read-type-ref", "false");
+        c.put("apicurio.registry.deserializer.value.return-class", inner.messageClass().getName());
+        // The first value's schema is parsed by wire-schema (Kotlin): seconds of class
+        // loading and interpreted code in a cold JVM, which a reader would pay on its
+        // first record, inside the trial. Parsing the same text now pays it here.
+        if (!o.writes()) new ProtobufSchemaParser<>().parseSchema(t.protoFile().getBytes(StandardCharsets.UTF_8), Map.of());
+        yield new Framed(inner, new ProtobufKafkaSerializer<>(), new ProtobufKafkaDeserializer<>(), c, o.topic());
+      }
+      case "json" -> {
+        pin(c, o, "JSON", t.jsonSchema());
+        yield new Framed(new Codecs.JacksonJson(), new JsonSchemaKafkaSerializer<>(), new JsonSchemaKafkaDeserializer<>(), c, o.topic());
+      }
+      default -> throw new IllegalArgumentException("no registry variant of " + format);
+    };
+  }
+
+  /**
+   * A writer's serializer uses the version of the Go codecs' text under the topic's
+   * subject (TopicIdStrategy: Confluent's TopicNameStrategy), registered first; a
+   * reader's deserializer needs only the ids in the values.
+   */
+  private static void pin(Map<String, Object> c, Codecs.Options o, String type, String text) throws Exception {
+    if (o.writes()) c.put("apicurio.registry.artifact.version", register(o.registry(), o.topic() + "-value", type, text));
+  }
+
+  /**
+   * Registers text under subject through the Confluent-compatible API at ccompat, as
+   * the Go workers' client does (the same text is the same version, whoever comes
+   * first), and returns its version there.
+   */
+  static String register(String ccompat, String subject, String type, String text) throws Exception {
+    ObjectNode body = JsonNodeFactory.instance.objectNode().put("schema", text);
+    if (!type.equals("AVRO")) body.put("schemaType", type); // the API's default type, which Confluent's clients leave out
+    String base = ccompat + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8);
+    try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
+      // Producers starting together register at once, and Apicurio answers all but
+      // the first creation of a subject with 409: the next attempt finds it.
+      for (int attempt = 1; post(http, base + "/versions", body, "register " + type + " schema under " + subject, attempt < 3) == null; attempt++)
+        Thread.sleep(100L * attempt);
+      // The lookup of the same text answers with its version.
+      return post(http, base, body, "look up " + type + " schema under " + subject, false).path("version").asText();
+    }
+  }
+
+  /** The response's JSON; null for a 409 Conflict where conflictRetries. */
+  private static JsonNode post(HttpClient http, String url, ObjectNode body, String what, boolean conflictRetries) throws Exception {
+    HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
+        .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+        .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+    HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+    if (resp.statusCode() == 409 && conflictRetries) return null;
+    if (resp.statusCode() / 100 != 2) throw new IllegalStateException("schema registry " + url + ": " + what + ": " + resp.statusCode() + " " + resp.body());
+    return new ObjectMapper().readTree(resp.body());
+  }
+
+  /**
+   * A format's codec framed by the registry's serdes: encode is the serializer's whole
+   * work (id from its cache, header, the format's bytes), decode the deserializer's.
+   */
+  static final class Framed implements Codecs.Codec {
+    private final Codecs.Codec inner;
+    private final Serializer<Object> ser;
+    private final Deserializer<Object> de;
+    private final String topic;
+
+    @SuppressWarnings("unchecked")
+    Framed(Codecs.Codec inner, Serializer<?> ser, Deserializer<?> de, Map<String, Object> config, String topic) {
+      this.inner = inner;
+      this.ser = (Serializer<Object>) ser;
+      this.de = (Deserializer<Object>) de;
+      this.topic = topic;
+      this.ser.configure(config, false);
+      this.de.configure(config, false);
+    }
+
+    public Object prepare(JsonNode record, byte[] json) throws Exception { return inner.prepare(record, json); }
+
+    public byte[] encode(Object nat) { return ser.serialize(topic, nat); }
+
+    public Object decode(byte[] b) { return de.deserialize(topic, b); }
+
+    @Override
+    public Object nativeOf(Object decoded) throws Exception { return inner.nativeOf(decoded); }
+
+    @Override
+    public String json(Object decoded) throws Exception { return inner.json(decoded); }
+  }
+}
