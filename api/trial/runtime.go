@@ -61,7 +61,7 @@ var Runtimes = []RuntimeSupport{
 			CodecAvroHamba, CodecMsgpackMsgp, CodecProtobufVtproto, CodecJSONGoccy,
 			CodecAvroRegistry, CodecProtobufRegistry, CodecJSONRegistry}},
 	{Runtime: RuntimeJVM, Worker: "workers/jvm", Clients: []Client{ClientJava},
-		Codecs: []Codec{CodecJSON, CodecAvro, CodecAvroSpecific, CodecProtobuf, CodecMsgpack, CodecRaw, CodecCBOR,
+		Codecs: []Codec{CodecJSON, CodecAvro, CodecAvroSpecific, CodecProtobuf, CodecMsgpack, CodecRaw, CodecCBOR, CodecFlatbuffers,
 			CodecThriftBinary, CodecThriftCompact, CodecJavaSerialization, CodecKryo, CodecKryoUnsafe, CodecFory,
 			CodecAvroRegistry, CodecProtobufRegistry, CodecJSONRegistry},
 		Lacks: []Lack{

@@ -48,8 +48,12 @@ func main() {
 		}
 		write(filepath.Join(dir, name), b)
 	}
-	for sub, gen := range map[string]func([]message) (map[string][]byte, error){"java": javaClasses, "avro": avroSchemas} {
-		files, err := gen(msgs)
+	for _, g := range []struct {
+		sub string
+		gen func([]message) (map[string][]byte, error)
+	}{{"java", javaClasses}, {"java", javaFlat}, {"avro", avroSchemas}} {
+		sub := g.sub
+		files, err := g.gen(msgs)
 		if err != nil {
 			log.Fatalf("%s: %v", sub, err)
 		}

@@ -64,8 +64,11 @@ image() {
 # generated with (make schema-compilers pins it; Maven Central serves no compiler).
 thrift_version() { thrift --version 2>/dev/null | awk '{print $3}'; }
 want_thrift="$(sed -n 's/^THRIFT_VERSION *:= *\([0-9.]*\).*/\1/p' "$repo/Makefile")"
-key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload/proto workers/payload/thriftgen/payload.thrift -type f -print0 | sort -z | xargs -0 sha256sum;
-  echo "$KAFKA_VERSION $(java_runtime_version "$java") thrift $want_thrift"; } | sha256sum | cut -c1-16)"
+# Its FlatBuffers classes likewise come from Debian's flatc at the Go code's version.
+flatc_version() { flatc --version 2>/dev/null | awk '{print $3}'; }
+want_flatc="$(sed -n 's/^FLATC_VERSION *:= *\([0-9.]*\).*/\1/p' "$repo/Makefile")"
+key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload/proto workers/payload/thriftgen/payload.thrift workers/payload/fbgen/payload.fbs -type f -print0 | sort -z | xargs -0 sha256sum;
+  echo "$KAFKA_VERSION $(java_runtime_version "$java") thrift $want_thrift flatc $want_flatc"; } | sha256sum | cut -c1-16)"
 dist="$cache/worker-jvm-$key"
 
 # Test binaries of several packages build it at once: one builds, the others wait
@@ -75,9 +78,10 @@ exec 9>"$cache/worker-jvm.lock"
 flock 9
 if [[ ! -f "$dist/.complete" ]]; then
   # Under the lock: test binaries building at once install the compiler once.
-  if [[ "$(thrift_version)" != "$want_thrift" ]]; then
+  if [[ "$(thrift_version)" != "$want_thrift" || "$(flatc_version)" != "$want_flatc" ]]; then
     make -s -C "$repo" schema-compilers >&2
     [[ "$(thrift_version)" == "$want_thrift" ]] || { log "needs the Thrift compiler $want_thrift (make schema-compilers), not '$(thrift_version)'"; exit 1; }
+    [[ "$(flatc_version)" == "$want_flatc" ]] || { log "needs flatc $want_flatc (make schema-compilers), not '$(flatc_version)'"; exit 1; }
   fi
   log "building with $jdk (Kafka $KAFKA_VERSION) into $dist"
   work="$(mktemp -d)"
@@ -87,6 +91,7 @@ if [[ ! -f "$dist/.complete" ]]; then
   cp -r "$repo/workers/jvm" "$work/workers/jvm"
   cp -r "$repo/workers/payload/proto" "$work/workers/payload/proto"
   thrift --gen java:generated_annotations=suppress -out "$work/workers/jvm/src/main/java" "$repo/workers/payload/thriftgen/payload.thrift"
+  flatc --java -o "$work/workers/jvm/src/main/java" "$repo/workers/payload/fbgen/payload.fbs"
   if ! JAVA_HOME="$jdk" mvn -B -q -Dstyle.color=never -f "$work/workers/jvm/pom.xml" -Dkafka.version="$KAFKA_VERSION" \
       -Dmaven.repo.local="$cache/m2" package >"$work/mvn.log" 2>&1; then
     log "maven failed:"; grep -v '^WARNING' "$work/mvn.log" | tail -40 >&2; exit 1

@@ -37,11 +37,12 @@ func goTwin(c trial.Codec) trial.Codec {
 
 // exactBytes are the codecs whose encoding is one byte sequence per record (Avro's
 // binary encoding; protobuf's and Thrift's fields in number order; raw; Avro framed
-// with the one schema id both runtimes get): there both runtimes must write the
-// golden bytes exactly. (protobuf/registry is not: Confluent's Go serializer writes
+// with the one schema id both runtimes get; FlatBuffers built field by field in the
+// same order, on records without maps): there both runtimes must write the golden
+// bytes exactly. (protobuf/registry is not: Confluent's Go serializer writes
 // the message indexes [0] as one zero byte, Apicurio's as a count and an index.)
 var exactBytes = []trial.Codec{trial.CodecAvro, trial.CodecAvroSpecific, trial.CodecProtobuf, trial.CodecRaw,
-	trial.CodecThriftBinary, trial.CodecThriftCompact, trial.CodecAvroRegistry}
+	trial.CodecThriftBinary, trial.CodecThriftCompact, trial.CodecAvroRegistry, trial.CodecFlatbuffers}
 
 // TestWire: for every codec of the JVM worker and every built-in schema with a stable
 // encoding (the complex message's map has no order), the bytes each runtime writes

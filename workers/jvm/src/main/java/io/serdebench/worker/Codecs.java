@@ -94,6 +94,7 @@ final class Codecs {
     TABLE.put("thrift-binary", (t, o) -> new Thrift(t, false));
     TABLE.put("thrift-compact", (t, o) -> new Thrift(t, true));
     TABLE.put("cbor", (t, o) -> new Pojo.Cbor(t));
+    TABLE.put("flatbuffers", (t, o) -> new Pojo.FlatBuffers(t));
     TABLE.put("java-serialization", (t, o) -> new Pojo.JavaSerialization(t));
     TABLE.put("kryo", (t, o) -> new Pojo.KryoCodec(t, false));
     TABLE.put("kryo/unsafe", (t, o) -> new Pojo.KryoCodec(t, true));

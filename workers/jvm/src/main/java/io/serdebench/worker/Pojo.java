@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.dataformat.cbor.CBORGenerator;
 import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.google.flatbuffers.FlatBufferBuilder;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,6 +33,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.fory.config.Language;
+import serdebench.payload.pojo.Flat;
 import org.apache.fory.logging.LoggerFactory;
 
 /**
@@ -96,6 +99,30 @@ final class Pojo {
       if (g instanceof CBORGenerator c) c.writeTag(0);
       g.writeString(v.toString());
     }
+  }
+
+  /**
+   * FlatBuffers with flatbuffers-java on flatc's classes (package fbgen, from the same
+   * payload.fbs as the Go codec's): encode builds the buffer from the payload object
+   * field by field, decode reads every field back into a new one
+   * (serdebench.payload.pojo.Flat, written by hack/genformats as the Go builders are).
+   */
+  static final class FlatBuffers extends Base {
+    private final Flat.Funcs fn;
+    private final FlatBufferBuilder b = new FlatBufferBuilder(16 << 10);
+
+    FlatBuffers(Codecs.Type t) throws ClassNotFoundException {
+      super(t);
+      fn = Flat.of(t.name());
+    }
+
+    public byte[] encode(Object nat) {
+      b.clear();
+      b.finish(fn.build(b, nat));
+      return b.sizedByteArray();
+    }
+
+    public Object decode(byte[] bytes) { return fn.read(ByteBuffer.wrap(bytes)); }
   }
 
   /** Java's own serialization (ObjectOutputStream), reading only the payload's classes back. */
