@@ -105,7 +105,8 @@ teardown() {
     # A failed command may be the rig's fault: its path's last heartbeats (and a
     # goroutine dump, if it had to be killed) go where the failure is read.
     if [ "$RC" != 0 ]; then
-      log "$(basename "$f"), last lines:"; grep -v "^READY" "$f" | tail -n 40 | sed 's/^/    /' >&2
+      log "$(basename "$f"), last heartbeats:"; grep '^ALIVE' "$f" | tail -n 6 | sed 's/^/    /' >&2
+      log "$(basename "$f"), last other lines:"; grep -v '^READY\|^ALIVE' "$f" | tail -n 30 | sed 's/^/    /' >&2
     fi
     # packets dropped by the kernel queue or its netlink socket, or releases late by >1 ms at p99
     awk '/^STATS/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }

@@ -354,24 +354,28 @@ func TestUsage(t *testing.T) {
 			theirConsumers, _ := json.Marshal(tr)
 			tr.Settings.Client, tr.Settings.ConsumerClient, tr.Codec = rt.client, "", trial.CodecAvroRegistry
 			registryCodec, _ := json.Marshal(tr)
-			cases := map[string][]string{
-				"unknown flag":                      {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(mine), "--no-such-flag=1"},
-				"trial not JSON":                    {"--role=producer", "--topic=t", "--group=g", "--trial={not json"},
-				"no role":                           {"--topic=t", "--group=g", "--trial=" + string(mine)},
-				"another runtime's client":          {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(theirs)},
-				"another runtime's consumer client": {"--role=consumer", "--topic=t", "--group=g", "--trial=" + string(theirConsumers)},
-				"a registry codec, no registry":     {"--role=producer", "--topic=t", "--group=g", "--trial=" + string(registryCodec)},
+			type usage struct {
+				args []string
+				says string // what the refusal names ("": any usage error)
+			}
+			cases := map[string]usage{
+				"unknown flag":                      {args: []string{"--role=producer", "--topic=t", "--group=g", "--trial=" + string(mine), "--no-such-flag=1"}},
+				"trial not JSON":                    {args: []string{"--role=producer", "--topic=t", "--group=g", "--trial={not json"}},
+				"no role":                           {args: []string{"--topic=t", "--group=g", "--trial=" + string(mine)}},
+				"another runtime's client":          {args: []string{"--role=producer", "--topic=t", "--group=g", "--trial=" + string(theirs)}},
+				"another runtime's consumer client": {args: []string{"--role=consumer", "--topic=t", "--group=g", "--trial=" + string(theirConsumers)}},
+				"a registry codec, no registry":     {args: []string{"--role=producer", "--topic=t", "--group=g", "--trial=" + string(registryCodec)}, says: "--schema-registry"},
 			}
 			if rt.client == clientJava {
-				cases["a registry without Apicurio's API"] = []string{"--role=consumer", "--topic=t", "--group=g", "--trial=" + string(registryCodec),
-					"--schema-registry=http://127.0.0.1:1/confluent"}
+				cases["a registry without Apicurio's API"] = usage{args: []string{"--role=consumer", "--topic=t", "--group=g", "--trial=" + string(registryCodec),
+					"--schema-registry=http://127.0.0.1:1/confluent"}, says: "/apis/ccompat/"}
 			}
-			for name, args := range cases {
+			for name, c := range cases {
 				argv := rt.build(t)
-				cmd := osexec.Command(argv[0], append(argv[1:], args...)...)
+				cmd := osexec.Command(argv[0], append(argv[1:], c.args...)...)
 				out, _ := cmd.CombinedOutput()
-				if code := cmd.ProcessState.ExitCode(); code != protocol.ExitUsage {
-					t.Errorf("%s: exit %d, want %d\n%s", name, code, protocol.ExitUsage, tail(string(out)))
+				if code := cmd.ProcessState.ExitCode(); code != protocol.ExitUsage || !strings.Contains(string(out), c.says) {
+					t.Errorf("%s: exit %d, want %d naming %q\n%s", name, code, protocol.ExitUsage, c.says, tail(string(out)))
 				}
 			}
 		})

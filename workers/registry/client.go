@@ -6,14 +6,12 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry"
-	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/rest"
 )
 
 // Schema types, as the registry names them.
@@ -30,13 +28,28 @@ type Schema struct {
 	Text string
 }
 
-// requestTimeout bounds one request to the registry (the client retries a failed
-// one up to its MaxRetries, 3 by default).
+// requestTimeout bounds one request to the registry.
 const requestTimeout = 10 * time.Second
 
-// conflictAttempts bounds the registrations of one schema that a concurrent first
-// registration may answer with 409 Conflict.
-const conflictAttempts = 3
+// attempts bounds the tries of one request, 100 ms and then 200 ms apart. The
+// client's own retries are off: confluent-kafka-go v2.11.1 sends a retried
+// request's body from the buffer the first try drained, so a register retried after
+// a 5xx arrives empty (Apicurio: "request is null"). Producers starting together
+// register a new subject at once, and Apicurio answers all but the first with 409
+// Conflict or 500: the next try finds the schema.
+const attempts = 3
+
+// try runs f until it succeeds or attempts tries failed.
+func try(f func() error) error {
+	var err error
+	for i := 1; i <= attempts; i++ {
+		if err = f(); err == nil || i == attempts {
+			break
+		}
+		time.Sleep(time.Duration(i) * 100 * time.Millisecond)
+	}
+	return err
+}
 
 // Client is one worker's registry client, safe for concurrent use (a consumer's
 // partitions share it). Like the Confluent serializers', its caches live as long
@@ -55,6 +68,7 @@ func New(url string) (*Client, error) {
 	c := &Client{url: url}
 	conf := schemaregistry.NewConfig(url)
 	conf.RequestTimeoutMs = int(requestTimeout.Milliseconds())
+	conf.MaxRetries = 0 // try retries, with the body (attempts)
 	conf.HTTPClient = &http.Client{Timeout: requestTimeout, Transport: counting{c: c, next: http.DefaultTransport}}
 	sr, err := schemaregistry.NewClient(conf)
 	if err != nil {
@@ -78,17 +92,10 @@ func Open(url string) (*Client, error) {
 // request the first time, the cache after.
 func (c *Client) ID(subject string, s Schema) (int, error) {
 	var id int
-	var err error
-	// Producers starting together register at once, and Apicurio answers all but
-	// the first creation of a subject with 409 Conflict: the next attempt finds it.
-	for attempt := 1; ; attempt++ {
+	err := try(func() (err error) {
 		id, err = c.sr.Register(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
-		var rerr *rest.Error
-		if err == nil || attempt == conflictAttempts || !errors.As(err, &rerr) || rerr.Code != http.StatusConflict {
-			break
-		}
-		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
-	}
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("schema registry %s: register %s schema under %s: %w", c.url, s.Type, subject, err)
 	}
@@ -99,7 +106,11 @@ func (c *Client) ID(subject string, s Schema) (int, error) {
 // (a deserializer's check of what it expects): a request the first time, the
 // cache after.
 func (c *Client) Registered(subject string, s Schema) (int, error) {
-	id, err := c.sr.GetID(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
+	var id int
+	err := try(func() (err error) {
+		id, err = c.sr.GetID(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("schema registry %s: look up %s schema under %s: %w", c.url, s.Type, subject, err)
 	}
@@ -110,7 +121,11 @@ func (c *Client) Registered(subject string, s Schema) (int, error) {
 // deserializer looks it up for every value (with its subject, as Confluent's
 // do): a request the first time, the cache after.
 func (c *Client) Writer(subject string, id int) (Schema, error) {
-	info, err := c.sr.GetBySubjectAndID(subject, id)
+	var info schemaregistry.SchemaInfo
+	err := try(func() (err error) {
+		info, err = c.sr.GetBySubjectAndID(subject, id)
+		return err
+	})
 	if err != nil {
 		return Schema{}, fmt.Errorf("schema registry %s: schema id %d: %w", c.url, id, err)
 	}

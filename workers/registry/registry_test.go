@@ -65,9 +65,6 @@ func TestClientAgainstRegistry(t *testing.T) {
 	}
 }
 
-// TestWire: headers round-trip; the first message's index path is the single
-// byte 0 and others a count then the indexes (the Confluent serializers'
-// encoding); a value without the magic byte or with a cut header is refused.
 // TestConcurrentFirstRegistrations: workers that start together register one new
 // subject's schema at once (a trial's producers; Apicurio answers all but the
 // first creation with 409 Conflict): every one gets the schema's one id.
@@ -96,6 +93,9 @@ func TestConcurrentFirstRegistrations(t *testing.T) {
 	}
 }
 
+// TestWire: headers round-trip; the first message's index path is the single
+// byte 0 and others a count then the indexes (the Confluent serializers'
+// encoding); a value without the magic byte or with a cut header is refused.
 func TestWire(t *testing.T) {
 	for _, path := range [][]int{{0}, {1}, {0, 2}, {3, 1, 4}} {
 		idx := registry.MessageIndexes(path)

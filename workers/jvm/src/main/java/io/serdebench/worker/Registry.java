@@ -16,11 +16,14 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -90,6 +93,11 @@ final class Registry {
     c.put("apicurio.registry.use-id", "contentId");
     // Confluent's serializers do not validate a record against its schema by default.
     c.put("apicurio.registry.serde.validation-enabled", "false");
+    // A schema looked up stays cached as long as the serde lives, as the Go client's
+    // and Confluent's do: Apicurio's default of 30 s would put three requests into
+    // the timed encode of a generic Avro record or a JSON tree every 30 s (the
+    // serializer keeps a schema for good only for a generated class's records).
+    c.put("apicurio.registry.check-period-ms", Long.toString(Long.MAX_VALUE / 2));
     c.put("apicurio.registry.http.adapter", "JDK");
     return c;
   }
@@ -102,11 +110,11 @@ final class Registry {
     Map<String, Object> c = config(nativeAPI(o.registry()));
     return switch (format) {
       case "avro" -> {
-        pin(c, o, "AVRO", t.avroSchema());
-        yield new Framed(new Codecs.Avro(t, false), new AvroKafkaSerializer<>(), new AvroKafkaDeserializer<>(), c, o.topic());
+        Own own = pin(c, o, "AVRO", t.avroSchema());
+        yield new Framed(new Codecs.Avro(t, false), new AvroKafkaSerializer<>(), new AvroKafkaDeserializer<>(), c, o.topic(), own);
       }
       case "protobuf" -> {
-        pin(c, o, "PROTOBUF", t.protoFile());
+        Own own = pin(c, o, "PROTOBUF", t.protoFile());
         Codecs.ProtobufJava inner = new Codecs.ProtobufJava(t);
         // Confluent's message indexes instead of Apicurio's type reference.
         c.put("apicurio.registry.serde.send-indexes", "true");
@@ -118,11 +126,11 @@ final class Registry {
         // loading and interpreted code in a cold JVM, which a reader would pay on its
         // first record, inside the trial. Parsing the same text now pays it here.
         if (!o.writes()) new ProtobufSchemaParser<>().parseSchema(t.protoFile().getBytes(StandardCharsets.UTF_8), Map.of());
-        yield new Framed(inner, new ProtobufKafkaSerializer<>(), new ProtobufKafkaDeserializer<>(), c, o.topic());
+        yield new Framed(inner, new ProtobufKafkaSerializer<>(), new ProtobufKafkaDeserializer<>(), c, o.topic(), own);
       }
       case "json" -> {
-        pin(c, o, "JSON", t.jsonSchema());
-        yield new Framed(new Codecs.JacksonJson(), new JsonSchemaKafkaSerializer<>(), new JsonSchemaKafkaDeserializer<>(), c, o.topic());
+        Own own = pin(c, o, "JSON", t.jsonSchema());
+        yield new Framed(new Codecs.JacksonJson(), new JsonSchemaKafkaSerializer<>(), new JsonSchemaKafkaDeserializer<>(), c, o.topic(), own);
       }
       default -> throw new IllegalArgumentException("no registry variant of " + format);
     };
@@ -133,8 +141,30 @@ final class Registry {
    * subject (TopicIdStrategy: Confluent's TopicNameStrategy), registered first; a
    * reader's deserializer needs only the ids in the values.
    */
-  private static void pin(Map<String, Object> c, Codecs.Options o, String type, String text) throws Exception {
-    if (o.writes()) c.put("apicurio.registry.artifact.version", register(o.registry(), o.topic() + "-value", type, text));
+  private static Own pin(Map<String, Object> c, Codecs.Options o, String type, String text) throws Exception {
+    Own own = new Own(o.registry(), o.topic() + "-value", type, text);
+    if (o.writes()) c.put("apicurio.registry.artifact.version", register(own.ccompat, own.subject, type, text));
+    return own;
+  }
+
+  /**
+   * The schema a codec writes and expects, for the check the Go consumers make too:
+   * the first value of each schema id must carry this codec's own schema (its id
+   * under the subject, one lookup), so that a value of another schema is an error
+   * naming both ids, not a wrong decode.
+   */
+  record Own(String ccompat, String subject, String type, String text) {
+    /** This schema's id under the subject (the lookup registers nothing). */
+    int id() throws Exception {
+      try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
+        return post(http, ccompat + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8), body(type, text),
+            "look up " + type + " schema under " + subject, false).path("id").asInt();
+      }
+    }
+  }
+
+  private static ObjectNode body(String type, String text) {
+    return JsonNodeFactory.instance.objectNode().put("schema", text).put("schemaType", type);
   }
 
   /**
@@ -143,12 +173,12 @@ final class Registry {
    * first), and returns its version there.
    */
   static String register(String ccompat, String subject, String type, String text) throws Exception {
-    ObjectNode body = JsonNodeFactory.instance.objectNode().put("schema", text);
-    if (!type.equals("AVRO")) body.put("schemaType", type); // the API's default type, which Confluent's clients leave out
+    ObjectNode body = body(type, text);
     String base = ccompat + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8);
     try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
       // Producers starting together register at once, and Apicurio answers all but
-      // the first creation of a subject with 409: the next attempt finds it.
+      // the first creation of a subject with 409 Conflict or 500: the next try
+      // finds it (three tries, as the Go client's).
       for (int attempt = 1; post(http, base + "/versions", body, "register " + type + " schema under " + subject, attempt < 3) == null; attempt++)
         Thread.sleep(100L * attempt);
       // The lookup of the same text answers with its version.
@@ -156,13 +186,13 @@ final class Registry {
     }
   }
 
-  /** The response's JSON; null for a 409 Conflict where conflictRetries. */
-  private static JsonNode post(HttpClient http, String url, ObjectNode body, String what, boolean conflictRetries) throws Exception {
+  /** The response's JSON; null for a 409 Conflict or a 5xx where retry. */
+  private static JsonNode post(HttpClient http, String url, ObjectNode body, String what, boolean retry) throws Exception {
     HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
         .header("Content-Type", "application/vnd.schemaregistry.v1+json")
         .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
     HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
-    if (resp.statusCode() == 409 && conflictRetries) return null;
+    if (retry && (resp.statusCode() == 409 || resp.statusCode() / 100 == 5)) return null;
     if (resp.statusCode() / 100 != 2) throw new IllegalStateException("schema registry " + url + ": " + what + ": " + resp.statusCode() + " " + resp.body());
     return new ObjectMapper().readTree(resp.body());
   }
@@ -176,13 +206,17 @@ final class Registry {
     private final Serializer<Object> ser;
     private final Deserializer<Object> de;
     private final String topic;
+    private final Own own;
+    /** The writer ids known to be this codec's schema. */
+    private final Set<Integer> checked = new HashSet<>();
 
     @SuppressWarnings("unchecked")
-    Framed(Codecs.Codec inner, Serializer<?> ser, Deserializer<?> de, Map<String, Object> config, String topic) {
+    Framed(Codecs.Codec inner, Serializer<?> ser, Deserializer<?> de, Map<String, Object> config, String topic, Own own) {
       this.inner = inner;
       this.ser = (Serializer<Object>) ser;
       this.de = (Deserializer<Object>) de;
       this.topic = topic;
+      this.own = own;
       this.ser.configure(config, false);
       this.de.configure(config, false);
     }
@@ -191,7 +225,18 @@ final class Registry {
 
     public byte[] encode(Object nat) { return ser.serialize(topic, nat); }
 
-    public Object decode(byte[] b) { return de.deserialize(topic, b); }
+    public Object decode(byte[] b) throws Exception {
+      if (b.length >= 5 && b[0] == 0) { // anything else is the deserializer's to refuse
+        int id = ByteBuffer.wrap(b, 1, 4).getInt();
+        if (!checked.contains(id)) {
+          int mine = own.id();
+          if (id != mine)
+            throw new IllegalStateException("value written with schema id " + id + ", not this codec's (id " + mine + " under " + own.subject() + ")");
+          checked.add(id);
+        }
+      }
+      return de.deserialize(topic, b);
+    }
 
     @Override
     public Object nativeOf(Object decoded) throws Exception { return inner.nativeOf(decoded); }
