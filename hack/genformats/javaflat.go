@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// javaFlatVectors are the flatbuffers-java vector classes of a list's scalar kinds,
-// and their Java element arrays.
-var javaFlatVectors = map[kind][2]string{kindInt64: {"LongVector", "long"}, kindInt32: {"IntVector", "int"},
-	kindFloat64: {"DoubleVector", "double"}, kindBool: {"BooleanVector", "boolean"}}
+// javaFlatVectors are the flatbuffers-java vector classes of a list's scalar kinds
+// (their elements are javaTypesOf's primitives).
+var javaFlatVectors = map[kind]string{kindInt64: "LongVector", kindInt32: "IntVector", kindFloat64: "DoubleVector", kindBool: "BooleanVector"}
 
 // javaFlat writes the JVM worker's FlatBuffers builders and readers of the payload
 // classes (javaClasses), on the classes flatc generates from the same payload.fbs
@@ -135,9 +134,8 @@ func javaFlatRead(b *bytes.Buffer, m message) {
 		case f.Kind == kindTime:
 			fmt.Fprintf(b, "    %s = fromMicros(%s);\n", j, get)
 		case f.Kind == kindList:
-			vec := javaFlatVectors[f.Elem]
 			fmt.Fprintf(b, "    { com.google.flatbuffers.%s v = t.%sVector();\n      if (v != null) {\n        %s = new %s[checkLen(t.getByteBuffer(), v.length())];\n        for (int i = 0; i < %s.length; i++) %s[i] = v.get(i);\n      }\n    }\n",
-				vec[0], lowerCamel(f.Name), j, vec[1], j, j)
+				javaFlatVectors[f.Elem], lowerCamel(f.Name), j, javaTypesOf[f.Elem][0], j, j)
 		case f.Kind == kindMap:
 			e := "fbgen." + entryTable(m, f)
 			fmt.Fprintf(b, "    { %s.Vector v = t.%sVector();\n      if (v != null) {\n        int len = checkLen(t.getByteBuffer(), v.length());\n        %s = new java.util.LinkedHashMap<>(len * 2);\n        %s e = new %s();\n",
