@@ -143,46 +143,44 @@ final class Registry {
    */
   private static Own pin(Map<String, Object> c, Codecs.Options o, String type, String text) throws Exception {
     Own own = new Own(o.registry(), o.topic() + "-value", type, text);
-    if (o.writes()) c.put("apicurio.registry.artifact.version", register(own.ccompat, own.subject, type, text));
+    if (o.writes()) c.put("apicurio.registry.artifact.version", own.register());
     return own;
   }
 
   /**
-   * The schema a codec writes and expects, for the check the Go consumers make too:
-   * the first value of each schema id must carry this codec's own schema (its id
-   * under the subject, one lookup), so that a value of another schema is an error
-   * naming both ids, not a wrong decode.
+   * The schema a codec writes and expects under its subject, through the
+   * Confluent-compatible API at ccompat: a writer registers it first, as the Go
+   * workers' client does; a reader makes the check the Go consumers make too, that
+   * the first value of each schema id carries this schema (its id under the subject,
+   * one lookup), so that a value of another schema is an error naming both ids, not
+   * a wrong decode.
    */
   record Own(String ccompat, String subject, String type, String text) {
+    private String url() { return ccompat + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8); }
+
+    private ObjectNode body() { return JsonNodeFactory.instance.objectNode().put("schema", text).put("schemaType", type); }
+
+    /** Registers the text (the same text is the same version, whoever comes first) and returns its version. */
+    String register() throws Exception {
+      try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
+        // Producers starting together register at once, and Apicurio answers all but
+        // the first creation of a subject with 409 Conflict or 500: the next try
+        // finds it (three tries, as the Go client's).
+        for (int attempt = 1; post(http, url() + "/versions", body(), "register " + type + " schema under " + subject, attempt < 3) == null; attempt++)
+          Thread.sleep(100L * attempt);
+        return lookup(http).path("version").asText();
+      }
+    }
+
     /** This schema's id under the subject (the lookup registers nothing). */
     int id() throws Exception {
       try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
-        return post(http, ccompat + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8), body(type, text),
-            "look up " + type + " schema under " + subject, false).path("id").asInt();
+        return lookup(http).path("id").asInt();
       }
     }
-  }
 
-  private static ObjectNode body(String type, String text) {
-    return JsonNodeFactory.instance.objectNode().put("schema", text).put("schemaType", type);
-  }
-
-  /**
-   * Registers text under subject through the Confluent-compatible API at ccompat, as
-   * the Go workers' client does (the same text is the same version, whoever comes
-   * first), and returns its version there.
-   */
-  static String register(String ccompat, String subject, String type, String text) throws Exception {
-    ObjectNode body = body(type, text);
-    String base = ccompat + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8);
-    try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
-      // Producers starting together register at once, and Apicurio answers all but
-      // the first creation of a subject with 409 Conflict or 500: the next try
-      // finds it (three tries, as the Go client's).
-      for (int attempt = 1; post(http, base + "/versions", body, "register " + type + " schema under " + subject, attempt < 3) == null; attempt++)
-        Thread.sleep(100L * attempt);
-      // The lookup of the same text answers with its version.
-      return post(http, base, body, "look up " + type + " schema under " + subject, false).path("version").asText();
+    private JsonNode lookup(HttpClient http) throws Exception {
+      return post(http, url(), body(), "look up " + type + " schema under " + subject, false);
     }
   }
 
