@@ -7,6 +7,7 @@ package registry
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -31,22 +32,36 @@ type Schema struct {
 // requestTimeout bounds one request to the registry.
 const requestTimeout = 10 * time.Second
 
-// attempts bounds the tries of one request, 100 ms and then 200 ms apart. The
-// client's own retries are off: confluent-kafka-go v2.11.1 sends a retried
-// request's body from the buffer the first try drained, so a register retried after
-// a 5xx arrives empty (Apicurio: "request is null"). Producers starting together
-// register a new subject at once, and Apicurio answers all but the first with 409
-// Conflict or 500: the next try finds the schema.
-const attempts = 3
+// attempts bounds the tries of one request: one and the three retries of
+// confluent-kafka-go's default (MaxRetries), each after a wait drawn as its
+// retries draw theirs (backoff). The client's own retries are off:
+// confluent-kafka-go v2.11.1 sends a retried request's body from the buffer the
+// first try drained, so a register retried after a 5xx arrives empty (Apicurio:
+// "request is null"). Producers starting together register a new subject at
+// once, and Apicurio answers all but the first with 409 Conflict or 500 (its
+// in-memory storage's lock timeout, hack/registry/registry.sh): a later try finds
+// the schema.
+const attempts = 4
+
+// retryWait is the client's RetriesWaitMs default: the first retry waits up to it,
+// each next one up to twice as long.
+const retryWait = time.Second
+
+// backoff is the wait before retry i (from 0): "full jitter", uniform in
+// [0, retryWait·2^i), as confluent-kafka-go draws it, so that workers refused
+// together do not come back together.
+func backoff(i int) time.Duration {
+	return time.Duration(rand.Int64N(int64(retryWait) << i))
+}
 
 // try runs f until it succeeds or attempts tries failed.
 func try(f func() error) error {
 	var err error
-	for i := 1; i <= attempts; i++ {
-		if err = f(); err == nil || i == attempts {
+	for i := 0; i < attempts; i++ {
+		if err = f(); err == nil || i == attempts-1 {
 			break
 		}
-		time.Sleep(time.Duration(i) * 100 * time.Millisecond)
+		time.Sleep(backoff(i))
 	}
 	return err
 }

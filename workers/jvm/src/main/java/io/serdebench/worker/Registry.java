@@ -16,6 +16,7 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -67,6 +69,17 @@ final class Registry {
 
   /** One request to the registry: as the Go workers' client bounds it. */
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  /** Tries of a registration, as the Go workers' client makes them (workers/registry). */
+  private static final int ATTEMPTS = 4;
+
+  /**
+   * The wait before retry i (from 0), drawn as the Go workers' client draws it: uniform
+   * in [0, 1 s·2^i), so that producers refused together do not come back together.
+   */
+  static Duration backoff(int i) {
+    return Duration.ofNanos(ThreadLocalRandom.current().nextLong(Duration.ofSeconds(1).toNanos() << i));
+  }
 
   /**
    * Apicurio's native (v2) API beside the Confluent-compatible one at ccompat (a usage
@@ -164,10 +177,10 @@ final class Registry {
     String register() throws Exception {
       try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
         // Producers starting together register at once, and Apicurio answers all but
-        // the first creation of a subject with 409 Conflict or 500: the next try
-        // finds it (three tries, as the Go client's).
-        for (int attempt = 1; post(http, url() + "/versions", body(), "register " + type + " schema under " + subject, attempt < 3) == null; attempt++)
-          Thread.sleep(100L * attempt);
+        // the first creation of a subject with 409 Conflict or 500: a later try finds
+        // it (four tries with the Go client's waits).
+        for (int i = 0; post(http, url() + "/versions", body(), "register " + type + " schema under " + subject, i < ATTEMPTS - 1) == null; i++)
+          Thread.sleep(backoff(i).toMillis());
         return lookup(http).path("version").asText();
       }
     }
@@ -184,12 +197,18 @@ final class Registry {
     }
   }
 
-  /** The response's JSON; null for a 409 Conflict or a 5xx where retry. */
+  /** The response's JSON; null for a timeout, a 409 Conflict or a 5xx where retry. */
   private static JsonNode post(HttpClient http, String url, ObjectNode body, String what, boolean retry) throws Exception {
     HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
         .header("Content-Type", "application/vnd.schemaregistry.v1+json")
         .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
-    HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> resp;
+    try {
+      resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+    } catch (HttpTimeoutException e) {
+      if (retry) return null;
+      throw new IllegalStateException("schema registry " + url + ": " + what + ": no answer in " + TIMEOUT.toSeconds() + " s", e);
+    }
     if (retry && (resp.statusCode() == 409 || resp.statusCode() / 100 == 5)) return null;
     if (resp.statusCode() / 100 != 2) throw new IllegalStateException("schema registry " + url + ": " + what + ": " + resp.statusCode() + " " + resp.body());
     return new ObjectMapper().readTree(resp.body());
