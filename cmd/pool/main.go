@@ -7,7 +7,8 @@
 // The first line describes the record type: {"type", "protoMessage", "protoFile",
 // "avroSchema", "jsonSchema"} (the protobuf message of workers/payload/proto and its
 // file's text, the Avro schema and JSON Schema the Go codecs use: the texts the
-// registry variants register). Each further line is one record of the producer's pool in
+// registry variants register) and "series" (the rules a worker cuts its series and
+// segments by, workers/summary's). Each further line is one record of the producer's pool in
 // send order, as encoding/json writes the Go struct (the unit payload sizes are
 // measured in). --records 0 writes the description alone (a consumer's need).
 // Exit codes are the worker's: 0, 1 on a failure, 2 on invalid arguments.
@@ -27,6 +28,7 @@ import (
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/payload"
 	"github.com/serdebench/serdebench/workers/protocol"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -42,8 +44,25 @@ type Header struct {
 	AvroSchema string `json:"avroSchema"`
 	// JSONSchema is the JSON Schema's text json/registry registers.
 	JSONSchema string `json:"jsonSchema"`
+	// Series is how a worker of another runtime cuts its measurements into
+	// intervals and segments, as the Go workers do (workers/summary).
+	Series SeriesRules `json:"series"`
 	// Records is how many record lines follow.
 	Records int `json:"records"`
+}
+
+// SeriesRules are workers/summary's rules for a summary's series and segments.
+type SeriesRules struct {
+	// IntervalSeconds is the buckets' width: the trial's, or the default.
+	IntervalSeconds int32 `json:"intervalSeconds"`
+	// MaxBuckets bounds the buckets (summary.MaxBuckets), Digits is their latency
+	// histograms' precision (summary.IntervalDigits).
+	MaxBuckets int `json:"maxBuckets"`
+	Digits     int `json:"digits"`
+	// StallMinMicros is the shortest stall (summary.StallMin), MaxSegments the
+	// segments of one partition in one consumer (summary.MaxSegments).
+	StallMinMicros int64 `json:"stallMinMicros"`
+	MaxSegments    int   `json:"maxSegments"`
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -81,7 +100,10 @@ func write(w *bufio.Writer, t trial.Trial, id, n int) error {
 		return err
 	}
 	typ := schema.TypeFor(int(t.SizeBytes))
-	h := Header{Type: typ.Name, Records: n}
+	h := Header{Type: typ.Name, Records: n, Series: SeriesRules{
+		IntervalSeconds: t.IntervalSecondsOrDefault(), MaxBuckets: summary.MaxBuckets, Digits: summary.IntervalDigits,
+		StallMinMicros: summary.StallMin.Microseconds(), MaxSegments: summary.MaxSegments,
+	}}
 	if typ.Proto != nil {
 		d := typ.Proto().ProtoReflect().Descriptor()
 		h.ProtoMessage = string(d.FullName())

@@ -77,6 +77,7 @@ func TestTrial(t *testing.T) {
 					t.Fatalf("%s %s: usage %+v, want its CPU, resident set and heap over its window", s.Role, s.Worker, u)
 				}
 				clientStats(t, s)
+				seriesAndSegments(t, s)
 				if s.Role == protocol.RoleProducer {
 					produced += s.Records
 					exact(t, s, summary.AckLatencyMicros, s.Records)
@@ -99,6 +100,14 @@ func TestTrial(t *testing.T) {
 			}
 			if got := res.Latency(summary.EndToEndMicros).Count(); got != consumed {
 				t.Fatalf("merged end-to-end latency counts %d, consumers measured %d", got, consumed)
+			}
+			ivs, _ := res.IntervalsAtMost(summary.MaxIntervals)
+			var perInterval int64
+			for _, iv := range ivs {
+				perInterval += iv.Records
+			}
+			if len(ivs) == 0 || perInterval != produced {
+				t.Fatalf("%d intervals counting %d acknowledged records, producers measured %d", len(ivs), perInterval, produced)
 			}
 			log := kafkatest.ReadBack(t, brokers, topic, tr.Partitions, false)
 			for _, s := range sums {
@@ -144,6 +153,66 @@ func clientStats(t *testing.T, s *summary.Summary) {
 		t.Fatalf("producer %s sent %d records (%d B of values): client %+v", s.Worker, sent, s.SerializedBytes, *c)
 	}
 	t.Logf("%s %s: sent %d, client %+v", s.Role, s.Worker, sent, *c)
+}
+
+// seriesAndSegments checks a worker's series against its own counts: a producer's
+// buckets hold every measured record it sent with its latency and every record
+// acknowledged (warmup too), and its first sequence numbers name every partition it
+// sent to; a consumer's hold every measured record received with its latency and
+// every record's first receipt, and its segments every record it received.
+func seriesAndSegments(t *testing.T, s *summary.Summary) {
+	t.Helper()
+	if s.Series == nil || s.Series.WidthSeconds <= 0 || len(s.Series.Buckets) == 0 {
+		t.Fatalf("%s %s: series %+v", s.Role, s.Worker, s.Series)
+	}
+	var records, latencies, done, doneMeasured, failures int64
+	partitions := map[int]bool{}
+	for _, b := range s.Series.Buckets {
+		records += b.Records
+		done += b.Done
+		doneMeasured += b.DoneMeasured
+		failures += b.Failures
+		if b.Latency != nil {
+			latencies += b.Latency.Count()
+		}
+		for p := range b.FirstSeq {
+			partitions[p] = true
+		}
+	}
+	var distinct, total int64
+	deliveries := s.Received
+	if s.Role == protocol.RoleProducer {
+		deliveries = s.Acked
+	}
+	for _, d := range deliveries {
+		distinct += d.Intervals.Size()
+		total += d.Total
+	}
+	want := fmt.Sprintf("records %d, warmup %d, distinct %d", s.Records, s.WarmupRecords, distinct)
+	if s.Role == protocol.RoleProducer {
+		for _, d := range s.Acked {
+			if !partitions[d.Partition] {
+				t.Errorf("producer %s: no bucket's first sequence numbers name partition %d", s.Worker, d.Partition)
+			}
+		}
+		if records != s.Records+failures || latencies != s.Records || done != s.Records+s.WarmupRecords || doneMeasured != s.Records {
+			t.Fatalf("producer %s: series counts %d records, %d latencies, %d done (%d measured); %s", s.Worker, records, latencies, done, doneMeasured, want)
+		}
+		return
+	}
+	if records != s.Records || latencies != s.Records || done != distinct || doneMeasured > s.Records {
+		t.Fatalf("consumer %s: series counts %d records, %d latencies, %d done (%d measured); %s", s.Worker, records, latencies, done, doneMeasured, want)
+	}
+	var segmented int64
+	for _, g := range s.Segments {
+		segmented += g.Records
+		if g.Last.Before(g.First) || g.Records <= 0 {
+			t.Errorf("consumer %s: segment %+v", s.Worker, g)
+		}
+	}
+	if segmented != total {
+		t.Fatalf("consumer %s: %d segments hold %d records, it received %d", s.Worker, len(s.Segments), segmented, total)
+	}
 }
 
 // waitAll waits for every process to exit 0 and returns their summaries; otherwise

@@ -6,11 +6,6 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// maxSegments bounds one partition's segments in one consumer: stalls are rare,
-// and past it a stall joins the segment it ends (the result then undercounts
-// stalls, never records).
-const maxSegments = 256
-
 // track adds one received record of the partition (intended: its intended send
 // time, Unix ns) to the partition's current segment, starting a new one after a
 // stall: a gap of at least summary.StallMin since the last receipt, with this
@@ -18,7 +13,7 @@ const maxSegments = 256
 func (st *partition) track(p int32, now time.Time, intended int64) {
 	s := st.seg
 	waited := now.UnixNano() - intended
-	if s == nil || (now.Sub(s.Last) >= summary.StallMin && waited >= summary.StallMin.Nanoseconds() && len(st.segs) < maxSegments) {
+	if s == nil || (now.Sub(s.Last) >= summary.StallMin && waited >= summary.StallMin.Nanoseconds() && len(st.segs) < summary.MaxSegments) {
 		if s != nil {
 			st.segs = append(st.segs, *s)
 		}

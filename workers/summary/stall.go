@@ -12,6 +12,11 @@ import (
 // hundreds of milliseconds or seconds.
 const StallMin = 200 * time.Millisecond
 
+// MaxSegments bounds one partition's segments in one consumer: stalls are rare,
+// and past it a stall joins the segment it ends (the result then undercounts
+// stalls, never records).
+const MaxSegments = 256
+
 // Segment is one consumer's uninterrupted consumption of one partition: from its
 // first receipt to its last, no gap of StallMin with a record waiting. A consumer
 // starts a segment when it first receives a partition's records and again after

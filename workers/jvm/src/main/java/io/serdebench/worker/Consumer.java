@@ -49,6 +49,8 @@ final class Consumer {
   private final long[] masks;
   private final Map<TopicPartition, Long> pending = new HashMap<>();
   private final Hist e2e = Hist.latency(), deser = Hist.duration();
+  private final Series series;
+  private final Segments segments;
   private long records, warmupRecords, serializedBytes, codecNanos, errors, foreign;
   private String firstError = "";
   private long windowStart, windowEnd;
@@ -63,7 +65,10 @@ final class Consumer {
     this.stop = stop;
     this.name = name;
     run = Wire.runID(a.group);
-    codec = Codecs.of(t.codec(), new Pool(a.trial, 0, false).type, new Codecs.Options(a.schemaRegistry, a.topic, false));
+    Pool pool = new Pool(a.trial, 0, false);
+    codec = Codecs.of(t.codec(), pool.type, new Codecs.Options(a.schemaRegistry, a.topic, false));
+    series = new Series(pool.rules);
+    segments = new Segments(pool.rules);
     masks = new long[t.partitions()];
   }
 
@@ -102,6 +107,7 @@ final class Consumer {
       c.subscribe(List.of(a.topic), new ConsumerRebalanceListener() {
         public void onPartitionsRevoked(Collection<TopicPartition> parts) {
           commit(c, parts, true);
+          endSegments(parts);
           parts.forEach(pending::remove); // the next owner commits them
         }
 
@@ -171,7 +177,10 @@ final class Consumer {
       masks[p] |= 1L << (f.producer & 63);
       return;
     }
-    received.computeIfAbsent(((long) f.producer << 32) | p, k -> new SeqSet()).add(f.seq);
+    segments.track(p, now, f.intended);
+    // Backlog counts each record once, when it first arrives.
+    boolean first = received.computeIfAbsent(((long) f.producer << 32) | p, k -> new SeqSet()).add(f.seq);
+    if (first) series.done(now, !f.warmup);
     byte[] v = r.value() == null ? new byte[0] : r.value();
     long t0 = System.nanoTime();
     try {
@@ -190,6 +199,8 @@ final class Consumer {
     }
     long lat = (now - f.intended) / 1000;
     e2e.record(lat);
+    series.measured(f.intended, lat);
+    if (!first) series.duplicate(f.intended);
     deser.record(d);
     records++;
     serializedBytes += v.length;
@@ -259,6 +270,11 @@ final class Consumer {
     }
   }
 
+  /** The partitions' assignment ended (a revoke): their segments end with it. */
+  private synchronized void endSegments(Collection<TopicPartition> parts) {
+    segments.end(parts.stream().map(TopicPartition::partition).toList());
+  }
+
   private static long mask(String meta) {
     if (meta == null || !meta.startsWith("m=")) return 0;
     try {
@@ -289,6 +305,9 @@ final class Consumer {
     ObjectNode hs = s.putObject("histograms");
     hs.set("e2e_latency_us", e2e.json());
     hs.set("deserialize_ns", deser.json());
+    s.set("series", series.json());
+    ArrayNode segs = segments.json();
+    if (!segs.isEmpty()) s.set("segments", segs);
     ArrayNode rc = s.putArray("received");
     for (Map.Entry<Long, SeqSet> e : received.entrySet())
       rc.add(e.getValue().delivery((int) (e.getKey() >>> 32), (int) (e.getKey() & 0xffffffffL)));

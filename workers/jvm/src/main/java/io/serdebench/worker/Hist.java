@@ -21,11 +21,20 @@ final class Hist {
   final Histogram h;
   long clamped;
 
-  private Hist(long max) { h = new Histogram(1, max, 3); }
+  private Hist(long max, int digits) { h = new Histogram(1, max, digits); }
 
-  static Hist latency() { return new Hist(MAX_LATENCY_MICROS); }
+  static Hist latency() { return new Hist(MAX_LATENCY_MICROS, 3); }
 
-  static Hist duration() { return new Hist(MAX_DURATION_NANOS); }
+  static Hist duration() { return new Hist(MAX_DURATION_NANOS, 3); }
+
+  /** A series bucket's latency (µs) at the series' precision. */
+  static Hist interval(int digits) { return new Hist(MAX_LATENCY_MICROS, digits); }
+
+  /** Adds o's values (and its clamped count). */
+  void merge(Hist o) {
+    h.add(o.h);
+    clamped += o.clamped;
+  }
 
   void record(long v) {
     if (v < 0) v = 0;

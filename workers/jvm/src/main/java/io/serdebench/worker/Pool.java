@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class Pool {
   final Codecs.Type type;
+  /** How the summary's series and segments are cut (cmd/pool's SeriesRules). */
+  final Series.Rules rules;
   final List<JsonNode> records = new ArrayList<>();
   /** Each record's JSON line as cmd/pool wrote it (encoding/json's bytes: the raw codec's). */
   final List<byte[]> lines = new ArrayList<>();
@@ -25,12 +27,14 @@ final class Pool {
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     ObjectMapper m = new ObjectMapper();
     Codecs.Type t = null;
+    Series.Rules rules = null;
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; ) {
         JsonNode n = m.readTree(line);
         if (t == null) {
           t = new Codecs.Type(n.path("type").asText(), n.path("protoMessage").asText(), n.path("protoFile").asText(),
               n.path("avroSchema").asText(), n.path("jsonSchema").asText());
+          rules = Series.Rules.of(n.path("series"));
           continue;
         }
         records.add(n);
@@ -43,6 +47,7 @@ final class Pool {
     }
     if (p.exitValue() != 0 || t == null) throw new IllegalStateException("pool exited " + p.exitValue() + " (" + String.join(" ", cmd.subList(0, 1)) + ")");
     type = t;
+    this.rules = rules;
   }
 
   /** cmd/pool's path: $SERDEBENCH_POOL, which both launchers set (bin/worker-jvm, hack/jvm/pod). */

@@ -47,6 +47,7 @@ final class Producer {
   // What the callbacks record, under this.
   private final SeqSet[] acked, failed;
   private final Hist ser = Hist.duration(), ack = Hist.latency(), delay = Hist.latency();
+  private final Series series;
   private long records, warmupRecords, payloadBytes, serializedBytes, headerBytes, codecNanos, errors;
   private String firstError = "";
   private long windowStart, windowEnd;
@@ -69,6 +70,7 @@ final class Producer {
     }
     run = Wire.runID(a.group);
     pool = new Pool(a.trial, id, true);
+    series = new Series(pool.rules);
     codec = Codecs.of(t.codec(), pool.type, new Codecs.Options(a.schemaRegistry, a.topic, true));
     natives = new Object[pool.records.size()];
     for (int i = 0; i < natives.length; i++) natives[i] = codec.prepare(pool.records.get(i), pool.lines.get(i));
@@ -246,15 +248,22 @@ final class Producer {
         if (frozen) return; // the forced close's abort: unacknowledged, counted already
         if (e != null) {
           failed[p].add(seq);
+          if (!warmup) {
+            series.offered(intended);
+            series.seq(intended, p, seq);
+            series.failure(now);
+          }
           errors++;
           srv.errors.inc();
           if (firstError.isEmpty()) firstError = e.toString();
         } else if (warmup) {
           acked[p].add(seq);
+          series.done(now, false);
           warmupRecords++;
           srv.warmupRecords.inc();
         } else {
           acked[p].add(seq);
+          series.done(now, true);
           records++;
           serializedBytes += valueBytes;
           headerBytes += hdrBytes;
@@ -263,6 +272,8 @@ final class Producer {
           ser.record(serNanos);
           long lat = (now - intended) / 1000;
           ack.record(lat);
+          series.measured(intended, lat);
+          series.seq(intended, p, seq);
           delay.record((actual - intended) / 1000);
           if (windowStart == 0) windowStart = measureStart;
           windowEnd = Math.max(windowEnd, now);
@@ -334,6 +345,7 @@ final class Producer {
     hs.set("serialize_ns", ser.json());
     hs.set("ack_latency_us", ack.json());
     hs.set("send_delay_us", delay.json());
+    s.set("series", series.json());
     s.set("acked", deliveries(acked));
     ArrayNode fl = deliveries(failed);
     if (!fl.isEmpty()) s.set("failed", fl);
