@@ -19,6 +19,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/workers/metrics"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -360,8 +361,10 @@ func TestInterrupted(t *testing.T) {
 }
 
 // TestSIGTERM: a producer stopped mid-trial serves the contract's metrics with the
-// run's labels, exits 3 within seconds of SIGTERM (drain 2 s), and prints its
-// partial summary marked interrupted, its histograms counting its records.
+// run's labels, its client's statistics among them (the Go workers' names, no more
+// than its summary says at the end, produce requests already answered), exits 3
+// within seconds of SIGTERM (drain 2 s), and prints its partial summary marked
+// interrupted, its histograms counting its records.
 func TestSIGTERM(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	for _, rt := range runtimes {
@@ -373,6 +376,7 @@ func TestSIGTERM(t *testing.T) {
 			want := model.LabelSet{"experiment": "conformance", "experiment_uid": "u1", "topic": model.LabelValue(topic),
 				"group": model.LabelValue(topic + ".consumers"), "trial": model.LabelValue(tr.Name), "codec": "protobuf", "role": "producer", "worker": "0"}
 			deadline := time.Now().Add(time.Minute)
+			client := map[string]float64{}
 			for {
 				fams := scrape(t, "http://"+p.metrics+"/metrics")
 				if v, ok := value(fams["serdebench_records_total"], want); ok && v > 0 {
@@ -381,6 +385,19 @@ func TestSIGTERM(t *testing.T) {
 						if _, ok := value(fams[name], want); !ok {
 							t.Fatalf("/metrics: no %s with the labels %v", name, want)
 						}
+					}
+					for _, c := range metrics.ClientCounters {
+						name := "serdebench_" + c.Name
+						if fams[name].GetType() != dto.MetricType_COUNTER {
+							t.Fatalf("/metrics: %s is %v, want a counter", name, fams[name].GetType())
+						}
+						client[name], ok = value(fams[name], want)
+						if !ok {
+							t.Fatalf("/metrics: no %s with the labels %v", name, want)
+						}
+					}
+					if fams[metrics.ClientRequestLatency].GetType() != dto.MetricType_SUMMARY {
+						t.Fatalf("/metrics: %s is %v, want a summary", metrics.ClientRequestLatency, fams[metrics.ClientRequestLatency].GetType())
 					}
 					break
 				}
@@ -399,6 +416,14 @@ func TestSIGTERM(t *testing.T) {
 				t.Fatalf("summary: interrupted %v, records %d", s.Interrupted, s.Records)
 			}
 			exact(t, s, summary.AckLatencyMicros, s.Records)
+			if s.Client == nil || client["serdebench_client_produce_requests_total"] <= 0 {
+				t.Fatalf("client statistics: scraped %v, summary %+v", client, s.Client)
+			}
+			for _, c := range metrics.ClientCounters {
+				if name := "serdebench_" + c.Name; client[name] > c.Value(s.Client) {
+					t.Errorf("%s scraped %g mid-trial, the summary's is %g", name, client[name], c.Value(s.Client))
+				}
+			}
 			t.Logf("exited %s after SIGTERM with %d records", time.Since(signalled).Round(time.Millisecond), s.Records)
 		})
 	}
@@ -512,7 +537,8 @@ func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	return fams
 }
 
-// value is the value of fam's series with the labels want (a histogram's count).
+// value is the value of fam's series with the labels want (a histogram's or
+// summary's count).
 func value(fam *dto.MetricFamily, want model.LabelSet) (float64, bool) {
 	if fam == nil {
 		return 0, false
@@ -532,6 +558,8 @@ func value(fam *dto.MetricFamily, want model.LabelSet) (float64, bool) {
 			return m.GetGauge().GetValue(), true
 		case m.Histogram != nil:
 			return float64(m.GetHistogram().GetSampleCount()), true
+		case m.Summary != nil:
+			return float64(m.GetSummary().GetSampleCount()), true
 		}
 	}
 	return 0, false

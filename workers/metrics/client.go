@@ -8,14 +8,20 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// clientSeries are the Kafka client's own statistics as counters, read from the
+// ClientCounter is one of the Kafka client's own statistics as a counter.
+type ClientCounter struct {
+	// Name is the series' name after "serdebench_"; Help its help.
+	Name, Help string
+	// Value reads it from the client's statistics.
+	Value func(*summary.ClientStats) float64
+}
+
+// ClientCounters are the Kafka client's own statistics as counters, read from the
 // client at each scrape: a per-interval figure is a ratio of two increases, e.g.
 // records per batch = increase(batch_records_total) / increase(batches_total).
 // The help names the Java client's metric each ratio gives (docs/measurement.md).
-var clientSeries = []struct {
-	name, help string
-	value      func(*summary.ClientStats) float64
-}{
+// Workers of other runtimes serve the same names (workers/conformance checks).
+var ClientCounters = []ClientCounter{
 	{"client_produce_requests_total", "Produce requests answered. records-per-request-avg: batch_records / this.",
 		func(s *summary.ClientStats) float64 { return float64(s.ProduceRequests) }},
 	{"client_batches_total", "Partition batches acknowledged. batch-size-avg: batch_bytes / this.",
@@ -40,8 +46,10 @@ var clientSeries = []struct {
 		func(s *summary.ClientStats) float64 { return float64(s.FetchRecords) }},
 }
 
-// requestLatencyHelp is the produce request latency summary's (no quantiles: its
-// _sum over _count is request-latency-avg).
+// ClientRequestLatency is the request latency summary's name (no quantiles: its
+// _sum over _count is request-latency-avg), requestLatencyHelp its help.
+const ClientRequestLatency = "serdebench_client_request_latency_seconds"
+
 const requestLatencyHelp = "Request round trips, from written to answered (franz-go: produce requests; sarama: every request of the producer's client, in whole milliseconds). request-latency-avg: _sum / _count."
 
 // clientCollector reads a client's statistics at each scrape.
@@ -68,8 +76,8 @@ func (c *clientCollector) Collect(ch chan<- prometheus.Metric) {
 	if s == nil {
 		return
 	}
-	for i, series := range clientSeries {
-		ch <- prometheus.MustNewConstMetric(c.descs[i], prometheus.CounterValue, series.value(s))
+	for i, series := range ClientCounters {
+		ch <- prometheus.MustNewConstMetric(c.descs[i], prometheus.CounterValue, series.Value(s))
 	}
 	ch <- prometheus.MustNewConstSummary(c.latency, uint64(s.RequestLatencyCount), float64(s.RequestLatencySumMicros)/1e6, nil)
 }
@@ -81,9 +89,9 @@ func (c *clientCollector) Collect(ch chan<- prometheus.Metric) {
 func (w *Worker) WatchClient(snapshot func() *summary.ClientStats) {
 	w.clientOnce.Do(func() {
 		w.client = &clientCollector{snapshot: snapshot,
-			latency: prometheus.NewDesc("serdebench_client_request_latency_seconds", requestLatencyHelp, nil, w.constLabels)}
-		for _, s := range clientSeries {
-			w.client.descs = append(w.client.descs, prometheus.NewDesc(prometheus.BuildFQName("serdebench", "", s.name), s.help, nil, w.constLabels))
+			latency: prometheus.NewDesc(ClientRequestLatency, requestLatencyHelp, nil, w.constLabels)}
+		for _, s := range ClientCounters {
+			w.client.descs = append(w.client.descs, prometheus.NewDesc(prometheus.BuildFQName("serdebench", "", s.Name), s.Help, nil, w.constLabels))
 		}
 		w.reg.MustRegister(w.client)
 	})

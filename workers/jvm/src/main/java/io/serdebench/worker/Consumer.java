@@ -101,6 +101,7 @@ final class Consumer {
     props.putAll(ClientStats.CONFIG);
     KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props);
     stats = ClientStats.consumer(c::metrics);
+    srv.watchClient(stats);
     Admin admin = Admin.create(Kafka.common(a, "serdebench-consumer-" + name + "-admin"));
     Thread checker = null;
     try {

@@ -121,6 +121,7 @@ final class Producer {
     props.put("value.serializer", ByteArraySerializer.class.getName());
     KafkaProducer<byte[], byte[]> prod = new KafkaProducer<>(props);
     stats = ClientStats.producer(prod::metrics, new ProducerConfig(props).getLong(ProducerConfig.BUFFER_MEMORY_CONFIG));
+    srv.watchClient(stats);
     try {
       prod.partitionsFor(a.topic); // connect and find the topic before the schedule (bounded by max.block.ms)
       if (a.waitForGroup) waitForGroup();

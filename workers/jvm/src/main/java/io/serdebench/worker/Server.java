@@ -43,6 +43,8 @@ final class Server {
   // whether one finished after the work ended.
   private final Map<String, long[]> scrapers = new HashMap<>();
   private volatile long workEnded;
+  /** The client whose statistics /metrics serves (null: none yet). */
+  private volatile ClientStats client;
 
   Server(Args a, Trial t, String worker, boolean gate) throws IOException {
     this(a, t, worker, gate, true);
@@ -69,6 +71,7 @@ final class Server {
         .help("Producer: acknowledgement minus intended send time; consumer: receipt minus intended send time.")
         .classicExponentialUpperBounds(50e-6, 2, 20).constLabels(l).register(registry);
     done = Gauge.builder().name("serdebench_done").help("1 once the worker's work has ended.").constLabels(l).register(registry);
+    registry.register(new ClientMetrics(l, () -> client));
     this.gate = gate;
     this.ahead = a.waitTimeout;
     if (!listen) {
@@ -84,6 +87,9 @@ final class Server {
     http.createContext("/", this::handle);
     http.start();
   }
+
+  /** Serves the client's statistics from now on. */
+  void watchClient(ClientStats s) { client = s; }
 
   private void handle(HttpExchange x) throws IOException {
     String path = x.getRequestURI().getPath(), method = x.getRequestMethod();
