@@ -24,8 +24,9 @@ import (
 // together through their start gates. The codec is protobuf/registry, whose header
 // the two runtimes write differently (docs/formats.md, "Schema registry"), on one
 // real registry: every trial delivers what it sent (a value a consumer could not
-// read, or whose schema id was not its own, fails the trial), each
-// side's workers are its client's, the Java client's settings are its own, a Java
+// read, or whose schema id was not its own, fails the trial), every worker says
+// what its registry requests cost and the result adds them up, each side's workers
+// are its client's, the Java client's settings are its own, a Java
 // trial's usage is the workers' own processes' (the runner measures only itself),
 // and a trial of both runtimes has none and says why.
 func TestClientMatrixAcrossRuntimes(t *testing.T) {
@@ -50,6 +51,7 @@ func TestClientMatrixAcrossRuntimes(t *testing.T) {
 	}
 	for _, r := range res {
 		c, cc := r.Trial.Settings.ClientOf(trial.SideProducers), r.Trial.Settings.ClientOf(trial.SideConsumers)
+		var requests int64
 		// A JVM worker is a process of its own, which measures its usage; a Go one
 		// runs in this process, which the runner measures.
 		for _, s := range r.Summaries {
@@ -60,6 +62,15 @@ func TestClientMatrixAcrossRuntimes(t *testing.T) {
 			if jvm := s.Usage != nil; jvm != (want == trial.ClientJava) {
 				t.Fatalf("%s→%s: %s %s ran in a process of its own: %v", c, cc, s.Role, s.Worker, jvm)
 			}
+			// Every worker asked the registry (a producer registers, a consumer looks
+			// its id up) and says what that cost.
+			if s.Registry == nil || s.Registry.Requests < 1 || s.Registry.RequestNanos <= 0 {
+				t.Fatalf("%s→%s: %s %s: registry %+v, want its requests and their time", c, cc, s.Role, s.Worker, s.Registry)
+			}
+			requests += s.Registry.Requests
+		}
+		if r.Result.Registry == nil || r.Result.Registry.Requests != requests {
+			t.Fatalf("%s→%s: the result's registry cost %+v, the workers' requests %d", c, cc, r.Result.Registry, requests)
 		}
 		if r.Result.Lost != 0 || r.Result.Sent != 2*(records+200) || r.Result.Delivered != r.Result.Sent {
 			t.Fatalf("%s: sent %d, delivered %d, lost %d", c, r.Result.Sent, r.Result.Delivered, r.Result.Lost)
@@ -76,7 +87,8 @@ func TestClientMatrixAcrossRuntimes(t *testing.T) {
 		case c != cc && (r.Result.Usage != nil || !slices.ContainsFunc(r.Result.Warnings, func(w string) bool { return strings.HasPrefix(w, "no CPU or memory usage") })):
 			t.Fatalf("%s→%s: usage %+v, warnings %q: half the workers ran in the runner, half not: none, and say why", c, cc, r.Result.Usage, r.Result.Warnings)
 		}
-		t.Logf("%s→%s: %.0f rec/s, ack p50 %d µs, e2e p50 %d µs", c, cc, r.Result.RecordsPerSecond, r.Result.Ack.P50, r.Result.EndToEnd.P50)
+		t.Logf("%s→%s: %.0f rec/s, ack p50 %d µs, e2e p50 %d µs, %d registry requests taking %.1f ms", c, cc, r.Result.RecordsPerSecond,
+			r.Result.Ack.P50, r.Result.EndToEnd.P50, requests, r.Result.Registry.RequestMillis)
 	}
 }
 

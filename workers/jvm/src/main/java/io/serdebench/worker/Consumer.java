@@ -315,6 +315,7 @@ final class Consumer {
     if (t.readCommitted()) s.put("readCommitted", true);
     if (foreign > 0) s.put("foreign", foreign);
     if (stats != null) s.set("client", stats.json());
+    if (codec instanceof Registry.Framed r) s.set("registry", r.cost());
     if (!complete) s.put("interrupted", true);
     return s;
   }

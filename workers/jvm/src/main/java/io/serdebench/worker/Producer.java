@@ -359,6 +359,7 @@ final class Producer {
     cs.put("partitioner", parts.name());
     eff.forEach(cs::put);
     if (stats != null) s.set("client", stats.json());
+    if (codec instanceof Registry.Framed r) s.set("registry", r.cost());
     if (!complete) s.put("interrupted", true);
     return s;
   }

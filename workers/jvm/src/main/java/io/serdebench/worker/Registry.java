@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.apicurio.registry.resolver.client.RegistryClientFacade;
+import io.apicurio.registry.resolver.client.RegistryClientFacadeFactory;
+import io.apicurio.registry.resolver.config.SchemaResolverConfig;
 import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.jsonschema.JsonSchemaKafkaDeserializer;
@@ -17,6 +20,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -121,13 +127,15 @@ final class Registry {
    */
   static Codecs.Codec of(String format, Codecs.Type t, Codecs.Options o) throws Exception {
     Map<String, Object> c = config(nativeAPI(o.registry()));
+    Cost cost = new Cost();
     return switch (format) {
       case "avro" -> {
-        Own own = pin(c, o, "AVRO", t.avroSchema());
-        yield new Framed(new Codecs.Avro(t, false), new AvroKafkaSerializer<>(), new AvroKafkaDeserializer<>(), c, o.topic(), own);
+        Own own = pin(c, o, cost, "AVRO", t.avroSchema());
+        RegistryClientFacade f = cost.facade(c);
+        yield new Framed(new Codecs.Avro(t, false), new AvroKafkaSerializer<>(f), new AvroKafkaDeserializer<>(f), c, o.topic(), own, cost);
       }
       case "protobuf" -> {
-        Own own = pin(c, o, "PROTOBUF", t.protoFile());
+        Own own = pin(c, o, cost, "PROTOBUF", t.protoFile());
         Codecs.ProtobufJava inner = new Codecs.ProtobufJava(t);
         // Confluent's message indexes instead of Apicurio's type reference.
         c.put("apicurio.registry.serde.send-indexes", "true");
@@ -139,11 +147,13 @@ final class Registry {
         // loading and interpreted code in a cold JVM, which a reader would pay on its
         // first record, inside the trial. Parsing the same text now pays it here.
         if (!o.writes()) new ProtobufSchemaParser<>().parseSchema(t.protoFile().getBytes(StandardCharsets.UTF_8), Map.of());
-        yield new Framed(inner, new ProtobufKafkaSerializer<>(), new ProtobufKafkaDeserializer<>(), c, o.topic(), own);
+        RegistryClientFacade f = cost.facade(c);
+        yield new Framed(inner, new ProtobufKafkaSerializer<>(f), new ProtobufKafkaDeserializer<>(f), c, o.topic(), own, cost);
       }
       case "json" -> {
-        Own own = pin(c, o, "JSON", t.jsonSchema());
-        yield new Framed(new Codecs.JacksonJson(), new JsonSchemaKafkaSerializer<>(), new JsonSchemaKafkaDeserializer<>(), c, o.topic(), own);
+        Own own = pin(c, o, cost, "JSON", t.jsonSchema());
+        RegistryClientFacade f = cost.facade(c);
+        yield new Framed(new Codecs.JacksonJson(), new JsonSchemaKafkaSerializer<>(f), new JsonSchemaKafkaDeserializer<>(f), c, o.topic(), own, cost);
       }
       default -> throw new IllegalArgumentException("no registry variant of " + format);
     };
@@ -154,8 +164,8 @@ final class Registry {
    * subject (TopicIdStrategy: Confluent's TopicNameStrategy), registered first; a
    * reader's deserializer needs only the ids in the values.
    */
-  private static Own pin(Map<String, Object> c, Codecs.Options o, String type, String text) throws Exception {
-    Own own = new Own(o.registry(), o.topic() + "-value", type, text);
+  private static Own pin(Map<String, Object> c, Codecs.Options o, Cost cost, String type, String text) throws Exception {
+    Own own = new Own(o.registry(), o.topic() + "-value", type, text, cost);
     if (o.writes()) c.put("apicurio.registry.artifact.version", own.register());
     return own;
   }
@@ -168,7 +178,7 @@ final class Registry {
    * one lookup), so that a value of another schema is an error naming both ids, not
    * a wrong decode.
    */
-  record Own(String ccompat, String subject, String type, String text) {
+  record Own(String ccompat, String subject, String type, String text, Cost cost) {
     private String url() { return ccompat + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8); }
 
     private ObjectNode body() { return JsonNodeFactory.instance.objectNode().put("schema", text).put("schemaType", type); }
@@ -179,7 +189,7 @@ final class Registry {
         // Producers starting together register at once, and Apicurio answers all but
         // the first creation of a subject with 409 Conflict or 500: a later try finds
         // it (four tries with the Go client's waits).
-        for (int i = 0; post(http, url() + "/versions", body(), "register " + type + " schema under " + subject, i < ATTEMPTS - 1) == null; i++)
+        for (int i = 0; post(http, cost, url() + "/versions", body(), "register " + type + " schema under " + subject, i < ATTEMPTS - 1) == null; i++)
           Thread.sleep(backoff(i).toMillis());
         return lookup(http).path("version").asText();
       }
@@ -193,21 +203,24 @@ final class Registry {
     }
 
     private JsonNode lookup(HttpClient http) throws Exception {
-      return post(http, url(), body(), "look up " + type + " schema under " + subject, false);
+      return post(http, cost, url(), body(), "look up " + type + " schema under " + subject, false);
     }
   }
 
   /** The response's JSON; null for a timeout, a 409 Conflict or a 5xx where retry. */
-  private static JsonNode post(HttpClient http, String url, ObjectNode body, String what, boolean retry) throws Exception {
+  private static JsonNode post(HttpClient http, Cost cost, String url, ObjectNode body, String what, boolean retry) throws Exception {
     HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
         .header("Content-Type", "application/vnd.schemaregistry.v1+json")
         .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
     HttpResponse<String> resp;
+    long t0 = System.nanoTime();
     try {
       resp = http.send(req, HttpResponse.BodyHandlers.ofString());
     } catch (HttpTimeoutException e) {
       if (retry) return null;
       throw new IllegalStateException("schema registry " + url + ": " + what + ": no answer in " + TIMEOUT.toSeconds() + " s", e);
+    } finally {
+      cost.add(t0);
     }
     if (retry && (resp.statusCode() == 409 || resp.statusCode() / 100 == 5)) return null;
     if (resp.statusCode() / 100 != 2) throw new IllegalStateException("schema registry " + url + ": " + what + ": " + resp.statusCode() + " " + resp.body());
@@ -224,12 +237,14 @@ final class Registry {
     private final Deserializer<Object> de;
     private final String topic;
     private final Own own;
+    private final Cost cost;
     /** The writer ids known to be this codec's schema. */
     private final Set<Integer> checked = new HashSet<>();
 
     @SuppressWarnings("unchecked")
-    Framed(Codecs.Codec inner, Serializer<?> ser, Deserializer<?> de, Map<String, Object> config, String topic, Own own) {
+    Framed(Codecs.Codec inner, Serializer<?> ser, Deserializer<?> de, Map<String, Object> config, String topic, Own own, Cost cost) {
       this.inner = inner;
+      this.cost = cost;
       this.ser = (Serializer<Object>) ser;
       this.de = (Deserializer<Object>) de;
       this.topic = topic;
@@ -260,5 +275,46 @@ final class Registry {
 
     @Override
     public String json(Object decoded) throws Exception { return inner.json(decoded); }
+
+    /** What the codec's registry requests cost so far, as the summary's registry block. */
+    ObjectNode cost() { return cost.json(); }
+  }
+
+  /**
+   * What one codec's registry client spent over the whole run (workers/summary.RegistryStats):
+   * its own requests (a writer's registration, a reader's lookup of its id) and the
+   * serdes' calls to the registry, each with its time. A serde's call is one request
+   * unless Apicurio's client retries a network error inside it (its time then holds
+   * the retries). The serdes look ids up inside encode and decode, so the records'
+   * registry time is in codecNanos, and lookupNanos (the time outside it) is 0.
+   */
+  static final class Cost {
+    private final AtomicLong requests = new AtomicLong(), nanos = new AtomicLong();
+
+    void add(long startNanos) {
+      requests.incrementAndGet();
+      nanos.addAndGet(System.nanoTime() - startNanos);
+    }
+
+    /** The serdes' registry client as they would make it from config, its calls counted. */
+    RegistryClientFacade facade(Map<String, Object> config) {
+      RegistryClientFacade inner = RegistryClientFacadeFactory.create(new SchemaResolverConfig(config));
+      return (RegistryClientFacade) Proxy.newProxyInstance(RegistryClientFacade.class.getClassLoader(), new Class<?>[] {RegistryClientFacade.class},
+          (proxy, m, args) -> {
+            if (m.getDeclaringClass() == Object.class || m.getName().equals("getClient")) return m.invoke(inner, args);
+            long t0 = System.nanoTime();
+            try {
+              return m.invoke(inner, args);
+            } catch (InvocationTargetException e) {
+              throw e.getCause();
+            } finally {
+              add(t0);
+            }
+          });
+    }
+
+    ObjectNode json() {
+      return JsonNodeFactory.instance.objectNode().put("requests", requests.get()).put("requestNanos", nanos.get()).put("lookupNanos", 0);
+    }
   }
 }
