@@ -79,6 +79,16 @@ var Runtimes = []RuntimeSupport{
 // Runtime is the runtime whose worker runs client c (the default client's for "").
 func (c Client) Runtime() Runtime { return c.support().Runtime }
 
+// Runtimes names the runtimes of s's producers and consumers: one name when they
+// are the same ("go", "jvm"), else the producers' then the consumers' ("jvm→go").
+func (s Settings) Runtimes() string {
+	p, c := s.ClientOf(SideProducers).Runtime(), s.ClientOf(SideConsumers).Runtime()
+	if p == c {
+		return string(p)
+	}
+	return string(p) + "→" + string(c)
+}
+
 // support is c's runtime's row of Runtimes.
 func (c Client) support() RuntimeSupport {
 	c = c.OrDefault()

@@ -56,7 +56,7 @@ func microbenchCmd() *cobra.Command {
 				}
 				return t.Codec.UsesRegistry()
 			})
-			results, err := microbench.Run(ctx, cases, benchTime, func(t trial.Trial) {
+			results, err := microbench.Run(ctx, cases, benchTime, nil, func(t trial.Trial) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "microbench: %s\n", t.Name)
 			})
 			if err != nil {

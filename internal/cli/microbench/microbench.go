@@ -1,8 +1,11 @@
 // Package microbench runs an experiment's codecs, payloads and payload compressors in
 // process, without Kafka (serdebench microbench): time, allocated bytes and
 // allocations per Marshal, Unmarshal, compress and decompress, and encoded sizes, on
-// the same record pools the workers send. Beside end-to-end results it ranks the
-// codecs both ways, to show where the synthetic and the Kafka ranking differ.
+// the same record pools the workers send. A trial of another runtime's client is
+// measured in that runtime's worker (worker-jvm microbench), its encoding in the
+// producers' runtime and its decoding in the consumers'. Beside end-to-end results it
+// ranks the codecs both ways, to show where the synthetic and the Kafka ranking
+// differ.
 package microbench
 
 import (
@@ -34,6 +37,11 @@ type Op struct {
 	// allocations, garbage not yet collected included, add to a process's peak
 	// on top of the records it works on.
 	PeakHeapGrowthBytes int64 `json:"peakHeapGrowthBytes,omitempty"`
+	// Ops is how many operations were timed; WarmupOps how many ran untimed
+	// before them (a JVM's JIT warm-up; 0 in Go, where testing.Benchmark's
+	// probing runs are its warm-up).
+	Ops       int64 `json:"ops"`
+	WarmupOps int64 `json:"warmupOps,omitempty"`
 }
 
 // Extra metrics the benchmark loop reports (testing.BenchmarkResult.Extra).
@@ -44,7 +52,10 @@ const (
 
 // Result is one codec, payload and payload compressor measured in process.
 type Result struct {
-	Codec              string `json:"codec"`
+	Codec string `json:"codec"`
+	// Runtime is where it ran (trial.Settings.Runtimes): "go", "jvm", or the
+	// producers' then the consumers' ("jvm→go": Marshal in the JVM, Unmarshal in Go).
+	Runtime            string `json:"runtime"`
 	Schema             string `json:"schema"`
 	SizeBytes          int32  `json:"sizeBytes"`
 	PayloadCompression string `json:"payloadCompression"`
@@ -61,23 +72,26 @@ type Result struct {
 }
 
 // Key identifies what a microbenchmark and an end-to-end trial share.
-func (r Result) Key() string { return Key(r.Codec, r.Schema, r.SizeBytes, r.PayloadCompression) }
+func (r Result) Key() string {
+	return Key(r.Codec, r.Runtime, r.Schema, r.SizeBytes, r.PayloadCompression)
+}
 
-// Key joins a codec, a payload schema and size, and a payload compressor.
-func Key(codec, schema string, size int32, comp string) string {
+// Key joins a codec, its runtimes, a payload schema and size, and a payload
+// compressor.
+func Key(codec, runtime, schema string, size int32, comp string) string {
 	if comp == "" {
 		comp = compress.None
 	}
-	return fmt.Sprintf("%s|%s|%d|%s", codec, schema, size, comp)
+	return fmt.Sprintf("%s|%s|%s|%d|%s", codec, runtime, schema, size, comp)
 }
 
-// Cases are the distinct codec, payload and compressor combinations of trials
-// (producer settings do not matter in process), in plan order.
+// Cases are the distinct codec, runtime, payload and compressor combinations of
+// trials (producer settings do not matter in process), in plan order.
 func Cases(trials []trial.Trial) []trial.Trial {
 	seen := map[string]bool{}
 	var out []trial.Trial
 	for _, t := range trials {
-		k := Key(string(t.Codec), t.PayloadSchema(), t.SizeBytes, string(t.Settings.PayloadCompression))
+		k := Key(string(t.Codec), t.Settings.Runtimes(), t.PayloadSchema(), t.SizeBytes, string(t.Settings.PayloadCompression))
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, t)
@@ -88,9 +102,10 @@ func Cases(trials []trial.Trial) []trial.Trial {
 
 var initOnce sync.Once
 
-// Run measures each case for about benchTime per operation. Cancelling ctx stops
-// between measurements.
-func Run(ctx context.Context, cases []trial.Trial, benchTime time.Duration, progress func(trial.Trial)) ([]Result, error) {
+// Run measures each case for about benchTime per operation, a case of another
+// runtime in its worker, started by workers' launcher for it (runner.Launcher).
+// Cancelling ctx stops between measurements, and a worker at once.
+func Run(ctx context.Context, cases []trial.Trial, benchTime time.Duration, workers map[trial.Runtime][]string, progress func(trial.Trial)) ([]Result, error) {
 	initOnce.Do(testing.Init) // testing.Benchmark reads the test flags
 	if err := flag.Set("test.benchtime", benchTime.String()); err != nil {
 		return nil, fmt.Errorf("benchtime: %w", err)
@@ -103,13 +118,40 @@ func Run(ctx context.Context, cases []trial.Trial, benchTime time.Duration, prog
 		if progress != nil {
 			progress(t)
 		}
-		r, err := measure(ctx, t)
+		r, err := measureIn(ctx, t, benchTime, workers)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", t.Name, err)
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// measureIn measures t's encoding in its producers' runtime and its decoding in its
+// consumers'.
+func measureIn(ctx context.Context, t trial.Trial, benchTime time.Duration, workers map[trial.Runtime][]string) (Result, error) {
+	p, c := t.Settings.ClientOf(trial.SideProducers).Runtime(), t.Settings.ClientOf(trial.SideConsumers).Runtime()
+	in := map[trial.Runtime]Result{}
+	for _, rt := range []trial.Runtime{p, c} {
+		if _, done := in[rt]; done {
+			continue
+		}
+		var r Result
+		var err error
+		if rt == trial.RuntimeGo {
+			r, err = measure(ctx, t)
+		} else {
+			r, err = measureWorker(ctx, t, rt, benchTime, workers)
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		in[rt] = r
+	}
+	r := in[p]
+	r.Unmarshal = in[c].Unmarshal
+	r.Runtime = t.Settings.Runtimes()
+	return r, nil
 }
 
 func measure(ctx context.Context, t trial.Trial) (Result, error) {
@@ -215,5 +257,5 @@ func op(r testing.BenchmarkResult) Op {
 		return Op{}
 	}
 	return Op{NsPerOp: float64(r.T.Nanoseconds()) / float64(r.N), BytesPerOp: r.AllocedBytesPerOp(), AllocsPerOp: r.AllocsPerOp(),
-		CPUNsPerOp: r.Extra[cpuMetric], PeakHeapGrowthBytes: int64(r.Extra[heapMetric])}
+		CPUNsPerOp: r.Extra[cpuMetric], PeakHeapGrowthBytes: int64(r.Extra[heapMetric]), Ops: int64(r.N)}
 }

@@ -5,8 +5,10 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/report"
 )
 
@@ -52,7 +54,7 @@ func Join(results []Result, e2e []report.Row) []Row {
 			if e.Source {
 				size = 0
 			}
-			if r, ok := byKey[Key(e.Codec, e.Schema, size, e.PayloadCompression)]; ok {
+			if r, ok := byKey[Key(e.Codec, e.Runtime, e.Schema, size, e.PayloadCompression)]; ok {
 				rows = append(rows, Row{Result: r, E2E: &e})
 			}
 		}
@@ -93,7 +95,7 @@ func Join(results []Result, e2e []report.Row) []Row {
 	return rows
 }
 
-var columns = []string{"codec", "schema", "size_B", "payload_compression", "encoded_B", "marshal_ns", "marshal_alloc_B", "marshal_allocs",
+var columns = []string{"codec", "runtime", "schema", "size_B", "payload_compression", "encoded_B", "marshal_ns", "marshal_alloc_B", "marshal_allocs",
 	"unmarshal_ns", "unmarshal_alloc_B", "unmarshal_allocs", "marshal_cpu_ns", "marshal_peak_heap_growth_B",
 	"unmarshal_cpu_ns", "unmarshal_peak_heap_growth_B", "compressed_B", "compress_ns", "decompress_ns", "micro_rank",
 	"e2e_settings", "e2e_rec_per_s", "e2e_cpu_us_per_rec", "e2e_rank"}
@@ -104,10 +106,18 @@ const e2eColumns = 4
 func (r Row) cells() []string {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	out := []string{r.Codec, r.Schema, i(int64(r.SizeBytes)), r.PayloadCompression, f(r.EncodedBytes, 0),
-		f(r.Marshal.NsPerOp, 0), i(r.Marshal.BytesPerOp), i(r.Marshal.AllocsPerOp),
-		f(r.Unmarshal.NsPerOp, 0), i(r.Unmarshal.BytesPerOp), i(r.Unmarshal.AllocsPerOp),
-		f(r.Marshal.CPUNsPerOp, 0), i(r.Marshal.PeakHeapGrowthBytes), f(r.Unmarshal.CPUNsPerOp, 0), i(r.Unmarshal.PeakHeapGrowthBytes)}
+	// Allocations and the heap's peak are counted in Go only.
+	goOnly := func(rt string, v int64) string {
+		if rt != string(trial.RuntimeGo) {
+			return "-"
+		}
+		return i(v)
+	}
+	ser, deser := r.runtimes()
+	out := []string{r.Codec, r.Runtime, r.Schema, i(int64(r.SizeBytes)), r.PayloadCompression, f(r.EncodedBytes, 0),
+		f(r.Marshal.NsPerOp, 0), i(r.Marshal.BytesPerOp), goOnly(ser, r.Marshal.AllocsPerOp),
+		f(r.Unmarshal.NsPerOp, 0), i(r.Unmarshal.BytesPerOp), goOnly(deser, r.Unmarshal.AllocsPerOp),
+		f(r.Marshal.CPUNsPerOp, 0), goOnly(ser, r.Marshal.PeakHeapGrowthBytes), f(r.Unmarshal.CPUNsPerOp, 0), goOnly(deser, r.Unmarshal.PeakHeapGrowthBytes)}
 	if r.Compress != nil {
 		out = append(out, f(r.CompressedBytes, 0), f(r.Compress.NsPerOp, 0), f(r.Decompress.NsPerOp, 0))
 	} else {
@@ -126,12 +136,21 @@ func (r Row) cells() []string {
 	return out
 }
 
+// runtimes are where Marshal and Unmarshal ran (Runtime "jvm→go": jvm, go).
+func (r Row) runtimes() (ser, deser string) {
+	ser, deser, found := strings.Cut(r.Runtime, "→")
+	if !found {
+		deser = ser
+	}
+	return ser, deser
+}
+
 // Table writes the rows with units in the headers; end-to-end columns appear when
 // rows have them, and a mark where the two rankings disagree.
 func Table(w io.Writer, rows []Row) error {
 	withE2E := len(rows) > 0 && rows[0].E2E != nil
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	h := "CODEC\tSCHEMA\tSIZE B\tPAYLOAD COMP\tENC B\tSER ns\tSER alloc B\tSER allocs\tDESER ns\tDESER alloc B\tDESER allocs\t" +
+	h := "CODEC\tRUNTIME\tSCHEMA\tSIZE B\tPAYLOAD COMP\tENC B\tSER ns\tSER alloc B\tSER allocs\tDESER ns\tDESER alloc B\tDESER allocs\t" +
 		"SER CPU ns\tSER HEAP+ B\tDESER CPU ns\tDESER HEAP+ B\tCOMP B\tCOMP ns\tDECOMP ns\tMICRO RANK\t"
 	if withE2E {
 		h += "E2E SETTINGS\tE2E REC/S\tE2E CPU µs/REC\tE2E RANK\t\t"
@@ -158,6 +177,8 @@ func Table(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "\nIn process, no Kafka: per record, mean over the pool the first producer sends. ns: time; alloc B, allocs: heap allocated per call.")
 	fmt.Fprintln(w, "CPU ns: the process's CPU time per call (above ns when the garbage collector runs on other cores); HEAP+ B: the Go heap's peak rise above")
 	fmt.Fprintln(w, "its level after a collection while the calls ran (sampled every 100 ms; garbage not yet collected included, as in a process's peak).")
+	fmt.Fprintln(w, "RUNTIME: where SER and DESER ran (jvm→go: SER in the JVM worker, DESER in Go). In the JVM: times after the JIT's warm-up (calls")
+	fmt.Fprintln(w, "run untimed first: warmupOps in -o json), alloc B the calling thread's; allocs and HEAP+ are not counted (-).")
 	fmt.Fprintln(w, "MICRO RANK: by SER+DESER(+COMP+DECOMP) ns among the codecs of the same payload and compressor.")
 	if withE2E {
 		fmt.Fprintln(w, "E2E RANK: among the same, under the same producer settings, by end-to-end records per second (closed loop), end-to-end p50")

@@ -42,20 +42,28 @@ func (o Options) executorFor(c trial.Client) (executor, error) {
 	if rt == trial.RuntimeGo {
 		return run.Execute, nil
 	}
-	argv := o.Workers[rt]
-	if len(argv) == 0 {
-		if rt == trial.RuntimeJVM {
-			if p := jvmWorker(); p != "" {
-				argv = []string{p}
-			}
-		}
-	}
-	if len(argv) == 0 {
-		return nil, fmt.Errorf("client %s runs in the %s worker, which this run has not got: build it (make worker-jvm: bin/worker-jvm) or name its launcher in $%s", c, rt, JVMWorkerEnv)
+	argv, err := Launcher(o.Workers, rt)
+	if err != nil {
+		return nil, fmt.Errorf("client %s: %w", c, err)
 	}
 	return func(ctx context.Context, w protocol.Worker, env run.Env) (*summary.Summary, error) {
 		return executeProcess(ctx, argv, w, env)
 	}, nil
+}
+
+// Launcher is the command that starts runtime rt's worker (not Go's, which runs in
+// this process): workers' entry, else for the JVM $SERDEBENCH_JVM_WORKER or
+// worker-jvm beside this executable.
+func Launcher(workers map[trial.Runtime][]string, rt trial.Runtime) ([]string, error) {
+	if argv := workers[rt]; len(argv) > 0 {
+		return argv, nil
+	}
+	if rt == trial.RuntimeJVM {
+		if p := jvmWorker(); p != "" {
+			return []string{p}, nil
+		}
+	}
+	return nil, fmt.Errorf("the %s worker is not here: build it (make worker-jvm: bin/worker-jvm) or name its launcher in $%s", rt, JVMWorkerEnv)
 }
 
 // RunWorker runs the one worker w, of the runtime of its side's client, until its

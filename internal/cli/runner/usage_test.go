@@ -28,7 +28,7 @@ func TestCPUPerRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bench, err := microbench.Run(context.Background(), microbench.Cases(trials), 200*time.Millisecond, nil)
+	bench, err := microbench.Run(context.Background(), microbench.Cases(trials), 200*time.Millisecond, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ public final class Main {
 
   static int run(String[] argv) {
     if (argv.length > 0 && argv[0].equals("wire")) return WireTool.run(java.util.Arrays.copyOfRange(argv, 1, argv.length));
+    if (argv.length > 0 && argv[0].equals("microbench")) return Microbench.run(java.util.Arrays.copyOfRange(argv, 1, argv.length));
     Args a;
     Trial t;
     try {

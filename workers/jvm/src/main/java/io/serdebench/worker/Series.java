@@ -36,6 +36,11 @@ final class Series {
   private final Rules rules;
   private long width;
   private TreeMap<Long, Bucket> buckets = new TreeMap<>();
+  // The last bucket asked for: records come in time order, so nearly every call is
+  // for it (a producer's acknowledgement asks three times), and a TreeMap lookup
+  // per call showed in the producer's profile at 20,000 records/s.
+  private long lastKey = Long.MIN_VALUE;
+  private Bucket last;
 
   Series(Rules rules) {
     this.rules = rules;
@@ -79,14 +84,21 @@ final class Series {
 
   private Bucket bucket(long unixNanos) {
     long k = Math.floorDiv(Math.floorDiv(unixNanos, 1_000_000_000L), width) * width;
+    if (k == lastKey && last != null) return last;
     Bucket b = buckets.get(k);
-    if (b != null) return b;
+    if (b != null) {
+      lastKey = k;
+      last = b;
+      return b;
+    }
     if (buckets.size() >= rules.maxBuckets()) {
       coarsen(width * 2);
       return bucket(unixNanos);
     }
     b = new Bucket();
     buckets.put(k, b);
+    lastKey = k;
+    last = b;
     return b;
   }
 
@@ -95,6 +107,7 @@ final class Series {
     TreeMap<Long, Bucket> old = buckets;
     width = w;
     buckets = new TreeMap<>();
+    last = null;
     old.forEach((k, b) -> add(Math.floorDiv(k, w) * w, b));
   }
 
