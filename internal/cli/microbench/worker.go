@@ -46,8 +46,11 @@ func measureWorker(ctx context.Context, t trial.Trial, rt trial.Runtime, benchTi
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var r Result
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil || r.Records == 0 || r.Marshal.Ops == 0 || r.Unmarshal.Ops == 0 {
-		return Result{}, fmt.Errorf("%s microbench printed %q (%v), want its result", rt, lines[len(lines)-1], err)
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		return Result{}, fmt.Errorf("%s microbench printed %q: %w", rt, lines[len(lines)-1], err)
+	}
+	if r.Records == 0 || r.Marshal.Ops == 0 || r.Unmarshal.Ops == 0 {
+		return Result{}, fmt.Errorf("%s microbench printed %q, want its result", rt, lines[len(lines)-1])
 	}
 	r.Codec, r.Schema, r.SizeBytes, r.PayloadCompression = string(t.Codec), t.PayloadSchema(), t.SizeBytes, compress.None
 	return r, nil
