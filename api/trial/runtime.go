@@ -81,12 +81,21 @@ func (c Client) Runtime() Runtime { return c.support().Runtime }
 
 // Runtimes names the runtimes of s's producers and consumers: one name when they
 // are the same ("go", "jvm"), else the producers' then the consumers' ("jvm→go").
+// A client this version does not know (a newer result's) is "unknown".
 func (s Settings) Runtimes() string {
-	p, c := s.ClientOf(SideProducers).Runtime(), s.ClientOf(SideConsumers).Runtime()
-	if p == c {
-		return string(p)
+	runtimeOf := func(c Client) string {
+		for _, r := range Runtimes {
+			if slices.Contains(r.Clients, c.OrDefault()) {
+				return string(r.Runtime)
+			}
+		}
+		return "unknown"
 	}
-	return string(p) + "→" + string(c)
+	p, c := runtimeOf(s.ClientOf(SideProducers)), runtimeOf(s.ClientOf(SideConsumers))
+	if p == c {
+		return p
+	}
+	return p + "→" + c
 }
 
 // support is c's runtime's row of Runtimes.

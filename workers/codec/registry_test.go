@@ -24,7 +24,7 @@ func newCodec(tb testing.TB, name string, typ payload.Type) (codec.Codec, error)
 	if !strings.HasSuffix(name, codec.RegistrySuffix) {
 		return codec.New(name, typ)
 	}
-	reg, err := registry.New(registrytest.URL(tb))
+	reg, err := registry.New(tb.Context(), registrytest.URL(tb))
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func TestRegistrySource(t *testing.T) {
 
 func client(t *testing.T, url string) *registry.Client {
 	t.Helper()
-	c, err := registry.New(url)
+	c, err := registry.New(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}

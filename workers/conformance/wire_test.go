@@ -198,7 +198,7 @@ type wireRegistry struct {
 
 func newRegistry(t *testing.T, url, topic string) wireRegistry {
 	t.Helper()
-	c, err := registry.New(url)
+	c, err := registry.New(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 		series: summary.NewSeries(int64(t.IntervalSecondsOrDefault()))}
 	// One registry client for the consumer, which its partitions' codecs share
 	// as one Confluent deserializer's would.
-	if c.reg, err = registry.Open(cfg.SchemaRegistry); err != nil {
+	if c.reg, err = registry.Open(ctx, cfg.SchemaRegistry); err != nil {
 		return nil, err
 	}
 	if _, err := c.newCodec(); err != nil {

@@ -147,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	typ := schema.TypeFor(int(t.SizeBytes))
 	// One registry client per producer, as each Confluent serializer has its
 	// own: its cache starts empty.
-	reg, err := registry.Open(cfg.SchemaRegistry)
+	reg, err := registry.Open(ctx, cfg.SchemaRegistry)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@
 package registry
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry"
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/rest"
 )
 
 // Schema types, as the registry names them.
@@ -34,13 +37,13 @@ const requestTimeout = 10 * time.Second
 
 // attempts bounds the tries of one request: one and the three retries of
 // confluent-kafka-go's default (MaxRetries), each after a wait drawn as its
-// retries draw theirs (backoff). The client's own retries are off:
-// confluent-kafka-go v2.11.1 sends a retried request's body from the buffer the
-// first try drained, so a register retried after a 5xx arrives empty (Apicurio:
-// "request is null"). Producers starting together register a new subject at
-// once, and Apicurio answers all but the first with 409 Conflict or 500 (its
-// in-memory storage's lock timeout, hack/registry/registry.sh): a later try finds
-// the schema.
+// retries draw theirs (backoff), of the requests it retries (retryable) and 409
+// Conflict. The client's own retries are off: confluent-kafka-go v2.11.1 sends a
+// retried request's body from the buffer the first try drained, so a register
+// retried after a 5xx arrives empty (Apicurio: "request is null"). Producers
+// starting together register a new subject at once, and Apicurio answers all but
+// the first with 409 Conflict or 500 (its in-memory storage's lock timeout,
+// hack/registry/registry.sh): a later try finds the schema.
 const attempts = 4
 
 // retryWait is the client's RetriesWaitMs default: the first retry waits up to it,
@@ -54,16 +57,38 @@ func backoff(i int) time.Duration {
 	return time.Duration(rand.Int64N(int64(retryWait) << i))
 }
 
-// try runs f until it succeeds or attempts tries failed.
-func try(f func() error) error {
+// try runs f until it succeeds, fails for good (retryable), attempts tries failed
+// or ctx ends.
+func try(ctx context.Context, f func() error) error {
 	var err error
 	for i := 0; i < attempts; i++ {
-		if err = f(); err == nil || i == attempts-1 {
+		if err = f(); err == nil || i == attempts-1 || !retryable(err) {
 			break
 		}
-		time.Sleep(backoff(i))
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (stopped before another try: %w)", err, ctx.Err())
+		case <-time.After(backoff(i)):
+		}
 	}
 	return err
+}
+
+// retryable says whether a failed request may succeed when tried again: an
+// answer of 408, 409, 429 or 5xx (confluent-kafka-go's, and 409), or none (no
+// connection, no answer in time, one that is not the registry's JSON). The
+// registry's error codes lead with the HTTP status (40401: 404); Apicurio's 500
+// has none (0), and is retried as a 5xx.
+func retryable(err error) bool {
+	var re *rest.Error
+	if !errors.As(err, &re) || re.Code < 100 {
+		return true
+	}
+	c := re.Code
+	for c >= 1000 {
+		c /= 100
+	}
+	return c == 408 || c == 409 || c == 429 || c/100 == 5
 }
 
 // Client is one worker's registry client, safe for concurrent use (a consumer's
@@ -71,6 +96,7 @@ func try(f func() error) error {
 // as it does: a schema's id is asked for once, then read from memory. It counts
 // every HTTP request it sends and the time they take.
 type Client struct {
+	ctx          context.Context
 	url          string
 	sr           schemaregistry.Client
 	requests     atomic.Int64
@@ -78,9 +104,10 @@ type Client struct {
 }
 
 // New returns a client of the registry at url (its Confluent-compatible API's
-// base, e.g. http://registry:8080/apis/ccompat/v7 for Apicurio).
-func New(url string) (*Client, error) {
-	c := &Client{url: url}
+// base, e.g. http://registry:8080/apis/ccompat/v7 for Apicurio). Its requests and
+// the waits between tries end with ctx.
+func New(ctx context.Context, url string) (*Client, error) {
+	c := &Client{ctx: ctx, url: url}
 	conf := schemaregistry.NewConfig(url)
 	conf.RequestTimeoutMs = int(requestTimeout.Milliseconds())
 	conf.MaxRetries = 0 // try retries, with the body (attempts)
@@ -95,11 +122,11 @@ func New(url string) (*Client, error) {
 
 // Open is New for a worker that may run without a registry: "" is none (a nil
 // client).
-func Open(url string) (*Client, error) {
+func Open(ctx context.Context, url string) (*Client, error) {
 	if url == "" {
 		return nil, nil
 	}
-	return New(url)
+	return New(ctx, url)
 }
 
 // ID returns the id of schema s under subject, registering it if the registry
@@ -107,7 +134,7 @@ func Open(url string) (*Client, error) {
 // request the first time, the cache after.
 func (c *Client) ID(subject string, s Schema) (int, error) {
 	var id int
-	err := try(func() (err error) {
+	err := try(c.ctx, func() (err error) {
 		id, err = c.sr.Register(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
 		return err
 	})
@@ -122,7 +149,7 @@ func (c *Client) ID(subject string, s Schema) (int, error) {
 // cache after.
 func (c *Client) Registered(subject string, s Schema) (int, error) {
 	var id int
-	err := try(func() (err error) {
+	err := try(c.ctx, func() (err error) {
 		id, err = c.sr.GetID(subject, schemaregistry.SchemaInfo{Schema: s.Text, SchemaType: s.Type}, false)
 		return err
 	})
@@ -137,7 +164,7 @@ func (c *Client) Registered(subject string, s Schema) (int, error) {
 // do): a request the first time, the cache after.
 func (c *Client) Writer(subject string, id int) (Schema, error) {
 	var info schemaregistry.SchemaInfo
-	err := try(func() (err error) {
+	err := try(c.ctx, func() (err error) {
 		info, err = c.sr.GetBySubjectAndID(subject, id)
 		return err
 	})
@@ -165,7 +192,7 @@ type counting struct {
 
 func (t counting) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
-	resp, err := t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req.WithContext(t.c.ctx))
 	t.c.requests.Add(1)
 	t.c.requestNanos.Add(time.Since(start).Nanoseconds())
 	return resp, err

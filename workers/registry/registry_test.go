@@ -19,7 +19,7 @@ func TestClientAgainstRegistry(t *testing.T) {
 	url := registrytest.URL(t)
 	subject := registrytest.Topic(t) + "-value"
 	s := registry.Schema{Type: registry.Avro, Text: `{"type":"record","name":"R","namespace":"io.serdebench.test","fields":[{"name":"a","type":"long"}]}`}
-	c, err := registry.New(url)
+	c, err := registry.New(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestClientAgainstRegistry(t *testing.T) {
 	if n, d := c.Requests(); n != 1 || d <= 0 {
 		t.Errorf("101 lookups of one schema: %d requests taking %s, want 1", n, d)
 	}
-	other, err := registry.New(url)
+	other, err := registry.New(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestClientAgainstRegistry(t *testing.T) {
 	if _, err := other.Writer(subject, 1<<30); err == nil {
 		t.Error("an unknown id: no error")
 	}
-	bad, err := registry.New("http://127.0.0.1:1/apis/ccompat/v7")
+	bad, err := registry.New(t.Context(), "http://127.0.0.1:1/apis/ccompat/v7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestConcurrentFirstRegistrations(t *testing.T) {
 		errs := make([]error, workers)
 		var wg sync.WaitGroup
 		for i := range workers {
-			c, err := registry.New(url)
+			c, err := registry.New(t.Context(), url)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -280,17 +280,42 @@ type RegistryCost struct {
 	DeserializeLookupNanosPerRecord float64 `json:"deserializeLookupNanosPerRecord"`
 }
 
+// lookups is one role's header time over the records of the workers that measured
+// it apart from their codec time, and the workers that did not.
+type lookups struct {
+	nanos, records int64
+	inCodec        []string
+}
+
 // addRegistry adds one worker's registry statistics to the trial's totals.
-func addRegistry(c **RegistryCost, s *RegistryStats, lookupNanos *int64) {
-	if s == nil {
+func addRegistry(c **RegistryCost, s *Summary, l *lookups) {
+	if s.Registry == nil {
 		return
 	}
 	if *c == nil {
 		*c = &RegistryCost{}
 	}
-	(*c).Requests += s.Requests
-	(*c).RequestMillis += float64(s.RequestNanos) / 1e6
-	*lookupNanos += s.LookupNanos
+	(*c).Requests += s.Registry.Requests
+	(*c).RequestMillis += float64(s.Registry.RequestNanos) / 1e6
+	if s.Registry.LookupInCodec {
+		l.inCodec = append(l.inCodec, s.Worker)
+		return
+	}
+	l.nanos += s.Registry.LookupNanos
+	l.records += s.Records
+}
+
+// perRecord is the role's mean header time per measured record of the workers that
+// measured it; a warning names the others.
+func (l lookups) perRecord(role, field string, warn func(string)) float64 {
+	if len(l.inCodec) > 0 {
+		warn(fmt.Sprintf("registry: %ss %s do the registry header inside their codec call (their serdes' own): their header time is in their "+
+			"(de)serialize time, and %s is the other %ss' only (0 with none)", role, strings.Join(l.inCodec, ", "), field, role))
+	}
+	if l.records == 0 {
+		return 0
+	}
+	return float64(l.nanos) / float64(l.records)
 }
 
 // Spread is the latest of ts minus the earliest.
@@ -329,7 +354,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 	var totalReceived int64
 	var prodUsage, consUsage *usage.Window
 	var prodClient, consClient ClientStats
-	var prodLookup, consLookup int64
+	var prodLookup, consLookup lookups
 	unmeasured := false
 	var pSeries, cSeries *Series
 	mergeSeries := func(dst **Series, o *Series) {
@@ -361,7 +386,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.Producers++
 			addUsage(&prodUsage, s.Usage, &unmeasured)
 			prodClient.Add(s.Client)
-			addRegistry(&r.Registry, s.Registry, &prodLookup)
+			addRegistry(&r.Registry, s, &prodLookup)
 			if r.ClientSettings == nil {
 				r.ClientSettings, r.lingerMicros = s.ClientSettings, s.LingerMicros
 			}
@@ -409,7 +434,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 			r.Consumers++
 			addUsage(&consUsage, s.Usage, &unmeasured)
 			consClient.Add(s.Client)
-			addRegistry(&r.Registry, s.Registry, &consLookup)
+			addRegistry(&r.Registry, s, &consLookup)
 			r.Commits += s.Commits
 			cStart, cEnd = widen(cStart, cEnd, s.WindowStart, s.WindowEnd)
 			mergeSeries(&cSeries, s.Series)
@@ -541,12 +566,9 @@ func Merge(summaries []*Summary) (*Result, error) {
 	r.Stalls = stalls(segs, owners, stallSlack(r))
 	r.Client = internals(prodClient, consClient, r.Ack.Mean-r.SendDelay.Mean)
 	if r.Registry != nil {
-		if r.Records > 0 {
-			r.Registry.SerializeLookupNanosPerRecord = float64(prodLookup) / float64(r.Records)
-		}
-		if consumed > 0 {
-			r.Registry.DeserializeLookupNanosPerRecord = float64(consLookup) / float64(consumed)
-		}
+		warn := func(w string) { r.Warnings = append(r.Warnings, w) }
+		r.Registry.SerializeLookupNanosPerRecord = prodLookup.perRecord(RoleProducer, "serializeLookupNanosPerRecord", warn)
+		r.Registry.DeserializeLookupNanosPerRecord = consLookup.perRecord(RoleConsumer, "deserializeLookupNanosPerRecord", warn)
 	}
 	r.Serialize = percentiles(hists[SerializeNanos])
 	r.Deserialize = percentiles(hists[DeserializeNanos])

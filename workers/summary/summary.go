@@ -160,6 +160,10 @@ type RegistryStats struct {
 	// written, a consumer's header read and writer schema looked up by id (cache
 	// hits, after each schema's first).
 	LookupNanos int64 `json:"lookupNanos"`
+	// LookupInCodec says the worker's serializer or deserializer does the id and
+	// the header inside its codec call (the JVM worker's Apicurio serdes): its
+	// header time is in CodecNanos, and LookupNanos measures nothing.
+	LookupInCodec bool `json:"lookupInCodec,omitempty"`
 }
 
 // Delivery is a set of sequence numbers of one producer on one partition, as sorted

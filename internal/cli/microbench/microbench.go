@@ -82,6 +82,9 @@ func Key(codec, runtime, schema string, size int32, comp string) string {
 	if comp == "" {
 		comp = compress.None
 	}
+	if runtime == "" {
+		runtime = string(trial.RuntimeGo) // results from before runtimes were named
+	}
 	return fmt.Sprintf("%s|%s|%s|%d|%s", codec, runtime, schema, size, comp)
 }
 
@@ -130,6 +133,9 @@ func Run(ctx context.Context, cases []trial.Trial, benchTime time.Duration, work
 // measureIn measures t's encoding in its producers' runtime and its decoding in its
 // consumers'.
 func measureIn(ctx context.Context, t trial.Trial, benchTime time.Duration, workers map[trial.Runtime][]string) (Result, error) {
+	if err := t.RuntimeUnsupported(); err != nil {
+		return Result{}, err
+	}
 	p, c := t.Settings.ClientOf(trial.SideProducers).Runtime(), t.Settings.ClientOf(trial.SideConsumers).Runtime()
 	in := map[trial.Runtime]Result{}
 	for _, rt := range []trial.Runtime{p, c} {

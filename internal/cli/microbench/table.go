@@ -61,7 +61,8 @@ func Join(results []Result, e2e []report.Row) []Row {
 	}
 	groups := map[string][]int{}
 	for i, r := range rows {
-		g := fmt.Sprintf("%s/%d/%s", r.Schema, r.SizeBytes, r.PayloadCompression)
+		// Ranked within a runtime: its rows are read beside another's, not ranked.
+		g := fmt.Sprintf("%s/%s/%d/%s", r.Runtime, r.Schema, r.SizeBytes, r.PayloadCompression)
 		if r.E2E != nil {
 			g += "/" + r.E2E.Settings
 		}
@@ -179,7 +180,7 @@ func Table(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "its level after a collection while the calls ran (sampled every 100 ms; garbage not yet collected included, as in a process's peak).")
 	fmt.Fprintln(w, "RUNTIME: where SER and DESER ran (jvm→go: SER in the JVM worker, DESER in Go). In the JVM: times after the JIT's warm-up (calls")
 	fmt.Fprintln(w, "run untimed first: warmupOps in -o json), alloc B the calling thread's; allocs and HEAP+ are not counted (-).")
-	fmt.Fprintln(w, "MICRO RANK: by SER+DESER(+COMP+DECOMP) ns among the codecs of the same payload and compressor.")
+	fmt.Fprintln(w, "MICRO RANK: by SER+DESER(+COMP+DECOMP) ns among the codecs of the same runtime, payload and compressor.")
 	if withE2E {
 		fmt.Fprintln(w, "E2E RANK: among the same, under the same producer settings, by end-to-end records per second (closed loop), end-to-end p50")
 		fmt.Fprintln(w, "latency (at a target rate, which every codec reaches) or the maximum sustained rate (rate search); ≠ marks where the two rankings differ.")

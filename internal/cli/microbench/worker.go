@@ -16,20 +16,14 @@ import (
 	"github.com/serdebench/serdebench/workers/compress"
 )
 
-// stopGrace is how long a cancelled worker has after SIGTERM before it is killed.
-const stopGrace = 5 * time.Second
-
 // measureWorker measures t's codec in runtime rt's worker: `<launcher> microbench
 // --trial <JSON> --benchtime-ms N` prints the encoded size and Marshal's and
-// Unmarshal's costs as one JSON line (workers/jvm's Microbench). It has no payload
-// compressors: a trial of its runtime has none.
+// Unmarshal's costs as one JSON line (workers/jvm's Microbench; docs/worker-contract.md).
+// Its Unmarshal decodes that runtime's own encoding of the records.
 func measureWorker(ctx context.Context, t trial.Trial, rt trial.Runtime, benchTime time.Duration, workers map[trial.Runtime][]string) (Result, error) {
 	argv, err := runner.Launcher(workers, rt)
 	if err != nil {
 		return Result{}, err
-	}
-	if pc := t.Settings.PayloadCompression; pc != "" && pc != compress.None {
-		return Result{}, fmt.Errorf("payload compression %s: the %s worker has none", pc, rt)
 	}
 	tj, err := json.Marshal(t)
 	if err != nil {
@@ -38,7 +32,7 @@ func measureWorker(ctx context.Context, t trial.Trial, rt trial.Runtime, benchTi
 	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], "microbench", "--trial", string(tj),
 		"--benchtime-ms", strconv.FormatInt(max(benchTime.Milliseconds(), 1), 10))...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = stopGrace
+	cmd.WaitDelay = runner.ProcessStopGrace
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/internal/testing/jvmtest"
 )
 
@@ -50,7 +51,7 @@ func TestRuntimes(t *testing.T) {
 	if _, err := Run(ctx, Cases([]trial.Trial{kryo}), 10*time.Second, workers, nil); err == nil {
 		t.Fatal("cancelled: no error")
 	}
-	if d := time.Since(began); d > 2*time.Second+stopGrace+time.Second {
+	if d := time.Since(began); d > 2*time.Second+runner.ProcessStopGrace+time.Second {
 		t.Fatalf("cancelled after 2 s, returned after %s", d)
 	}
 }

@@ -99,9 +99,9 @@ func isExecutable(p string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
-// processStopGrace is how long a stopped worker process has, beyond its drain
+// ProcessStopGrace is how long a stopped worker process has, beyond its drain
 // timeout, before it is killed.
-const processStopGrace = 5 * time.Second
+const ProcessStopGrace = 5 * time.Second
 
 // executeProcess runs worker w as the process argv, speaking the worker contract
 // (docs/worker-contract.md) as the operator does with a pod: w's arguments, a
@@ -159,7 +159,7 @@ func executeProcess(ctx context.Context, argv []string, w protocol.Worker, env r
 			case <-exited:
 			// The worker's own bound is its drain timeout plus a few seconds: past
 			// twice that grace it is killed.
-			case <-time.After(w.DrainTimeout + 2*processStopGrace):
+			case <-time.After(w.DrainTimeout + 2*ProcessStopGrace):
 				_ = cmd.Process.Kill()
 			}
 		})

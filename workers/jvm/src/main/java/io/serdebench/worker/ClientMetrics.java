@@ -20,7 +20,7 @@ final class ClientMetrics implements MultiCollector {
   private record Counter(String name, String help, String field) {}
 
   private static final List<Counter> COUNTERS = List.of(
-      new Counter("serdebench_client_produce_requests", "Produce requests answered. records-per-request-avg: batch_records / this.", "produceRequests"),
+      new Counter("serdebench_client_produce_requests", "Produce requests sent (record-send-total / records-per-request-avg). records-per-request-avg: batch_records / this.", "produceRequests"),
       new Counter("serdebench_client_batches", "Partition batches acknowledged. batch-size-avg: batch_bytes / this.", "batches"),
       new Counter("serdebench_client_batch_records", "Records in acknowledged batches (record-send-total).", "batchRecords"),
       new Counter("serdebench_client_batch_bytes", "Bytes of acknowledged batches as sent (byte-total).", "batchBytes"),

@@ -11,8 +11,9 @@ import java.lang.management.ManagementFactory;
  * size, and for encode and decode the wall time, heap bytes allocated (this thread's)
  * and process CPU time (the collector's and compiler's threads too) per record
  * (internal/cli/microbench.Op). Each operation first runs untimed for the bench time
- * and at least WARMUP_OPS calls, so that the JIT has compiled its hot paths (C2
- * compiles a method after about 10^4 calls), then for the bench time timed.
+ * and at least WARMUP_OPS calls (unless they take over ten bench times), so that the
+ * JIT has compiled its hot paths (C2 compiles a method after about 10^4 calls), then
+ * for the bench time timed.
  */
 final class Microbench {
   /** The least untimed calls of an operation before it is timed. */
@@ -75,10 +76,13 @@ final class Microbench {
     return Main.EXIT_USAGE;
   }
 
-  /** Runs body over the pool untimed, then timed for nanos: its cost per call. */
+  /**
+   * Runs body over the pool untimed (the bench time, and WARMUP_OPS calls unless those
+   * take over ten bench times), then timed for nanos: its cost per call.
+   */
   private static ObjectNode measure(Body body, int n, long nanos) throws Exception {
-    long warm = 0;
-    for (long end = System.nanoTime() + nanos; warm < WARMUP_OPS || System.nanoTime() < end; warm++) body.run((int) (warm % n));
+    long warm = 0, began = System.nanoTime();
+    for (long t; (t = System.nanoTime()) - began < nanos || (warm < WARMUP_OPS && t - began < 10 * nanos); warm++) body.run((int) (warm % n));
     System.gc(); // the warm-up's garbage is not the timed calls' to collect
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
