@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -11,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/internal/testing/registrytest"
@@ -291,14 +294,26 @@ func byCodec(t *testing.T, ls []string) map[string][]string {
 	return out
 }
 
-// lines runs the command with stdin and returns its stdout's non-empty lines.
+// wireTimeout bounds one run of the wire tool (seconds on a quiet machine).
+const wireTimeout = 2 * time.Minute
+
+// lines runs the command with stdin and returns its stdout's non-empty lines. One
+// that has not ended in wireTimeout gets SIGQUIT (a JVM prints its threads), then is
+// killed, and the test fails with its stderr.
 func lines(t *testing.T, argv []string, stdin []byte, args ...string) []string {
 	t.Helper()
-	cmd := osexec.Command(argv[0], append(argv[1:], args...)...)
+	ctx, cancel := context.WithTimeout(t.Context(), wireTimeout)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, argv[0], append(argv[1:], args...)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		t.Fatalf("%s: not ended in %s (%v); its stderr, threads included:\n%s", strings.Join(args[:2], " "), wireTimeout, err, stderr.String())
+	}
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(args[:2], " "), err, tail(stderr.String()))
 	}

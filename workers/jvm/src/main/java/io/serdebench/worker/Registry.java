@@ -77,6 +77,9 @@ final class Registry {
   /** One request to the registry: as the Go workers' client bounds it. */
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+  /** The worker's own requests' client: one for the process, as an HttpClient is meant to be shared (never closed). */
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+
   /** Tries of a registration, as the Go workers' client makes them (workers/registry). */
   private static final int ATTEMPTS = 4;
 
@@ -186,21 +189,17 @@ final class Registry {
 
     /** Registers the text (the same text is the same version, whoever comes first) and returns its version. */
     String register() throws Exception {
-      try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
-        post(http, cost, url() + "/versions", body(), "register " + type + " schema under " + subject);
-        return lookup(http).path("version").asText();
-      }
+      post(cost, url() + "/versions", body(), "register " + type + " schema under " + subject);
+      return lookup().path("version").asText();
     }
 
     /** This schema's id under the subject (the lookup registers nothing). */
     int id() throws Exception {
-      try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
-        return lookup(http).path("id").asInt();
-      }
+      return lookup().path("id").asInt();
     }
 
-    private JsonNode lookup(HttpClient http) throws Exception {
-      return post(http, cost, url(), body(), "look up " + type + " schema under " + subject);
+    private JsonNode lookup() throws Exception {
+      return post(cost, url(), body(), "look up " + type + " schema under " + subject);
     }
   }
 
@@ -211,7 +210,7 @@ final class Registry {
    * try finds it), at most ATTEMPTS times with backoff's waits; any other answer is
    * final.
    */
-  private static JsonNode post(HttpClient http, Cost cost, String url, ObjectNode body, String what) throws Exception {
+  private static JsonNode post(Cost cost, String url, ObjectNode body, String what) throws Exception {
     HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
         .header("Content-Type", "application/vnd.schemaregistry.v1+json")
         .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
@@ -221,7 +220,7 @@ final class Registry {
       HttpResponse<String> resp;
       long t0 = System.nanoTime();
       try {
-        resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        resp = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
       } catch (IOException e) {
         last = e instanceof HttpTimeoutException ? "no answer in " + TIMEOUT.toSeconds() + " s" : e.toString();
         continue;
