@@ -84,10 +84,8 @@ func (c Client) Runtime() Runtime { return c.support().Runtime }
 // A client this version does not know (a newer result's) is "unknown".
 func (s Settings) Runtimes() string {
 	runtimeOf := func(c Client) string {
-		for _, r := range Runtimes {
-			if slices.Contains(r.Clients, c.OrDefault()) {
-				return string(r.Runtime)
-			}
+		if r, ok := c.find(); ok {
+			return string(r.Runtime)
 		}
 		return "unknown"
 	}
@@ -100,13 +98,22 @@ func (s Settings) Runtimes() string {
 
 // support is c's runtime's row of Runtimes.
 func (c Client) support() RuntimeSupport {
+	r, ok := c.find()
+	if !ok {
+		panic("trial: client " + string(c.OrDefault()) + " is in no runtime") // TestEveryClientHasARuntime
+	}
+	return r
+}
+
+// find is c's runtime's row of Runtimes, if c is in one.
+func (c Client) find() (RuntimeSupport, bool) {
 	c = c.OrDefault()
 	for _, r := range Runtimes {
 		if slices.Contains(r.Clients, c) {
-			return r
+			return r, true
 		}
 	}
-	panic("trial: client " + string(c) + " is in no runtime") // TestEveryClientHasARuntime
+	return RuntimeSupport{}, false
 }
 
 // HasCodec says whether the runtime of client c has codec.

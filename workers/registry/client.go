@@ -36,9 +36,9 @@ type Schema struct {
 const requestTimeout = 10 * time.Second
 
 // attempts bounds the tries of one request: one and the three retries of
-// confluent-kafka-go's default (MaxRetries), each after a wait drawn as its
-// retries draw theirs (backoff), of the requests it retries (retryable) and 409
-// Conflict. The client's own retries are off: confluent-kafka-go v2.11.1 sends a
+// confluent-kafka-go's default (MaxRetries), of what it retries and 409 Conflict
+// (retryable), each after a wait drawn as it draws them (backoff). Its own
+// retries are off: confluent-kafka-go v2.11.1 sends a
 // retried request's body from the buffer the first try drained, so a register
 // retried after a 5xx arrives empty (Apicurio: "request is null"). Producers
 // starting together register a new subject at once, and Apicurio answers all but

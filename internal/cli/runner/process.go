@@ -66,6 +66,22 @@ func Launcher(workers map[trial.Runtime][]string, rt trial.Runtime) ([]string, e
 	return nil, fmt.Errorf("the %s worker is not here: build it (make worker-jvm: bin/worker-jvm) or name its launcher in $%s", rt, JVMWorkerEnv)
 }
 
+// RunTool runs a worker's subcommand (argv, a runtime's Launcher, then args; e.g.
+// microbench) to its end and returns its stdout: SIGTERM when ctx ends, a kill
+// ProcessStopGrace later; a failure says its stderr's last lines.
+func RunTool(ctx context.Context, argv []string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], args...)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = ProcessStopGrace
+	var stdout bytes.Buffer
+	stderr := &tailBuffer{max: 16 << 10}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %s", argv[0], args[0], err, lastLines(stderr.String(), 5))
+	}
+	return stdout.Bytes(), nil
+}
+
 // RunWorker runs the one worker w, of the runtime of its side's client, until its
 // trial is complete or ctx ends, and returns its summary: a worker alone, outside a
 // trial's run (hack/bench's producer beside Kafka's ProducerPerformance).

@@ -80,7 +80,7 @@ final class Registry {
   /** The worker's own requests' client: one for the process, as an HttpClient is meant to be shared (never closed). */
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
-  /** Tries of a registration, as the Go workers' client makes them (workers/registry). */
+  /** Tries of one request, as the Go workers' client makes them (workers/registry). */
   private static final int ATTEMPTS = 4;
 
   /**
@@ -136,7 +136,7 @@ final class Registry {
       case "avro" -> {
         Own own = pin(c, o, cost, "AVRO", t.avroSchema());
         RegistryClientFacade f = cost.facade(c);
-        yield new Framed(new Codecs.Avro(t, false), new AvroKafkaSerializer<>(f), new AvroKafkaDeserializer<>(f), c, o.topic(), own, cost);
+        yield new Framed(new Codecs.Avro(t, false), new AvroKafkaSerializer<>(f), new AvroKafkaDeserializer<>(f), c, o.topic(), own);
       }
       case "protobuf" -> {
         Own own = pin(c, o, cost, "PROTOBUF", t.protoFile());
@@ -152,12 +152,12 @@ final class Registry {
         // first record, inside the trial. Parsing the same text now pays it here.
         if (!o.writes()) new ProtobufSchemaParser<>().parseSchema(t.protoFile().getBytes(StandardCharsets.UTF_8), Map.of());
         RegistryClientFacade f = cost.facade(c);
-        yield new Framed(inner, new ProtobufKafkaSerializer<>(f), new ProtobufKafkaDeserializer<>(f), c, o.topic(), own, cost);
+        yield new Framed(inner, new ProtobufKafkaSerializer<>(f), new ProtobufKafkaDeserializer<>(f), c, o.topic(), own);
       }
       case "json" -> {
         Own own = pin(c, o, cost, "JSON", t.jsonSchema());
         RegistryClientFacade f = cost.facade(c);
-        yield new Framed(new Codecs.JacksonJson(), new JsonSchemaKafkaSerializer<>(f), new JsonSchemaKafkaDeserializer<>(f), c, o.topic(), own, cost);
+        yield new Framed(new Codecs.JacksonJson(), new JsonSchemaKafkaSerializer<>(f), new JsonSchemaKafkaDeserializer<>(f), c, o.topic(), own);
       }
       default -> throw new IllegalArgumentException("no registry variant of " + format);
     };
@@ -245,14 +245,12 @@ final class Registry {
     private final Deserializer<Object> de;
     private final String topic;
     private final Own own;
-    private final Cost cost;
     /** The writer ids known to be this codec's schema. */
     private final Set<Integer> checked = new HashSet<>();
 
     @SuppressWarnings("unchecked")
-    Framed(Codecs.Codec inner, Serializer<?> ser, Deserializer<?> de, Map<String, Object> config, String topic, Own own, Cost cost) {
+    Framed(Codecs.Codec inner, Serializer<?> ser, Deserializer<?> de, Map<String, Object> config, String topic, Own own) {
       this.inner = inner;
-      this.cost = cost;
       this.ser = (Serializer<Object>) ser;
       this.de = (Deserializer<Object>) de;
       this.topic = topic;
@@ -285,7 +283,7 @@ final class Registry {
     public String json(Object decoded) throws Exception { return inner.json(decoded); }
 
     /** What the codec's registry requests cost so far, as the summary's registry block. */
-    ObjectNode cost() { return cost.json(); }
+    ObjectNode cost() { return own.cost().json(); }
   }
 
   /**
