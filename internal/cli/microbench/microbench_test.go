@@ -1,6 +1,7 @@
 package microbench
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/serdebench/serdebench/internal/report"
@@ -34,5 +35,22 @@ func TestRanks(t *testing.T) {
 	})
 	if search[0].E2ERank != 2 || search[1].E2ERank != 1 {
 		t.Fatalf("rate search ranks %+v", search)
+	}
+}
+
+// TestTableWarnsOfJVMRanks: a table with a JVM row says its ranks are one JVM's; one
+// of Go rows only does not.
+func TestTableWarnsOfJVMRanks(t *testing.T) {
+	for _, c := range []struct {
+		runtime string
+		warns   bool
+	}{{"go", false}, {"jvm", true}, {"jvm→go", true}} {
+		var b strings.Builder
+		if err := Table(&b, Join([]Result{{Codec: "a", Runtime: c.runtime, Schema: "s", SizeBytes: 100, PayloadCompression: "none"}}, nil)); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "a JVM row's rank is one JVM's"); got != c.warns {
+			t.Errorf("runtime %s: warning %v, want %v", c.runtime, got, c.warns)
+		}
 	}
 }

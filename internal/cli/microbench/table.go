@@ -3,6 +3,7 @@ package microbench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -181,6 +182,12 @@ func Table(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "RUNTIME: where SER and DESER ran (jvm→go: SER in the JVM worker, DESER in Go). In the JVM: times after the JIT's warm-up (calls")
 	fmt.Fprintln(w, "run untimed first: warmupOps in -o json), alloc B the calling thread's; allocs and HEAP+ are not counted (-).")
 	fmt.Fprintln(w, "MICRO RANK: by SER+DESER(+COMP+DECOMP) ns among the codecs of the same runtime, payload and compressor.")
+	if slices.ContainsFunc(rows, func(r Row) bool { return r.Runtime != string(trial.RuntimeGo) }) {
+		// Five runs of config/samples/sike-jvm.yaml, nothing changed, put three
+		// different codecs first among the JVM's.
+		fmt.Fprintln(w, "WARNING: a JVM row's rank is one JVM's: its compiled code, and so the order of close codecs, changes from one JVM to the")
+		fmt.Fprintln(w, "next. Rank JVM codecs on several runs, not on one.")
+	}
 	if withE2E {
 		fmt.Fprintln(w, "E2E RANK: among the same, under the same producer settings, by end-to-end records per second (closed loop), end-to-end p50")
 		fmt.Fprintln(w, "latency (at a target rate, which every codec reaches) or the maximum sustained rate (rate search); ≠ marks where the two rankings differ.")
