@@ -19,6 +19,7 @@ import (
 func microbenchCmd() *cobra.Command {
 	var file, e2eFile, output string
 	var benchTime time.Duration
+	var nRuns int
 	c := &cobra.Command{
 		Use:   "microbench -f experiment.yaml [--e2e results.json]",
 		Short: "Run an experiment's codecs, payloads and compressors in process, beside its end-to-end results",
@@ -26,13 +27,17 @@ func microbenchCmd() *cobra.Command {
 			"send, without Kafka (ns, heap bytes and allocations per record, encoded size). With --e2e (the JSON of " +
 			"`serdebench run -o json`, or a SerializationResult as `kubectl get -o yaml` or `serdebench get result -o json` " +
 			"prints it) each row stands beside the end-to-end trial of the same codec, payload and compressor, and both " +
-			"rankings are shown.",
+			"rankings are shown. With --runs N every case is measured N times: each cost is then a median with its interval, " +
+			"and a rank counts only the codecs measurably cheaper, so codecs the runs cannot tell apart share it.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "table" && output != "json" && output != "csv" {
 				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
 			}
 			if benchTime < time.Millisecond || benchTime > 10*time.Second {
 				return fmt.Errorf("--benchtime: must be between 1ms and 10s, got %s", benchTime)
+			}
+			if nRuns < 1 || nRuns > 30 {
+				return fmt.Errorf("--runs: must be between 1 and 30, got %d", nRuns)
 			}
 			_, trials, _, err := load(file)
 			if err != nil {
@@ -56,11 +61,26 @@ func microbenchCmd() *cobra.Command {
 				}
 				return t.Codec.UsesRegistry()
 			})
-			results, err := microbench.Run(ctx, cases, benchTime, nil, func(t trial.Trial) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "microbench: %s\n", t.Name)
-			})
-			if err != nil {
-				return err
+			// Every run measures every case, so that drift over the runs hits all alike.
+			var runs [][]microbench.Result
+			for k := 1; k <= nRuns; k++ {
+				results, err := microbench.Run(ctx, cases, benchTime, nil, func(t trial.Trial) {
+					if nRuns > 1 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "microbench: run %d/%d: %s\n", k, nRuns, t.Name)
+					} else {
+						fmt.Fprintf(cmd.ErrOrStderr(), "microbench: %s\n", t.Name)
+					}
+				})
+				if err != nil {
+					return err
+				}
+				runs = append(runs, results)
+			}
+			results := runs[0]
+			if nRuns > 1 {
+				if results, err = microbench.Merge(runs); err != nil {
+					return err
+				}
 			}
 			rows := microbench.Join(results, e2e)
 			if e2eFile != "" && len(rows) == 0 {
@@ -80,6 +100,7 @@ func microbenchCmd() *cobra.Command {
 	c.Flags().StringVar(&e2eFile, "e2e", "", "end-to-end results to compare with: serdebench run -o json output, or a SerializationResult (YAML or JSON)")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
 	c.Flags().DurationVar(&benchTime, "benchtime", 500*time.Millisecond, "time per measured operation and case")
+	c.Flags().IntVar(&nRuns, "runs", 1, "times to measure every case (each JVM measurement in a new JVM): above 1, ranks share where the runs cannot tell codecs apart, and each cost has its interval")
 	_ = c.MarkFlagRequired("file")
 	return c
 }

@@ -69,6 +69,10 @@ type Result struct {
 	Decompress      *Op     `json:"decompress,omitempty"`
 	// Records is how many distinct records the pool held.
 	Records int `json:"records"`
+	// RunsNs is each run's cost of one record (SER+DESER, and COMP+DECOMP), when
+	// the case ran more than once (serdebench microbench --runs); the times above
+	// are then their medians over the runs (Merge).
+	RunsNs []float64 `json:"runsNs,omitempty"`
 }
 
 // Key identifies what a microbenchmark and an end-to-end trial share.

@@ -18,10 +18,16 @@ import (
 // among the rows of the same payload, compressor and producer settings: in process
 // the cheapest; end to end the fastest in a closed loop, the lowest p50 latency at
 // a target rate.
+//
+// With several runs of each case (Result.RunsNs) the in-process rank is 1 + the
+// codecs measurably cheaper (rankByRuns): codecs the runs cannot tell apart share
+// a rank (MicroTie), and MicroCost is the cost's median with its interval.
 type Row struct {
 	Result
 	E2E       *report.Row `json:"e2e,omitempty"`
+	MicroCost *Cost       `json:"microCost,omitempty"`
 	MicroRank int         `json:"microRank"`
+	MicroTie  bool        `json:"microTie,omitempty"`
 	E2ERank   int         `json:"e2eRank,omitempty"`
 }
 
@@ -60,20 +66,22 @@ func Join(results []Result, e2e []report.Row) []Row {
 			}
 		}
 	}
-	groups := map[string][]int{}
-	for i, r := range rows {
-		// Ranked within a runtime: its rows are read beside another's, not ranked.
-		g := fmt.Sprintf("%s/%s/%d/%s", r.Runtime, r.Schema, r.SizeBytes, r.PayloadCompression)
-		if r.E2E != nil {
-			g += "/" + r.E2E.Settings
-		}
-		groups[g] = append(groups[g], i)
+	groups := groupsOf(rows)
+	runs := len(rows) > 0
+	for i := range rows {
+		rows[i].MicroCost = rows[i].cost()
+		runs = runs && rows[i].MicroCost != nil
+	}
+	if runs {
+		rankByRuns(rows, groups)
 	}
 	for _, idx := range groups {
-		micro := append([]int(nil), idx...)
-		sort.SliceStable(micro, func(a, b int) bool { return rows[micro[a]].totalNs() < rows[micro[b]].totalNs() })
-		for rank, i := range micro {
-			rows[i].MicroRank = rank + 1
+		if !runs {
+			micro := append([]int(nil), idx...)
+			sort.SliceStable(micro, func(a, b int) bool { return rows[micro[a]].totalNs() < rows[micro[b]].totalNs() })
+			for rank, i := range micro {
+				rows[i].MicroRank = rank + 1
+			}
 		}
 		if rows[idx[0]].E2E == nil {
 			continue
@@ -97,10 +105,38 @@ func Join(results []Result, e2e []report.Row) []Row {
 	return rows
 }
 
+// groupsOf are the rows ranked together (indexes into rows, in their order): the
+// same runtime, payload and compressor, and end-to-end producer settings. A
+// runtime's rows are read beside another's, not ranked with them.
+func groupsOf(rows []Row) [][]int {
+	var keys []string
+	byKey := map[string][]int{}
+	for i, r := range rows {
+		g := fmt.Sprintf("%s/%s/%d/%s", r.Runtime, r.Schema, r.SizeBytes, r.PayloadCompression)
+		if r.E2E != nil {
+			g += "/" + r.E2E.Settings
+		}
+		if _, ok := byKey[g]; !ok {
+			keys = append(keys, g)
+		}
+		byKey[g] = append(byKey[g], i)
+	}
+	out := make([][]int, len(keys))
+	for k, g := range keys {
+		out[k] = byKey[g]
+	}
+	return out
+}
+
 var columns = []string{"codec", "runtime", "schema", "size_B", "payload_compression", "encoded_B", "marshal_ns", "marshal_alloc_B", "marshal_allocs",
 	"unmarshal_ns", "unmarshal_alloc_B", "unmarshal_allocs", "marshal_cpu_ns", "marshal_peak_heap_growth_B",
-	"unmarshal_cpu_ns", "unmarshal_peak_heap_growth_B", "compressed_B", "compress_ns", "decompress_ns", "micro_rank",
+	"unmarshal_cpu_ns", "unmarshal_peak_heap_growth_B", "compressed_B", "compress_ns", "decompress_ns",
+	"micro_ns", "micro_ns_low", "micro_ns_high", "micro_confidence", "micro_runs", "micro_rank", "micro_tie",
 	"e2e_settings", "e2e_rec_per_s", "e2e_cpu_us_per_rec", "e2e_rank"}
+
+// microColumns is how many columns before the end-to-end ones are the in-process
+// cost and rank (micro_ns to micro_tie): the table shows them as two.
+const microColumns = 7
 
 // e2eColumns is how many columns at the end are the end-to-end trial's.
 const e2eColumns = 4
@@ -125,7 +161,12 @@ func (r Row) cells() []string {
 	} else {
 		out = append(out, "-", "-", "-")
 	}
-	out = append(out, strconv.Itoa(r.MicroRank))
+	if c := r.MicroCost; c != nil {
+		out = append(out, f(c.MedianNs, 0), f(c.LowNs, 0), f(c.HighNs, 0), f(c.Confidence, 3), strconv.Itoa(c.Runs))
+	} else {
+		out = append(out, f(r.totalNs(), 0), "-", "-", "-", "1")
+	}
+	out = append(out, strconv.Itoa(r.MicroRank), strconv.FormatBool(r.MicroTie))
 	if r.E2E != nil {
 		cpu := "-"
 		if r.E2E.UsageScope != "" {
@@ -153,13 +194,24 @@ func Table(w io.Writer, rows []Row) error {
 	withE2E := len(rows) > 0 && rows[0].E2E != nil
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	h := "CODEC\tRUNTIME\tSCHEMA\tSIZE B\tPAYLOAD COMP\tENC B\tSER ns\tSER alloc B\tSER allocs\tDESER ns\tDESER alloc B\tDESER allocs\t" +
-		"SER CPU ns\tSER HEAP+ B\tDESER CPU ns\tDESER HEAP+ B\tCOMP B\tCOMP ns\tDECOMP ns\tMICRO RANK\t"
+		"SER CPU ns\tSER HEAP+ B\tDESER CPU ns\tDESER HEAP+ B\tCOMP B\tCOMP ns\tDECOMP ns\tMICRO ns\tMICRO RANK\t"
 	if withE2E {
 		h += "E2E SETTINGS\tE2E REC/S\tE2E CPU µs/REC\tE2E RANK\t\t"
 	}
 	fmt.Fprintln(tw, h)
 	for _, r := range rows {
 		cells := r.cells()
+		// The in-process cost and rank as two cells: "median [low–high] confidence"
+		// and the rank, "=" when shared.
+		at := len(cells) - e2eColumns - microColumns
+		cost, rank := cells[at], cells[at+5]
+		if c := r.MicroCost; c != nil {
+			cost = fmt.Sprintf("%.0f [%.0f–%.0f] %.0f%%", c.MedianNs, c.LowNs, c.HighNs, 100*c.Confidence)
+		}
+		if r.MicroTie {
+			rank += "="
+		}
+		cells = append(append(cells[:at:at], cost, rank), cells[at+microColumns:]...)
 		switch {
 		case !withE2E:
 			cells = cells[:len(cells)-e2eColumns]
@@ -181,12 +233,20 @@ func Table(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "its level after a collection while the calls ran (sampled every 100 ms; garbage not yet collected included, as in a process's peak).")
 	fmt.Fprintln(w, "RUNTIME: where SER and DESER ran (jvm→go: SER in the JVM worker, DESER in Go). In the JVM: times after the JIT's warm-up (calls")
 	fmt.Fprintln(w, "run untimed first: warmupOps in -o json), alloc B the calling thread's; allocs and HEAP+ are not counted (-).")
-	fmt.Fprintln(w, "MICRO RANK: by SER+DESER(+COMP+DECOMP) ns among the codecs of the same runtime, payload and compressor.")
-	if slices.ContainsFunc(rows, func(r Row) bool { return r.Runtime != string(trial.RuntimeGo) }) {
+	fmt.Fprintln(w, "MICRO ns: SER+DESER(+COMP+DECOMP) ns per record; with --runs, its median over the runs [interval] and the interval's confidence.")
+	fmt.Fprintln(w, "MICRO RANK: by MICRO ns among the codecs of the same runtime, payload and compressor.")
+	rk := rankingOf(rows, groupsOf(rows))
+	if rk.Runs > 1 {
+		fmt.Fprintf(w, "With %d runs each: 1 + the codecs measurably cheaper (Mann-Whitney over the runs, Holm-corrected over the table's %d comparisons);\n", rk.Runs, rk.Tests)
+		fmt.Fprintln(w, "= marks a rank shared with codecs the runs cannot tell apart. Every JVM run is a new JVM; Go's repeat in this process.")
+		if !rk.Enough {
+			fmt.Fprintf(w, "WARNING: with %d runs and %d comparisons no difference can be significant: every rank is shared. Use --runs %d or more.\n", rk.Runs, rk.Tests, rk.Needed)
+		}
+	} else if slices.ContainsFunc(rows, func(r Row) bool { return r.Runtime != string(trial.RuntimeGo) }) {
 		// Five runs of config/samples/sike-jvm.yaml, nothing changed, put three
 		// different codecs first among the JVM's.
 		fmt.Fprintln(w, "WARNING: a JVM row's rank is one JVM's: its compiled code, and so the order of close codecs, changes from one JVM to the")
-		fmt.Fprintln(w, "next. Rank JVM codecs on several runs, not on one.")
+		fmt.Fprintln(w, "next. Rank JVM codecs on several runs (--runs), not on one.")
 	}
 	if withE2E {
 		fmt.Fprintln(w, "E2E RANK: among the same, under the same producer settings, by end-to-end records per second (closed loop), end-to-end p50")
