@@ -98,27 +98,41 @@ const (
 // serializers at first use. docs/measurement.md ("JIT warm-up") has the measurement.
 const MinJVMWarmupRecords = 10000
 
+// MinJVMWarmupSeconds is how long that warmup must also last: the compilations
+// run in background threads, so at a high rate the records pass before the code
+// they asked for is compiled (hack/bench/jit-warmup.sh: 100 B records at about
+// 400,000/s ran 13 % slower after 160,000 warmup records, 0.4 s, than after
+// 320,000 or more; 10 kB ones at about 11,000/s reached it after 20,000, 1.8 s).
+const MinJVMWarmupSeconds = 2
+
 // JITWarmupShort is the trial's JITWarmupShort warning, or "" when no worker of it
-// runs on the JVM or its warmup is long enough: about how many records each
-// producer warmed up with (a timed warmup at the trial's rate, or the window's), and
-// what to raise.
+// runs on the JVM or its warmup is long enough, in records and in time: about how
+// many records each producer warmed up with and for how long (a timed warmup at
+// the trial's rate, or the window's for a closed loop), and what to raise.
 func JITWarmupShort(t trial.Trial, r *summary.Result) string {
 	if t.Settings.ClientOf(trial.SideProducers).Runtime() != trial.RuntimeJVM && t.Settings.ClientOf(trial.SideConsumers).Runtime() != trial.RuntimeJVM {
 		return ""
 	}
-	warm := t.Warmup.Records
-	if d := int64(t.Warmup.DurationSeconds); d > 0 {
-		rate := float64(t.Settings.RecordsPerSecond)
-		if rate == 0 && t.Producers > 0 {
-			rate = r.RecordsPerSecond / float64(t.Producers) // a closed loop's, as it ran in the window
-		}
-		warm = max(warm, int64(float64(d)*rate))
+	rate := float64(t.Settings.RecordsPerSecond)
+	if rate == 0 && t.Producers > 0 {
+		rate = r.RecordsPerSecond / float64(t.Producers) // a closed loop's, as it ran in the window
 	}
-	if warm >= MinJVMWarmupRecords {
+	warm, secs := t.Warmup.Records, float64(t.Warmup.DurationSeconds)
+	if secs > 0 {
+		warm = max(warm, int64(secs*rate))
+	}
+	if rate > 0 {
+		secs = max(secs, float64(t.Warmup.Records)/rate)
+	}
+	// Without a rate (a closed loop with no window yet) a warmup of records has no
+	// known length: only its count is checked.
+	timed := t.Warmup.DurationSeconds > 0 || rate > 0
+	if warm >= MinJVMWarmupRecords && (!timed || secs >= MinJVMWarmupSeconds) {
 		return ""
 	}
-	return fmt.Sprintf("JITWarmupShort: a JVM worker compiles its hot path over its first ~%d records and each producer warmed up with about %d: "+
-		"the window measures part of the compilation; raise warmup.records to at least %d (or warmup.durationSeconds)", MinJVMWarmupRecords, warm, MinJVMWarmupRecords)
+	return fmt.Sprintf("JITWarmupShort: a JVM worker compiles its hot path over its first ~%d records and %d s, and each producer warmed up with about %d records over %.1f s: "+
+		"the window measures part of the compilation; raise warmup.records to at least %d and the warmup to at least %d s (warmup.durationSeconds, or records at the rate)",
+		MinJVMWarmupRecords, MinJVMWarmupSeconds, warm, secs, MinJVMWarmupRecords, MinJVMWarmupSeconds)
 }
 
 // WindowTooShort is the trial's WindowTooShort warning, or "" when its measured

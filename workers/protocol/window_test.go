@@ -42,8 +42,9 @@ func TestWindowTooShort(t *testing.T) {
 }
 
 // TestJITWarmupShort: a trial with a JVM worker on either side warns when each
-// producer warmed up with fewer than MinJVMWarmupRecords records, counting a timed
-// warmup at the trial's rate, or at the window's for a closed loop.
+// producer warmed up with fewer than MinJVMWarmupRecords records or for less than
+// MinJVMWarmupSeconds, counting a timed warmup at the trial's rate, or at the
+// window's for a closed loop, and a warmup of records at the same rates.
 func TestJITWarmupShort(t *testing.T) {
 	java := func(w trial.Warmup, rate int64, consumers trial.Client) trial.Trial {
 		return trial.Trial{Producers: 2, Warmup: w, Settings: trial.Settings{Client: trial.ClientJava, ConsumerClient: consumers, RecordsPerSecond: rate}}
@@ -59,7 +60,11 @@ func TestJITWarmupShort(t *testing.T) {
 		{"too few records", java(trial.Warmup{Records: MinJVMWarmupRecords - 1}, 0, ""), summary.Result{}, true},
 		{"5 s at 2000/s", java(trial.Warmup{DurationSeconds: 5}, 2000, ""), summary.Result{}, false},
 		{"5 s at 1000/s", java(trial.Warmup{DurationSeconds: 5}, 1000, ""), summary.Result{}, true},
-		{"a closed loop at the window's rate", java(trial.Warmup{DurationSeconds: 1}, 0, ""), summary.Result{RecordsPerSecond: 50000}, false},
+		{"a closed loop, 2 s at the window's rate", java(trial.Warmup{DurationSeconds: 2}, 0, ""), summary.Result{RecordsPerSecond: 50000}, false},
+		{"a closed loop, 1 s at the window's rate", java(trial.Warmup{DurationSeconds: 1}, 0, ""), summary.Result{RecordsPerSecond: 50000}, true},
+		{"records passing in 0.8 s", java(trial.Warmup{Records: 20000}, 0, ""), summary.Result{RecordsPerSecond: 50000}, true},
+		{"records lasting 4 s", java(trial.Warmup{Records: 20000}, 0, ""), summary.Result{RecordsPerSecond: 10000}, false},
+		{"records at a target rate, 1 s", java(trial.Warmup{Records: 20000}, 20000, ""), summary.Result{}, true},
 		{"Java consumers of Go producers", trial.Trial{Settings: trial.Settings{Client: trial.ClientFranz, ConsumerClient: trial.ClientJava}}, summary.Result{}, true},
 		{"Go only", trial.Trial{Settings: trial.Settings{Client: trial.ClientFranz}}, summary.Result{}, false},
 	} {
