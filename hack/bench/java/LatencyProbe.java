@@ -10,6 +10,11 @@
 //   java -cp "$KAFKA_LIBS/*" LatencyProbe.java --bootstrap H:P --rate 2000 --size 1176 \
 //     --warmup-s 5 --duration-s 10 --partitions 3 [--producer-prop k=v ...]
 // It creates its own topic, deletes it afterwards and prints one JSON object.
+//
+// --role produce and --role consume split it into two JVMs, as serdebench's JVM
+// worker runs its producers and consumers, on a topic made for them (--topic):
+// the consumer, started first, writes --ready-file once it has its positions and
+// prints its end-to-end latencies; the producer prints its acknowledgements'.
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +48,7 @@ public class LatencyProbe {
         String bootstrap = null;
         long rate = 0, warmupS = 5, durationS = 10;
         int size = 1176, partitions = 3;
+        String role = "both", topic = null, readyFile = null;
         Properties prod = new Properties();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -52,6 +58,9 @@ public class LatencyProbe {
                 case "--warmup-s": warmupS = Long.parseLong(args[++i]); break;
                 case "--duration-s": durationS = Long.parseLong(args[++i]); break;
                 case "--partitions": partitions = Integer.parseInt(args[++i]); break;
+                case "--role": role = args[++i]; break;
+                case "--topic": topic = args[++i]; break;
+                case "--ready-file": readyFile = args[++i]; break;
                 case "--producer-prop": {
                     String[] kv = args[++i].split("=", 2);
                     prod.put(kv[0], kv[1]);
@@ -63,55 +72,124 @@ public class LatencyProbe {
         if (bootstrap == null || rate <= 0) {
             throw new IllegalArgumentException("--bootstrap and a positive --rate are required");
         }
-        String topic = "serdebench.bench.probe." + UUID.randomUUID();
+        Histogram ack = new Histogram(3_600_000_000L, 3), e2e = new Histogram(3_600_000_000L, 3);
+        long total = rate * (warmupS + durationS);
         Properties common = new Properties();
         common.put("bootstrap.servers", bootstrap);
-        try (Admin admin = Admin.create(common)) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            try {
-                run(common, prod, topic, partitions, rate, size, warmupS, durationS);
-            } finally {
-                admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+        switch (role) {
+            case "both": {
+                // One JVM produces and consumes, on a topic of its own.
+                String own = "serdebench.bench.probe." + UUID.randomUUID();
+                try (Admin admin = Admin.create(common)) {
+                    admin.createTopics(List.of(new NewTopic(own, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
+                    try {
+                        Reader reader = new Reader(common, own, partitions, total, warmupS + durationS, e2e);
+                        reader.start();
+                        Sent sent = produce(common, prod, own, rate, size, warmupS, durationS, ack);
+                        reader.finish();
+                        print(sent, reader.received, ack, e2e);
+                        check(sent, reader.received, ack.getTotalCount(), e2e.getTotalCount(), total, rate * durationS);
+                    } finally {
+                        admin.deleteTopics(List.of(own)).all().get(60, TimeUnit.SECONDS);
+                    }
+                }
+                break;
             }
+            case "consume": {
+                // The consumer alone, on the given topic: ready once it has its
+                // positions, done when it received every record.
+                Reader reader = new Reader(common, need(topic, "--topic"), partitions, total, warmupS + durationS + 60, e2e);
+                java.nio.file.Files.writeString(java.nio.file.Path.of(need(readyFile, "--ready-file")), "ready\n");
+                reader.start();
+                reader.finish();
+                System.out.printf("{\"received\": %d, \"endToEndMicros\": %s}%n", reader.received, json(e2e));
+                if (reader.received != total || e2e.getTotalCount() != rate * durationS) {
+                    System.err.printf("LatencyProbe: received %d of %d records; %d end-to-end latencies of %d measured%n",
+                            reader.received, total, e2e.getTotalCount(), rate * durationS);
+                    System.exit(1);
+                }
+                break;
+            }
+            case "produce": {
+                Sent sent = produce(common, prod, need(topic, "--topic"), rate, size, warmupS, durationS, ack);
+                print(sent, -1, ack, null);
+                check(sent, total, ack.getTotalCount(), rate * durationS, total, rate * durationS);
+                break;
+            }
+            default: throw new IllegalArgumentException("--role: both, produce or consume, not " + role);
         }
     }
 
-    static void run(Properties common, Properties prodProps, String topic, int partitions, long rate, int size,
-            long warmupS, long durationS) throws Exception {
-        Histogram ack = new Histogram(3_600_000_000L, 3), e2e = new Histogram(3_600_000_000L, 3);
-        AtomicLong failed = new AtomicLong(), acked = new AtomicLong();
-        long total = rate * (warmupS + durationS), warmupRecords = rate * warmupS;
+    static String need(String v, String flag) {
+        if (v == null) throw new IllegalArgumentException(flag + " is required with this --role");
+        return v;
+    }
 
-        Properties cp = new Properties();
-        cp.putAll(common);
-        cp.put("group.id", "serdebench-probe-" + UUID.randomUUID());
-        cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
-        cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp);
-        List<TopicPartition> tps = new ArrayList<>();
-        for (int p = 0; p < partitions; p++) tps.add(new TopicPartition(topic, p));
-        consumer.assign(tps);
-        consumer.seekToBeginning(tps);
-        consumer.poll(Duration.ZERO); // connect and fetch positions before the clock starts
-        long[] received = {0};
-        Thread reader = new Thread(() -> {
+    /** Sent is what the producer did: records acknowledged and failed, and its measured window. */
+    record Sent(long measured, double window, long acked, long failed) {}
+
+    /**
+     * Reader consumes the topic's partitions from the start (assigned, no group) until
+     * it received total records or its deadline passed, recording each measured
+     * record's end-to-end latency. The intended time in the header is the producer's
+     * System.nanoTime: on Linux CLOCK_MONOTONIC, shared by every process of the
+     * machine, so a consumer in another JVM reads it against its own.
+     */
+    static final class Reader extends Thread {
+        final KafkaConsumer<byte[], byte[]> consumer;
+        final long total, deadline;
+        final Histogram e2e;
+        volatile long received;
+
+        Reader(Properties common, String topic, int partitions, long total, long seconds, Histogram e2e) {
+            Properties cp = new Properties();
+            cp.putAll(common);
+            cp.put("group.id", "serdebench-probe-" + UUID.randomUUID());
+            cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
+            cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
+            consumer = new KafkaConsumer<>(cp);
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) tps.add(new TopicPartition(topic, p));
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            consumer.poll(Duration.ZERO); // connect and fetch positions before the clock starts
+            this.total = total;
+            this.e2e = e2e;
+            this.deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds + 60);
+        }
+
+        @Override public void run() {
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmupS + durationS + 60);
-                while (received[0] < total && System.nanoTime() < deadline) {
+                long n = 0;
+                while (n < total && System.nanoTime() < deadline) {
                     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                         long now = System.nanoTime();
-                        received[0]++;
+                        n++;
                         if (r.headers().lastHeader(WARMUP) != null) continue;
                         Header h = r.headers().lastHeader(INTENDED);
                         e2e.recordValue(Math.max(0, (now - ByteBuffer.wrap(h.value()).getLong()) / 1000));
                     }
+                    received = n;
                 }
             } finally {
                 consumer.close();
             }
-        });
-        reader.start();
+        }
 
+        /** finish waits for the reader, 90 s at most; its histogram is not safe to read while it runs. */
+        void finish() throws InterruptedException {
+            join(TimeUnit.SECONDS.toMillis(90));
+            if (isAlive()) {
+                System.err.printf("LatencyProbe: the consumer received %d of %d records within 90 s of the last send%n", received, total);
+                System.exit(1);
+            }
+        }
+    }
+
+    static Sent produce(Properties common, Properties prodProps, String topic, long rate, int size,
+            long warmupS, long durationS, Histogram ack) throws Exception {
+        AtomicLong failed = new AtomicLong(), acked = new AtomicLong();
+        long total = rate * (warmupS + durationS), warmupRecords = rate * warmupS;
         Properties pp = new Properties();
         pp.putAll(common);
         pp.putAll(prodProps);
@@ -147,21 +225,21 @@ public class LatencyProbe {
             producer.flush();
         }
         long end = System.nanoTime();
-        reader.join(TimeUnit.SECONDS.toMillis(90));
-        if (reader.isAlive()) {
-            // Its counts and histogram are not safe to read while it runs.
-            System.err.printf("LatencyProbe: the consumer received %d of %d records within 90 s of the last send%n", received[0], total);
-            System.exit(1);
-        }
-        double window = (end - measuredStart) / 1e9;
-        System.out.printf("{\"client\": \"java %s\", \"records\": %d, \"recordsPerSecond\": %.1f, \"failed\": %d, "
-                + "\"received\": %d, \"ackMicros\": %s, \"endToEndMicros\": %s}%n",
-                org.apache.kafka.common.utils.AppInfoParser.getVersion(), total - warmupRecords,
-                (total - warmupRecords) / window, failed.get(), received[0], json(ack), json(e2e));
-        if (failed.get() > 0 || acked.get() != total || received[0] != total || ack.getTotalCount() != total - warmupRecords
-                || e2e.getTotalCount() != total - warmupRecords) {
+        return new Sent(total - warmupRecords, (end - measuredStart) / 1e9, acked.get(), failed.get());
+    }
+
+    /** print writes the result's JSON; received < 0 and e2e null: a producer alone. */
+    static void print(Sent s, long received, Histogram ack, Histogram e2e) {
+        System.out.printf("{\"client\": \"java %s\", \"records\": %d, \"recordsPerSecond\": %.1f, \"failed\": %d%s, \"ackMicros\": %s%s}%n",
+                org.apache.kafka.common.utils.AppInfoParser.getVersion(), s.measured(), s.measured() / s.window(), s.failed(),
+                received < 0 ? "" : ", \"received\": " + received, json(ack), e2e == null ? "" : ", \"endToEndMicros\": " + json(e2e));
+    }
+
+    /** check exits 1 unless every record was acknowledged and received, and every measured one timed. */
+    static void check(Sent s, long received, long acks, long e2es, long total, long measured) {
+        if (s.failed() > 0 || s.acked() != total || received != total || acks != measured || e2es != measured) {
             System.err.printf("LatencyProbe: %d sent, %d acknowledged, %d failed, %d received; %d ack and %d end-to-end latencies of %d measured%n",
-                    total, acked.get(), failed.get(), received[0], ack.getTotalCount(), e2e.getTotalCount(), total - warmupRecords);
+                    total, s.acked(), s.failed(), received, acks, e2es, measured);
             System.exit(1);
         }
     }
