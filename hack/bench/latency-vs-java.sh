@@ -78,12 +78,25 @@ probe_split() {
     --rate "$rate" --warmup-s "$WARMUP_S" --duration-s "$MEASURE_S" --partitions 3 >"$out/probe2-consume-$rate-$rep.json" &
   cpid=$!
   for i in $(seq 600); do [ -f "$ready" ] || ! kill -0 "$cpid" 2>/dev/null || [ "$i" = 600 ] && break; sleep 0.1; done
-  [ -f "$ready" ] || { kill "$cpid" 2>/dev/null; echo "latency bench: the probe's consumer was not ready within 60 s" >&2; exit 1; }
+  [ -f "$ready" ] || split_failed "$cpid" "$topic" "the probe's consumer was not ready within 60 s"
   kj 300 "$here/java/LatencyProbe.java" --role produce --topic "$topic" --bootstrap "$BOOTSTRAP" --rate "$rate" --size "$SIZE" \
     --warmup-s "$WARMUP_S" --duration-s "$MEASURE_S" --partitions 3 "$@" >"$out/probe2-produce-$rate-$rep.json" ||
-    { kill "$cpid" 2>/dev/null; echo "latency bench: LatencyProbe's producer at $rate rec/s failed" >&2; exit 1; }
-  wait "$cpid" || { echo "latency bench: LatencyProbe's consumer at $rate rec/s failed" >&2; exit 1; }
+    split_failed "$cpid" "$topic" "LatencyProbe's producer at $rate rec/s failed"
+  wait "$cpid" || split_failed "" "$topic" "LatencyProbe's consumer at $rate rec/s failed"
   kafka_topic delete "$topic" || true
+}
+
+# split_failed PID TOPIC MESSAGE: stops the probe's consumer (kj's subshell PID: its
+# child, timeout, passes SIGTERM on to the JVM), deletes the topic, and fails.
+split_failed() {
+  if [ -n "$1" ]; then
+    pkill -TERM -P "$1" 2>/dev/null || true
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+  fi
+  kafka_topic delete "$2" || true
+  echo "latency bench: $3" >&2
+  exit 1
 }
 
 for rate in $RATES; do

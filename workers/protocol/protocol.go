@@ -100,9 +100,9 @@ const MinJVMWarmupRecords = 10000
 
 // MinJVMWarmupSeconds is how long that warmup must also last: the compilations
 // run in background threads, so at a high rate the records pass before the code
-// they asked for is compiled (hack/bench/jit-warmup.sh: 100 B records at about
-// 400,000/s ran 13 % slower after 160,000 warmup records, 0.4 s, than after
-// 320,000 or more; 10 kB ones at about 11,000/s reached it after 20,000, 1.8 s).
+// they asked for is compiled. hack/bench/jit-warmup.sh: at 100 B, 40,000 warmup
+// records (under 0.2 s) left the window measurably slow; the medians rose until
+// about 0.8 s there and 1.8 s at 10 kB, so 2 s is a precaution above them.
 const MinJVMWarmupSeconds = 2
 
 // JITWarmupShort is the trial's JITWarmupShort warning, or "" when no worker of it
@@ -130,9 +130,13 @@ func JITWarmupShort(t trial.Trial, r *summary.Result) string {
 	if warm >= MinJVMWarmupRecords && (!timed || secs >= MinJVMWarmupSeconds) {
 		return ""
 	}
-	return fmt.Sprintf("JITWarmupShort: a JVM worker compiles its hot path over its first ~%d records and %d s, and each producer warmed up with about %d records over %.1f s: "+
-		"the window measures part of the compilation; raise warmup.records to at least %d and the warmup to at least %d s (warmup.durationSeconds, or records at the rate)",
-		MinJVMWarmupRecords, MinJVMWarmupSeconds, warm, secs, MinJVMWarmupRecords, MinJVMWarmupSeconds)
+	took := ""
+	if timed {
+		took = fmt.Sprintf(" over %.1f s", secs)
+	}
+	return fmt.Sprintf("JITWarmupShort: a JVM worker compiles its hot path over its first ~%d records and %d s, and each producer warmed up with about %d records%s: "+
+		"the window measures part of the compilation; raise the warmup to at least %d records and %d s (warmup.durationSeconds, or warmup.records at the rate)",
+		MinJVMWarmupRecords, MinJVMWarmupSeconds, warm, took, MinJVMWarmupRecords, MinJVMWarmupSeconds)
 }
 
 // WindowTooShort is the trial's WindowTooShort warning, or "" when its measured

@@ -86,7 +86,7 @@ public class LatencyProbe {
                         Reader reader = new Reader(common, own, partitions, total, warmupS + durationS, e2e);
                         reader.start();
                         Sent sent = produce(common, prod, own, rate, size, warmupS, durationS, ack);
-                        reader.finish();
+                        reader.finish(90);
                         print(sent, reader.received, ack, e2e);
                         check(sent, reader.received, ack.getTotalCount(), e2e.getTotalCount(), total, rate * durationS);
                     } finally {
@@ -101,7 +101,8 @@ public class LatencyProbe {
                 Reader reader = new Reader(common, need(topic, "--topic"), partitions, total, warmupS + durationS + 60, e2e);
                 java.nio.file.Files.writeString(java.nio.file.Path.of(need(readyFile, "--ready-file")), "ready\n");
                 reader.start();
-                reader.finish();
+                // The producer starts after this, so the whole run is ahead.
+                reader.finish(warmupS + durationS + 150);
                 System.out.printf("{\"received\": %d, \"endToEndMicros\": %s}%n", reader.received, json(e2e));
                 if (reader.received != total || e2e.getTotalCount() != rate * durationS) {
                     System.err.printf("LatencyProbe: received %d of %d records; %d end-to-end latencies of %d measured%n",
@@ -152,7 +153,8 @@ public class LatencyProbe {
             for (int p = 0; p < partitions; p++) tps.add(new TopicPartition(topic, p));
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
-            consumer.poll(Duration.ZERO); // connect and fetch positions before the clock starts
+            consumer.poll(Duration.ZERO); // connect before the clock starts
+            for (TopicPartition tp : tps) consumer.position(tp); // and have every position
             this.total = total;
             this.e2e = e2e;
             this.deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds + 60);
@@ -176,11 +178,11 @@ public class LatencyProbe {
             }
         }
 
-        /** finish waits for the reader, 90 s at most; its histogram is not safe to read while it runs. */
-        void finish() throws InterruptedException {
-            join(TimeUnit.SECONDS.toMillis(90));
+        /** finish waits for the reader, seconds at most; its histogram is not safe to read while it runs. */
+        void finish(long seconds) throws InterruptedException {
+            join(TimeUnit.SECONDS.toMillis(seconds));
             if (isAlive()) {
-                System.err.printf("LatencyProbe: the consumer received %d of %d records within 90 s of the last send%n", received, total);
+                System.err.printf("LatencyProbe: the consumer received %d of %d records within %d s%n", received, total, seconds);
                 System.exit(1);
             }
         }

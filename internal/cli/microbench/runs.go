@@ -86,6 +86,25 @@ type Ranking struct {
 	Needed int
 }
 
+// differs says, per row, whether its end-to-end rank lies outside its in-process
+// one: a rank shared by n rows spans MicroRank to MicroRank+n−1, any of which the
+// runs allow.
+func differs(rows []Row, groups [][]int) []bool {
+	out := make([]bool, len(rows))
+	for _, g := range groups {
+		for _, i := range g {
+			n := 0
+			for _, j := range g {
+				if rows[j].MicroRank == rows[i].MicroRank {
+					n++
+				}
+			}
+			out[i] = rows[i].E2ERank < rows[i].MicroRank || rows[i].E2ERank > rows[i].MicroRank+n-1
+		}
+	}
+	return out
+}
+
 // rankingOf says how sure the ranks of rows, grouped as Join ranks them, are.
 func rankingOf(rows []Row, groups [][]int) Ranking {
 	runs, tests := math.MaxInt, 0
@@ -124,9 +143,10 @@ func rankByRuns(rows []Row, groups [][]int) {
 		if !(adjusted[k] < stats.Alpha) {
 			continue
 		}
-		if stats.Median(rows[p.a].RunsNs).Median < stats.Median(rows[p.b].RunsNs).Median {
+		switch ma, mb := stats.Median(rows[p.a].RunsNs).Median, stats.Median(rows[p.b].RunsNs).Median; {
+		case ma < mb:
 			cheaper[p.b]++
-		} else {
+		case mb < ma:
 			cheaper[p.a]++
 		}
 	}

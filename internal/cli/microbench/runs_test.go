@@ -73,3 +73,17 @@ func TestMerge(t *testing.T) {
 		t.Error("runs of other cases merged")
 	}
 }
+
+// TestDiffersWithinATie: codecs sharing in-process rank 1 three ways may come in
+// any order end to end, the fourth only fourth; codecs ranked apart differ when
+// their end-to-end ranks are others.
+func TestDiffersWithinATie(t *testing.T) {
+	rows := []Row{{MicroRank: 1, E2ERank: 3}, {MicroRank: 1, E2ERank: 1}, {MicroRank: 1, E2ERank: 2}, {MicroRank: 4, E2ERank: 4}, {MicroRank: 1, E2ERank: 2}, {MicroRank: 2, E2ERank: 1}}
+	got := differs(rows, [][]int{{0, 1, 2, 3}, {4, 5}})
+	want := []bool{false, false, false, false, true, true}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d (micro %d, e2e %d): differs %v, want %v", i, rows[i].MicroRank, rows[i].E2ERank, got[i], want[i])
+		}
+	}
+}

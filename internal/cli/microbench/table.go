@@ -199,7 +199,9 @@ func Table(w io.Writer, rows []Row) error {
 		h += "E2E SETTINGS\tE2E REC/S\tE2E CPU µs/REC\tE2E RANK\t\t"
 	}
 	fmt.Fprintln(tw, h)
-	for _, r := range rows {
+	groups := groupsOf(rows)
+	differ := differs(rows, groups)
+	for k, r := range rows {
 		cells := r.cells()
 		// The in-process cost and rank as two cells: "median [low–high] confidence"
 		// and the rank, "=" when shared.
@@ -215,7 +217,7 @@ func Table(w io.Writer, rows []Row) error {
 		switch {
 		case !withE2E:
 			cells = cells[:len(cells)-e2eColumns]
-		case r.MicroRank != r.E2ERank:
+		case differ[k]:
 			cells = append(cells, "≠")
 		default:
 			cells = append(cells, "")
@@ -233,9 +235,10 @@ func Table(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "its level after a collection while the calls ran (sampled every 100 ms; garbage not yet collected included, as in a process's peak).")
 	fmt.Fprintln(w, "RUNTIME: where SER and DESER ran (jvm→go: SER in the JVM worker, DESER in Go). In the JVM: times after the JIT's warm-up (calls")
 	fmt.Fprintln(w, "run untimed first: warmupOps in -o json), alloc B the calling thread's; allocs and HEAP+ are not counted (-).")
-	fmt.Fprintln(w, "MICRO ns: SER+DESER(+COMP+DECOMP) ns per record; with --runs, its median over the runs [interval] and the interval's confidence.")
+	fmt.Fprintln(w, "MICRO ns: SER+DESER(+COMP+DECOMP) ns per record; with --runs, the median of the runs' sums [interval] and the interval's")
+	fmt.Fprintln(w, "confidence (SER ns, DESER ns and the others are then each their own median, so they need not add up to it).")
 	fmt.Fprintln(w, "MICRO RANK: by MICRO ns among the codecs of the same runtime, payload and compressor.")
-	rk := rankingOf(rows, groupsOf(rows))
+	rk := rankingOf(rows, groups)
 	if rk.Runs > 1 {
 		fmt.Fprintf(w, "With %d runs each: 1 + the codecs measurably cheaper (Mann-Whitney over the runs, Holm-corrected over the table's %d comparisons);\n", rk.Runs, rk.Tests)
 		fmt.Fprintln(w, "= marks a rank shared with codecs the runs cannot tell apart. Every JVM run is a new JVM; Go's repeat in this process.")
@@ -250,7 +253,7 @@ func Table(w io.Writer, rows []Row) error {
 	}
 	if withE2E {
 		fmt.Fprintln(w, "E2E RANK: among the same, under the same producer settings, by end-to-end records per second (closed loop), end-to-end p50")
-		fmt.Fprintln(w, "latency (at a target rate, which every codec reaches) or the maximum sustained rate (rate search); ≠ marks where the two rankings differ.")
+		fmt.Fprintln(w, "latency (at a target rate, which every codec reaches) or the maximum sustained rate (rate search); ≠ marks where the two rankings differ (an E2E rank outside a shared MICRO RANK's span).")
 		fmt.Fprintln(w, "E2E CPU µs/REC: the end-to-end trial's workers' CPU time per record (serialization, the Kafka client and the rest).")
 	}
 	return nil
