@@ -188,6 +188,9 @@ public class LatencyProbe {
         }
     }
 
+    /** sendDelay is each measured record's send delay: its send's start after its intended time, µs. */
+    static final Histogram sendDelay = new Histogram(3_600_000_000L, 3);
+
     static Sent produce(Properties common, Properties prodProps, String topic, long rate, int size,
             long warmupS, long durationS, Histogram ack) throws Exception {
         AtomicLong failed = new AtomicLong(), acked = new AtomicLong();
@@ -208,6 +211,7 @@ public class LatencyProbe {
                 long due = start + (long) (i * 1e9 / rate);
                 for (long d; (d = due - System.nanoTime()) > 0; ) LockSupport.parkNanos(d);
                 boolean warm = i < warmupRecords;
+                if (!warm) sendDelay.recordValue(Math.max(0, (System.nanoTime() - due) / 1000));
                 ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(topic, value);
                 rec.headers().add(PRODUCER, new byte[4]);
                 rec.headers().add(SEQ, ByteBuffer.allocate(8).putLong(i).array());
@@ -234,7 +238,8 @@ public class LatencyProbe {
     static void print(Sent s, long received, Histogram ack, Histogram e2e) {
         System.out.printf("{\"client\": \"java %s\", \"records\": %d, \"recordsPerSecond\": %.1f, \"failed\": %d%s, \"ackMicros\": %s%s}%n",
                 org.apache.kafka.common.utils.AppInfoParser.getVersion(), s.measured(), s.measured() / s.window(), s.failed(),
-                received < 0 ? "" : ", \"received\": " + received, json(ack), e2e == null ? "" : ", \"endToEndMicros\": " + json(e2e));
+                received < 0 ? "" : ", \"received\": " + received, json(ack), (e2e == null ? "" : ", \"endToEndMicros\": " + json(e2e))
+                        + ", \"sendDelayMicros\": " + json(sendDelay));
     }
 
     /** check exits 1 unless every record was acknowledged and received, and every measured one timed. */
