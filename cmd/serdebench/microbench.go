@@ -64,12 +64,12 @@ func microbenchCmd() *cobra.Command {
 			// Every run measures every case, so that drift over the runs hits all alike.
 			var runs [][]microbench.Result
 			for k := 1; k <= nRuns; k++ {
+				prefix := "microbench: "
+				if nRuns > 1 {
+					prefix += fmt.Sprintf("run %d/%d: ", k, nRuns)
+				}
 				results, err := microbench.Run(ctx, cases, benchTime, nil, func(t trial.Trial) {
-					if nRuns > 1 {
-						fmt.Fprintf(cmd.ErrOrStderr(), "microbench: run %d/%d: %s\n", k, nRuns, t.Name)
-					} else {
-						fmt.Fprintf(cmd.ErrOrStderr(), "microbench: %s\n", t.Name)
-					}
+					fmt.Fprintln(cmd.ErrOrStderr(), prefix+t.Name)
 				})
 				if err != nil {
 					return err

@@ -88,7 +88,8 @@ public class LatencyProbe {
                         Sent sent = produce(common, prod, own, rate, size, warmupS, durationS, ack);
                         reader.finish(90);
                         print(sent, reader.received, ack, e2e);
-                        check(sent, reader.received, ack.getTotalCount(), e2e.getTotalCount(), total, rate * durationS);
+                        checkSent(sent, ack.getTotalCount(), total, rate * durationS);
+                        checkReceived(reader.received, e2e.getTotalCount(), total, rate * durationS);
                     } finally {
                         admin.deleteTopics(List.of(own)).all().get(60, TimeUnit.SECONDS);
                     }
@@ -104,17 +105,13 @@ public class LatencyProbe {
                 // The producer starts after this, so the whole run is ahead.
                 reader.finish(warmupS + durationS + 150);
                 System.out.printf("{\"received\": %d, \"endToEndMicros\": %s}%n", reader.received, json(e2e));
-                if (reader.received != total || e2e.getTotalCount() != rate * durationS) {
-                    System.err.printf("LatencyProbe: received %d of %d records; %d end-to-end latencies of %d measured%n",
-                            reader.received, total, e2e.getTotalCount(), rate * durationS);
-                    System.exit(1);
-                }
+                checkReceived(reader.received, e2e.getTotalCount(), total, rate * durationS);
                 break;
             }
             case "produce": {
                 Sent sent = produce(common, prod, need(topic, "--topic"), rate, size, warmupS, durationS, ack);
                 print(sent, -1, ack, null);
-                check(sent, total, ack.getTotalCount(), rate * durationS, total, rate * durationS);
+                checkSent(sent, ack.getTotalCount(), total, rate * durationS);
                 break;
             }
             default: throw new IllegalArgumentException("--role: both, produce or consume, not " + role);
@@ -242,11 +239,19 @@ public class LatencyProbe {
                         + ", \"sendDelayMicros\": " + json(sendDelay));
     }
 
-    /** check exits 1 unless every record was acknowledged and received, and every measured one timed. */
-    static void check(Sent s, long received, long acks, long e2es, long total, long measured) {
-        if (s.failed() > 0 || s.acked() != total || received != total || acks != measured || e2es != measured) {
-            System.err.printf("LatencyProbe: %d sent, %d acknowledged, %d failed, %d received; %d ack and %d end-to-end latencies of %d measured%n",
-                    total, s.acked(), s.failed(), received, acks, e2es, measured);
+    /** checkSent exits 1 unless every record was acknowledged and every measured one timed. */
+    static void checkSent(Sent s, long acks, long total, long measured) {
+        if (s.failed() > 0 || s.acked() != total || acks != measured) {
+            System.err.printf("LatencyProbe: %d sent, %d acknowledged, %d failed; %d ack latencies of %d measured%n",
+                    total, s.acked(), s.failed(), acks, measured);
+            System.exit(1);
+        }
+    }
+
+    /** checkReceived exits 1 unless every record was received and every measured one timed. */
+    static void checkReceived(long received, long e2es, long total, long measured) {
+        if (received != total || e2es != measured) {
+            System.err.printf("LatencyProbe: received %d of %d records; %d end-to-end latencies of %d measured%n", received, total, e2es, measured);
             System.exit(1);
         }
     }

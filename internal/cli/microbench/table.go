@@ -134,14 +134,9 @@ var columns = []string{"codec", "runtime", "schema", "size_B", "payload_compress
 	"micro_ns", "micro_ns_low", "micro_ns_high", "micro_confidence", "micro_runs", "micro_rank", "micro_tie",
 	"e2e_settings", "e2e_rec_per_s", "e2e_cpu_us_per_rec", "e2e_rank"}
 
-// microColumns is how many columns before the end-to-end ones are the in-process
-// cost and rank (micro_ns to micro_tie): the table shows them as two.
-const microColumns = 7
-
-// e2eColumns is how many columns at the end are the end-to-end trial's.
-const e2eColumns = 4
-
-func (r Row) cells() []string {
+// cells are the row's CSV cells in three parts: the operations', the in-process
+// cost and rank's (micro_ns to micro_tie), and the end-to-end trial's.
+func (r Row) cells() (ops, micro, e2e []string) {
 	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	// Allocations and the heap's peak are counted in Go only.
@@ -152,31 +147,30 @@ func (r Row) cells() []string {
 		return i(v)
 	}
 	ser, deser := r.runtimes()
-	out := []string{r.Codec, r.Runtime, r.Schema, i(int64(r.SizeBytes)), r.PayloadCompression, f(r.EncodedBytes, 0),
+	ops = []string{r.Codec, r.Runtime, r.Schema, i(int64(r.SizeBytes)), r.PayloadCompression, f(r.EncodedBytes, 0),
 		f(r.Marshal.NsPerOp, 0), i(r.Marshal.BytesPerOp), goOnly(ser, r.Marshal.AllocsPerOp),
 		f(r.Unmarshal.NsPerOp, 0), i(r.Unmarshal.BytesPerOp), goOnly(deser, r.Unmarshal.AllocsPerOp),
 		f(r.Marshal.CPUNsPerOp, 0), goOnly(ser, r.Marshal.PeakHeapGrowthBytes), f(r.Unmarshal.CPUNsPerOp, 0), goOnly(deser, r.Unmarshal.PeakHeapGrowthBytes)}
 	if r.Compress != nil {
-		out = append(out, f(r.CompressedBytes, 0), f(r.Compress.NsPerOp, 0), f(r.Decompress.NsPerOp, 0))
+		ops = append(ops, f(r.CompressedBytes, 0), f(r.Compress.NsPerOp, 0), f(r.Decompress.NsPerOp, 0))
 	} else {
-		out = append(out, "-", "-", "-")
+		ops = append(ops, "-", "-", "-")
 	}
 	if c := r.MicroCost; c != nil {
-		out = append(out, f(c.MedianNs, 0), f(c.LowNs, 0), f(c.HighNs, 0), f(c.Confidence, 3), strconv.Itoa(c.Runs))
+		micro = []string{f(c.MedianNs, 0), f(c.LowNs, 0), f(c.HighNs, 0), f(c.Confidence, 3), strconv.Itoa(c.Runs)}
 	} else {
-		out = append(out, f(r.totalNs(), 0), "-", "-", "-", "1")
+		micro = []string{f(r.totalNs(), 0), "-", "-", "-", "1"}
 	}
-	out = append(out, strconv.Itoa(r.MicroRank), strconv.FormatBool(r.MicroTie))
+	micro = append(micro, strconv.Itoa(r.MicroRank), strconv.FormatBool(r.MicroTie))
+	e2e = []string{"-", "-", "-", "-"}
 	if r.E2E != nil {
 		cpu := "-"
 		if r.E2E.UsageScope != "" {
 			cpu = f(r.E2E.WorkerCPUMicros, 1)
 		}
-		out = append(out, r.E2E.Settings, f(r.E2E.RecordsPerSecond, 0), cpu, strconv.Itoa(r.E2ERank))
-	} else {
-		out = append(out, "-", "-", "-", "-")
+		e2e = []string{r.E2E.Settings, f(r.E2E.RecordsPerSecond, 0), cpu, strconv.Itoa(r.E2ERank)}
 	}
-	return out
+	return ops, micro, e2e
 }
 
 // runtimes are where Marshal and Unmarshal ran (Runtime "jvm→go": jvm, go).
@@ -202,25 +196,23 @@ func Table(w io.Writer, rows []Row) error {
 	groups := groupsOf(rows)
 	differ := differs(rows, groups)
 	for k, r := range rows {
-		cells := r.cells()
+		ops, micro, e2e := r.cells()
 		// The in-process cost and rank as two cells: "median [low–high] confidence"
 		// and the rank, "=" when shared.
-		at := len(cells) - e2eColumns - microColumns
-		cost, rank := cells[at], cells[at+5]
+		cost, rank := micro[0], micro[5]
 		if c := r.MicroCost; c != nil {
 			cost = fmt.Sprintf("%.0f [%.0f–%.0f] %.0f%%", c.MedianNs, c.LowNs, c.HighNs, 100*c.Confidence)
 		}
 		if r.MicroTie {
 			rank += "="
 		}
-		cells = append(append(cells[:at:at], cost, rank), cells[at+microColumns:]...)
-		switch {
-		case !withE2E:
-			cells = cells[:len(cells)-e2eColumns]
-		case differ[k]:
-			cells = append(cells, "≠")
-		default:
-			cells = append(cells, "")
+		cells := append(ops, cost, rank)
+		if withE2E {
+			mark := ""
+			if differ[k] {
+				mark = "≠"
+			}
+			cells = append(append(cells, e2e...), mark)
 		}
 		for _, c := range cells {
 			fmt.Fprint(tw, c, "\t")
@@ -263,7 +255,8 @@ func Table(w io.Writer, rows []Row) error {
 func CSV(w io.Writer, rows []Row) error {
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = r.cells()
+		ops, micro, e2e := r.cells()
+		cells[i] = slices.Concat(ops, micro, e2e)
 	}
 	return report.WriteCSV(w, columns, cells)
 }
