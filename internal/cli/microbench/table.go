@@ -206,7 +206,7 @@ func Table(w io.Writer, rows []Row) error {
 		if r.MicroTie {
 			rank += "="
 		}
-		cells := append(ops, cost, rank)
+		cells := slices.Concat(ops, []string{cost, rank})
 		if withE2E {
 			mark := ""
 			if differ[k] {
