@@ -121,41 +121,20 @@ func rankingOf(rows []Row, groups [][]int) Ranking {
 		Needed: stats.RepetitionsFor(tests)}
 }
 
-// rankByRuns ranks each group's rows (indexes into rows) by their runs: a row's
-// rank is 1 + the rows of its group measurably cheaper than it (Mann-Whitney over
-// the runs, Holm-adjusted over every pair in the table), so rows the runs cannot
-// tell apart share a rank.
+// rankByRuns ranks each group's rows (indexes into rows) by their runs
+// (stats.Ranks: a row's rank is 1 + the rows of its group measurably cheaper,
+// Holm over every pair in the table), so rows the runs cannot tell apart share a
+// rank.
 func rankByRuns(rows []Row, groups [][]int) {
-	type pair struct{ a, b int }
-	var pairs []pair
-	var ps []float64
-	for _, g := range groups {
-		for x, a := range g {
-			for _, b := range g[x+1:] {
-				pairs = append(pairs, pair{a, b})
-				ps = append(ps, stats.RelativeChange(rows[a].RunsNs, rows[b].RunsNs).P)
-			}
+	samples := make([][][]float64, len(groups))
+	for g, idx := range groups {
+		for _, i := range idx {
+			samples[g] = append(samples[g], rows[i].RunsNs)
 		}
 	}
-	adjusted := stats.Holm(ps)
-	cheaper := map[int]int{}
-	for k, p := range pairs {
-		if !(adjusted[k] < stats.Alpha) {
-			continue
-		}
-		switch ma, mb := stats.Median(rows[p.a].RunsNs).Median, stats.Median(rows[p.b].RunsNs).Median; {
-		case ma < mb:
-			cheaper[p.b]++
-		case mb < ma:
-			cheaper[p.a]++
-		}
-	}
-	for _, g := range groups {
-		for _, i := range g {
-			rows[i].MicroRank = 1 + cheaper[i]
-		}
-		for _, i := range g {
-			rows[i].MicroTie = slices.ContainsFunc(g, func(j int) bool { return j != i && rows[j].MicroRank == rows[i].MicroRank })
+	for g, places := range stats.Ranks(samples) {
+		for k, p := range places {
+			rows[groups[g][k]].MicroRank, rows[groups[g][k]].MicroTie = p.Rank, p.Tie
 		}
 	}
 }

@@ -62,14 +62,16 @@ final class Server {
   private Server(Args a, Trial t, String worker, boolean gate, boolean listen) throws IOException {
     Labels l = Labels.of("experiment", a.experiment, "experiment_uid", a.experimentUID, "topic", a.topic, "group", a.group,
         "trial", t.name(), "codec", t.codec(), "role", a.role, "worker", worker);
-    records = Counter.builder().name("serdebench_records_total").help("Measured records (producer: acknowledged; consumer: received).").constLabels(l).register(registry);
-    warmupRecords = Counter.builder().name("serdebench_warmup_records_total").help("Records excluded as warmup.").constLabels(l).register(registry);
-    serializedBytes = Counter.builder().name("serdebench_serialized_bytes_total").help("Encoded value bytes of measured records.").constLabels(l).register(registry);
-    codecSeconds = Counter.builder().name("serdebench_codec_seconds_total").help("Seconds spent serializing (producer) or deserializing (consumer) measured records.").constLabels(l).register(registry);
-    errors = Counter.builder().name("serdebench_errors_total").help("Failed sends (producer) or decodes (consumer).").constLabels(l).register(registry);
+    // Updated per record on the client's I/O thread (the producer's callbacks): no
+    // exemplar sampling, and the histogram classic only, as the Go worker's.
+    records = Counter.builder().name("serdebench_records_total").help("Measured records (producer: acknowledged; consumer: received).").constLabels(l).withoutExemplars().register(registry);
+    warmupRecords = Counter.builder().name("serdebench_warmup_records_total").help("Records excluded as warmup.").constLabels(l).withoutExemplars().register(registry);
+    serializedBytes = Counter.builder().name("serdebench_serialized_bytes_total").help("Encoded value bytes of measured records.").constLabels(l).withoutExemplars().register(registry);
+    codecSeconds = Counter.builder().name("serdebench_codec_seconds_total").help("Seconds spent serializing (producer) or deserializing (consumer) measured records.").constLabels(l).withoutExemplars().register(registry);
+    errors = Counter.builder().name("serdebench_errors_total").help("Failed sends (producer) or decodes (consumer).").constLabels(l).withoutExemplars().register(registry);
     latency = Histogram.builder().name("serdebench_latency_seconds")
         .help("Producer: acknowledgement minus intended send time; consumer: receipt minus intended send time.")
-        .classicExponentialUpperBounds(50e-6, 2, 20).constLabels(l).register(registry);
+        .classicExponentialUpperBounds(50e-6, 2, 20).classicOnly().constLabels(l).withoutExemplars().register(registry);
     done = Gauge.builder().name("serdebench_done").help("1 once the worker's work has ended.").constLabels(l).register(registry);
     registry.register(new ClientMetrics(l, () -> client));
     this.gate = gate;

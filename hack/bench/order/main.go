@@ -1,0 +1,226 @@
+// Command order says which of a study's orderings survive a rerun (an A/A check:
+// the same experiment run again, nothing changed). For each run file (serdebench
+// run -o json, with repetitions) it ranks the codecs of every group of trials that
+// differ only in codec, by a figure's repetitions (internal/stats.Ranks:
+// Mann-Whitney, Holm over each run's table), then prints each pair's verdict per
+// run: "<" and ">" told apart, "=" not. A pair told apart in one run and not in
+// another is marked "unstable"; one whose order turns over, "REVERSED".
+//
+//	order [-metric serializeNanosPerRecord,deserializeNanosPerRecord] RUN.json...
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
+)
+
+// row is one codec's repetitions of one metric in one group of one run.
+type row struct {
+	codec  string
+	values []float64
+}
+
+// table is one run's groups for one metric: group label → rows.
+type table map[string][]row
+
+func main() {
+	metrics := flag.String("metric", "serializeNanosPerRecord,deserializeNanosPerRecord", "the statistics' metrics to rank by, comma-separated (smaller first)")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: order [-metric NAME,...] RUN.json...")
+		os.Exit(2)
+	}
+	var runs []report.Report
+	for _, f := range flag.Args() {
+		r, err := load(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "order:", err)
+			os.Exit(1)
+		}
+		runs = append(runs, r)
+	}
+	for _, m := range strings.Split(*metrics, ",") {
+		tables := make([]table, len(runs))
+		for i, r := range runs {
+			t, err := tableOf(r, m)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "order: %s: %v\n", flag.Arg(i), err)
+				os.Exit(1)
+			}
+			tables[i] = t
+		}
+		print(m, tables)
+	}
+}
+
+func load(path string) (report.Report, error) {
+	var r report.Report
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(r.Statistics) == 0 {
+		return r, fmt.Errorf("%s has no statistics: run the experiment with repetitions", path)
+	}
+	return r, nil
+}
+
+// tableOf groups a run's repeated trials by everything but the codec.
+func tableOf(r report.Report, metric string) (table, error) {
+	groupOf := map[string]string{}
+	codecOf := map[string]string{}
+	for _, t := range r.Trials {
+		tr := t.Trial
+		codecOf[tr.Config] = string(tr.Codec)
+		// What names a trial or marks its role is not a setting.
+		tr.Index, tr.Name, tr.Config, tr.Repetition, tr.Codec, tr.Reference = 0, "", "", 0, "", false
+		key, err := json.Marshal(tr)
+		if err != nil {
+			return nil, err
+		}
+		groupOf[t.Trial.Config] = string(key)
+	}
+	labels := labelsOf(groupOf)
+	out := table{}
+	for _, s := range r.Statistics {
+		i := slices.IndexFunc(s.Metrics, func(m v1alpha1.MetricEstimate) bool { return m.Name == metric })
+		if i < 0 {
+			return nil, fmt.Errorf("trial %s has no metric %s", s.Name, metric)
+		}
+		var vs []float64
+		for _, v := range s.Metrics[i].Values {
+			vs = append(vs, float64(v))
+		}
+		g := labels[groupOf[s.Name]]
+		out[g] = append(out[g], row{codec: codecOf[s.Name], values: vs})
+	}
+	for _, rows := range out {
+		slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.codec, b.codec) })
+	}
+	return out, nil
+}
+
+// labelsOf names each group by the settings that set it apart from the others.
+func labelsOf(groupOf map[string]string) map[string]string {
+	var keys []map[string]any
+	var raw []string
+	for _, k := range groupOf {
+		if slices.Contains(raw, k) {
+			continue
+		}
+		var m map[string]any
+		_ = json.Unmarshal([]byte(k), &m) // marshalled above
+		raw, keys = append(raw, k), append(keys, flatten("", m))
+	}
+	out := map[string]string{}
+	for i, k := range keys {
+		var parts []string
+		for name, v := range k {
+			if slices.ContainsFunc(keys, func(o map[string]any) bool { return fmt.Sprint(o[name]) != fmt.Sprint(v) }) {
+				parts = append(parts, fmt.Sprintf("%s=%v", name, v))
+			}
+		}
+		slices.Sort(parts)
+		out[raw[i]] = strings.Join(parts, " ")
+		if out[raw[i]] == "" {
+			out[raw[i]] = "all trials"
+		}
+	}
+	return out
+}
+
+func flatten(prefix string, m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			for sk, sv := range flatten(prefix+k+".", sub) {
+				out[sk] = sv
+			}
+			continue
+		}
+		out[prefix+k] = v
+	}
+	return out
+}
+
+// print shows each run's ranks of every group, then every pair's verdicts.
+func print(metric string, tables []table) {
+	var groups []string
+	for g := range tables[0] {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	places := make([]map[string][]stats.Place, len(tables))
+	orders := make([]map[string][][]int, len(tables))
+	for i, t := range tables {
+		var samples [][][]float64
+		for _, g := range groups {
+			var s [][]float64
+			for _, r := range t[g] {
+				s = append(s, r.values)
+			}
+			samples = append(samples, s)
+		}
+		places[i], orders[i] = map[string][]stats.Place{}, map[string][][]int{}
+		os := stats.Orders(samples)
+		for k, p := range stats.Ranks(samples) {
+			places[i][groups[k]], orders[i][groups[k]] = p, os[k]
+		}
+	}
+	fmt.Printf("%s: median [interval, its confidence] and rank per run (Mann-Whitney, Holm over each run's table)\n", metric)
+	for _, g := range groups {
+		fmt.Printf("  %s\n", g)
+		for k, r := range tables[0][g] {
+			fmt.Printf("    %-20s", r.codec)
+			for i, t := range tables {
+				if k >= len(t[g]) || t[g][k].codec != r.codec {
+					fmt.Printf("  %-32s", "(not in this run)")
+					continue
+				}
+				e := stats.Median(t[g][k].values)
+				rank := fmt.Sprint(places[i][g][k].Rank)
+				if places[i][g][k].Tie {
+					rank += "="
+				}
+				fmt.Printf("  %-32s", fmt.Sprintf("%.0f [%.0f–%.0f, %.0f%%] %s", e.Median, e.Low, e.High, 100*e.Confidence, rank))
+			}
+			fmt.Println()
+		}
+		rows := tables[0][g]
+		for a := range rows {
+			for b := a + 1; b < len(rows); b++ {
+				var vs []string
+				for i := range tables {
+					vs = append(vs, verdict(orders[i][g], a, b))
+				}
+				mark := ""
+				switch {
+				case slices.Contains(vs, "<") && slices.Contains(vs, ">"):
+					mark = "  REVERSED"
+				case slices.ContainsFunc(vs, func(v string) bool { return v != vs[0] }):
+					mark = "  unstable"
+				}
+				fmt.Printf("    %s vs %s: %s%s\n", rows[a].codec, rows[b].codec, strings.Join(vs, " "), mark)
+			}
+		}
+	}
+}
+
+// verdict is a against b as Orders told them.
+func verdict(o [][]int, a, b int) string {
+	if a >= len(o) || b >= len(o) {
+		return "?"
+	}
+	return map[int]string{-1: "<", 0: "=", 1: ">"}[o[a][b]]
+}

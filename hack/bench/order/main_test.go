@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/serdebench/serdebench/api/trial"
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
+)
+
+// TestTableGroupsByAllButCodec: trials that differ only in codec (and in which is
+// the reference) form one group, named by the setting that sets groups apart.
+func TestTableGroupsByAllButCodec(t *testing.T) {
+	var r report.Report
+	for _, client := range []trial.Client{"java", "franz-go"} {
+		for k, codec := range []trial.Codec{"protobuf", "avro"} {
+			config := string(client) + "-" + string(codec)
+			for rep := int32(1); rep <= 3; rep++ {
+				tr := trial.Trial{Name: fmt.Sprintf("%s-r%d", config, rep), Config: config, Repetition: rep, Codec: codec,
+					Schema: "nested", SizeBytes: 100000, Reference: k == 0}
+				tr.Settings.Client = client
+				r.Trials = append(r.Trials, report.TrialResult{Trial: tr})
+			}
+			r.Statistics = append(r.Statistics, v1alpha1.TrialStatistics{Name: config, Metrics: []v1alpha1.MetricEstimate{
+				{Name: "serializeNanosPerRecord", Values: []int64{int64(10 * (k + 1)), int64(11 * (k + 1)), int64(12 * (k + 1))}}}})
+		}
+	}
+	tab, err := tableOf(r, "serializeNanosPerRecord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []string
+	for g := range tab {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	if want := []string{"settings.client=franz-go", "settings.client=java"}; !slices.Equal(groups, want) {
+		t.Fatalf("groups %q, want %q", groups, want)
+	}
+	for _, g := range groups {
+		rows := tab[g]
+		if len(rows) != 2 || rows[0].codec != "avro" || rows[1].codec != "protobuf" ||
+			!slices.Equal(rows[0].values, []float64{20, 22, 24}) || !slices.Equal(rows[1].values, []float64{10, 11, 12}) {
+			t.Fatalf("group %s: %+v", g, rows)
+		}
+	}
+	if _, err := tableOf(r, "recordsPerSecond"); err == nil || !strings.Contains(err.Error(), "no metric recordsPerSecond") {
+		t.Fatalf("a metric the statistics lack: %v", err)
+	}
+}
