@@ -161,7 +161,8 @@ const (
 	// PartitionerRoundRobin sends each record to the next partition.
 	PartitionerRoundRobin Partitioner = "round-robin"
 	// PartitionerSticky sends records to one partition until batchSizeBytes went
-	// there, then moves on: the Java client's default for unkeyed records (KIP-794).
+	// there, then to one drawn at random: the Java client's default for unkeyed
+	// records (KIP-794), which also weighs its draw against long queues.
 	PartitionerSticky Partitioner = "sticky"
 )
 

@@ -232,7 +232,7 @@ var Table = []Row{
 			`XValidation:rule="self == -1 || self >= 1024",message="a socket buffer is -1 (the OS's) or at least 1024 bytes"`},
 		Label: Label{Format: "rcvbuf=%v", When: LabelNotDefault, Hide: []any{int32(0)}}},
 	{Field: "Partitioner", JSON: "partitioner", Type: "trial.Partitioner", Default: PartitionerRoundRobin,
-		Doc:   "Partitioner is round-robin (each record to the next partition) or sticky\n(batchSizeBytes to one partition, then the next: the Java client's default,\nwhich fills batches sooner at low rates per partition). Default round-robin.",
+		Doc:   "Partitioner is round-robin (each record to the next partition) or sticky\n(batchSizeBytes to one partition, then one drawn at random: the Java client's\ndefault, which fills batches sooner at low rates per partition). Default\nround-robin.",
 		Label: Label{Format: "partitioner=%v", When: LabelNotDefault, Hide: []any{Partitioner("")}}},
 	{Field: "Transactions", JSON: "transactions", Type: "trial.Transactions", Default: Transactions{},
 		Doc:      "Transactions makes each producer transactional, with a transactional id of its\nown (idempotence implied; needs acks all), committing every\nrecordsPerTransaction records or transactionMillis. Default {}: not\ntransactional.",

@@ -71,8 +71,9 @@ type ProducerSettings struct {
 	ReceiveBufferBytes *int32 `json:"receiveBufferBytes,omitempty"`
 
 	// Partitioner is round-robin (each record to the next partition) or sticky
-	// (batchSizeBytes to one partition, then the next: the Java client's default,
-	// which fills batches sooner at low rates per partition). Default round-robin.
+	// (batchSizeBytes to one partition, then one drawn at random: the Java client's
+	// default, which fills batches sooner at low rates per partition). Default
+	// round-robin.
 	// +kubebuilder:default=round-robin
 	// +optional
 	Partitioner trial.Partitioner `json:"partitioner,omitempty"`

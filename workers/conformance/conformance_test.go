@@ -588,6 +588,7 @@ func TestStickyPartitions(t *testing.T) {
 		tr := newTrial(t, trial.DefaultClient, trial.CodecProtobuf, 1, 0, 0, 1)
 		tr.Records, tr.DurationSeconds = 3000, 0
 		tr.Settings.Partitioner, tr.Settings.BatchSizeBytes = trial.PartitionerSticky, 16384
+		tr.Repetition = 2 // the draws' seed counts the repetition, in both runtimes alike
 		topic := newTopic(t, brokers, tr)
 		p := start(t, rt, protocol.Worker{Role: protocol.RoleProducer, ID: "0", Bootstrap: brokers, Topic: topic, Group: topic + ".consumers",
 			Experiment: "conformance", ExperimentUID: "u1"}, tr)

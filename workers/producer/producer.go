@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config) (*summary.Summary, error) {
 	}
 	r.free = make(chan *message, freeListSize)
 	r.compact = t.Headers == trial.HeadersCompact
-	r.parts = newPartitioner(t.Settings.Partitioner, t.Partitions, t.Settings.BatchSizeBytes, t.Headers)
+	r.parts = newPartitioner(t.Settings.Partitioner, t.Partitions, t.Settings.BatchSizeBytes, t.Headers, partitionSeed(t, cfg.ID))
 	r.slowAcks = map[int]int64{}
 	r.sum = summary.Summary{Role: summary.RoleProducer, Worker: strconv.Itoa(cfg.ID), Experiment: cfg.Experiment,
 		Trial: t.Name, Codec: string(t.Codec), Schema: t.Schema, SizeBytes: int(t.SizeBytes)}

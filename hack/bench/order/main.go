@@ -57,6 +57,10 @@ func main() {
 			}
 			tables[i] = t
 		}
+		if err := sameShape(tables); err != nil {
+			fmt.Fprintf(os.Stderr, "order: %v: compare reruns of one experiment\n", err)
+			os.Exit(1)
+		}
 		print(m, tables)
 	}
 }
@@ -102,13 +106,40 @@ func tableOf(r report.Report, metric string) (table, error) {
 		for _, v := range s.Metrics[i].Values {
 			vs = append(vs, float64(v))
 		}
-		g := labels[groupOf[s.Name]]
+		key, ok := groupOf[s.Name]
+		if !ok {
+			return nil, fmt.Errorf("statistics name trial %s, which no trial has as its config", s.Name)
+		}
+		g := labels[key]
 		out[g] = append(out[g], row{codec: codecOf[s.Name], values: vs})
 	}
 	for _, rows := range out {
 		slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.codec, b.codec) })
 	}
 	return out, nil
+}
+
+// sameShape says how a run's groups or codecs differ from the first run's: verdicts
+// pair codecs by position, and each run's Holm family must be the same size.
+func sameShape(tables []table) error {
+	for i, t := range tables[1:] {
+		if len(t) != len(tables[0]) {
+			return fmt.Errorf("run %d has %d groups of trials, run 1 has %d", i+2, len(t), len(tables[0]))
+		}
+		for g, rows := range tables[0] {
+			codecs := func(rs []row) []string {
+				var out []string
+				for _, r := range rs {
+					out = append(out, r.codec)
+				}
+				return out
+			}
+			if a, b := codecs(rows), codecs(t[g]); !slices.Equal(a, b) {
+				return fmt.Errorf("group %q: run 1 has codecs %v, run %d %v", g, a, i+2, b)
+			}
+		}
+	}
+	return nil
 }
 
 // labelsOf names each group by the settings that set it apart from the others.
@@ -184,10 +215,6 @@ func print(metric string, tables []table) {
 		for k, r := range tables[0][g] {
 			fmt.Printf("    %-20s", r.codec)
 			for i, t := range tables {
-				if k >= len(t[g]) || t[g][k].codec != r.codec {
-					fmt.Printf("  %-32s", "(not in this run)")
-					continue
-				}
 				e := stats.Median(t[g][k].values)
 				rank := fmt.Sprint(places[i][g][k].Rank)
 				if places[i][g][k].Tie {
@@ -219,8 +246,5 @@ func print(metric string, tables []table) {
 
 // verdict is a against b as Orders told them.
 func verdict(o [][]int, a, b int) string {
-	if a >= len(o) || b >= len(o) {
-		return "?"
-	}
 	return map[int]string{-1: "<", 0: "=", 1: ">"}[o[a][b]]
 }

@@ -51,3 +51,21 @@ func TestTableGroupsByAllButCodec(t *testing.T) {
 		t.Fatalf("a metric the statistics lack: %v", err)
 	}
 }
+
+// TestSameShape: runs of other experiments (another group, another codec) are
+// refused, since verdicts pair codecs by position.
+func TestSameShape(t *testing.T) {
+	a := table{"g": {{codec: "avro"}, {codec: "protobuf"}}}
+	if err := sameShape([]table{a, {"g": {{codec: "avro"}, {codec: "protobuf"}}}}); err != nil {
+		t.Fatalf("the same shape: %v", err)
+	}
+	for _, b := range []table{
+		{"g": {{codec: "avro"}, {codec: "thrift"}}},
+		{"h": {{codec: "avro"}, {codec: "protobuf"}}},
+		{"g": {{codec: "avro"}, {codec: "protobuf"}}, "h": {{codec: "avro"}}},
+	} {
+		if err := sameShape([]table{a, b}); err == nil {
+			t.Errorf("run 2 %v against %v: no error", b, a)
+		}
+	}
+}

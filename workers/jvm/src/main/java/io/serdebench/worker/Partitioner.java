@@ -1,12 +1,17 @@
 package io.serdebench.worker;
 
+import java.util.SplittableRandom;
+
 /**
  * Picks each record's partition as the Go workers' partitioner does
  * (workers/producer/partitioner.go): the worker always chooses partitions itself,
  * so sequence numbers stay dense per partition whichever strategy is set. Round-robin
  * per record, or sticky with the Java client's own rule (KIP-794's built-in
- * partitioner): move to the next partition once batch.size bytes went to this one
- * and its last batch is full, or once twice batch.size went.
+ * partitioner): draw the next partition once batch.size bytes went to this one and
+ * its last batch is full, or once twice batch.size went. The draw is uniform over
+ * all partitions, the current one included, as Java's while its queues are alike;
+ * from Trial.partitionSeed with SplittableRandom (SplitMix64, which the Go workers
+ * implement), so both runtimes send the same records to the same partitions.
  */
 final class Partitioner {
   /** A v2 record batch's header. */
@@ -17,12 +22,15 @@ final class Partitioner {
   private final int parts;
   private final int stickyBytes;
   private final int headerBytes;
+  private final SplittableRandom rng;
   private int cur, produced, batch;
 
-  /** strategy is the trial's settings.partitioner ("", round-robin or sticky). */
-  Partitioner(String strategy, int parts, int batchSizeBytes, boolean compact) {
+  /** strategy is the trial's settings.partitioner ("", round-robin or sticky); seed draws sticky partitions. */
+  Partitioner(String strategy, int parts, int batchSizeBytes, boolean compact, long seed) {
     this.parts = parts;
     this.stickyBytes = strategy.equals("sticky") ? Math.max(batchSizeBytes, 1) : 0;
+    this.rng = new SplittableRandom(seed);
+    if (stickyBytes > 0) cur = draw();
     // What every data record adds to its value, as the Go worker estimates it: the
     // headers' keys and values (the compact set's with a 3-byte sequence number)
     // and the framing (one header's two lengths instead of five headers' ten).
@@ -45,16 +53,18 @@ final class Partitioner {
     produced += n;
     boolean full = batch >= stickyBytes;
     if (produced >= 2 * stickyBytes || (produced >= stickyBytes && full)) {
-      cur = (cur + 1) % parts;
+      cur = draw();
       produced = 0;
       batch = 0;
     }
     return part;
   }
 
+  private int draw() { return (int) Long.remainderUnsigned(rng.nextLong(), parts); }
+
   /** The strategy, as the Go worker names it in the result's client settings. */
   String name() {
     return stickyBytes == 0 ? "round-robin per record (manual)"
-        : "sticky, Java's rule: next partition (in turn) after batch.size bytes and a full batch, or 2 × batch.size; uncompressed bytes (manual)";
+        : "sticky, Java's rule: a partition drawn at random after batch.size bytes and a full batch, or 2 × batch.size; uncompressed bytes (manual)";
   }
 }

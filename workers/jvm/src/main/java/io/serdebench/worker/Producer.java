@@ -82,7 +82,8 @@ final class Producer {
     // (the topic's max.message.bytes) stays the broker's to enforce.
     eff.put("max.request.size", Integer.toString(Math.max(1_048_576, largest + 1024)));
     eff.putAll(ClientStats.CONFIG);
-    parts = new Partitioner(t.settings.path("partitioner").asText(""), t.partitions(), t.settings.path("batchSizeBytes").asInt(), t.compactHeaders());
+    parts = new Partitioner(t.settings.path("partitioner").asText(""), t.partitions(), t.settings.path("batchSizeBytes").asInt(), t.compactHeaders(),
+        t.partitionSeed(id));
     acked = new SeqSet[t.partitions()];
     failed = new SeqSet[t.partitions()];
     for (int p = 0; p < acked.length; p++) {

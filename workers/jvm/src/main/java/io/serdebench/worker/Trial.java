@@ -39,6 +39,9 @@ final class Trial {
   int producers() { return Math.max(1, root.path("producers").asInt(1)); }
   int consumers() { return root.path("consumers").asInt(); }
   long records() { return root.path("records").asLong(); }
+
+  /** The seed of producer id's sticky partition draws: the Go workers' partitionSeed. */
+  long partitionSeed(int id) { return root.path("seed").asLong() + ((long) id << 32) + (root.path("repetition").asLong() << 48); }
   long durationSeconds() { return root.path("durationSeconds").asLong(); }
   long warmupRecords() { return root.path("warmup").path("records").asLong(); }
   long warmupSeconds() { return root.path("warmup").path("durationSeconds").asLong(); }
