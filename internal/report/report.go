@@ -439,7 +439,7 @@ func Table(w io.Writer, runs []Row) error {
 		// The table shows the mean beside the percentiles (the CSV has it last).
 		base := slices.Clone(cells[:4])
 		if headers {
-			base = append(base, cells[len(cells)-1])
+			base = append(base, cells[slices.Index(columns, "header_B")])
 		}
 		base = append(append(append(base, cells[4:10]...), cells[19]), cells[10:16]...)
 		if compressed {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestSearchLine: a result's rate search is summed up under the table, naming the
@@ -79,5 +80,32 @@ func TestTablePartialRepetitions(t *testing.T) {
 	}
 	if agg := Aggregate(rows); len(agg) != 2 || agg[0].Runs != 2 || agg[0].RecordsPerSecond != 105 || agg[1].Runs != 1 {
 		t.Fatalf("aggregate %+v", agg)
+	}
+}
+
+// TestTableHeaderBytes: the HDR B column shows each row's own header bytes, with or
+// without a registry (it once showed the row's last cell, the registry's request
+// count, so it was empty or wrong on every row).
+func TestTableHeaderBytes(t *testing.T) {
+	rows := []Row{
+		{Name: "t000-json", Config: "t000-json", Codec: "json", Settings: "a", SerializedBytes: 300, HeaderBytes: 57, RecordsPerSecond: 100},
+		{Name: "t001-avro", Config: "t001-avro", Codec: "avro/registry", Settings: "a", SerializedBytes: 200, HeaderBytes: 61, RecordsPerSecond: 200,
+			Registry: &summary.RegistryCost{Requests: 9}},
+	}
+	var out bytes.Buffer
+	if err := Table(&out, rows); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	// Cells align right under their column's name.
+	end := strings.Index(lines[0], "HDR B") + len("HDR B")
+	if end < len("HDR B") {
+		t.Fatalf("no HDR B column:\n%s", out.String())
+	}
+	for i, want := range []string{"57", "61"} {
+		line := lines[1+i]
+		if len(line) < end || !strings.HasSuffix(line[:end], " "+want) {
+			t.Errorf("row %d: HDR B shows %q, want %s:\n%s", i, strings.TrimSpace(line[max(0, end-8):min(end, len(line))]), want, out.String())
+		}
 	}
 }
