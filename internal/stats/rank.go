@@ -1,7 +1,5 @@
 package stats
 
-import "slices"
-
 // Place is a sample's place among its group's, smaller values first.
 type Place struct {
 	// Rank is 1 + the samples of the group measurably smaller than this one.
@@ -57,10 +55,12 @@ func Ranks(groups [][][]float64) [][]Place {
 		for a, row := range o {
 			out[g][a].Rank = 1 + count(row, 1)
 		}
-		places := out[g]
-		for i := range places {
-			places[i].Tie = slices.ContainsFunc(places[:i], func(q Place) bool { return q.Rank == places[i].Rank }) ||
-				slices.ContainsFunc(places[i+1:], func(q Place) bool { return q.Rank == places[i].Rank })
+		held := map[int]int{}
+		for _, p := range out[g] {
+			held[p.Rank]++
+		}
+		for a := range out[g] {
+			out[g][a].Tie = held[out[g][a].Rank] > 1
 		}
 	}
 	return out

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/stats"
 )
@@ -32,7 +31,7 @@ type row struct {
 type table map[string][]row
 
 func main() {
-	metrics := flag.String("metric", "serializeNanosPerRecord,deserializeNanosPerRecord", "the statistics' metrics to rank by, comma-separated (smaller first)")
+	metrics := flag.String("metric", "serializeNanosPerRecord,deserializeNanosPerRecord", "the metrics (a trial result's field names) to rank by, comma-separated (smaller first)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: order [-metric NAME,...] RUN.json...")
@@ -74,44 +73,28 @@ func load(path string) (report.Report, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(r.Statistics) == 0 {
-		return r, fmt.Errorf("%s has no statistics: run the experiment with repetitions", path)
+	if len(r.Trials) == 0 {
+		return r, fmt.Errorf("%s has no trials", path)
 	}
 	return r, nil
 }
 
-// tableOf groups a run's repeated trials by everything but the codec.
+// tableOf groups a run's repeated trials by what the report's table labels them
+// with besides the codec (payload size, runtimes, settings and fault), each with
+// its repetitions' values of metric in the metric's unit.
 func tableOf(r report.Report, metric string) (table, error) {
-	groupOf := map[string]string{}
-	codecOf := map[string]string{}
-	for _, t := range r.Trials {
-		tr := t.Trial
-		codecOf[tr.Config] = string(tr.Codec)
-		// What names a trial or marks its role is not a setting.
-		tr.Index, tr.Name, tr.Config, tr.Repetition, tr.Codec, tr.Reference = 0, "", "", 0, "", false
-		key, err := json.Marshal(tr)
-		if err != nil {
-			return nil, err
-		}
-		groupOf[t.Trial.Config] = string(key)
+	m, ok := report.MetricNamed(metric)
+	if !ok {
+		return nil, fmt.Errorf("no metric %s", metric)
 	}
-	labels := labelsOf(groupOf)
 	out := table{}
-	for _, s := range r.Statistics {
-		i := slices.IndexFunc(s.Metrics, func(m v1alpha1.MetricEstimate) bool { return m.Name == metric })
-		if i < 0 {
-			return nil, fmt.Errorf("trial %s has no metric %s", s.Name, metric)
+	for _, reps := range report.Groups(report.LocalRows(r.Trials)) {
+		first := reps[0]
+		g := fmt.Sprintf("%d B, %s, %s", first.SizeBytes, first.Runtime, first.Settings)
+		if first.Fault != "" {
+			g += " fault=" + first.Fault
 		}
-		var vs []float64
-		for _, v := range s.Metrics[i].Values {
-			vs = append(vs, float64(v))
-		}
-		key, ok := groupOf[s.Name]
-		if !ok {
-			return nil, fmt.Errorf("statistics name trial %s, which no trial has as its config", s.Name)
-		}
-		g := labels[key]
-		out[g] = append(out[g], row{codec: codecOf[s.Name], values: vs})
+		out[g] = append(out[g], row{codec: first.Codec, values: report.Values(m, reps)})
 	}
 	for _, rows := range out {
 		slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.codec, b.codec) })
@@ -140,49 +123,6 @@ func sameShape(tables []table) error {
 		}
 	}
 	return nil
-}
-
-// labelsOf names each group by the settings that set it apart from the others.
-func labelsOf(groupOf map[string]string) map[string]string {
-	var keys []map[string]any
-	var raw []string
-	for _, k := range groupOf {
-		if slices.Contains(raw, k) {
-			continue
-		}
-		var m map[string]any
-		_ = json.Unmarshal([]byte(k), &m) // marshalled above
-		raw, keys = append(raw, k), append(keys, flatten("", m))
-	}
-	out := map[string]string{}
-	for i, k := range keys {
-		var parts []string
-		for name, v := range k {
-			if slices.ContainsFunc(keys, func(o map[string]any) bool { return fmt.Sprint(o[name]) != fmt.Sprint(v) }) {
-				parts = append(parts, fmt.Sprintf("%s=%v", name, v))
-			}
-		}
-		slices.Sort(parts)
-		out[raw[i]] = strings.Join(parts, " ")
-		if out[raw[i]] == "" {
-			out[raw[i]] = "all trials"
-		}
-	}
-	return out
-}
-
-func flatten(prefix string, m map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		if sub, ok := v.(map[string]any); ok {
-			for sk, sv := range flatten(prefix+k+".", sub) {
-				out[sk] = sv
-			}
-			continue
-		}
-		out[prefix+k] = v
-	}
-	return out
 }
 
 // print shows each run's ranks of every group, then every pair's verdicts.
