@@ -21,9 +21,8 @@ type partitioner struct {
 	// draw picks the sticky partition: uniformly at random among all, the same one
 	// again included, as Java does while its partitions' queues are alike (its
 	// adaptive weighting needs the client's queues). Taking them in turn instead
-	// leaves an open batch behind at every move: at 20,000 rec/s of 1,176 B, 16 KiB
-	// and linger 5 ms, Java's client itself acknowledged 1.14x [1.02, 1.25] later
-	// at p50 (11 rounds) when made to move in turn.
+	// leaves an open batch behind at every move, which costs latency
+	// (docs/producer-settings.md has the measurement).
 	draw func() int32
 	// headerBytes is what every data record adds to its value (dataHeaderBytes or
 	// compactHeaderBytes).
