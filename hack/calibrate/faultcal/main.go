@@ -5,9 +5,10 @@
 //   - delay: UDP echoes from a server in the namespace, every 4 ms; the round trip
 //     minus the unimpaired one is each reply's added delay;
 //   - loss: a paced TCP stream from the namespace; the share of packets the engine
-//     dropped, and the sender's retransmitted share of its transmissions
+//     dropped, the sender's retransmitted share of its transmissions
 //     (RetransSegs / (OutSegs + RetransSegs) of the namespace's /proc/net/snmp:
-//     OutSegs leaves retransmissions out);
+//     OutSegs leaves retransmissions out), and how many of those the receiver
+//     reported by D-SACK as needless (TCPDSACKRecvSegs);
 //   - bandwidth: an unpaced TCP stream; the receiver's goodput in IP bytes (full
 //     segments: 1500 B per 1448 B of payload) and the engine's released bytes.
 //
@@ -57,12 +58,16 @@ type Loss struct {
 	SettingPercent float64 `json:"settingPercent"`
 	// RigPercent is the engine's drops over the packets the fault decided
 	// (netem.Stats.Impaired, RigPackets), drawn with Seed.
-	RigPercent         float64 `json:"rigPercent"`
-	RigPackets         int64   `json:"rigPackets"`
-	Seed               uint64  `json:"seed"`
-	RetransmitPercent  float64 `json:"retransmitPercent"`
-	OutSegs            int64   `json:"outSegs"`
-	Retrans            int64   `json:"retransSegs"`
+	RigPercent        float64 `json:"rigPercent"`
+	RigPackets        int64   `json:"rigPackets"`
+	Seed              uint64  `json:"seed"`
+	RetransmitPercent float64 `json:"retransmitPercent"`
+	OutSegs           int64   `json:"outSegs"`
+	Retrans           int64   `json:"retransSegs"`
+	// Needless is how many of the retransmitted segments the receiver got twice
+	// (D-SACK): a tail loss probe or a timeout that fired while the original was
+	// on its way. Retrans - Needless are the retransmissions a loss called for.
+	Needless           int64   `json:"needlessSegs"`
 	ReceivedMegabytes  float64 `json:"receivedMegabytes"`
 	EngineLostPackets  int64   `json:"engineLostPackets"`
 	EngineOverlimit    int64   `json:"engineOverlimit"`
@@ -111,6 +116,11 @@ func run(out string) error {
 	r := &Result{Started: time.Now().UTC(), nsPID: nsPID}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		r.Kernel = strings.TrimSpace(string(b))
+	}
+	// The receiver (here, on the host) must report duplicates by D-SACK, or the
+	// needless resends are not counted and the loss check cannot hold.
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_dsack"); err != nil || strings.TrimSpace(string(b)) != "1" {
+		return fmt.Errorf("net.ipv4.tcp_dsack is %q (%v), want 1: the loss measurement counts needless resends by D-SACK", strings.TrimSpace(string(b)), err)
 	}
 	if b, err := os.ReadFile("/proc/" + nsPID + "/root/proc/sys/net/ipv4/tcp_congestion_control"); err == nil {
 		r.CongestionCtl = strings.TrimSpace(string(b))
@@ -367,40 +377,59 @@ func (r *Result) stream(ctx context.Context, d, skip time.Duration, bytesPerSeco
 	return c.n, c.secs, nil
 }
 
-// tcpCounters reads OutSegs and RetransSegs of the namespace.
-func (r *Result) tcpCounters() (out, retrans int64, err error) {
-	b, err := os.ReadFile("/proc/" + r.nsPID + "/net/snmp")
-	if err != nil {
-		return 0, 0, err
-	}
-	var names []string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 || f[0] != "Tcp:" {
-			continue
+// tcpCounts are the namespace's TCP counters faultcal reads.
+type tcpCounts struct {
+	out, retrans, needless int64
+}
+
+// tcpCounters reads the namespace's OutSegs and RetransSegs (/proc/net/snmp) and
+// TCPDSACKRecvSegs (/proc/net/netstat): the retransmitted segments the receiver
+// reported, by D-SACK, as received twice.
+func (r *Result) tcpCounters() (tcpCounts, error) {
+	var c tcpCounts
+	for _, f := range []struct {
+		file, prefix string
+		want         map[string]*int64
+	}{
+		{"snmp", "Tcp:", map[string]*int64{"OutSegs": &c.out, "RetransSegs": &c.retrans}},
+		{"netstat", "TcpExt:", map[string]*int64{"TCPDSACKRecvSegs": &c.needless}},
+	} {
+		b, err := os.ReadFile("/proc/" + r.nsPID + "/net/" + f.file)
+		if err != nil {
+			return c, fmt.Errorf("reading the namespace's TCP counters: %w", err)
 		}
-		if names == nil {
-			names = f
-			continue
-		}
-		for i, v := range f {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			switch names[i] {
-			case "OutSegs":
-				out = n
-			case "RetransSegs":
-				retrans = n
+		found := 0
+		var names []string
+		for _, line := range strings.Split(string(b), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) == 0 || fields[0] != f.prefix {
+				continue
+			}
+			if names == nil {
+				names = fields
+				continue
+			}
+			for i, v := range fields[:min(len(fields), len(names))] {
+				if p, ok := f.want[names[i]]; ok {
+					if *p, err = strconv.ParseInt(v, 10, 64); err != nil {
+						return c, fmt.Errorf("%s %s: %w", f.file, names[i], err)
+					}
+					found++
+				}
 			}
 		}
+		if found != len(f.want) {
+			return c, fmt.Errorf("/proc/net/%s of the namespace lacks some of %v", f.file, f.want)
+		}
 	}
-	return out, retrans, nil
+	return c, nil
 }
 
 // loss measures one loss setting with a paced stream (8 MB/s, well within what
 // the engine releases without falling behind: a release held back looks like
 // reordering to TCP, which then retransmits spuriously).
 func (r *Result) loss(ctx context.Context, percent float64) error {
-	out0, re0, err := r.tcpCounters()
+	c0, err := r.tcpCounters()
 	if err != nil {
 		return err
 	}
@@ -416,11 +445,12 @@ func (r *Result) loss(ctx context.Context, percent float64) error {
 	if err := errors.Join(serr, cerr); err != nil {
 		return err
 	}
-	out1, re1, err := r.tcpCounters()
+	c1, err := r.tcpCounters()
 	if err != nil {
 		return err
 	}
-	l := Loss{SettingPercent: percent, RigPackets: st.Impaired, Seed: seed, OutSegs: out1 - out0, Retrans: re1 - re0, ReceivedMegabytes: float64(n) / 1e6,
+	l := Loss{SettingPercent: percent, RigPackets: st.Impaired, Seed: seed, OutSegs: c1.out - c0.out, Retrans: c1.retrans - c0.retrans,
+		Needless: c1.needless - c0.needless, ReceivedMegabytes: float64(n) / 1e6,
 		EngineLostPackets: st.Lost, EngineOverlimit: st.Overlimit, EngineEnobufs: st.Enobufs, KernelDropped: st.KernelDropped, EngineLateP99Micro: st.LateP99Micros}
 	if st.Impaired > 0 {
 		l.RigPercent = 100 * float64(st.Lost) / float64(st.Impaired)
