@@ -37,11 +37,17 @@ const (
 	delayToleranceMs = 1.0
 	// lossTolerancePP bounds TCP's retransmission share below the setting.
 	lossTolerancePP = 0.5
-	// neededTolerancePP bounds the gap, in points of TCP's transmissions, between
-	// the retransmissions a loss called for and the engine's drops: both count
-	// the same segments, so only a dropped segment TCP never resends (a pure ACK)
-	// or a needless resend the receiver did not report may part them.
-	neededTolerancePP = 0.1
+	// neededTolerance bounds the gap between the resends a loss called for and
+	// the engine's drops, as a share of the drops and at least neededSlack
+	// segments: both count the same segments, so only a dropped segment TCP
+	// never resends (a pure ACK) or a needless resend the receiver reported
+	// under another (one D-SACK for several, or one the sender found dubious)
+	// may part them, and those come with loss events. The worst seen: 58 of
+	// 7,872 drops at 10 % under six busy loops on 2 cores. A bias of the
+	// engine's count this size is 0.09 pp at 3 %, within the binomial check's
+	// ±0.25.
+	neededTolerance = 0.03
+	neededSlack     = 10
 	// lossSE is how many standard errors of the binomial the engine's drop share
 	// may miss its setting by, alone and (lossPooledSE) over all settings
 	// together, where a bias of 0.2 points shows as more than 5.
@@ -84,12 +90,12 @@ func checkFaults(t *testing.T, out string, table *strings.Builder) {
 		// they must match the engine's drops.
 		p, n := l.SettingPercent/100, float64(l.RigPackets)
 		se := 100 * math.Sqrt(p*(1-p)/n) // in points
-		sent := float64(l.OutSegs + l.RetransSegs)
 		needed := l.RetransSegs - l.NeedlessSegs
-		gapPP := 100 * float64(needed-l.EngineLostPackets) / sent
-		fmt.Fprintf(table, "| loss, %% | %.0f | TCP retransmitted %.2f (%d of %d; %d needless by D-SACK, so %d called for: %+.2f pp of the engine's drops) | dropped %.2f of %d packets (%+.1f standard errors) | engine ±%.2f pp (%.0f SE); TCP ≥ −%.1f, called for ±%.1f pp |\n",
-			l.SettingPercent, l.RetransmitPercent, l.RetransSegs, l.OutSegs+l.RetransSegs, l.NeedlessSegs, needed, gapPP,
-			l.RigPercent, l.RigPackets, (l.RigPercent-l.SettingPercent)/se, lossSE*se, lossSE, lossTolerancePP, neededTolerancePP)
+		gap := needed - l.EngineLostPackets
+		allowed := max(neededSlack, int64(math.Ceil(neededTolerance*float64(l.EngineLostPackets))))
+		fmt.Fprintf(table, "| loss, %% | %.0f | TCP retransmitted %.2f (%d of %d; %d needless by D-SACK, so %d called for: %+d against the engine's drops) | dropped %.2f of %d packets (%+.1f standard errors) | engine ±%.2f pp (%.0f SE); TCP ≥ −%.1f pp, called for ±%d |\n",
+			l.SettingPercent, l.RetransmitPercent, l.RetransSegs, l.OutSegs+l.RetransSegs, l.NeedlessSegs, needed, gap,
+			l.RigPercent, l.RigPackets, (l.RigPercent-l.SettingPercent)/se, lossSE*se, lossSE, lossTolerancePP, allowed)
 		if l.RigPackets < lossPackets {
 			t.Errorf("loss %.0f%%: the engine saw %d packets, fewer than the %d a 0.2-point bias needs to show", l.SettingPercent, l.RigPackets, lossPackets)
 		}
@@ -102,9 +108,9 @@ func checkFaults(t *testing.T, out string, table *strings.Builder) {
 			t.Errorf("loss %.0f%%: TCP retransmitted %.2f%% of its segments, want at least %.1f: the drops did not reach TCP",
 				l.SettingPercent, l.RetransmitPercent, l.SettingPercent-lossTolerancePP)
 		}
-		if math.Abs(gapPP) > neededTolerancePP {
-			t.Errorf("loss %.0f%%: TCP resent %d segments a loss called for (%d retransmitted, %d needless by D-SACK), the engine dropped %d: %+.2f pp of %.0f transmissions, want within ±%.1f",
-				l.SettingPercent, needed, l.RetransSegs, l.NeedlessSegs, l.EngineLostPackets, gapPP, sent, neededTolerancePP)
+		if gap < -allowed || gap > allowed {
+			t.Errorf("loss %.0f%%: TCP resent %d segments a loss called for (%d retransmitted, %d needless by D-SACK), the engine dropped %d: %+d, want within ±%d (%.0f %% of the drops, at least %d)",
+				l.SettingPercent, needed, l.RetransSegs, l.NeedlessSegs, l.EngineLostPackets, gap, allowed, 100*neededTolerance, neededSlack)
 		}
 	}
 	if z := excess / math.Sqrt(variance); math.Abs(z) > lossPooledSE {
