@@ -61,15 +61,21 @@ func (f *clusterFlags) client() (client.Client, string, error) {
 
 func getCmd() *cobra.Command {
 	c := &cobra.Command{Use: "get", Short: "Show what the operator recorded in a cluster"}
+	group(c)
 	var f clusterFlags
 	var output string
 	result := &cobra.Command{
 		Use:   "result NAME",
 		Short: "Print a SerializationResult as the table `serdebench run` prints (or JSON, CSV)",
-		Args:  cobra.ExactArgs(1),
+		Long:  "Prints a SerializationResult of the cluster as the table `serdebench run` prints, or as JSON or CSV.\n\n" + exitHelp(exitOK, exitError, exitUsage),
+		Example: `  serdebench get result thesis-batch -n kafka-bench
+  # For serdebench compare, report and recommend, or a spreadsheet
+  serdebench get result thesis-batch -n kafka-bench -o json > thesis.json
+  serdebench get result thesis-batch -n kafka-bench -o csv > thesis.csv`,
+		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "table" && output != "json" && output != "csv" {
-				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
+				return usagef("--output: must be table, json or csv, got %q", output)
 			}
 			cl, ns, err := f.client()
 			if err != nil {
@@ -120,9 +126,13 @@ func waitCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "wait NAME",
 		Short: "Follow a SerializationExperiment until it succeeds or fails, then print its result",
-		Long: "Prints each stage and trial change. Exits 0 when the experiment succeeded (and prints its result),\n" +
-			"1 when it failed (with the Failed condition's reason and message), 3 on timeout or interrupt.",
-		Args: cobra.ExactArgs(1),
+		Long: "Prints each stage and trial change, and the result once the experiment succeeded. When it failed, the " +
+			"error names the Failed condition's reason and message.\n\n" + exitHelp(exitOK, exitError, exitUsage, exitInterrupted),
+		Example: `  kubectl apply -f config/samples/thesis-batch.yaml
+  serdebench wait thesis-batch -n kafka-bench --timeout 1h
+  # In a script: its result as JSON once it succeeded
+  serdebench wait thesis-batch -n kafka-bench -o json > thesis.json || echo "exit $?"`,
+		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, ns, err := f.client()
 			if err != nil {
@@ -135,8 +145,7 @@ func waitCmd() *cobra.Command {
 			x, err := follow(ctx, cl, ns, args[0], interval, cmd.ErrOrStderr())
 			if err != nil {
 				if ctx.Err() != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "serdebench: %v\n", err)
-					os.Exit(exitInterrupted)
+					return withCode(exitInterrupted, err)
 				}
 				return err
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,40 +14,35 @@ import (
 	"github.com/serdebench/serdebench/internal/stats"
 )
 
-// errRegressed makes the command exit with exitRegressed.
-var errRegressed = errors.New("regression against the baseline")
-
-// exitRegressed is compare's exit code when a trial regressed, for CI gates.
-const exitRegressed = 3
-
 func compareCmd() *cobra.Command {
 	var f clusterFlags
 	var output, control string
 	o := compare.DefaultOptions
 	c := &cobra.Command{
 		Use:   "compare RUN... CANDIDATE",
-		Short: "Judge a run against the runs before it, trial by trial, as a schedule does; exit 3 on a regression",
+		Short: fmt.Sprintf("Judge a run against the runs before it, trial by trial, as a schedule does; exit %d on a regression", exitRegressed),
 		Long: "Each argument is a `serdebench run -o json` report, a SerializationResult file (YAML or JSON), or the name " +
 			"of a SerializationResult in the cluster (--kubeconfig, -n), oldest first; the last is judged. Trials match by codec, " +
 			"schema, size and settings. Each run is one value per trial and metric: the median of its repetitions.\n\n" +
 			"Runs differ by more than the repetitions inside one run show, so the candidate is judged against the spread of the " +
-			"earlier runs (the last --baseline-runs before the streak's, at least --min-runs: fewer and nothing is judged, exit 1): CHANGE is " +
+			"earlier runs (the last --baseline-runs before the streak's, at least --min-runs: fewer and nothing is judged): CHANGE is " +
 			"its change from their center with the 95 % interval Student's t gives one more run. A metric breaches when the " +
 			"change is worse than its threshold and its one-sided p, Holm-corrected over every trial and metric, is below 0.05 " +
 			"(and, beside the control trial, relative to the control too). Every earlier run is judged the same way in turn, so " +
-			"a breach that persists over --persistence runs is Regressed (exit 3); a first breach is Suspect (shown, exit 0). " +
+			"a breach that persists over --persistence runs is Regressed; a first breach is Suspect (shown, exit 0). " +
 			"When the control trial breached and the others moved with it, the metric is EnvironmentShifted (exit 0): the machine " +
-			"changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.",
+			"changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.\n\n" +
+			exitHelp(exitOK, exitError, exitUsage, exitRegressed, exitNotJudged),
 		Example: `  # A nightly history, oldest first: the last run against the five before it
   serdebench compare night-*.json
   # A CI gate against a release's runs: fail at the first breach
   serdebench compare release/run-1.json release/run-2.json release/run-3.json pr.json --persistence 1
   # Results in the cluster
   serdebench compare -n kafka-bench nightly-29378400 nightly-29379840 nightly-29381280 nightly-29382720`,
-		Args: cobra.MinimumNArgs(2),
+		Args: positional(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "table" && output != "json" {
-				return fmt.Errorf("--output: must be table or json, got %q", output)
+				return usagef("--output: must be table or json, got %q", output)
 			}
 			runs := make([][]report.Row, len(args))
 			for i, a := range args {
@@ -68,7 +62,7 @@ func compareCmd() *cobra.Command {
 			res, verdicts := compare.Replay(runs, o)
 			if len(res.Trials) == 0 {
 				// A gate that compared nothing must not pass.
-				return fmt.Errorf("nothing compared: no trial of %s matches a trial of the runs before it (codec, schema, size and settings)", args[len(args)-1])
+				return withCode(exitNotJudged, fmt.Errorf("nothing compared: no trial of %s matches a trial of the runs before it (codec, schema, size and settings)", args[len(args)-1]))
 			}
 			var err error
 			if output == "json" {
@@ -85,10 +79,10 @@ func compareCmd() *cobra.Command {
 			}
 			switch res.Verdict {
 			case compare.Regressed:
-				return fmt.Errorf("%w: %v", errRegressed, res.Flagged(compare.Regressed))
+				return withCode(exitRegressed, fmt.Errorf("regression against the baseline: %v", res.Flagged(compare.Regressed)))
 			case compare.NotJudged:
-				return fmt.Errorf("not judged: %d earlier run(s); a verdict needs at least %d (--min-runs %d baseline runs before the streak's %d: --persistence − 1)",
-					len(runs)-1, o.Needed(), o.MinRuns, o.Persistence-1)
+				return withCode(exitNotJudged, fmt.Errorf("not judged: %d earlier run(s); a verdict needs at least %d (--min-runs %d baseline runs before the streak's %d: --persistence − 1)",
+					len(runs)-1, o.Needed(), o.MinRuns, o.Persistence-1))
 			}
 			return nil
 		},

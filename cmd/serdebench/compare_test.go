@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +10,9 @@ import (
 )
 
 // TestCompareFiles judges SerializationResult files, oldest first: with fewer
-// earlier runs than --min-runs nothing is judged (exit 1, saying why); a planted
-// 20 % throughput drop of one trial is Suspect on its first run (exit 0) and a
-// regression on its second (the error the command exits 3 on), naming it; with
+// earlier runs than --min-runs nothing is judged (exitNotJudged, saying why); a
+// planted 20 % throughput drop of one trial is Suspect on its first run (exit 0)
+// and a regression on its second (exitRegressed), naming it; with
 // --persistence 1 its first run regresses; steady runs do not.
 func TestCompareFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -37,7 +36,7 @@ trials:
 	}
 	dropped, again := write("dropped.yaml", 120000), write("again.yaml", 121000)
 	run := func(args ...string) (string, error) { return execute(append([]string{"compare"}, args...)...) }
-	if out, err := run(steady[0], dropped); err == nil || errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "not judged") {
+	if out, err := run(steady[0], dropped); exitCode(err) != exitNotJudged || !strings.Contains(err.Error(), "not judged") {
 		t.Fatalf("one earlier run: %v\n%s", err, out)
 	}
 	out, err := run(append(slices.Clone(steady), dropped)...)
@@ -45,7 +44,7 @@ trials:
 		t.Fatalf("first run of the drop: %v\n%s", err, out)
 	}
 	out, err = run(append(slices.Clone(steady), dropped, again)...)
-	if !errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "t001-protobuf-1176b: recordsPerSecond -19.") {
+	if exitCode(err) != exitRegressed || !strings.Contains(err.Error(), "t001-protobuf-1176b: recordsPerSecond -19.") {
 		t.Fatalf("got %v\n%s", err, out)
 	}
 	regressedRows := 0
@@ -58,7 +57,7 @@ trials:
 		!strings.Contains(out, "t000-json-1176b (control)") {
 		t.Fatalf("table:\n%s", out)
 	}
-	if _, err := run(append(slices.Clone(steady), dropped, "--persistence", "1")...); !errors.Is(err, errRegressed) {
+	if _, err := run(append(slices.Clone(steady), dropped, "--persistence", "1")...); exitCode(err) != exitRegressed {
 		t.Fatalf("--persistence 1: %v", err)
 	}
 	if out, err := run(append(slices.Clone(steady), steady[1])...); err != nil {
@@ -69,7 +68,7 @@ trials:
 		t.Fatalf("json: %v\n%s", err, out)
 	}
 	base := steady[0]
-	// A candidate that matches nothing fails the gate (exit 1), not passes it.
+	// A candidate that matches nothing fails the gate (nothing judged), not passes it.
 	other := filepath.Join(dir, "other.yaml")
 	if err := os.WriteFile(other, []byte(`apiVersion: serdebench.io/v1alpha1
 kind: SerializationResult
@@ -79,10 +78,10 @@ trials:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := run(base, other); err == nil || errors.Is(err, errRegressed) || !strings.Contains(err.Error(), "nothing compared") {
+	if out, err := run(base, other); exitCode(err) != exitNotJudged || !strings.Contains(err.Error(), "nothing compared") {
 		t.Fatalf("nothing matched: %v\n%s", err, out)
 	}
-	if _, err := run(base, filepath.Join(dir, "missing.yaml"), "--kubeconfig", filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "not a file") {
+	if _, err := run(base, filepath.Join(dir, "missing.yaml"), "--kubeconfig", filepath.Join(dir, "none")); exitCode(err) != exitError || !strings.Contains(err.Error(), "not a file") {
 		t.Fatalf("missing file: %v", err)
 	}
 }

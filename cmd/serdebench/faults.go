@@ -21,6 +21,8 @@ const defaultFaultQueue = 4214
 // broker sends, as Chaos Mesh's NetworkChaos on the brokers does, and the broker's
 // script for kills and failures, as its PodChaos does. What it cannot apply it
 // refuses, so no result is ever measured on a healthy system under a fault's name.
+// Its errors are usage errors where the spec or the flags ask for what this
+// command cannot do here; opening the engine is a runtime one.
 func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16, brokerScript string) (*runner.Faults, error) {
 	f := x.Spec.Faults
 	if f == nil {
@@ -48,17 +50,17 @@ func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16
 				local = append(local, fmt.Sprintf("%s faults through %s", k, how))
 			}
 		}
-		return nil, fmt.Errorf("spec.faults: serdebench run applies %s, and nothing else: %s (docs/faults.md)",
+		return nil, usagef("spec.faults: serdebench run applies %s, and nothing else: %s (docs/faults.md)",
 			strings.Join(local, "; "), strings.Join(problems, "; "))
 	}
 	out := &runner.Faults{Interface: iface, Recovery: f.Recovery}
 	if pod {
 		if brokerScript == "" {
-			return nil, errors.New("spec.faults: serdebench run kills and restarts the broker through its script: name it with --fault-broker-script " +
-				"(hack/kafka/kafka.sh for the broker it started; docs/faults.md)")
+			return nil, usage(errors.New("spec.faults: serdebench run kills and restarts the broker through its script: name it with --fault-broker-script " +
+				"(hack/kafka/kafka.sh for the broker it started; docs/faults.md)"))
 		}
 		if _, err := os.Stat(brokerScript); err != nil {
-			return nil, fmt.Errorf("spec.faults: --fault-broker-script: %w", err)
+			return nil, usage(fmt.Errorf("spec.faults: --fault-broker-script: %w", err))
 		}
 		out.Broker = &runner.BrokerScript{Path: brokerScript}
 	}
@@ -66,11 +68,11 @@ func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16
 		return out, nil
 	}
 	if iface == "" {
-		return nil, errors.New("spec.faults: serdebench run applies network faults with the local rig: run it as root behind hack/calibrate/netns.sh " +
-			"and name the rig's interface with --fault-interface (hack/faults.sh does both; docs/faults.md)")
+		return nil, usage(errors.New("spec.faults: serdebench run applies network faults with the local rig: run it as root behind hack/calibrate/netns.sh " +
+			"and name the rig's interface with --fault-interface (hack/faults.sh does both; docs/faults.md)"))
 	}
 	if os.Geteuid() != 0 {
-		return nil, fmt.Errorf("spec.faults: the local rig needs root (iptables NFQUEUE on %s)", iface)
+		return nil, usagef("spec.faults: the local rig needs root (iptables NFQUEUE on %s)", iface)
 	}
 	e, err := engine.Open(iface, queue)
 	if err != nil {

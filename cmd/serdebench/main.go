@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -30,7 +29,6 @@ import (
 	"github.com/serdebench/serdebench/internal/version"
 	"github.com/serdebench/serdebench/workers/codec"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
-	"github.com/serdebench/serdebench/workers/protocol"
 	workerrun "github.com/serdebench/serdebench/workers/run"
 	"github.com/serdebench/serdebench/workers/source"
 )
@@ -39,21 +37,15 @@ func main() {
 	// `serdebench run` runs its workers in this process: the same collector
 	// setting as a worker pod's.
 	workerrun.TuneGC(os.Getenv)
-	if err := rootCmd().Execute(); err != nil {
-		var te *runner.TrialError
-		if errors.As(err, &te) && te.Reason == protocol.ReasonWorkerInterrupted {
-			os.Exit(exitInterrupted)
-		}
-		if errors.Is(err, errRegressed) {
-			os.Exit(exitRegressed)
-		}
-		os.Exit(1)
-	}
+	os.Exit(exitCode(rootCmd().Execute()))
 }
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{Use: "serdebench", Short: "Measure serialization formats and producer settings on Kafka", SilenceUsage: true,
+		Long:    "Measure serialization formats and producer settings on Kafka.\n\n" + exitHelp(allExitCodes()...),
 		Version: version.Get().String()}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	group(root)
 	root.SetVersionTemplate("serdebench {{.Version}}\n")
 	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), recommendCmd(), reportCmd(), getCmd(), waitCmd(), versionCmd())
 	return root
@@ -69,7 +61,8 @@ func validateCmd() *cobra.Command {
 			"spec's repetitions and a noise level — records/s between repetitions within a run, from a previous result with " +
 			"repetitions (--noise-from: a run -o json report, a SerializationResult file or a result's name) or else " +
 			"this project's measured default — the smallest difference between a trial and the baseline trial " +
-			"(spec.compare.baseline) the table's Holm-corrected test finds with 80 % power, or the repetitions it needs.",
+			"(spec.compare.baseline) the table's Holm-corrected test finds with 80 % power, or the repetitions it needs.\n\n" +
+			exitHelp(exitOK, exitError, exitUsage),
 		Example: `  serdebench validate -f config/samples/thesis-batch.yaml
   serdebench validate -f my-experiment.yaml --noise-from last-run.json`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -94,11 +87,11 @@ func validateCmd() *cobra.Command {
 			if noiseFrom != "" {
 				run, err := loadRun(cmd.Context(), &f, noiseFrom)
 				if err != nil {
-					return fmt.Errorf("--noise-from: %w", err)
+					return usage(fmt.Errorf("--noise-from: %w", err))
 				}
 				n, df := report.NoiseOf(run.Runs)
 				if df == 0 {
-					return fmt.Errorf("--noise-from %s: no trial was repeated, so it holds no noise to plan with (spec.repetitions above 1)", noiseFrom)
+					return usagef("--noise-from %s: no trial was repeated, so it holds no noise to plan with (spec.repetitions above 1)", noiseFrom)
 				}
 				noise, source = n, fmt.Sprintf("from %s, %d degrees of freedom", noiseFrom, df)
 			}
@@ -113,7 +106,7 @@ func validateCmd() *cobra.Command {
 	f.bind(c)
 	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
 	c.Flags().StringVar(&noiseFrom, "noise-from", "", "a previous result with repetitions whose noise to plan with")
-	_ = c.MarkFlagRequired("file")
+	required(c, "file")
 	return c
 }
 
@@ -129,10 +122,7 @@ func runCmd() *cobra.Command {
 			"checked as the API server would admit it (serdebench validate), each trial gets a topic of its own, its " +
 			"producers and consumers run in this process, and the table (or -o json / csv) follows. spec.faults runs " +
 			"on the local rig (root; docs/faults.md).\n\n" +
-			"Exit codes:\n" +
-			"  0  every trial completed; the result is printed\n" +
-			"  1  the file is invalid, the broker could not be reached, or a trial failed (the message says which)\n" +
-			fmt.Sprintf("  %d  interrupted (SIGTERM, Ctrl-C or --trial-timeout; the command ends within %s): what ran is not a result\n", exitInterrupted, stopDeadline),
+			exitHelp(exitOK, exitError, exitUsage, exitInterrupted),
 		Example: `  # The thesis's batch test against a broker on this machine
   serdebench run -f config/samples/thesis-batch.yaml
 
@@ -147,7 +137,7 @@ func runCmd() *cobra.Command {
   make faults EXPERIMENT=config/samples/iov-network.yaml`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "table" && output != "json" && output != "csv" {
-				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
+				return usagef("--output: must be table, json or csv, got %q", output)
 			}
 			x, trials, _, err := load(file)
 			if err != nil {
@@ -258,33 +248,33 @@ func runCmd() *cobra.Command {
 	c.Flags().Uint16Var(&faultQueue, "fault-queue", defaultFaultQueue, "spec.faults: the NFQUEUE number the fault engine binds")
 	c.Flags().StringVar(&faultBroker, "fault-broker-script", os.Getenv("SERDEBENCH_FAULT_BROKER_SCRIPT"),
 		"spec.faults: the script that kills, stops and restarts the broker for pod faults (hack/kafka/kafka.sh: status, kill, down, up; run with this command's environment)")
-	_ = c.MarkFlagRequired("file")
+	required(c, "file")
 	return c
 }
 
 // load reads an experiment file, checks a payload source against its schema and
-// codecs, and plans the trials.
+// codecs, and plans the trials. Its errors are usage errors: the file is what is wrong.
 func load(file string) (*v1alpha1.SerializationExperiment, []trial.Trial, []codec.Size, error) {
 	x, err := experiment.Load(file)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, usage(err)
 	}
 	var sizes []codec.Size
 	if src := x.Spec.Payload.Source; src != nil {
 		if err := experiment.ResolveSource(x, filepath.Dir(file)); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, usage(err)
 		}
 		schema, samples, err := source.ReadFiles(trial.Source{SchemaFile: src.SchemaPath, SamplesFile: src.SamplesPath})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, usage(err)
 		}
 		if sizes, err = experiment.CheckSource(&x.Spec.ExperimentSpec, schema, samples); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", src.SamplesPath, err)
+			return nil, nil, nil, usagef("%s: %w", src.SamplesPath, err)
 		}
 	}
 	trials, err := plan.Expand(x.Spec.ExperimentSpec)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, usage(err)
 	}
 	return x, trials, sizes, nil
 }
@@ -294,10 +284,6 @@ const defaultBootstrap = "127.0.0.1:9092"
 // stopDeadline bounds how long the command runs on after SIGTERM or Ctrl-C.
 const stopDeadline = 15 * time.Second
 
-// exitInterrupted says a run was cut short: the workers' own code for it.
-const exitInterrupted = protocol.ExitInterrupted
-
-// describeBroker is the broker's release (when known) with its protocol levels.
 // bootstrapFor picks the flag, then the file's bootstrapServers, then the local broker.
 func bootstrapFor(flag, fromSpec string) string {
 	switch {

@@ -28,16 +28,20 @@ func microbenchCmd() *cobra.Command {
 			"`serdebench run -o json`, or a SerializationResult as `kubectl get -o yaml` or `serdebench get result -o json` " +
 			"prints it) each row stands beside the end-to-end trial of the same codec, payload and compressor, and both " +
 			"rankings are shown. With --runs N every case is measured N times: each cost is then a median with its interval, " +
-			"and a rank counts only the codecs measurably cheaper, so codecs the runs cannot tell apart share it.",
+			"and a rank counts only the codecs measurably cheaper, so codecs the runs cannot tell apart share it.\n\n" +
+			exitHelp(exitOK, exitError, exitUsage),
+		Example: `  serdebench microbench -f config/samples/thesis-batch.yaml
+  # Beside the end-to-end run of the same file, 5 runs each
+  serdebench microbench -f config/samples/thesis-batch.yaml --e2e thesis.json --runs 5`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "table" && output != "json" && output != "csv" {
-				return fmt.Errorf("--output: must be table, json or csv, got %q", output)
+				return usagef("--output: must be table, json or csv, got %q", output)
 			}
 			if benchTime < time.Millisecond || benchTime > 10*time.Second {
-				return fmt.Errorf("--benchtime: must be between 1ms and 10s, got %s", benchTime)
+				return usagef("--benchtime: must be between 1ms and 10s, got %s", benchTime)
 			}
 			if nRuns < 1 || nRuns > 30 {
-				return fmt.Errorf("--runs: must be between 1 and 30, got %d", nRuns)
+				return usagef("--runs: must be between 1 and 30, got %d", nRuns)
 			}
 			_, trials, _, err := load(file)
 			if err != nil {
@@ -46,7 +50,7 @@ func microbenchCmd() *cobra.Command {
 			var e2e []report.Row
 			if e2eFile != "" {
 				if e2e, err = readRows(e2eFile); err != nil {
-					return fmt.Errorf("--e2e: %w", err)
+					return usage(fmt.Errorf("--e2e: %w", err))
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -84,7 +88,7 @@ func microbenchCmd() *cobra.Command {
 			}
 			rows := microbench.Join(results, e2e)
 			if e2eFile != "" && len(rows) == 0 {
-				return fmt.Errorf("--e2e %s: no trial has a codec, payload and compressor of this experiment", e2eFile)
+				return usagef("--e2e %s: no trial has a codec, payload and compressor of this experiment", e2eFile)
 			}
 			out := cmd.OutOrStdout()
 			switch output {
@@ -101,6 +105,6 @@ func microbenchCmd() *cobra.Command {
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
 	c.Flags().DurationVar(&benchTime, "benchtime", 500*time.Millisecond, "time per measured operation and case")
 	c.Flags().IntVar(&nRuns, "runs", 1, "times to measure every case (each JVM measurement in a new JVM): above 1, ranks share where the runs cannot tell codecs apart, and each cost has its interval")
-	_ = c.MarkFlagRequired("file")
+	required(c, "file")
 	return c
 }

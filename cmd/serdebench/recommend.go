@@ -25,10 +25,11 @@ func recommendCmd() *cobra.Command {
 			"by default the Pareto front over records/s, end-to-end p99, bytes per record and worker CPU per record, of which " +
 			"the highest records/s is chosen. Every other trial is compared with the chosen one over their repetitions " +
 			"(relative change with its interval and confidence, Mann-Whitney U, Holm-corrected over all of them): those the " +
-			"corrected test cannot tell from it tie. With too few repetitions it says how many it needs.",
+			"corrected test cannot tell from it tie. With too few repetitions it says how many it needs.\n\n" +
+			exitHelp(exitOK, exitError, exitUsage),
 		Example: `  serdebench recommend thesis.json
   serdebench recommend nightly-29378400 -n kafka-bench --optimize endToEndMicros.p99`,
-		Args: cobra.ExactArgs(1),
+		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run, err := loadRun(cmd.Context(), &f, args[0])
 			if err != nil {

@@ -25,7 +25,12 @@ func reportCmd() *cobra.Command {
 		Long: "Each RUN is a `serdebench run -o json` report, a SerializationResult file (YAML or JSON), or the name of a " +
 			"SerializationResult in the cluster (--kubeconfig, -n). With several runs, the charts show them side by side " +
 			"and the last is compared with the ones before it, as `serdebench compare` does. The file carries its charting " +
-			"library inline and opens offline.",
+			"library inline and opens offline.\n\n" + exitHelp(exitOK, exitError, exitUsage),
+		Example: `  serdebench report thesis.json -o thesis.html
+  # Three nights side by side, the last compared with the two before it
+  serdebench report night-1.json night-2.json night-3.json -o nights.html
+  # Every result of a schedule in the cluster
+  serdebench report --schedule nightly -n kafka-bench -o nightly.html`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if schedule != "" {
 				names, err := scheduleResults(cmd.Context(), &f, schedule)
@@ -35,7 +40,7 @@ func reportCmd() *cobra.Command {
 				args = append(names, args...)
 			}
 			if len(args) == 0 {
-				return fmt.Errorf("name at least one run, or --schedule")
+				return usagef("name at least one run, or --schedule")
 			}
 			runs := make([]htmlreport.Run, 0, len(args))
 			for _, a := range args {

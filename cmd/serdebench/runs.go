@@ -16,15 +16,16 @@ import (
 )
 
 // readRun reads one run from a file: a `serdebench run -o json` report, or a
-// SerializationResult (YAML or JSON, as `kubectl get -o yaml` writes it).
+// SerializationResult (YAML or JSON, as `kubectl get -o yaml` writes it). Its
+// errors are usage errors: the file is what is wrong.
 func readRun(path string) (htmlreport.Run, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return htmlreport.Run{}, fmt.Errorf("read results: %w", err)
+		return htmlreport.Run{}, usagef("read results: %w", err)
 	}
 	js, err := yaml.YAMLToJSON(raw)
 	if err != nil {
-		return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+		return htmlreport.Run{}, usagef("%s: %w", path, err)
 	}
 	var kind struct {
 		Kind string `json:"kind"`
@@ -33,7 +34,7 @@ func readRun(path string) (htmlreport.Run, error) {
 	if kind.Kind == "SerializationResult" {
 		var res v1alpha1.SerializationResult
 		if err := json.Unmarshal(js, &res); err != nil {
-			return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+			return htmlreport.Run{}, usagef("%s: %w", path, err)
 		}
 		return htmlreport.FromResult(&res), nil
 	}
@@ -41,11 +42,11 @@ func readRun(path string) (htmlreport.Run, error) {
 		Trials []json.RawMessage `json:"trials"`
 	}
 	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Trials) == 0 {
-		return htmlreport.Run{}, fmt.Errorf("%s: neither a serdebench run -o json report nor a SerializationResult", path)
+		return htmlreport.Run{}, usagef("%s: neither a serdebench run -o json report nor a SerializationResult", path)
 	}
 	var r report.Report
 	if err := json.Unmarshal(js, &r); err != nil {
-		return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+		return htmlreport.Run{}, usagef("%s: %w", path, err)
 	}
 	var spec struct {
 		Spec struct {
@@ -53,7 +54,7 @@ func readRun(path string) (htmlreport.Run, error) {
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(js, &spec); err != nil {
-		return htmlreport.Run{}, fmt.Errorf("%s: spec: %w", path, err)
+		return htmlreport.Run{}, usagef("%s: spec: %w", path, err)
 	}
 	run := htmlreport.FromLocal(r)
 	run.Objective = spec.Spec.Objective

@@ -14,10 +14,11 @@ func versionCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print serdebench's version, commit, Go version and platform",
+		Long:  "Prints serdebench's version, commit, Go version and platform.\n\n" + exitHelp(exitOK, exitUsage),
 		Example: `  serdebench version
   serdebench version -o json
   serdebench --version`,
-		Args: cobra.NoArgs,
+		Args: positional(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b := version.Get()
 			switch output {
@@ -29,7 +30,7 @@ func versionCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(b)
 			}
-			return fmt.Errorf("--output: must be text or json, got %q", output)
+			return usagef("--output: must be text or json, got %q", output)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "text", "text or json")

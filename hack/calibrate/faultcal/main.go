@@ -119,13 +119,16 @@ func run(out string) error {
 	}
 	// The receiver (here, on the host) must report duplicates by D-SACK, or the
 	// needless resends are not counted and the loss check cannot hold.
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_dsack"); err != nil || strings.TrimSpace(string(b)) != "1" {
-		return fmt.Errorf("net.ipv4.tcp_dsack is %q (%v), want 1: the loss measurement counts needless resends by D-SACK", strings.TrimSpace(string(b)), err)
+	dsack, err := os.ReadFile("/proc/sys/net/ipv4/tcp_dsack")
+	if err != nil {
+		return fmt.Errorf("net.ipv4.tcp_dsack: %w", err)
+	}
+	if v := strings.TrimSpace(string(dsack)); v != "1" {
+		return fmt.Errorf("net.ipv4.tcp_dsack is %s, want 1: the loss measurement counts needless resends by D-SACK", v)
 	}
 	if b, err := os.ReadFile("/proc/" + nsPID + "/root/proc/sys/net/ipv4/tcp_congestion_control"); err == nil {
 		r.CongestionCtl = strings.TrimSpace(string(b))
 	}
-	var err error
 	if r.hostIP, err = ifaceIP(iface); err != nil {
 		return err
 	}

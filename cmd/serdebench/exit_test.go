@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/serdebench/serdebench/internal/cli/runner"
+	"github.com/serdebench/serdebench/workers/protocol"
+)
+
+// TestExitCodes: each way a command ends maps to its own code, whichever command
+// it is (compare's regressed and not-judged codes: TestCompareFiles; SIGTERM of
+// a run: TestRunStopsOnSIGTERM's process).
+func TestExitCodes(t *testing.T) {
+	t.Setenv("SERDEBENCH_FAULT_INTERFACE", "")
+	t.Setenv("SERDEBENCH_FAULT_BROKER_SCRIPT", "")
+	noCluster := filepath.Join(t.TempDir(), "no-kubeconfig")
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"validate", "-f", "../../config/samples/thesis-batch.yaml"}, exitOK},
+		{[]string{"version"}, exitOK},
+		{[]string{"no-such-command"}, exitUsage},
+		{[]string{"get", "no-such-kind"}, exitUsage},
+		{[]string{"get"}, exitOK},
+		{[]string{"run"}, exitUsage},
+		{[]string{"run", "-f", "testdata/bad-acks.yaml"}, exitUsage},
+		{[]string{"run", "-f", "testdata/missing.yaml"}, exitUsage},
+		{[]string{"run", "-f", "testdata/faults.yaml"}, exitUsage},
+		{[]string{"run", "-f", "../../config/samples/thesis-batch.yaml", "-o", "xml"}, exitUsage},
+		{[]string{"run", "-f", "../../config/samples/thesis-batch.yaml", "--no-such-flag"}, exitUsage},
+		{[]string{"validate", "-f", "testdata/typo.yaml"}, exitUsage},
+		{[]string{"microbench", "-f", "../../config/samples/thesis-batch.yaml", "--runs", "0"}, exitUsage},
+		{[]string{"compare", "only-one.json"}, exitUsage},
+		{[]string{"report", "-o", filepath.Join(t.TempDir(), "r.html")}, exitUsage},
+		{[]string{"version", "extra"}, exitUsage},
+		{[]string{"version", "-o", "xml"}, exitUsage},
+		{[]string{"get", "result", "a", "-o", "xml"}, exitUsage},
+		{[]string{"get", "result", "a", "--kubeconfig", noCluster}, exitError},
+		{[]string{"wait", "a", "--kubeconfig", noCluster}, exitError},
+		{[]string{"recommend", "no-such-result", "--kubeconfig", noCluster}, exitError},
+	} {
+		cmd := rootCmd()
+		var out strings.Builder
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(c.args)
+		if got := exitCode(cmd.Execute()); got != c.want {
+			t.Errorf("serdebench %s: exit %d, want %d\n%s", strings.Join(c.args, " "), got, c.want, out.String())
+		}
+	}
+}
+
+// TestExitCodeOf: wrapped errors keep their code; a worker's interruption is the
+// command's.
+func TestExitCodeOf(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{errors.New("broker down"), exitError},
+		{fmt.Errorf("trial 3: %w", usagef("--output: %q", "xml")), exitUsage},
+		{fmt.Errorf("run: %w", &runner.TrialError{Reason: protocol.ReasonWorkerInterrupted}), exitInterrupted},
+		{withCode(exitInterrupted, context.DeadlineExceeded), exitInterrupted},
+		{withCode(exitRegressed, errors.New("x")), exitRegressed},
+		{usage(nil), exitOK},
+	} {
+		if got := exitCode(c.err); got != c.want {
+			t.Errorf("%v: exit %d, want %d", c.err, got, c.want)
+		}
+	}
+}
+
+// TestExitCodesDistinct: one meaning per code, every code documented in the
+// root command's help (and so in docs/cli).
+func TestExitCodesDistinct(t *testing.T) {
+	seen := map[int]bool{}
+	help := rootCmd().Long
+	for _, c := range exitCodes {
+		if seen[c.code] {
+			t.Errorf("exit code %d has two meanings", c.code)
+		}
+		seen[c.code] = true
+		if !strings.Contains(help, fmt.Sprintf("  %d  %s", c.code, c.meaning)) {
+			t.Errorf("exit code %d is not in the root help:\n%s", c.code, help)
+		}
+	}
+}
