@@ -1,10 +1,16 @@
 # hack/bench/kafka-tools.sh — sourced by the bench scripts: Kafka's Java tools with
 # the local broker's jars (hack/kafka/kafka.sh). Needs $repo and $BOOTSTRAP.
 cp="$("$repo/hack/kafka/kafka.sh" perf-classpath)"
+# The JDK the JVM worker runs on (hack/jvm/build.sh picks it the same way), else
+# the default one: the reference Java client runs where the worker does. It matters:
+# LatencyProbe on Java 25 acknowledged at 0.76x [0.58, 0.94] of its Java 17 ack p50
+# at 20,000 rec/s (12 interleaved rounds, docs/measurement.md).
+. "$repo/hack/lib/java.sh"
+bench_java="$(java_newest 21 || command -v java)"
 
 # kj SECONDS CLASS-OR-SOURCE-FILE ARGS...: a Kafka tool, bounded in time, its
 # warnings on stderr so results on stdout stay parseable.
-kj() { timeout "$1" java -Xmx512m -Dlog4j2.configurationFile="$repo/hack/kafka/log4j2-cli.properties" -cp "$cp" "${@:2}"; }
+kj() { timeout "$1" "$bench_java" -Xmx512m -Dlog4j2.configurationFile="$repo/hack/kafka/log4j2-cli.properties" -cp "$cp" "${@:2}"; }
 
 # kafka_topic create NAME [PARTITIONS (3)] | delete NAME
 kafka_topic() {

@@ -137,4 +137,5 @@ kafka_topic delete "$topic" || true
 
 printf '\nFixed-rate latency: raw %d B, acks=%s linger.ms=%s batch.size=%s max.in.flight=%s, %s partitioner, 3 partitions, %d s warmup + %d s; ms\n' \
   "$SIZE" "$ACKS" "$LINGER" "$BATCH" "$INFLIGHT" "$PARTITIONER" "$WARMUP_S" "$MEASURE_S"
+printf 'The Java client (LatencyProbe, Kafka tools) on Java %s\n' "$(java_runtime_version "$bench_java")"
 BENCH_RATIO="$repo/bin/ratio" BENCH_OUT="$out" BENCH_RATES="$RATES" BENCH_REPEATS="$REPEATS" BENCH_CLIENTS="$CLIENTS" TARGET="$TARGET" python3 "$here/latency-table.py"
