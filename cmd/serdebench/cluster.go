@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,7 +33,8 @@ func (f *clusterFlags) bind(c *cobra.Command) {
 	c.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace (default: the kubeconfig context's)")
 }
 
-func (f *clusterFlags) client() (client.Client, string, error) {
+// config is the REST config and namespace the flags select.
+func (f *clusterFlags) config() (*rest.Config, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if f.kubeconfig != "" {
 		rules.ExplicitPath = f.kubeconfig
@@ -48,8 +51,19 @@ func (f *clusterFlags) client() (client.Client, string, error) {
 			return nil, "", fmt.Errorf("namespace from kubeconfig: %w", err)
 		}
 	}
+	return cfg, ns, nil
+}
+
+func (f *clusterFlags) client() (client.Client, string, error) {
+	cfg, ns, err := f.config()
+	if err != nil {
+		return nil, "", err
+	}
 	scheme := runtime.NewScheme()
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, "", err
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
 		return nil, "", err
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
@@ -60,7 +74,9 @@ func (f *clusterFlags) client() (client.Client, string, error) {
 }
 
 func getCmd() *cobra.Command {
-	c := &cobra.Command{Use: "get", Short: "Show what the operator recorded in a cluster"}
+	c := &cobra.Command{Use: "get", Short: "Show what the operator recorded in a cluster",
+		Example: `  serdebench get experiments -n kafka-bench
+  serdebench get result thesis-batch -n kafka-bench`}
 	group(c)
 	var f clusterFlags
 	var output string
@@ -92,7 +108,7 @@ func getCmd() *cobra.Command {
 	}
 	f.bind(result)
 	result.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
-	c.AddCommand(result)
+	c.AddCommand(result, listCmd(kindExperiment), listCmd(kindSchedule), listCmd(kindResult))
 	return c
 }
 

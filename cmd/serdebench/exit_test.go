@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/serdebench/serdebench/internal/cli/runner"
 	"github.com/serdebench/serdebench/workers/protocol"
 )
@@ -91,4 +93,25 @@ func TestExitCodesDistinct(t *testing.T) {
 			t.Errorf("exit code %d is not in the root help:\n%s", c.code, help)
 		}
 	}
+}
+
+// TestEveryCommandDocumented: every command of serdebench's own has examples, and
+// every one that runs something lists its exit codes.
+func TestEveryCommandDocumented(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			if sub.Example == "" {
+				t.Errorf("%s has no examples", sub.CommandPath())
+			}
+			if !sub.HasSubCommands() && !strings.Contains(sub.Long, "Exit codes:\n") {
+				t.Errorf("%s does not list its exit codes", sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(rootCmd())
 }

@@ -47,7 +47,7 @@ func rootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	group(root)
 	root.SetVersionTemplate("serdebench {{.Version}}\n")
-	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), recommendCmd(), reportCmd(), getCmd(), waitCmd(), versionCmd())
+	root.AddCommand(runCmd(), validateCmd(), microbenchCmd(), compareCmd(), recommendCmd(), reportCmd(), getCmd(), describeCmd(), waitCmd(), versionCmd())
 	return root
 }
 
