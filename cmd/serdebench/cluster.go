@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -150,6 +151,9 @@ func waitCmd() *cobra.Command {
   serdebench wait thesis-batch -n kafka-bench -o json > thesis.json || echo "exit $?"`,
 		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "table" && output != "json" && output != "csv" {
+				return usagef("--output: must be table, json or csv, got %q", output)
+			}
 			cl, ns, err := f.client()
 			if err != nil {
 				return err
@@ -226,6 +230,9 @@ func follow(ctx context.Context, cl client.Client, ns, name string, interval tim
 				return x, nil
 			}
 		case ctx.Err() != nil:
+		case apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+			// Waiting does not change these.
+			return nil, fmt.Errorf("experiment %s/%s: %w", ns, name, err)
 		default:
 			// Transient API errors are retried until the deadline; say them once.
 			say("error", err.Error(), "  (retrying) "+err.Error())

@@ -101,7 +101,7 @@ func TestGetAndDescribe(t *testing.T) {
 	must(k8s.Create(ctx, &v1alpha1.SerializationResult{
 		ObjectMeta: metav1.ObjectMeta{Name: "thesis-batch", Namespace: ns},
 		Experiment: v1alpha1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec},
-		Summary:    v1alpha1.ResultSummary{Trials: 2, FastestRecordsPerSecond: 101234},
+		Summary:    v1alpha1.ResultSummary{Trials: 2, FastestRecordsPerSecond: 1234567},
 		Recommendation: &v1alpha1.Recommendation{Objective: "the Pareto front's highest records/s", Metric: "recordsPerSecond",
 			Unit: "records/s", Best: "t001-protobuf-1176b", Value: "101234", Summary: "t001-protobuf-1176b, ahead of every other trial"},
 	}))
@@ -114,6 +114,8 @@ func TestGetAndDescribe(t *testing.T) {
 	}
 	must(k8s.Create(ctx, event("thesis-batch.1", x.Name, x.UID, "TrialSucceeded", "trial t001-protobuf-1176b succeeded")))
 	must(k8s.Create(ctx, event("other.1", "other", "0b7f4c4e-0000-4000-8000-000000000001", "TrialFailed", "not this experiment's")))
+	// An earlier experiment of the same name (deleted and re-created) left this one.
+	must(k8s.Create(ctx, event("thesis-batch.0", x.Name, "0b7f4c4e-0000-4000-8000-000000000002", "TrialFailed", "an earlier experiment's")))
 
 	check := func(args []string, wantCode int, want, notWant []string) {
 		t.Helper()
@@ -143,7 +145,7 @@ func TestGetAndDescribe(t *testing.T) {
 	check([]string{"get", "experiments"}, exitOK, []string{"NAME", "STAGE", "STATUS", "DONE", "TRIALS", "RESULT", "AGE", "thesis-batch", "Succeeded"},
 		[]string{"MESSAGE", "2 trials measured"})
 	check([]string{"get", "sx", "thesis-batch", "-o", "wide"}, exitOK, []string{"MESSAGE", "2 trials measured"}, nil)
-	check([]string{"get", "results"}, exitOK, []string{"BEST", "VERDICT", "t001-protobuf-1176b", "101234"}, nil)
+	check([]string{"get", "results"}, exitOK, []string{"BEST", "VERDICT", "t001-protobuf-1176b", "1234567", "<none>"}, []string{"e+06"})
 	check([]string{"get", "schedules"}, exitOK, []string{"No SerializationSchedules in namespace bench"}, nil)
 	check([]string{"get", "experiment", "missing"}, exitError, []string{"not found"}, nil)
 	check([]string{"get", "experiments", "-o", "yaml"}, exitUsage, nil, nil)
@@ -153,6 +155,6 @@ func TestGetAndDescribe(t *testing.T) {
 		"t001-protobuf-1176b", "attempt 1 disrupted: pod evicted",
 		"Recommendation (the Pareto front's highest records/s): t001-protobuf-1176b, ahead of every other trial",
 		"TrialSucceeded", "trial t001-protobuf-1176b succeeded",
-	}, []string{"not this experiment's"})
+	}, []string{"not this experiment's", "an earlier experiment's"})
 	check([]string{"describe", "experiment", "missing"}, exitError, []string{"not found"}, nil)
 }

@@ -55,7 +55,7 @@ func compareCmd() *cobra.Command {
 			if control != "" {
 				key, err := controlKey(runs[len(runs)-1], control)
 				if err != nil {
-					return err
+					return usage(err)
 				}
 				o.Control = key
 			}

@@ -83,7 +83,19 @@ func positional(check cobra.PositionalArgs) cobra.PositionalArgs {
 // is a usage error (cobra's own is a plain one, or help and success); alone, it
 // prints its help.
 func group(c *cobra.Command) {
-	c.Args = positional(cobra.NoArgs)
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which it sets only on its path
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return usage(errors.New(msg))
+	}
 	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,6 +42,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"compare", "only-one.json"}, exitUsage},
 		{[]string{"report", "-o", filepath.Join(t.TempDir(), "r.html")}, exitUsage},
 		{[]string{"version", "extra"}, exitUsage},
+		{[]string{"validate", "-f", "../../config/samples/thesis-batch.yaml", "stray"}, exitUsage},
+		{[]string{"wait", "a", "-o", "xml"}, exitUsage},
 		{[]string{"version", "-o", "xml"}, exitUsage},
 		{[]string{"get", "result", "a", "-o", "xml"}, exitUsage},
 		{[]string{"get", "result", "a", "--kubeconfig", noCluster}, exitError},
@@ -55,6 +58,14 @@ func TestExitCodes(t *testing.T) {
 		if got := exitCode(cmd.Execute()); got != c.want {
 			t.Errorf("serdebench %s: exit %d, want %d\n%s", strings.Join(c.args, " "), got, c.want, out.String())
 		}
+	}
+	// A near miss is suggested, as cobra does.
+	cmd := rootCmd()
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs([]string{"valdate"})
+	if err := cmd.Execute(); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "Did you mean this?\n\tvalidate") {
+		t.Errorf("serdebench valdate: %v", err)
 	}
 }
 

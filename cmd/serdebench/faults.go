@@ -72,7 +72,7 @@ func localFaults(x *v1alpha1.SerializationExperiment, iface string, queue uint16
 			"and name the rig's interface with --fault-interface (hack/faults.sh does both; docs/faults.md)"))
 	}
 	if os.Geteuid() != 0 {
-		return nil, usagef("spec.faults: the local rig needs root (iptables NFQUEUE on %s)", iface)
+		return nil, fmt.Errorf("spec.faults: the local rig needs root (iptables NFQUEUE on %s)", iface)
 	}
 	e, err := engine.Open(iface, queue)
 	if err != nil {

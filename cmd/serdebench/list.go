@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -48,6 +50,9 @@ func listCmd(k listKind) *cobra.Command {
 			"(the CRD's printer columns; -o wide adds the rest).\n\n", k.kind) + exitHelp(exitOK, exitError, exitUsage),
 		Example: fmt.Sprintf("  serdebench get %s -n kafka-bench\n  serdebench get %s -n kafka-bench -o wide", k.use, k.aliases[len(k.aliases)-1]),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if slices.Contains(args, "") {
+				return usagef("an empty name")
+			}
 			if output != "" && output != "wide" {
 				return usagef("--output: must be wide, got %q", output)
 			}
@@ -79,7 +84,7 @@ func serverTable(ctx context.Context, cfg *rest.Config, ns string, k listKind, n
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &v1alpha1.GroupVersion
 	c.APIPath = "/apis"
-	c.NegotiatedSerializer = serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(nil)}
+	c.NegotiatedSerializer = clientscheme.Codecs.WithoutConversion()
 	rc, err := rest.RESTClientFor(c)
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", c.Host, err)
@@ -101,8 +106,11 @@ func serverTable(ctx context.Context, cfg *rest.Config, ns string, k listKind, n
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
+		// Numbers as the server wrote them (a float64 prints 1.5e+06).
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
 		t := &metav1.Table{}
-		if err := json.Unmarshal(raw, t); err != nil {
+		if err := dec.Decode(t); err != nil {
 			return nil, fmt.Errorf("%s: the API server's table: %w", what, err)
 		}
 		if t.Kind != "Table" {
@@ -162,7 +170,8 @@ func printTable(w io.Writer, t *metav1.Table, wide bool) error {
 	for _, r := range t.Rows {
 		cells := make([]string, len(cols))
 		for j, i := range cols {
-			if i < len(r.Cells) && r.Cells[i] != nil {
+			cells[j] = "<none>" // as kubectl prints an absent value
+			if i < len(r.Cells) && r.Cells[i] != nil && fmt.Sprint(r.Cells[i]) != "" {
 				cells[j] = fmt.Sprint(r.Cells[i])
 			}
 		}

@@ -65,6 +65,7 @@ func validateCmd() *cobra.Command {
 			exitHelp(exitOK, exitError, exitUsage),
 		Example: `  serdebench validate -f config/samples/thesis-batch.yaml
   serdebench validate -f my-experiment.yaml --noise-from last-run.json`,
+		Args: positional(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			x, trials, sizes, err := load(file)
 			if err != nil {
@@ -87,7 +88,7 @@ func validateCmd() *cobra.Command {
 			if noiseFrom != "" {
 				run, err := loadRun(cmd.Context(), &f, noiseFrom)
 				if err != nil {
-					return usage(fmt.Errorf("--noise-from: %w", err))
+					return fmt.Errorf("--noise-from: %w", err)
 				}
 				n, df := report.NoiseOf(run.Runs)
 				if df == 0 {
@@ -135,7 +136,8 @@ func runCmd() *cobra.Command {
 
   # Network faults on the local rig (root)
   make faults EXPERIMENT=config/samples/iov-network.yaml`,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: positional(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if output != "table" && output != "json" && output != "csv" {
 				return usagef("--output: must be table, json or csv, got %q", output)
 			}
@@ -152,6 +154,12 @@ func runCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// Whatever failed once a signal came was cut short by it.
+			defer func() {
+				if err != nil && ctx.Err() != nil {
+					err = withCode(exitInterrupted, err)
+				}
+			}()
 			// Workers bound their own waits; this bounds the command, whatever they do.
 			// (Registered after stop, so it is unregistered before stop runs.)
 			defer context.AfterFunc(ctx, func() {
@@ -224,7 +232,7 @@ func runCmd() *cobra.Command {
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return fmt.Errorf("interrupted: %w", err)
+					return withCode(exitInterrupted, fmt.Errorf("interrupted: %w", err))
 				}
 				return err
 			}

@@ -29,10 +29,11 @@ func microbenchCmd() *cobra.Command {
 			"prints it) each row stands beside the end-to-end trial of the same codec, payload and compressor, and both " +
 			"rankings are shown. With --runs N every case is measured N times: each cost is then a median with its interval, " +
 			"and a rank counts only the codecs measurably cheaper, so codecs the runs cannot tell apart share it.\n\n" +
-			exitHelp(exitOK, exitError, exitUsage),
+			exitHelp(exitOK, exitError, exitUsage, exitInterrupted),
 		Example: `  serdebench microbench -f config/samples/thesis-batch.yaml
   # Beside the end-to-end run of the same file, 5 runs each
   serdebench microbench -f config/samples/thesis-batch.yaml --e2e thesis.json --runs 5`,
+		Args: positional(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "table" && output != "json" && output != "csv" {
 				return usagef("--output: must be table, json or csv, got %q", output)
@@ -76,6 +77,9 @@ func microbenchCmd() *cobra.Command {
 					fmt.Fprintln(cmd.ErrOrStderr(), prefix+t.Name)
 				})
 				if err != nil {
+					if ctx.Err() != nil {
+						return withCode(exitInterrupted, fmt.Errorf("interrupted: %w", err))
+					}
 					return err
 				}
 				runs = append(runs, results)

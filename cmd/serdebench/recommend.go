@@ -41,6 +41,9 @@ func recommendCmd() *cobra.Command {
 				if run.Objective != nil {
 					o.Constraints = run.Objective.Constraints
 				}
+				if err := recommend.Check(&v1alpha1.Objective{Optimize: optimize}); err != nil {
+					return usage(fmt.Errorf("--optimize: %w", err))
+				}
 			}
 			res, err := recommend.Recommend(run.Runs, o)
 			if err != nil {
