@@ -4,6 +4,7 @@ package plan
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -171,6 +172,10 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 			}
 		}
 	}
+	// A setting no trial uses would be ignored without a word (issue 44).
+	if spec.Consumer.Share != nil && !slices.ContainsFunc(trials, func(t trial.Trial) bool { return t.Consumer.GroupType == trial.GroupTypeShare }) {
+		return nil, errors.New(ShareUnused)
+	}
 	if err := recommend.Check(spec.Objective); err != nil {
 		return nil, fmt.Errorf("spec.objective: %w", err)
 	}
@@ -272,6 +277,10 @@ func Repeat(configs []trial.Trial, n int32, seed int64) []trial.Trial {
 	}
 	return out
 }
+
+// ShareUnused refuses share settings that no trial uses; the CRD's rule says the
+// same (api/v1alpha1, ExperimentSpec).
+const ShareUnused = "consumer.share applies to share groups, and no trial has one (consumer.groupType, matrix.groupType or matrix.include): set groupType share, or remove consumer.share"
 
 // shareSettings are a share group's effective settings from the spec's
 // (defaulted; nil: every default).

@@ -361,11 +361,23 @@ func TestShareGroupPlanned(t *testing.T) {
 			t.Errorf("%s: %v", why, err)
 		}
 	}
-	// A consumer group ignores share settings and carries none.
+	// Share settings no trial uses are refused (as the CRD's rule does), not ignored.
 	s = base()
 	s.Consumer.Share = &v1alpha1.ShareSpec{}
-	if trials, err := plan.Expand(s); err != nil || trials[0].Consumer.Share != nil {
+	if _, err := plan.Expand(s); err == nil || err.Error() != plan.ShareUnused {
 		t.Errorf("consumer group with share settings: %v", err)
+	}
+	// Beside share groups, a consumer group's trial carries none of them.
+	s.Client = trial.ClientFranz
+	s.Matrix = &v1alpha1.Matrix{GroupType: []trial.GroupType{trial.GroupTypeConsumer, trial.GroupTypeShare}}
+	trials, err = plan.Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range trials {
+		if (tr.Consumer.Share != nil) != (tr.Consumer.GroupType == trial.GroupTypeShare) {
+			t.Errorf("%s: group type %s with share settings %+v", tr.Name, tr.Consumer.GroupType, tr.Consumer.Share)
+		}
 	}
 }
 
