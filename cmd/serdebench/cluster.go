@@ -91,8 +91,8 @@ func getCmd() *cobra.Command {
   serdebench get result thesis-batch -n kafka-bench -o csv > thesis.csv`,
 		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "table" && output != "json" && output != "csv" {
-				return usagef("--output: must be table, json or csv, got %q", output)
+			if err := outputOneOf(output, "table", "json", "csv"); err != nil {
+				return err
 			}
 			cl, ns, err := f.client()
 			if err != nil {
@@ -151,8 +151,8 @@ func waitCmd() *cobra.Command {
   serdebench wait thesis-batch -n kafka-bench -o json > thesis.json || echo "exit $?"`,
 		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "table" && output != "json" && output != "csv" {
-				return usagef("--output: must be table, json or csv, got %q", output)
+			if err := outputOneOf(output, "table", "json", "csv"); err != nil {
+				return err
 			}
 			cl, ns, err := f.client()
 			if err != nil {

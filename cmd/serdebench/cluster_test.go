@@ -119,24 +119,20 @@ func TestGetAndDescribe(t *testing.T) {
 
 	check := func(args []string, wantCode int, want, notWant []string) {
 		t.Helper()
-		cmd := rootCmd()
-		var out strings.Builder
-		cmd.SetOut(&out)
-		cmd.SetErr(&out)
-		cmd.SetArgs(append(args, "--kubeconfig", kubeconfig, "-n", ns))
-		code := exitCode(cmd.Execute())
-		t.Logf("serdebench %s (exit %d):\n%s", strings.Join(args, " "), code, out.String())
+		out, err := execute(append(args, "--kubeconfig", kubeconfig, "-n", ns)...)
+		code := exitCode(err)
+		t.Logf("serdebench %s (exit %d):\n%s", strings.Join(args, " "), code, out)
 		if code != wantCode {
-			t.Errorf("serdebench %s: exit %d, want %d\n%s", strings.Join(args, " "), code, wantCode, out.String())
+			t.Errorf("serdebench %s: exit %d, want %d\n%s", strings.Join(args, " "), code, wantCode, out)
 		}
 		for _, w := range want {
-			if !strings.Contains(out.String(), w) {
-				t.Errorf("serdebench %s: no %q in\n%s", strings.Join(args, " "), w, out.String())
+			if !strings.Contains(out, w) {
+				t.Errorf("serdebench %s: no %q in\n%s", strings.Join(args, " "), w, out)
 			}
 		}
 		for _, w := range notWant {
-			if strings.Contains(out.String(), w) {
-				t.Errorf("serdebench %s: %q in\n%s", strings.Join(args, " "), w, out.String())
+			if strings.Contains(out, w) {
+				t.Errorf("serdebench %s: %q in\n%s", strings.Join(args, " "), w, out)
 			}
 		}
 	}

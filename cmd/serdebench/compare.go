@@ -41,8 +41,8 @@ func compareCmd() *cobra.Command {
   serdebench compare -n kafka-bench nightly-29378400 nightly-29379840 nightly-29381280 nightly-29382720`,
 		Args: positional(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "table" && output != "json" {
-				return usagef("--output: must be table or json, got %q", output)
+			if err := outputOneOf(output, "table", "json"); err != nil {
+				return err
 			}
 			runs := make([][]report.Row, len(args))
 			for i, a := range args {

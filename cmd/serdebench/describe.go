@@ -133,43 +133,30 @@ func (v *experimentView) write(w io.Writer, now time.Time) error {
 		return err
 	}
 
-	fmt.Fprintln(w, "\nConditions:")
-	if len(st.Conditions) == 0 {
-		fmt.Fprintln(w, "  none yet")
-	} else {
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  TYPE\tSTATUS\tREASON\tSINCE\tMESSAGE")
-		for _, c := range st.Conditions {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, age(c.LastTransitionTime.Time), c.Message)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+	conditions := make([][]string, len(st.Conditions))
+	for i, c := range st.Conditions {
+		conditions[i] = []string{c.Type, string(c.Status), c.Reason, age(c.LastTransitionTime.Time), c.Message}
 	}
-
-	fmt.Fprintln(w, "\nTrials:")
-	if len(st.Trials) == 0 {
-		fmt.Fprintln(w, "  none yet")
-	} else {
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NAME\tPHASE\tATTEMPT\tTOOK\tMESSAGE")
-		for _, t := range st.Trials {
-			took := "-"
-			switch {
-			case t.StartTime != nil && t.CompletionTime != nil:
-				took = duration.HumanDuration(t.CompletionTime.Sub(t.StartTime.Time))
-			case t.StartTime != nil:
-				took = duration.HumanDuration(now.Sub(t.StartTime.Time)) + " so far"
-			}
-			attempt := "-"
-			if t.Attempt > 0 {
-				attempt = fmt.Sprint(t.Attempt)
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t.Name, t.Phase, attempt, took, t.Message)
+	if err := section(w, "Conditions", "none yet", []string{"TYPE", "STATUS", "REASON", "SINCE", "MESSAGE"}, conditions); err != nil {
+		return err
+	}
+	trials := make([][]string, len(st.Trials))
+	for i, t := range st.Trials {
+		took := "-"
+		switch {
+		case t.StartTime != nil && t.CompletionTime != nil:
+			took = duration.HumanDuration(t.CompletionTime.Sub(t.StartTime.Time))
+		case t.StartTime != nil:
+			took = duration.HumanDuration(now.Sub(t.StartTime.Time)) + " so far"
 		}
-		if err := tw.Flush(); err != nil {
-			return err
+		attempt := "-"
+		if t.Attempt > 0 {
+			attempt = fmt.Sprint(t.Attempt)
 		}
+		trials[i] = []string{t.Name, string(t.Phase), attempt, took, t.Message}
+	}
+	if err := section(w, "Trials", "none yet", []string{"NAME", "PHASE", "ATTEMPT", "TOOK", "MESSAGE"}, trials); err != nil {
+		return err
 	}
 
 	if st.ResultRef != nil {
@@ -177,14 +164,8 @@ func (v *experimentView) write(w io.Writer, now time.Time) error {
 		v.writeVerdict(w)
 	}
 
-	fmt.Fprintln(w, "\nEvents:")
-	if len(v.events) == 0 {
-		fmt.Fprintln(w, "  none (events expire after an hour by default)")
-		return nil
-	}
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  TYPE\tREASON\tAGE\tFROM\tMESSAGE")
-	for _, e := range v.events {
+	events := make([][]string, len(v.events))
+	for i, e := range v.events {
 		from := e.Source.Component
 		if from == "" {
 			from = e.ReportingController
@@ -193,7 +174,22 @@ func (v *experimentView) write(w io.Writer, now time.Time) error {
 		if e.Count > 1 {
 			seen += fmt.Sprintf(" (x%d)", e.Count)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", e.Type, e.Reason, seen, from, strings.TrimSpace(e.Message))
+		events[i] = []string{e.Type, e.Reason, seen, from, strings.TrimSpace(e.Message)}
+	}
+	return section(w, "Events", "none (events expire after an hour by default)", []string{"TYPE", "REASON", "AGE", "FROM", "MESSAGE"}, events)
+}
+
+// section writes a titled table of rows under header, indented, or empty when
+// there are none.
+func section(w io.Writer, title, empty string, header []string, rows [][]string) error {
+	fmt.Fprintf(w, "\n%s:\n", title)
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "  "+empty)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range append([][]string{header}, rows...) {
+		fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
 	}
 	return tw.Flush()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,20 @@ func exitHelp(codes ...int) string {
 		}
 	}
 	return b.String()
+}
+
+// outputOneOf is a usage error unless output is one of formats ("" for the
+// default when it has no name).
+func outputOneOf(output string, formats ...string) error {
+	if slices.Contains(formats, output) {
+		return nil
+	}
+	named := slices.DeleteFunc(slices.Clone(formats), func(f string) bool { return f == "" })
+	want := named[len(named)-1]
+	if len(named) > 1 {
+		want = strings.Join(named[:len(named)-1], ", ") + " or " + want
+	}
+	return usagef("--output: must be %s, got %q", want, output)
 }
 
 // exitErr carries the code an error ends the command with.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,21 +49,13 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"wait", "a", "--kubeconfig", noCluster}, exitError},
 		{[]string{"recommend", "no-such-result", "--kubeconfig", noCluster}, exitError},
 	} {
-		cmd := rootCmd()
-		var out strings.Builder
-		cmd.SetOut(&out)
-		cmd.SetErr(&out)
-		cmd.SetArgs(c.args)
-		if got := exitCode(cmd.Execute()); got != c.want {
-			t.Errorf("serdebench %s: exit %d, want %d\n%s", strings.Join(c.args, " "), got, c.want, out.String())
+		out, err := execute(c.args...)
+		if got := exitCode(err); got != c.want {
+			t.Errorf("serdebench %s: exit %d, want %d\n%s", strings.Join(c.args, " "), got, c.want, out)
 		}
 	}
 	// A near miss is suggested, as cobra does.
-	cmd := rootCmd()
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SetArgs([]string{"valdate"})
-	if err := cmd.Execute(); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "Did you mean this?\n\tvalidate") {
+	if _, err := execute("valdate"); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "Did you mean this?\n\tvalidate") {
 		t.Errorf("serdebench valdate: %v", err)
 	}
 }

@@ -53,8 +53,8 @@ func listCmd(k listKind) *cobra.Command {
 			if slices.Contains(args, "") {
 				return usagef("an empty name")
 			}
-			if output != "" && output != "wide" {
-				return usagef("--output: must be wide, got %q", output)
+			if err := outputOneOf(output, "", "wide"); err != nil {
+				return err
 			}
 			cfg, ns, err := f.config()
 			if err != nil {

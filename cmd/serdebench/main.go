@@ -138,8 +138,8 @@ func runCmd() *cobra.Command {
   make faults EXPERIMENT=config/samples/iov-network.yaml`,
 		Args: positional(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			if output != "table" && output != "json" && output != "csv" {
-				return usagef("--output: must be table, json or csv, got %q", output)
+			if err := outputOneOf(output, "table", "json", "csv"); err != nil {
+				return err
 			}
 			x, trials, _, err := load(file)
 			if err != nil {

@@ -35,8 +35,8 @@ func microbenchCmd() *cobra.Command {
   serdebench microbench -f config/samples/thesis-batch.yaml --e2e thesis.json --runs 5`,
 		Args: positional(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "table" && output != "json" && output != "csv" {
-				return usagef("--output: must be table, json or csv, got %q", output)
+			if err := outputOneOf(output, "table", "json", "csv"); err != nil {
+				return err
 			}
 			if benchTime < time.Millisecond || benchTime > 10*time.Second {
 				return usagef("--benchtime: must be between 1ms and 10s, got %s", benchTime)

@@ -2,9 +2,8 @@
 # the local broker's jars (hack/kafka/kafka.sh). Needs $repo and $BOOTSTRAP.
 cp="$("$repo/hack/kafka/kafka.sh" perf-classpath)"
 # The JDK the JVM worker runs on (hack/jvm/build.sh picks it the same way), else
-# the default one: the reference Java client runs where the worker does. It matters:
-# LatencyProbe on Java 25 acknowledged at 0.76x [0.58, 0.94] of its Java 17 ack p50
-# at 20,000 rec/s (12 interleaved rounds, docs/measurement.md).
+# the default one: the reference Java client runs where the worker does (why it
+# matters: docs/measurement.md, "Against the Java client").
 . "$repo/hack/lib/java.sh"
 bench_java="$(java_newest 21 || command -v java)"
 
