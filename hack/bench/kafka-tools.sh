@@ -1,11 +1,11 @@
 # hack/bench/kafka-tools.sh — sourced by the bench scripts: Kafka's Java tools with
 # the local broker's jars (hack/kafka/kafka.sh). Needs $repo and $BOOTSTRAP.
 cp="$("$repo/hack/kafka/kafka.sh" perf-classpath)"
-# The JDK the JVM worker runs on (hack/jvm/build.sh picks it the same way), else
-# the default one: the reference Java client runs where the worker does (why it
-# matters: docs/measurement.md, "Against the Java client").
+# The JDK the JVM worker runs on, else the default one: the reference Java client
+# runs where the worker does (why it matters: docs/measurement.md, "Against the
+# Java client").
 . "$repo/hack/lib/java.sh"
-bench_java="$(java_newest 21 || command -v java)"
+bench_java="$(worker_java || command -v java)"
 
 # kj SECONDS CLASS-OR-SOURCE-FILE ARGS...: a Kafka tool, bounded in time, its
 # warnings on stderr so results on stdout stay parseable.

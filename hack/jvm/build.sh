@@ -24,7 +24,7 @@ log() { printf 'worker-jvm: %s\n' "$*" >&2; }
 # shellcheck source=../lib/java.sh
 . "$repo/hack/lib/java.sh"
 
-java="$(java_newest 21)" || { log "the JVM worker needs a JDK 21 or newer (java, /usr/lib/jvm/*); none found"; exit 1; }
+java="$(worker_java)" || { log "the JVM worker needs a JDK 21 or newer (java, /usr/lib/jvm/*); none found"; exit 1; }
 jdk="$(dirname "$(dirname "$(readlink -f "$java")")")"
 [[ -x "$jdk/bin/javac" ]] || { log "$jdk is a JRE, not a JDK (no javac)"; exit 1; }
 # image [tar]: the worker's image, cached by the build, the Go sources of its pool and

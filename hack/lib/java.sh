@@ -32,6 +32,10 @@ java_newest() {
   [[ -n "$best" ]] && echo "$best"
 }
 
+# worker_java prints the java binary the JVM worker is built with and runs on (and
+# the bench's reference Java client with it): the newest Java 21 or later.
+worker_java() { java_newest 21; }
+
 # java_runtime_version JAVA: the full runtime version (e.g. 25.0.1+8-LTS), for cache keys.
 java_runtime_version() { "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.runtime.version = //p'; }
 
