@@ -12,7 +12,9 @@
 #     sends in bursts (it sleeps once 2 ms of schedule has accumulated).
 # and once, Kafka's EndToEndLatency (one record at a time, acks=1). The first two
 # repeat BENCH_REPEATS times (default 5), interleaved so that drift hits all of them;
-# on 2 shared cores one run's p50 moves by ±0.3 ms at 20,000 rec/s.
+# on 2 shared cores one run's p50 moves by ±0.3 ms at 20,000 rec/s. Every run warms
+# up 20 s (BENCH_WARMUP_S): after 5 s at 20,000 rec/s HotSpot was still compiling the
+# Java client's send path through the window (docs/measurement.md, "JIT warm-up").
 # Prints the median over repeats of ack and end-to-end p50/p99 per client, and each
 # ratio to the Java client as the project's estimator (hack/bench/ratio:
 # Hodges-Lehmann on logarithms) with its interval and confidence (5 and 5 rounds:
@@ -26,7 +28,7 @@ repo="$(cd "$here/../.." && pwd)"
 BOOTSTRAP="${SERDEBENCH_KAFKA:-127.0.0.1:9092}"
 RATES="${BENCH_RATES:-2000 20000}"
 SIZE="${BENCH_SIZE_BYTES:-1176}"
-WARMUP_S="${BENCH_WARMUP_S:-5}" MEASURE_S="${BENCH_DURATION_S:-10}"
+WARMUP_S="${BENCH_WARMUP_S:-20}" MEASURE_S="${BENCH_DURATION_S:-10}"
 ACKS="${BENCH_ACKS:-1}" LINGER="${BENCH_LINGER_MS:-5}" BATCH="${BENCH_BATCH_SIZE:-16384}" INFLIGHT="${BENCH_MAX_IN_FLIGHT:-20}"
 PARTITIONER="${BENCH_PARTITIONER:-sticky}" REPEATS="${BENCH_REPEATS:-5}" TARGET=1.2
 CLIENTS="${BENCH_CLIENTS:-sarama franz-go librdkafka java}"

@@ -77,6 +77,12 @@ func TestTrial(t *testing.T) {
 				if u := s.Usage; u == nil || u.CPUSeconds <= 0 || u.PeakRSSBytes < 1<<20 || u.PeakHeapBytes <= 0 {
 					t.Fatalf("%s %s: usage %+v, want its CPU, resident set and heap over its window", s.Role, s.Worker, u)
 				}
+				// A fresh JVM compiles in every window of seconds; a Go worker has no JIT.
+				jit := s.Role == protocol.RoleProducer && r.producer.client.Runtime() == trial.RuntimeJVM ||
+					s.Role == protocol.RoleConsumer && r.consumer.client.Runtime() == trial.RuntimeJVM
+				if jit != (s.Usage.JITSeconds > 0) || s.Usage.JITSeconds < 0 {
+					t.Errorf("%s %s: jitSeconds %g over a %.1f s window, want some exactly when it runs on the JVM", s.Role, s.Worker, s.Usage.JITSeconds, s.Usage.Seconds)
+				}
 				clientStats(t, s)
 				seriesAndSegments(t, s)
 				if s.Role == protocol.RoleProducer {

@@ -679,6 +679,7 @@ func addUsage(into **usage.Window, w *usage.Window, unmeasured *bool) {
 	}
 	t := *into
 	t.CPUSeconds += w.CPUSeconds
+	t.JITSeconds += w.JITSeconds
 	t.PeakRSSBytes = max(t.PeakRSSBytes, w.PeakRSSBytes)
 	t.PeakHeapBytes = max(t.PeakHeapBytes, w.PeakHeapBytes)
 	t.Seconds = max(t.Seconds, w.Seconds)

@@ -39,6 +39,11 @@ type Window struct {
 	// PeakRSSBytes and PeakHeapBytes are the largest samples in the window.
 	PeakRSSBytes  int64 `json:"peakRSSBytes"`
 	PeakHeapBytes int64 `json:"peakHeapBytes,omitempty"`
+	// JITSeconds is the time the process's JIT compilers spent in the window,
+	// summed over their threads (a JVM worker's; a Go worker has none): code still
+	// being compiled while the window runs is measured before it is fast, and the
+	// compilers take CPU from everything on the machine.
+	JITSeconds float64 `json:"jitSeconds,omitempty"`
 	// Seconds is the window's length.
 	Seconds float64 `json:"seconds"`
 }

@@ -2,27 +2,31 @@ package io.serdebench.worker;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
- * What the worker's process spent (workers/usage): CPU time, resident set and Java
- * heap in use, sampled every 100 ms, and their window over the measured records:
- * CPU interpolated at the window's bounds, peaks over the samples inside it and the
- * first one after.
+ * What the worker's process spent (workers/usage): CPU time, resident set, Java
+ * heap in use and the JIT compilers' time, sampled every 100 ms, and their window
+ * over the measured records: times interpolated at the window's bounds, peaks over
+ * the samples inside it and the first one after.
  */
 final class Usage implements AutoCloseable {
-  private record Sample(long at, long cpuNanos, long rss, long heap) {}
+  private record Sample(long at, long cpuNanos, long rss, long heap, long jitMillis) {}
 
   private static final long PAGE = 4096;
   private final List<Sample> samples = new ArrayList<>();
   private final com.sun.management.OperatingSystemMXBean os =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private final MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
+  // Null where the JVM does not time its compilers (HotSpot does): no jitSeconds then.
+  private final CompilationMXBean jit = jitTimed();
   private final Thread sampler;
   private volatile boolean stopped;
 
@@ -48,7 +52,8 @@ final class Usage implements AutoCloseable {
     } catch (Exception e) {
       // not Linux: no resident set
     }
-    Sample s = new Sample(Clock.now(), os.getProcessCpuTime(), rss, mem.getHeapMemoryUsage().getUsed());
+    Sample s = new Sample(Clock.now(), os.getProcessCpuTime(), rss, mem.getHeapMemoryUsage().getUsed(),
+        jit == null ? 0 : jit.getTotalCompilationTime());
     synchronized (samples) {
       samples.add(s);
     }
@@ -83,9 +88,10 @@ final class Usage implements AutoCloseable {
       }
     }
     ObjectNode o = JsonNodeFactory.instance.objectNode();
-    o.put("cpuSeconds", (cpuAt(s, to) - cpuAt(s, from)) / 1e9);
+    o.put("cpuSeconds", (at(s, to, Sample::cpuNanos) - at(s, from, Sample::cpuNanos)) / 1e9);
     o.put("peakRSSBytes", rss);
     if (heap > 0) o.put("peakHeapBytes", heap);
+    if (jit != null) o.put("jitSeconds", (at(s, to, Sample::jitMillis) - at(s, from, Sample::jitMillis)) / 1e3);
     o.put("seconds", (to - from) / 1e9);
     return o;
   }
@@ -97,14 +103,20 @@ final class Usage implements AutoCloseable {
     }
   }
 
-  private static double cpuAt(List<Sample> s, long t) {
+  /** A cumulative time of the samples at t, interpolated between the samples around it. */
+  private static double at(List<Sample> s, long t, ToLongFunction<Sample> f) {
     for (int i = 1; i < s.size(); i++) {
       Sample a = s.get(i - 1), b = s.get(i);
       if (b.at >= t) {
-        if (b.at == a.at) return b.cpuNanos;
-        return a.cpuNanos + (double) (b.cpuNanos - a.cpuNanos) * (t - a.at) / (b.at - a.at);
+        if (b.at == a.at) return f.applyAsLong(b);
+        return f.applyAsLong(a) + (double) (f.applyAsLong(b) - f.applyAsLong(a)) * (t - a.at) / (b.at - a.at);
       }
     }
-    return s.get(s.size() - 1).cpuNanos;
+    return f.applyAsLong(s.get(s.size() - 1));
+  }
+
+  private static CompilationMXBean jitTimed() {
+    CompilationMXBean c = ManagementFactory.getCompilationMXBean();
+    return c != null && c.isCompilationTimeMonitoringSupported() ? c : null;
   }
 }
