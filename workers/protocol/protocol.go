@@ -12,7 +12,6 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // Worker exit codes. The operator reads them from terminated containers.
@@ -144,44 +143,35 @@ func JITWarmupShort(t trial.Trial, r *summary.Result) string {
 		MinJVMWarmupRecords, MinJVMWarmupSeconds, warm, took, MinJVMWarmupRecords, MinJVMWarmupSeconds)
 }
 
-// MaxJITShare is how much of a JVM worker's measured window its JIT compilers may
-// spend compiling (elapsed, summed over compiler threads, per worker) before the
-// window is said to measure a JIT still warming up. Measured on 2 cores
-// (docs/measurement.md, "JIT warm-up"): 0.9 at 20,000 rec/s after a 5 s warmup,
-// whose ack p50 was 1.4–1.6 times Java's own, 0.10–0.16 after 20 s (1.04 times);
-// a short run never reaches 0, as colder methods keep crossing the thresholds.
+// MaxJITShare is the largest share of a JVM worker's measured window its finished
+// JIT compilations may take (elapsed, summed over the compiler threads: JITShares)
+// before the window is said to hold the JIT's warm-up. Measured on 2 cores
+// (docs/measurement.md, "JIT warm-up"): 0.74–0.97 at 20,000 rec/s after a 5 s
+// warmup, whose ack p50 was 1.4–1.6 times the Java probe's, 0.10–0.18 after 20 s
+// (1.04 times). A short run never reaches 0, as colder methods keep crossing the
+// compile thresholds.
 const MaxJITShare = 0.25
 
-// JITCompiling is the trial's JITCompiling warning, or "" when no JVM worker's JIT
-// was compiling for more than MaxJITShare of its window (or none reported it):
-// each role's share, measured, where JITWarmupShort can only count the warmup.
-func JITCompiling(t trial.Trial, r *summary.Result) string {
-	if r.Usage == nil || r.Usage.Scope != summary.ScopeWorkers {
-		return ""
-	}
+// JITCompiling is the trial's JITCompiling warning, or "" when no worker's JIT
+// compilations took more than MaxJITShare of its window (a Go worker has none):
+// measured, where JITWarmupShort can only count the warmup.
+func JITCompiling(_ trial.Trial, r *summary.Result) string {
 	var busy []string
 	for _, side := range []struct {
-		name    string
-		workers int32
-		w       *usage.Window
-		runtime trial.Runtime
-	}{
-		{"producers", t.Producers, r.Usage.Producers, t.Settings.ClientOf(trial.SideProducers).Runtime()},
-		{"consumers", t.Consumers, r.Usage.Consumers, t.Settings.ClientOf(trial.SideConsumers).Runtime()},
-	} {
-		if side.runtime != trial.RuntimeJVM || side.w == nil || side.w.Seconds <= 0 || side.workers <= 0 {
-			continue
-		}
-		if share := side.w.JITSeconds / side.w.Seconds / float64(side.workers); share > MaxJITShare {
-			busy = append(busy, fmt.Sprintf("the %s' for %.0f %% of their %.1f s window", side.name, share*100, side.w.Seconds))
+		role  string
+		share float64
+	}{{"producer", r.JITShares.Producers}, {"consumer", r.JITShares.Consumers}} {
+		if side.share > MaxJITShare {
+			busy = append(busy, fmt.Sprintf("a %s's for %.0f %%", side.role, side.share*100))
 		}
 	}
 	if len(busy) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("JITCompiling: the JIT compilers of the JVM workers were compiling %s (more than %.0f %%): "+
-		"part of the window measured code before it was compiled, and the compilers took CPU from the rest; "+
-		"a longer warmup (warmup.durationSeconds) moves them out of it", strings.Join(busy, " and "), MaxJITShare*100)
+	return fmt.Sprintf("JITCompiling: JIT compilations that finished inside the measured window took %s of it "+
+		"(elapsed time, summed over the JVM's compiler threads; more than %.0f %% means the window still holds the JIT's warm-up): "+
+		"code ran unoptimized in it, and the compilers took CPU from the rest; a longer warmup (warmup.durationSeconds) moves them out",
+		strings.Join(busy, " and "), MaxJITShare*100)
 }
 
 // WindowTooShort is the trial's WindowTooShort warning, or "" when its measured

@@ -6,7 +6,6 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/workers/summary"
-	"github.com/serdebench/serdebench/workers/usage"
 )
 
 func TestWindowTooShort(t *testing.T) {
@@ -76,33 +75,22 @@ func TestJITWarmupShort(t *testing.T) {
 	}
 }
 
-// TestJITCompiling: a trial warns when a JVM role's JIT compilers were compiling
-// for more than MaxJITShare of its window, per worker; Go roles, a shared process
-// and a missing usage say nothing.
+// TestJITCompiling: a trial warns when one worker's JIT compilations took more than
+// MaxJITShare of its window, naming the role and the share; none says nothing.
 func TestJITCompiling(t *testing.T) {
 	java := trial.Trial{Producers: 2, Consumers: 1, Settings: trial.Settings{Client: trial.ClientJava}}
-	goProducers := trial.Trial{Producers: 2, Consumers: 1, Settings: trial.Settings{Client: trial.ClientFranz, ConsumerClient: trial.ClientJava}}
-	workers := func(prodJIT, consJIT float64) *summary.Usage {
-		return &summary.Usage{Scope: summary.ScopeWorkers,
-			Producers: &usage.Window{Seconds: 10, JITSeconds: prodJIT}, Consumers: &usage.Window{Seconds: 10, JITSeconds: consJIT}}
-	}
 	for _, c := range []struct {
-		name string
-		t    trial.Trial
-		u    *summary.Usage
-		want []string // in the warning; nil: no warning
+		name   string
+		shares summary.JITShares
+		want   []string // in the warning; nil: no warning
 	}{
-		{"both quiet", java, workers(2*10*MaxJITShare, 10*MaxJITShare), nil},
-		{"producers busy, per worker", java, workers(2*10*MaxJITShare+0.1, 0), []string{"producers", "(more than 25 %)"}},
-		{"one producer's share is half the sum", java, workers(10*MaxJITShare+0.1, 0), nil},
-		{"consumers busy", java, workers(0, 9), []string{"consumers' for 90 %", "10.0 s window"}},
-		{"both busy", java, workers(18, 9), []string{"producers' for 90 %", " and the consumers' for 90 %"}},
-		{"a Go role's time is not the JIT's", goProducers, workers(18, 0), nil},
-		{"the JVM role of a mixed trial", goProducers, workers(0, 9), []string{"consumers"}},
-		{"one process", java, &summary.Usage{Scope: summary.ScopeProcess, Process: &usage.Window{Seconds: 10, JITSeconds: 9}}, nil},
-		{"no usage", java, nil, nil},
+		{"at the bound", summary.JITShares{Producers: MaxJITShare, Consumers: MaxJITShare}, nil},
+		{"none reported (Go workers)", summary.JITShares{}, nil},
+		{"producers past it", summary.JITShares{Producers: MaxJITShare + 0.01}, []string{"a producer's for 26 %", "more than 25 %"}},
+		{"consumers", summary.JITShares{Consumers: 0.9}, []string{"a consumer's for 90 %"}},
+		{"both, two compiler threads", summary.JITShares{Producers: 1.5, Consumers: 0.3}, []string{"a producer's for 150 % and a consumer's for 30 %"}},
 	} {
-		got := JITCompiling(c.t, &summary.Result{Usage: c.u})
+		got := JITCompiling(java, &summary.Result{JITShares: c.shares})
 		if (got != "") != (c.want != nil) || (got != "" && !strings.HasPrefix(got, "JITCompiling:")) {
 			t.Errorf("%s: %q", c.name, got)
 		}

@@ -72,6 +72,13 @@ type Result struct {
 	// Usage is what the trial's processes spent in the measured window (nil: not
 	// measured).
 	Usage *Usage `json:"usage,omitempty"`
+	// JITShares is, per role, the largest share of its own window that one worker's
+	// JIT compilations took (usage.Window.JITSeconds over its Seconds; 0: no worker
+	// of the role reported any, as a Go worker never does). Read from every
+	// summary with a usage window, also where the trial's usage is unmeasured (a
+	// Go side in `serdebench run`'s process); protocol's JITCompiling warning reads
+	// it, after the merge, and it is not part of the result's JSON.
+	JITShares JITShares `json:"-"`
 
 	// ClientSettings are the first producer's client settings (every producer of a
 	// trial has the same).
@@ -385,6 +392,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		case RoleProducer:
 			r.Producers++
 			addUsage(&prodUsage, s.Usage, &unmeasured)
+			r.JITShares.Producers = max(r.JITShares.Producers, s.Usage.JITShare())
 			prodClient.Add(s.Client)
 			addRegistry(&r.Registry, s, &prodLookup)
 			if r.ClientSettings == nil {
@@ -433,6 +441,7 @@ func Merge(summaries []*Summary) (*Result, error) {
 		case RoleConsumer:
 			r.Consumers++
 			addUsage(&consUsage, s.Usage, &unmeasured)
+			r.JITShares.Consumers = max(r.JITShares.Consumers, s.Usage.JITShare())
 			consClient.Add(s.Client)
 			addRegistry(&r.Registry, s, &consLookup)
 			r.Commits += s.Commits
@@ -665,6 +674,11 @@ func (u *Usage) Peaks() (rssBytes, heapBytes int64) {
 		}
 	}
 	return rssBytes, heapBytes
+}
+
+// JITShares are a trial's largest JIT shares per role (Result.JITShares).
+type JITShares struct {
+	Producers, Consumers float64
 }
 
 // addUsage sums a worker's usage into its role's; a worker without one leaves the

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/serdebench/serdebench/workers/usage"
 )
 
 // TestMergeIsExact: percentiles of merged encoded histograms equal those of one
@@ -110,6 +112,24 @@ func TestMergeInterrupted(t *testing.T) {
 	}
 	if len(r.Interrupted) != 1 || r.Interrupted[0] != "producer 0" {
 		t.Fatalf("interrupted %v", r.Interrupted)
+	}
+}
+
+// TestMergeJITShares: each role's JIT share is its largest worker's own, over that
+// worker's window, and is kept where a worker without usage leaves the trial's
+// usage unmeasured (a Go side in `serdebench run`'s process).
+func TestMergeJITShares(t *testing.T) {
+	win := func(jit, secs float64) *usage.Window { return &usage.Window{JITSeconds: jit, Seconds: secs, CPUSeconds: 1} }
+	r, err := Merge([]*Summary{
+		{Role: RoleProducer, Worker: "0", Usage: win(1, 10)},
+		{Role: RoleProducer, Worker: "1", Usage: win(3, 5)},
+		{Role: RoleConsumer, Worker: "c0"}, // in-process: no usage
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Usage != nil || r.JITShares.Producers != 0.6 || r.JITShares.Consumers != 0 {
+		t.Fatalf("usage %+v, JIT shares %+v: want unmeasured usage, producers 0.6 (3 of 5 s), consumers 0", r.Usage, r.JITShares)
 	}
 }
 

@@ -39,13 +39,23 @@ type Window struct {
 	// PeakRSSBytes and PeakHeapBytes are the largest samples in the window.
 	PeakRSSBytes  int64 `json:"peakRSSBytes"`
 	PeakHeapBytes int64 `json:"peakHeapBytes,omitempty"`
-	// JITSeconds is the time the process's JIT compilers spent in the window,
-	// summed over their threads (a JVM worker's; a Go worker has none): code still
-	// being compiled while the window runs is measured before it is fast, and the
-	// compilers take CPU from everything on the machine.
+	// JITSeconds is the elapsed time of the JIT compilations that completed in the
+	// window, summed over the compiler threads, waits for CPU included (a JVM
+	// worker's: HotSpot's CompilationMXBean, whose total grows as each compilation
+	// ends; a Go worker has none). A hot method compiled in the window ran
+	// unoptimized in it until then.
 	JITSeconds float64 `json:"jitSeconds,omitempty"`
 	// Seconds is the window's length.
 	Seconds float64 `json:"seconds"`
+}
+
+// JITShare is JITSeconds over the window's Seconds (0 for a nil window or an
+// empty one). It may exceed 1: compiler threads run side by side.
+func (w *Window) JITShare() float64 {
+	if w == nil || w.Seconds <= 0 {
+		return 0
+	}
+	return w.JITSeconds / w.Seconds
 }
 
 // Sampler samples one process until stopped.
