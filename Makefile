@@ -33,6 +33,7 @@ MSGP_VERSION           := v1.6.5
 GOLANGCI_LINT_VERSION  := v2.6.2
 CONTROLLER_GEN_VERSION := v0.18.0
 HELM_VERSION           := v3.19.0
+HELM_DOCS_VERSION      := v1.14.2
 K8S_VERSION            := v1.33.13
 PROTOC_GEN_GO          := $(TOOLS)/protoc-gen-go-$(PROTOC_GEN_GO_VERSION)/protoc-gen-go
 GOLANGCI_LINT          := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
@@ -41,6 +42,7 @@ CAPNPC_GO              := $(TOOLS)/capnpc-go-$(CAPNP_GO_VERSION)/capnpc-go
 PROTOC_GEN_VTPROTO     := $(TOOLS)/protoc-gen-go-vtproto-$(VTPROTO_VERSION)/protoc-gen-go-vtproto
 MSGP                   := $(TOOLS)/msgp-$(MSGP_VERSION)/msgp
 HELM                   := $(TOOLS)/helm-$(HELM_VERSION)/helm
+HELM_DOCS              := $(TOOLS)/helm-docs-$(HELM_DOCS_VERSION)/helm-docs
 export SERDEBENCH_HELM := $(HELM)
 CHART                  := charts/serdebench-operator
 
@@ -174,7 +176,7 @@ lint: $(GOLANGCI_LINT) verify-generated ## gofmt, go vet, golangci-lint, and gen
 	go vet -tags e2e,calibration $(GO_PACKAGES)
 	$(GOLANGCI_LINT) run --build-tags e2e,calibration $(GO_PACKAGES)
 
-GENERATED_TREES := api config/crd config/rbac config/azure workers/payload $(CHART)/files
+GENERATED_TREES := api config/crd config/rbac config/azure workers/payload $(CHART)/files $(CHART)/README.md
 tree_hash = find $(GENERATED_TREES) -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum
 
 .PHONY: verify-generated
@@ -215,7 +217,7 @@ generate: $(PROTOC_GEN_GO) $(PROTOC_GEN_VTPROTO) $(MSGP) $(CONTROLLER_GEN) $(CAP
 	gofmt -w workers/payload/thriftgen workers/payload/fbgen workers/payload/capnpgen
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers; copy them, the PodMonitor and the dashboard into the chart.
+manifests: $(CONTROLLER_GEN) $(HELM_DOCS) ## Regenerate the CRDs (config/crd/bases) and RBAC (config/rbac) from markers; copy them, the PodMonitor and the dashboard into the chart; the chart's README from its values.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=serdebench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	@# The chart renders the same CRDs, RBAC rules and PodMonitor from copies.
@@ -227,6 +229,8 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases) and RBAC 
 	cp config/prometheus/rules.yaml $(CHART)/files/rules.yaml
 	@# The same rules as Azure Monitor rule groups (AKS's managed Prometheus).
 	go run ./hack/genazurerules config/prometheus/rules.yaml config/azure/serdebench-rule-groups.json
+	@# The chart's README: README.md.gotmpl and values.yaml's "# --" comments.
+	$(HELM_DOCS) --chart-search-root $(CHART) --skip-version-footer --sort-values-order file --log-level warning
 
 .PHONY: kafka-up kafka-down kafka-status
 kafka-up: ## Start the local single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT).
@@ -269,6 +273,9 @@ $(CONTROLLER_GEN):
 
 $(HELM):
 	GOBIN=$(dir $@) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+$(HELM_DOCS):
+	GOBIN=$(dir $@) go install github.com/norwoodj/helm-docs/cmd/helm-docs@$(HELM_DOCS_VERSION)
 
 $(GOLANGCI_LINT):
 	GOBIN=$(dir $@) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

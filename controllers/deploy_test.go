@@ -217,6 +217,72 @@ func TestChart(t *testing.T) {
 	}
 }
 
+// TestAKSGuide runs docs/aks.md's `helm install` command as written — its values
+// file and flags, the image references step 2's images.env gives — as `helm
+// template` (same flags), checks that it renders for AKS's managed Prometheus with
+// every image by digest, and applies it with server-side dry-run: the guide cannot
+// drift from the chart.
+func TestAKSGuide(t *testing.T) {
+	raw, err := os.ReadFile("../docs/aks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var command string
+	for _, block := range strings.Split(string(raw), "```sh\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if _, cmd, ok := strings.Cut(block, "\nhelm install serdebench "); ok {
+			command = "helm install serdebench " + cmd
+		}
+	}
+	if command == "" {
+		t.Fatal("docs/aks.md has no `helm install serdebench` command")
+	}
+	namespaceNamed(t, "serdebench")
+	namespaceNamed(t, "kafka")
+	digest := func(b string) string { return "sha256:" + strings.Repeat(b, 32) }
+	// helm is a function here: the guide's install, rendered.
+	script := `helm() { [ "$1" = install ] || { echo "not helm install: $*" >&2; return 2; }; shift; "$SERDEBENCH_HELM" template --kube-version 1.33.13 "$@"; }
+set -euo pipefail
+` + command
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(),
+		"MANAGER_IMAGE=sbacr.azurecr.io/serdebench/manager:v0.1.0-dev.0123456789ab@"+digest("a1"),
+		"WORKER_IMAGE=sbacr.azurecr.io/serdebench/worker:v0.1.0-dev.0123456789ab@"+digest("b2"),
+		"JVM_WORKER_IMAGE=sbacr.azurecr.io/serdebench/worker-jvm:v0.1.0-dev.0123456789ab@"+digest("c3"),
+		"QUERY=https://sb-amw-abcd.westeurope.prometheus.monitor.azure.com",
+		"CLIENT_ID=6f0e7b8a-1c2d-4e5f-8a9b-0c1d2e3f4a5b")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the guide's helm command:\n%s\n%v\n%s", command, err, stderr.String())
+	}
+	rendered := string(out)
+	got := kinds(t, rendered)
+	for k, n := range map[string]int{"PodMonitor/serdebench": 1, "ServiceMonitor/serdebench": 1, "Role/kafka": 1, "PrometheusRule": 0, "Deployment/serdebench": 1} {
+		if got[k] != n {
+			t.Errorf("%s: rendered %d, want %d (all: %v)", k, got[k], n, got)
+		}
+	}
+	for _, want := range []string{
+		// The chart's tag (v<appVersion>) rides along; the digest is what is pulled.
+		`image: "sbacr.azurecr.io/serdebench/manager:v`, "@" + digest("a1") + `"`,
+		"--worker-image=sbacr.azurecr.io/serdebench/worker:v", "@" + digest("b2") + "\n",
+		"--jvm-worker-image=sbacr.azurecr.io/serdebench/worker-jvm:v", "@" + digest("c3") + "\n",
+		"--prometheus-url=https://sb-amw-abcd.westeurope.prometheus.monitor.azure.com",
+		"--prometheus-auth=azure-workload-identity",
+		"azure.workload.identity/client-id: 6f0e7b8a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+		"apiVersion: azmonitoring.coreos.com/v1",
+	} {
+		if !strings.Contains(rendered, want) {
+			t.Errorf("the guide's rendering lacks %q", want)
+		}
+	}
+	res := dryRun(t, rendered)
+	t.Logf("%d objects accepted", strings.Count(res, "(server dry run)"))
+}
+
 // TestKustomize builds config/default (CRDs, RBAC, manager, PodMonitor) and the
 // samples with kubectl's kustomize and applies them with server-side dry-run.
 func TestKustomize(t *testing.T) {

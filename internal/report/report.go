@@ -487,6 +487,7 @@ func Table(w io.Writer, runs []Row) error {
 		fmt.Fprintln(w, "HDR B: mean size of a record's serdebench headers, keys and values (payload.headers), sent beside its SER B.")
 	}
 	fmt.Fprintln(w, "SER/DESER µs: mean Marshal/Unmarshal time per record; SER %/DESER %: share of the producers'/consumers' window spent in them.")
+	fmt.Fprintln(w, runtimeScope())
 	if compressed {
 		fmt.Fprintln(w, "COMP B: mean value size after payload compression, as sent; COMP/DECOMP µs: mean time to compress/decompress one value (not in SER/DESER µs).")
 	}
@@ -632,4 +633,19 @@ type LocalFault struct {
 	// Rig counts the packets the engine held, dropped and released (network
 	// faults).
 	Rig *netem.Stats `json:"rig,omitempty"`
+}
+
+// runtimeScope is the footnote that says what of a row carries over to another
+// language: the runtimes and their clients come from trial.Runtimes.
+func runtimeScope() string {
+	var by []string
+	for _, r := range trial.Runtimes {
+		clients := make([]string, len(r.Clients))
+		for i, c := range r.Clients {
+			clients[i] = string(c)
+		}
+		by = append(by, fmt.Sprintf("%s for %s", r.Runtime, strings.Join(clients, ", ")))
+	}
+	return "Codec times and worker CPU are the libraries' of the runtime that ran the trial (" + strings.Join(by, "; ") +
+		") and hold for producers in that language; record sizes, batching and the broker's work carry over to any."
 }

@@ -83,6 +83,20 @@ func TestTablePartialRepetitions(t *testing.T) {
 	}
 }
 
+// TestTableScope: the table says which runtime's libraries its codec times are,
+// naming every runtime and its clients, and what carries over to another language.
+func TestTableScope(t *testing.T) {
+	var out bytes.Buffer
+	if err := Table(&out, []Row{{Name: "t000-json", Config: "t000-json", Codec: "json", Settings: "a", SerializedBytes: 300, RecordsPerSecond: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"go for sarama, franz-go, librdkafka", "jvm for java", "hold for producers in that language", "carry over to any"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table's footnotes lack %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // TestTableHeaderBytes: the HDR B column shows each row's own header bytes, with or
 // without a registry (it once showed the row's last cell, the registry's request
 // count, so it was empty or wrong on every row).

@@ -119,7 +119,9 @@ func TestMergeInterrupted(t *testing.T) {
 // worker's window, and is kept where a worker without usage leaves the trial's
 // usage unmeasured (a Go side in `serdebench run`'s process).
 func TestMergeJITShares(t *testing.T) {
-	win := func(jit, secs float64) *usage.Window { return &usage.Window{JITSeconds: jit, Seconds: secs, CPUSeconds: 1} }
+	win := func(jit, secs float64) *usage.Window {
+		return &usage.Window{JITSeconds: jit, Seconds: secs, CPUSeconds: 1}
+	}
 	r, err := Merge([]*Summary{
 		{Role: RoleProducer, Worker: "0", Usage: win(1, 10)},
 		{Role: RoleProducer, Worker: "1", Usage: win(3, 5)},
