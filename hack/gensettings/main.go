@@ -57,7 +57,34 @@ func run(dir string) error {
 	if err := rewriteRule(path, supportLines, rules); err != nil {
 		return err
 	}
+	if err := rewriteRule(path, batchOnlyLines, batchOnlyRules()); err != nil {
+		return err
+	}
 	return rewriteRule(path, baselineKeysLine, baselineKeysRule(trial.ReferenceKeys()))
+}
+
+// batchOnlyRules are ExperimentSpec's rules refusing batch settings no trial would
+// use (trial.BatchOnly), as the planner does: swept with no batch-mode trial of the
+// matrix, set off their defaults with no batch-mode trial at all, or set on an
+// included point in single mode (a point's unset mode is spec.mode's).
+func batchOnlyRules() string {
+	const specBatch = "(!has(self.mode) || self.mode == 'batch')"
+	baseBatch := "((has(self.matrix) && has(self.matrix.mode) && size(self.matrix.mode) > 0) ? self.matrix.mode.exists(v, v == 'batch') : " + specBatch + ")"
+	pointBatch := "(has(p.mode) ? p.mode == 'batch' : " + specBatch + ")"
+	includeBatch := "(has(self.matrix) && has(self.matrix.include) && self.matrix.include.exists(p, " + pointBatch + "))"
+	var swept, set, pointSets []string
+	for _, r := range trial.BatchOnly() {
+		m, pr := "self.matrix."+r.JSON, "self.producer."+r.JSON
+		swept = append(swept, fmt.Sprintf("(has(%s) && size(%s) > 0)", m, m))
+		set = append(set, fmt.Sprintf("(has(%s) && %s != %v)", pr, pr, r.Default))
+		pointSets = append(pointSets, "has(p."+r.JSON+")")
+	}
+	line := `// +kubebuilder:validation:XValidation:rule="%s",message="%s"`
+	return strings.Join([]string{
+		fmt.Sprintf(line, "!has(self.matrix) || !("+strings.Join(swept, " || ")+") || "+baseBatch, trial.BatchSweepUnused),
+		fmt.Sprintf(line, "!has(self.producer) || !("+strings.Join(set, " || ")+") || "+baseBatch+" || "+includeBatch, trial.BatchSettingsUnused),
+		fmt.Sprintf(line, "!has(self.matrix) || !has(self.matrix.include) || self.matrix.include.all(p, !("+strings.Join(pointSets, " || ")+") || "+pointBatch+")", trial.BatchPointUnused),
+	}, "\n")
 }
 
 // supportRules are ExperimentSpec's CEL rules that refuse a client without a
@@ -251,6 +278,8 @@ var (
 	minSizeLine    = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!has\(self\.schema\) \|\| !has\(self\.sizesBytes\)( \|\||").*$`)
 	// supportLines are supportRules' block (every line of it).
 	supportLines = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: (consumer )?client .*$(\n^// \+kubebuilder:validation:XValidation:rule="!\(.*,message="unsupported: (consumer )?client .*$)*`)
+	// batchOnlyLines are batchOnlyRules' three lines, found by their messages.
+	batchOnlyLines = regexp.MustCompile(`(?m)^// \+kubebuilder:validation:XValidation:rule=".*",message="(matrix\.batchSizeBytes|producer\.batchSizeBytes|matrix\.include: a point in single mode).*$(\n^// \+kubebuilder:validation:XValidation:rule=".*",message="(producer\.batchSizeBytes|matrix\.include: a point in single mode).*$)*`)
 	// baselineKeysLine is on the field CompareSpec.Baseline (indented).
 	baselineKeysLine = regexp.MustCompile(`(?m)^\t// \+kubebuilder:validation:XValidation:rule="self\.all\(k, k in \[.*$`)
 )

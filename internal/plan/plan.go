@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,10 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		Commit:                 spec.Consumer.Commit,
 	}
 	variants := trial.Expand(spec.BaseSettings(), spec.Matrix.Sweeps())
+	baseBatch := slices.ContainsFunc(variants, func(v trial.Settings) bool { return v.Mode == trial.ModeBatch })
+	if !baseBatch && batchOnlySet(spec.Matrix, func(f reflect.Value, _ trial.Row) bool { return f.Len() > 0 }) {
+		return nil, errors.New(trial.BatchSweepUnused)
+	}
 	labels := map[string]bool{}
 	for _, v := range variants {
 		labels[v.Describe()] = true
@@ -61,11 +66,18 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		}
 		v := spec.BaseSettings()
 		p.Apply(&v)
+		if v.Mode == trial.ModeSingle && batchOnlySet(&p, func(f reflect.Value, _ trial.Row) bool { return !f.IsNil() }) {
+			return nil, fmt.Errorf("%s (matrix.include[%d])", trial.BatchPointUnused, i)
+		}
 		if labels[v.Describe()] {
 			return nil, fmt.Errorf("matrix.include[%d] (%s) is a combination the matrix already runs", i, v.Describe())
 		}
 		labels[v.Describe()] = true
 		variants = append(variants, v)
+	}
+	if !slices.ContainsFunc(variants, func(v trial.Settings) bool { return v.Mode == trial.ModeBatch }) &&
+		batchOnlySet(&spec.Producer, func(f reflect.Value, r trial.Row) bool { return !f.IsNil() && f.Elem().Interface() != r.Default }) {
+		return nil, errors.New(trial.BatchSettingsUnused)
 	}
 	sizes := spec.Payload.SizesBytes
 	if spec.Payload.Schema == trial.BytesSchema {
@@ -276,6 +288,22 @@ func Repeat(configs []trial.Trial, n int32, seed int64) []trial.Trial {
 		}
 	}
 	return out
+}
+
+// batchOnlySet says whether set holds for one of the batch-only settings' fields of
+// obj (a pointer to a struct with trial.Table's field names: the matrix, a point,
+// spec.producer; nil: none).
+func batchOnlySet(obj any, set func(f reflect.Value, r trial.Row) bool) bool {
+	v := reflect.ValueOf(obj)
+	if v.IsNil() {
+		return false
+	}
+	for _, r := range trial.BatchOnly() {
+		if set(v.Elem().FieldByName(r.Field), r) {
+			return true
+		}
+	}
+	return false
 }
 
 // ShareUnused refuses share settings that no trial uses; the CRD's rule says the
