@@ -64,7 +64,7 @@ build: ## Build serdebench, the worker and the operator's manager into bin/.
 # exceeded" when a wall-clock -fuzztime ends mid-run (golang/go#75804, fixed in 1.27).
 FUZZ_TIME ?= 10000x
 # make faults: the experiment, and extra serdebench run flags (e.g. -o json).
-EXPERIMENT ?= config/samples/iov-network.yaml
+EXPERIMENT ?= config/samples/local/iov-network.yaml
 RUN_FLAGS  ?=
 
 # Test artifacts (the report's screenshots) are kept here.
@@ -102,7 +102,7 @@ calibrate: ## Latency calibration (root): a broker behind a known injected delay
 	go test -tags calibration -count=1 -timeout 20m -v ./e2e/calibration/ 2>&1 | tee .state/calibrate.log || { hack/failures.sh .state/calibrate.log; exit 1; }
 
 .PHONY: faults
-faults: ## An experiment with network faults without Kubernetes (root): EXPERIMENT=config/samples/iov-network.yaml behind the local rig (docs/faults.md).
+faults: ## An experiment with network faults without Kubernetes (root): EXPERIMENT=config/samples/local/iov-network.yaml behind the local rig (docs/faults.md).
 	hack/faults.sh -f $(EXPERIMENT) $(RUN_FLAGS)
 
 .PHONY: test-e2e

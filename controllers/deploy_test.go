@@ -298,6 +298,7 @@ func TestKustomize(t *testing.T) {
 		}
 		t.Logf("%s accepted:\n%s", dir, res)
 	}
+	samplesByWhereTheyRun(t)
 	out, _ := exec.Command(kubectlPath(t), "kustomize", "../config/default").CombinedOutput()
 	for _, want := range []string{"kind: PodMonitor", "kind: ClusterRole\n", "kind: CustomResourceDefinition", "ghcr.io/serdebench/manager:v"} {
 		if !strings.Contains(string(out), want) {
@@ -316,6 +317,67 @@ func kubectlPath(t *testing.T) string {
 		t.Fatalf("kubectl (built by hack/k8s/build.sh): %v", err)
 	}
 	return k
+}
+
+// samplesByWhereTheyRun: the cluster samples (config/samples' kustomization) name
+// no loopback broker, which in a pod would be the pod itself, and every sample file
+// beside the kustomization is in it; config/samples/local's each run against this
+// machine's broker (a loopback bootstrap address).
+func samplesByWhereTheyRun(t *testing.T) {
+	t.Helper()
+	loopback := func(s string) bool {
+		return strings.Contains(s, "127.0.0.1") || strings.Contains(s, "localhost") || strings.Contains(s, "[::1]")
+	}
+	out, err := exec.Command(kubectlPath(t), "kustomize", "../config/samples").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kustomize: %v\n%s", err, out)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(string(out)), 4096)
+	experiments := 0
+	for {
+		var u unstructured.Unstructured
+		if err := dec.Decode(&u.Object); err != nil {
+			break
+		}
+		for _, path := range [][]string{{"spec", "kafka", "bootstrapServers"}, {"spec", "template", "spec", "kafka", "bootstrapServers"}} {
+			if b, _, _ := unstructured.NestedString(u.Object, path...); loopback(b) {
+				t.Errorf("cluster sample %s %s names a loopback broker (%s): it belongs in config/samples/local", u.GetKind(), u.GetName(), b)
+			}
+		}
+		if strings.HasPrefix(u.GetKind(), "Serialization") {
+			experiments++
+		}
+	}
+	raw, err := os.ReadFile("../config/samples/kustomization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tops, _ := filepath.Glob("../config/samples/*.yaml")
+	for _, f := range tops {
+		if name := filepath.Base(f); name != "kustomization.yaml" && !strings.Contains(string(raw), "  - "+name+"\n") {
+			t.Errorf("config/samples/%s is in neither the cluster set (kustomization.yaml) nor config/samples/local", name)
+		}
+	}
+	locals, _ := filepath.Glob("../config/samples/local/*.yaml")
+	for _, f := range locals {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Spec struct {
+				Kafka struct {
+					BootstrapServers string `json:"bootstrapServers"`
+				} `json:"kafka"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(b, &doc); err != nil || !loopback(doc.Spec.Kafka.BootstrapServers) {
+			t.Errorf("%s: a local sample's broker is this machine's (a loopback bootstrap address), not %q (%v)", f, doc.Spec.Kafka.BootstrapServers, err)
+		}
+	}
+	if experiments < 10 || len(locals) < 5 {
+		t.Errorf("found %d cluster experiments and schedules and %d local samples", experiments, len(locals))
+	}
 }
 
 // TestPrometheusRules renders the chart's PrometheusRule and runs promtool (Prometheus'

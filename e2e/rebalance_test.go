@@ -17,7 +17,7 @@ import (
 // heartbeat (the broker's 5 s interval), so its partitions stall for about a
 // second or more, and move.
 func TestRebalance(t *testing.T) {
-	x := sample(t, "rebalance.yaml", "rebalance")
+	x := sample(t, "local/rebalance.yaml", "rebalance")
 	x.Spec.DurationSeconds = ptr(int32(10))
 	x.Spec.TimeoutSeconds = 300
 	create(t, x)

@@ -19,7 +19,7 @@ import (
 // acknowledgements' times.
 func TestShareGroup(t *testing.T) {
 	const releaseOneIn, limit = 100, 3
-	x := sample(t, "share-groups.yaml", "share-groups")
+	x := sample(t, "local/share-groups.yaml", "share-groups")
 	x.Spec.Codecs = []trial.Codec{trial.CodecProtobuf}
 	x.Spec.Matrix = nil
 	x.Spec.DurationSeconds, x.Spec.Warmup = ptr(int32(8)), trial.Warmup{DurationSeconds: 2}

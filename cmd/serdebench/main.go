@@ -135,7 +135,7 @@ func runCmd() *cobra.Command {
     serdebench run -f my-experiment.yaml --bootstrap kafka.example:9093 --tls --sasl-mechanism SCRAM-SHA-512
 
   # Network faults on the local rig (root)
-  make faults EXPERIMENT=config/samples/iov-network.yaml`,
+  make faults EXPERIMENT=config/samples/local/iov-network.yaml`,
 		Args: positional(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := outputOneOf(output, "table", "json", "csv"); err != nil {

@@ -47,8 +47,9 @@ func TestSamplesAreValid(t *testing.T) {
 	for f, trials := range map[string]int{"../../config/samples/thesis-batch.yaml": 12, "../../config/samples/thesis-single.yaml": 12,
 		"../../config/samples/max-rate.yaml": 2, "../../config/samples/own-schema/local.yaml": 5 + 5,
 		"../../config/samples/all-codecs.yaml": 16, "../../config/samples/compression-grid.yaml": 24,
-		"../../config/samples/iov-network.yaml": 36, "../../config/samples/broker-failure.yaml": 2,
-		"../../config/samples/broker-restart.yaml": 4, "../../config/samples/exactly-once.yaml": 9, "../../config/samples/rebalance.yaml": 4} {
+		"../../config/samples/local/iov-network.yaml": 36, "../../config/samples/broker-failure.yaml": 2,
+		"../../config/samples/local/broker-restart.yaml": 4, "../../config/samples/local/exactly-once.yaml": 9, "../../config/samples/local/rebalance.yaml": 4,
+		"../../config/samples/tune-producer.yaml": 18 * 6} {
 		cmd := rootCmd()
 		var out bytes.Buffer
 		cmd.SetOut(&out)
