@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
@@ -56,7 +57,10 @@ func (r *ExperimentReconciler) brokerCPU(ctx context.Context, x *serdebenchv1.Se
 		pods = append(pods, p.Name)
 	}
 	if len(pods) == 0 {
-		return warn("no pods in namespace %s carry %v", ns, labels)
+		// A fact of the setup, the same for every trial: said once, in the
+		// environment, not as each trial's warning.
+		return &serdebenchv1.BrokerCPU{Namespace: ns, NotRead: fmt.Sprintf("no pod in namespace %s matches %s: the brokers do not run as pods there, "+
+			"so their CPU cannot be read from cAdvisor (kafka.brokerPods names them when they do)", ns, k8slabels.SelectorFromSet(labels))}, nil
 	}
 	sort.Strings(pods)
 	start, end := producerWindow(sums)
@@ -83,8 +87,10 @@ func mergeBrokerCPU(have, got *serdebenchv1.BrokerCPU) *serdebenchv1.BrokerCPU {
 	switch {
 	case got == nil:
 		return have
-	case have == nil || have.Namespace != got.Namespace:
+	case have == nil || have.Namespace != got.Namespace || have.NotRead != "" && got.NotRead == "":
 		return got.DeepCopy()
+	case got.NotRead != "":
+		return have // pods read once are worth more than a trial that found none
 	}
 	out := have.DeepCopy()
 	out.Pods = mergeSorted(have.Pods, got.Pods)

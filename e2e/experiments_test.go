@@ -270,6 +270,16 @@ func TestThesisBatch(t *testing.T) {
 	checkTrials(t, res, 12)
 	t.Logf("12 trials in %s", time.Since(start).Round(time.Second))
 	checkOperator(t)
+	// The stack's broker is this machine's, not a pod of my-cluster: said once, in
+	// the environment, and in no trial's warnings.
+	if b := res.Environment.BrokerCPU; b == nil || !strings.Contains(b.NotRead, "no pod in namespace "+namespace+" matches strimzi.io/") {
+		t.Errorf("environment.brokerCPU %+v: want why no broker pod's CPU was read", b)
+	}
+	for _, tr := range res.Trials {
+		if hasWarning(tr.Warnings, "broker CPU") {
+			t.Errorf("%s warns of the broker CPU, which the environment says once: %v", tr.Name, tr.Warnings)
+		}
+	}
 
 	// `serdebench get result` prints the same table as `serdebench run`.
 	cli := filepath.Join(t.TempDir(), "serdebench")
@@ -279,7 +289,7 @@ func TestThesisBatch(t *testing.T) {
 	out, err := exec.Command(cli, "get", "result", res.Name, "-n", namespace, "--kubeconfig", stack.kubeconfig).CombinedOutput()
 	main, _, _ := strings.Cut(string(out), "Client internals")
 	if err != nil || !strings.Contains(main, "E2E mean µs") || strings.Count(main, " acks=1 snappy") != 12 ||
-		strings.Count(string(out), " acks=1 snappy") != 24 {
+		strings.Count(string(out), " acks=1 snappy") != 24 || !strings.Contains(string(out), "Broker CPU: not read: no pod in namespace") {
 		// 12 trials in the table, and again in the client internals under it.
 		t.Fatalf("serdebench get result: %v\n%s", err, out)
 	}

@@ -344,7 +344,8 @@ type Environment struct {
 	// +kubebuilder:validation:MaxItems=24
 	Clocks []NodeClock `json:"clocks,omitempty"`
 	// BrokerCPU says where the trials' brokerCPUNanosPerRecord comes from when the
-	// brokers run in pods (absent: a local broker's process, or not read).
+	// brokers run in pods, or why it could not be read (absent: a local broker's
+	// process, or no broker pods to look for).
 	// +optional
 	BrokerCPU *BrokerCPU `json:"brokerCPU,omitempty"`
 }
@@ -357,7 +358,13 @@ type BrokerCPU struct {
 	Namespace string `json:"namespace"`
 	// +kubebuilder:validation:MaxItems=8
 	// +listType=set
-	Pods []string `json:"pods"`
+	// +optional
+	Pods []string `json:"pods,omitempty"`
+	// NotRead says why no broker's CPU was read, once for the whole experiment
+	// (e.g. no pod matches: the brokers run outside the cluster); empty when read.
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	NotRead string `json:"notRead,omitempty"`
 	// ResolutionSeconds is the longest span between two cAdvisor samples around a
 	// window's bound: the CPU at a bound is interpolated between them, so a
 	// window should be many times longer.

@@ -132,7 +132,11 @@ func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) 
 	if len(e.WorkerImageIDs) > 0 {
 		fmt.Fprintf(w, "Worker image ran: %s\n", strings.Join(e.WorkerImageIDs, ", "))
 	}
-	fmt.Fprintf(w, "Operator: %s; nodes: %s\n\n", e.OperatorVersion, strings.Join(e.NodeNames, ", "))
+	fmt.Fprintf(w, "Operator: %s; nodes: %s\n", e.OperatorVersion, strings.Join(e.NodeNames, ", "))
+	if b := report.BrokerCPU(e.BrokerCPU); b != "" {
+		fmt.Fprintf(w, "Broker CPU: %s\n", b)
+	}
+	fmt.Fprintln(w)
 	return tableWithRecommendation(w, report.ResultRows(res), res.Experiment.Spec.ExperimentSpec)
 }
 

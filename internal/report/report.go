@@ -649,3 +649,15 @@ func runtimeScope() string {
 	return "Codec times and worker CPU are the libraries' of the runtime that ran the trial (" + strings.Join(by, "; ") +
 		") and hold for producers in that language; record sizes, batching and the broker's work carry over to any."
 }
+
+// BrokerCPU says where a result's broker CPU came from, or why it was not read
+// ("" when the result says nothing: a local broker's process, or no broker pods).
+func BrokerCPU(b *v1alpha1.BrokerCPU) string {
+	switch {
+	case b == nil:
+		return ""
+	case b.NotRead != "":
+		return "not read: " + b.NotRead
+	}
+	return fmt.Sprintf("pods %s/%s from cAdvisor, its samples up to %d s apart", b.Namespace, strings.Join(b.Pods, ", "), b.ResolutionSeconds)
+}

@@ -123,3 +123,20 @@ func TestTableHeaderBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokerCPU: the environment's broker CPU line names the pods read, or why none
+// was, and says nothing when the result does not.
+func TestBrokerCPU(t *testing.T) {
+	for _, c := range []struct {
+		b    *v1alpha1.BrokerCPU
+		want string
+	}{
+		{nil, ""},
+		{&v1alpha1.BrokerCPU{Namespace: "kafka", Pods: []string{"b-0", "b-1"}, ResolutionSeconds: 15}, "pods kafka/b-0, b-1 from cAdvisor, its samples up to 15 s apart"},
+		{&v1alpha1.BrokerCPU{Namespace: "kafka", NotRead: "no pod matches"}, "not read: no pod matches"},
+	} {
+		if got := BrokerCPU(c.b); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 	run.Environment = nonEmpty([][2]string{
 		{"result", res.Name}, {"experiment", res.Experiment.Name}, {"created", res.CreationTimestamp.UTC().Format(time.RFC3339)},
 		{"Kafka", env.KafkaRelease}, {"Kafka APIs", env.KafkaAPIVersions}, {"operator", env.OperatorVersion}, {"worker image", env.WorkerImage},
-		{"worker image IDs", fmt.Sprint(env.WorkerImageIDs)}, {"nodes", fmt.Sprint(env.NodeNames)},
+		{"worker image IDs", fmt.Sprint(env.WorkerImageIDs)}, {"nodes", fmt.Sprint(env.NodeNames)}, {"broker CPU", report.BrokerCPU(env.BrokerCPU)},
 	})
 	for _, t := range res.Trials {
 		e := t.EndToEndMicros
