@@ -59,8 +59,12 @@ func (r *ExperimentReconciler) brokerCPU(ctx context.Context, x *serdebenchv1.Se
 	if len(pods) == 0 {
 		// A fact of the setup, the same for every trial: said once, in the
 		// environment, not as each trial's warning.
+		sel := k8slabels.SelectorFromSet(labels).String()
+		if len(sel) > 200 { // the field holds 512 characters; a selector of many labels is cut
+			sel = sel[:197] + "..."
+		}
 		return &serdebenchv1.BrokerCPU{Namespace: ns, NotRead: fmt.Sprintf("no pod in namespace %s matches %s: the brokers do not run as pods there, "+
-			"so their CPU cannot be read from cAdvisor (kafka.brokerPods names them when they do)", ns, k8slabels.SelectorFromSet(labels))}, nil
+			"so their CPU cannot be read from cAdvisor (kafka.brokerPods names them when they do)", ns, sel)}, nil
 	}
 	sort.Strings(pods)
 	start, end := producerWindow(sums)

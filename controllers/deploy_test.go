@@ -2,7 +2,9 @@ package controllers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,9 +219,9 @@ func TestChart(t *testing.T) {
 	}
 }
 
-// TestAKSGuide runs docs/aks.md's `helm install` command as written — its values
-// file and flags, the image references step 2's images.env gives — as `helm
-// template` (same flags), checks that it renders for AKS's managed Prometheus with
+// TestAKSGuide runs docs/aks.md's `helm install` block as written — its values
+// file and flags, reading step 2's images.env as hack/image writes it — with `helm
+// template` for `helm install` (same flags), checks that it renders for AKS's managed Prometheus with
 // every image by digest, and applies it with server-side dry-run: the guide cannot
 // drift from the chart.
 func TestAKSGuide(t *testing.T) {
@@ -230,26 +232,45 @@ func TestAKSGuide(t *testing.T) {
 	var command string
 	for _, block := range strings.Split(string(raw), "```sh\n")[1:] {
 		block, _, _ = strings.Cut(block, "```")
-		if _, cmd, ok := strings.Cut(block, "\nhelm install serdebench "); ok {
-			command = "helm install serdebench " + cmd
+		// From reading step 2's images.env through the install: the lines before it
+		// (az commands) run against Azure.
+		if _, cmd, ok := strings.Cut(block, "\nsource .state/images/images.env"); ok && strings.Contains(cmd, "\nhelm install serdebench ") {
+			command = "source .state/images/images.env" + cmd
 		}
 	}
 	if command == "" {
-		t.Fatal("docs/aks.md has no `helm install serdebench` command")
+		t.Fatal("docs/aks.md has no block that sources .state/images/images.env and runs `helm install serdebench`")
 	}
 	namespaceNamed(t, "serdebench")
 	namespaceNamed(t, "kafka")
 	digest := func(b string) string { return "sha256:" + strings.Repeat(b, 32) }
+	// Where the guide runs: a checkout's chart, and step 2's images.env as
+	// hack/image/build.sh writes it (a registry with a port, which a careless
+	// parse of the references would cut at the wrong colon).
+	dir := t.TempDir()
+	chart, err := filepath.Abs("../charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(chart, filepath.Join(dir, "charts")); err != nil {
+		t.Fatal(err)
+	}
+	env := "MANAGER_IMAGE=sbacr.azurecr.io:443/serdebench/manager:v0.1.0-dev.0123456789ab@" + digest("a1") + "\n" +
+		"WORKER_IMAGE=sbacr.azurecr.io:443/serdebench/worker:v0.1.0-dev.0123456789ab@" + digest("b2") + "\n" +
+		"JVM_WORKER_IMAGE=sbacr.azurecr.io:443/serdebench/worker-jvm:v0.1.0-dev.0123456789ab@" + digest("c3") + "\n"
+	if err := os.MkdirAll(filepath.Join(dir, ".state/images"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".state/images/images.env"), []byte(env), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// helm is a function here: the guide's install, rendered.
 	script := `helm() { [ "$1" = install ] || { echo "not helm install: $*" >&2; return 2; }; shift; "$SERDEBENCH_HELM" template --kube-version 1.33.13 "$@"; }
 set -euo pipefail
 ` + command
 	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = ".."
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
-		"MANAGER_IMAGE=sbacr.azurecr.io/serdebench/manager:v0.1.0-dev.0123456789ab@"+digest("a1"),
-		"WORKER_IMAGE=sbacr.azurecr.io/serdebench/worker:v0.1.0-dev.0123456789ab@"+digest("b2"),
-		"JVM_WORKER_IMAGE=sbacr.azurecr.io/serdebench/worker-jvm:v0.1.0-dev.0123456789ab@"+digest("c3"),
 		"QUERY=https://sb-amw-abcd.westeurope.prometheus.monitor.azure.com",
 		"CLIENT_ID=6f0e7b8a-1c2d-4e5f-8a9b-0c1d2e3f4a5b")
 	var stderr strings.Builder
@@ -267,9 +288,11 @@ set -euo pipefail
 	}
 	for _, want := range []string{
 		// The chart's tag (v<appVersion>) rides along; the digest is what is pulled.
-		`image: "sbacr.azurecr.io/serdebench/manager:v`, "@" + digest("a1") + `"`,
-		"--worker-image=sbacr.azurecr.io/serdebench/worker:v", "@" + digest("b2") + "\n",
-		"--jvm-worker-image=sbacr.azurecr.io/serdebench/worker-jvm:v", "@" + digest("c3") + "\n",
+		`image: "sbacr.azurecr.io:443/serdebench/manager:v`, "@" + digest("a1") + `"`,
+		"--worker-image=sbacr.azurecr.io:443/serdebench/worker:v", "@" + digest("b2") + "\n",
+		"--jvm-worker-image=sbacr.azurecr.io:443/serdebench/worker-jvm:v", "@" + digest("c3") + "\n",
+		// The federated credential's subject (step 4) names this service account.
+		"kind: ServiceAccount\nmetadata:\n  name: serdebench-serdebench-operator\n",
 		"--prometheus-url=https://sb-amw-abcd.westeurope.prometheus.monitor.azure.com",
 		"--prometheus-auth=azure-workload-identity",
 		"azure.workload.identity/client-id: 6f0e7b8a-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
@@ -336,8 +359,10 @@ func samplesByWhereTheyRun(t *testing.T) {
 	experiments := 0
 	for {
 		var u unstructured.Unstructured
-		if err := dec.Decode(&u.Object); err != nil {
+		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
 			break
+		} else if err != nil {
+			t.Fatalf("decode config/samples' kustomization: %v", err)
 		}
 		for _, path := range [][]string{{"spec", "kafka", "bootstrapServers"}, {"spec", "template", "spec", "kafka", "bootstrapServers"}} {
 			if b, _, _ := unstructured.NestedString(u.Object, path...); loopback(b) {
