@@ -48,8 +48,8 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		Commit:                 spec.Consumer.Commit,
 	}
 	variants := trial.Expand(spec.BaseSettings(), spec.Matrix.Sweeps())
-	baseBatch := slices.ContainsFunc(variants, func(v trial.Settings) bool { return v.Mode == trial.ModeBatch })
-	if !baseBatch && batchOnlySet(spec.Matrix, func(f reflect.Value, _ trial.Row) bool { return f.Len() > 0 }) {
+	batch := func(v trial.Settings) bool { return v.Mode == trial.ModeBatch }
+	if !slices.ContainsFunc(variants, batch) && batchOnlySet(spec.Matrix, func(f reflect.Value, _ trial.Row) bool { return f.Len() > 0 }) {
 		return nil, errors.New(trial.BatchSweepUnused)
 	}
 	labels := map[string]bool{}
@@ -75,7 +75,7 @@ func Expand(spec v1alpha1.ExperimentSpec) ([]trial.Trial, error) {
 		labels[v.Describe()] = true
 		variants = append(variants, v)
 	}
-	if !slices.ContainsFunc(variants, func(v trial.Settings) bool { return v.Mode == trial.ModeBatch }) &&
+	if !slices.ContainsFunc(variants, batch) && // the included points' too, which inherit spec.producer
 		batchOnlySet(&spec.Producer, func(f reflect.Value, r trial.Row) bool { return !f.IsNil() && f.Elem().Interface() != r.Default }) {
 		return nil, errors.New(trial.BatchSettingsUnused)
 	}

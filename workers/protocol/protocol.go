@@ -73,7 +73,7 @@ func Annotate(t trial.Trial, r *summary.Result) {
 	if w := JITWarmupShort(t, r); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
-	if w := JITCompiling(t, r); w != "" {
+	if w := JITCompiling(r); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 	if t.Producers > 1 && t.Warmup.Records > 0 {
@@ -155,7 +155,7 @@ const MaxJITShare = 0.25
 // JITCompiling is the trial's JITCompiling warning, or "" when no worker's JIT
 // compilations took more than MaxJITShare of its window (a Go worker has none):
 // measured, where JITWarmupShort can only count the warmup.
-func JITCompiling(_ trial.Trial, r *summary.Result) string {
+func JITCompiling(r *summary.Result) string {
 	var busy []string
 	for _, side := range []struct {
 		role  string

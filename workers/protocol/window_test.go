@@ -78,7 +78,6 @@ func TestJITWarmupShort(t *testing.T) {
 // TestJITCompiling: a trial warns when one worker's JIT compilations took more than
 // MaxJITShare of its window, naming the role and the share; none says nothing.
 func TestJITCompiling(t *testing.T) {
-	java := trial.Trial{Producers: 2, Consumers: 1, Settings: trial.Settings{Client: trial.ClientJava}}
 	for _, c := range []struct {
 		name   string
 		shares summary.JITShares
@@ -90,7 +89,7 @@ func TestJITCompiling(t *testing.T) {
 		{"consumers", summary.JITShares{Consumers: 0.9}, []string{"a consumer's for 90 %"}},
 		{"both, two compiler threads", summary.JITShares{Producers: 1.5, Consumers: 0.3}, []string{"a producer's for 150 % and a consumer's for 30 %"}},
 	} {
-		got := JITCompiling(java, &summary.Result{JITShares: c.shares})
+		got := JITCompiling(&summary.Result{JITShares: c.shares})
 		if (got != "") != (c.want != nil) || (got != "" && !strings.HasPrefix(got, "JITCompiling:")) {
 			t.Errorf("%s: %q", c.name, got)
 		}
