@@ -336,7 +336,8 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 			st.Merged = m
 		}
 	}
-	res.Recommendation = recommend.Block(recommend.Recommend(rows, x.Spec.Objective))
+	rec, recErr := recommend.Recommend(rows, x.Spec.Objective)
+	res.Recommendation = recommend.Block(rec, recErr, recommend.TrialSeconds(x.Spec.ExperimentSpec))
 	res.Sensitivity = report.PlanOf(rows).Sensitivity()
 	res.Stopping = report.Stopping(rows, x.Spec.RepeatUntil)
 	if create {

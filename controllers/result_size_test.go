@@ -3,6 +3,7 @@ package controllers
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,8 +185,11 @@ func resultAtCap(t *testing.T, spec serdebenchv1.ExperimentSpec) []byte {
 		Widest: strings.Repeat("t", 63) + " resources.workerCPUNanosPerRecord: no 98 % interval yet (it needs 7 repetitions and a median other than 0)"}
 	// The recommendation and sensitivity blocks as collect writes them, names at
 	// their longest.
-	res.Recommendation = recommend.Block(recommend.Recommend(rows, spec.Objective))
-	if res.Recommendation.Best == "" || len(res.Recommendation.Others) > recommend.BlockOthers {
+	rec, recErr := recommend.Recommend(rows, spec.Objective)
+	res.Recommendation = recommend.Block(rec, recErr, recommend.TrialSeconds(spec))
+	if len(res.Recommendation.Choices) == 0 || slices.ContainsFunc(res.Recommendation.Choices, func(c serdebenchv1.RecommendedChoice) bool {
+		return c.Best == "" || len(c.Others) > recommend.BlockOthers
+	}) {
 		t.Fatalf("recommendation %+v", res.Recommendation)
 	}
 	res.Sensitivity = report.PlanOf(rows).Sensitivity()

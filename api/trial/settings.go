@@ -152,6 +152,9 @@ type Label struct {
 	// Hide are values never shown besides the row's Default (the zero value of a
 	// field that results of older versions lack, a default set outside the table).
 	Hide []any
+	// Given says the setting describes the traffic or the consumers a team has,
+	// not a producer choice: a recommendation ranks only trials that share it.
+	Given bool
 }
 
 // LabelWhen says when a setting is part of a trial's label.
@@ -204,20 +207,20 @@ var Table = []Row{
 	{Field: "RecordsPerSecond", JSON: "recordsPerSecond", Type: "int64", Spec: "Rate.RecordsPerSecond",
 		Markers:  []string{"Minimum=0", "Maximum=10000000"},
 		MaxItems: 16, SweepDoc: "RecordsPerSecond values to sweep (0 means as fast as possible).",
-		Label: Label{Format: "rate=%v/s", When: LabelNotDefault, Hide: []any{int64(0)}}},
+		Label: Label{Format: "rate=%v/s", When: LabelNotDefault, Hide: []any{int64(0)}, Given: true}},
 	{Field: "Client", JSON: "client", Type: "trial.Client", Spec: "Client",
 		MaxItems: len(Clients), SweepDoc: "Client values to sweep: the same trials with each Kafka client.",
 		Label: Label{Format: "client=%v", When: LabelNotDefault, Hide: []any{Client(""), DefaultClient}}},
 	{Field: "ConsumerClient", JSON: "consumerClient", Type: "trial.Client", Spec: "Consumer.Client",
 		MaxItems: len(Clients), SweepDoc: "ConsumerClient values to sweep (consumer.client): the consumers' client, each with every producers' client.",
-		Label: Label{Format: "consumers=%v", When: LabelNotDefault, Hide: []any{Client("")}}},
+		Label: Label{Format: "consumers=%v", When: LabelNotDefault, Hide: []any{Client("")}, Given: true}},
 	{Field: "PayloadCompression", JSON: "payloadCompression", Type: "trial.PayloadCompression", Spec: "Payload.Compression",
 		MaxItems: len(PayloadCompressions), SweepDoc: "PayloadCompression values to sweep (payload.compression).",
 		Label: Label{Format: "payload=%v", When: LabelNotDefault, Hide: []any{PayloadCompression(""), PayloadCompressionNone}}},
 	{Field: "Records", JSON: "records", Type: "int64", Spec: "MeasuredRecords()",
 		Markers:  []string{"Minimum=1", "Maximum=1099511627776"},
 		MaxItems: 8, SweepDoc: "Records values to sweep: measured records per producer (needs spec.records).",
-		Label: Label{Format: "records=%v", When: LabelNotDefault, Hide: []any{int64(0)}}},
+		Label: Label{Format: "records=%v", When: LabelNotDefault, Hide: []any{int64(0)}, Given: true}},
 	{Field: "Idempotent", JSON: "idempotent", Type: "bool", Default: false,
 		Doc:   "Idempotent enables the idempotent producer (needs acks=all and maxInFlight 1 in\nsarama). Default false.",
 		Label: Label{Format: "idempotent", When: LabelNotDefault}},
@@ -240,13 +243,13 @@ var Table = []Row{
 		Label: Label{Format: "txn=%v", When: LabelNotDefault}},
 	{Field: "Isolation", JSON: "isolation", Type: "trial.Isolation", Spec: "Consumer.Isolation",
 		MaxItems: len(Isolations), SweepDoc: "Isolation values to sweep (consumer.isolation).",
-		Label: Label{Format: "isolation=%v", When: LabelNotDefault, Hide: []any{Isolation(""), IsolationReadUncommitted}}},
+		Label: Label{Format: "isolation=%v", When: LabelNotDefault, Hide: []any{Isolation(""), IsolationReadUncommitted}, Given: true}},
 	{Field: "GroupProtocol", JSON: "groupProtocol", Type: "trial.GroupProtocol", Spec: "Consumer.GroupProtocol",
 		MaxItems: len(GroupProtocols), SweepDoc: "GroupProtocol values to sweep (consumer.groupProtocol).",
-		Label: Label{Format: "group=%v", When: LabelNotDefault, Hide: []any{GroupProtocol(""), GroupProtocolClassic}}},
+		Label: Label{Format: "group=%v", When: LabelNotDefault, Hide: []any{GroupProtocol(""), GroupProtocolClassic}, Given: true}},
 	{Field: "GroupType", JSON: "groupType", Type: "trial.GroupType", Spec: "Consumer.GroupType",
 		MaxItems: len(GroupTypes), SweepDoc: "GroupType values to sweep (consumer.groupType).",
-		Label: Label{Format: "groupType=%v", When: LabelNotDefault, Hide: []any{GroupType(""), GroupTypeConsumer}}},
+		Label: Label{Format: "groupType=%v", When: LabelNotDefault, Hide: []any{GroupType(""), GroupTypeConsumer}, Given: true}},
 }
 
 // Defaults of the settings the spec sets outside spec.producer, of the socket

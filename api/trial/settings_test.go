@@ -115,3 +115,20 @@ func TestEverySettingChangesTheLabel(t *testing.T) {
 		t.Fatalf("an older result's label %q, today's defaults' %q: compare would not match them", old.Describe(), base.Describe())
 	}
 }
+
+// TestGiven: the given part of a label holds the traffic's and consumers'
+// settings and none of the producer's, and is empty at their defaults.
+func TestGiven(t *testing.T) {
+	s := Settings{Mode: ModeBatch, Acks: AcksLeader, Compression: CompressionSnappy, BatchSizeBytes: 100000, LingerMs: 100, Client: ClientFranz,
+		ConsumerClient: ClientJava, RecordsPerSecond: 1000}
+	if g := s.Given(); g != "consumers=java rate=1000/s" {
+		t.Fatalf("given %q", g)
+	}
+	if d := s.Describe(); !strings.Contains(d, "client=franz-go") || !strings.Contains(d, s.Given()) {
+		t.Fatalf("label %q", d)
+	}
+	s.ConsumerClient, s.RecordsPerSecond = "", 0
+	if g := s.Given(); g != "" {
+		t.Fatalf("given at defaults %q", g)
+	}
+}

@@ -129,11 +129,22 @@ type Trial struct {
 // labelOrder (e.g. "batch acks=1 snappy batch=100000 linger=100ms"). It names the
 // table's rows and is the key compare and schedules match trials by, so every
 // setting is in it when it differs from its default.
-func (s Settings) Describe() string {
+func (s Settings) Describe() string { return s.label(func(Label) bool { return true }) }
+
+// Given is the part of the label that describes the traffic and consumers a team
+// has rather than a producer choice (Label.Given): "" when every such setting is
+// its default. A recommendation ranks trials that share it.
+func (s Settings) Given() string { return s.label(func(l Label) bool { return l.Given }) }
+
+// label is the label of the settings whose Label keep accepts.
+func (s Settings) label(keep func(Label) bool) string {
 	v := reflect.ValueOf(s)
 	parts := make([]string, 0, len(labelOrder))
 	for _, field := range labelOrder {
 		r := rowOf(field)
+		if !keep(r.Label) {
+			continue
+		}
 		val := v.FieldByName(field).Interface()
 		switch r.Label.When {
 		case LabelInBatchMode:

@@ -13,7 +13,7 @@ import (
 // +kubebuilder:resource:shortName=sr,categories=serdebench
 // +kubebuilder:printcolumn:name="Experiment",type=string,JSONPath=`.experiment.name`
 // +kubebuilder:printcolumn:name="Trials",type=integer,JSONPath=`.summary.trials`
-// +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.recommendation.best`,description="The recommended trial by spec.objective (default: the Pareto front's highest records/s)"
+// +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.recommendation.choices[*].best`,description="Each payload's recommended trial by spec.objective (where inconclusive, the one ahead so far)"
 // +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`,description="The highest records/s of any trial"
 // +kubebuilder:printcolumn:name="Lost",type=integer,JSONPath=`.summary.lostRecords`
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.comparison.verdict`,description="Against its schedule's baseline: Within, Suspect, Regressed, EnvironmentShifted or NotJudged"
@@ -49,8 +49,9 @@ type SerializationResult struct {
 	// +optional
 	Comparison *ResultComparison `json:"comparison,omitempty"`
 
-	// Recommendation is the trial to use by spec.objective, the trials that cannot
-	// be told from it, and how much worse each other is (docs/measurement.md).
+	// Recommendation is the trial to use by spec.objective for each payload, the
+	// trials that cannot be told from it, and how much worse each other is
+	// (docs/measurement.md).
 	// +optional
 	Recommendation *Recommendation `json:"recommendation,omitempty"`
 
@@ -101,17 +102,47 @@ type Sensitivity struct {
 	NeedsRepetitions int32 `json:"needsRepetitions,omitempty"`
 }
 
-// Recommendation is a result's answer to "which trial should we use?". Values are
-// decimal strings in Unit.
+// Recommendation is a result's answer to "which codec and settings should we
+// use?": one choice per payload (schema and size) and what else the team does not
+// choose (fault scenario, consumers, offered rate), inconclusive ones first.
+// Values are decimal strings (no floats in the API).
 type Recommendation struct {
 	// Objective says what was optimized, in words.
 	Objective string `json:"objective"`
-	// Metric is what the best is chosen and compared by, in Unit.
-	Metric string `json:"metric"`
-	Unit   string `json:"unit"`
-	// Best is the recommended trial and Value its median.
-	Best  string `json:"best"`
-	Value string `json:"value"`
+	// Metric is what each best is chosen and compared by, in Unit.
+	// +optional
+	Metric string `json:"metric,omitempty"`
+	// +optional
+	Unit string `json:"unit,omitempty"`
+	// Tests is how many comparisons the Holm correction covered: every choice's
+	// together.
+	// +optional
+	Tests int32 `json:"tests,omitempty"`
+	// Advice says what to run when a choice is inconclusive: the repetitions it
+	// needs and the time they take.
+	// +optional
+	Advice string `json:"advice,omitempty"`
+	// Choices are the recommendations, one per payload and given settings.
+	// +optional
+	// +listType=atomic
+	Choices []RecommendedChoice `json:"choices,omitempty"`
+	// Message says why there is no recommendation (no choices).
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// RecommendedChoice is the recommendation among trials that differ only in what
+// a team chooses: codec, client and producer settings.
+type RecommendedChoice struct {
+	// For names what the trials share: payload schema and size, fault, given
+	// settings.
+	For string `json:"for"`
+	// Best is the recommended trial and Value its median (empty with Message).
+	// With NeedsRepetitions it is only the one ahead so far.
+	// +optional
+	Best string `json:"best,omitempty"`
+	// +optional
+	Value string `json:"value,omitempty"`
 	// Front is the Pareto front (the default objective), best first.
 	// +optional
 	Front []string `json:"front,omitempty"`
@@ -130,11 +161,12 @@ type Recommendation struct {
 	Infeasible []string `json:"infeasible,omitempty"`
 	// NeedsRepetitions is set when, with the repetitions the trials have, the
 	// corrected test cannot tell any trial from the best: the fewest it needs.
+	// The choice is inconclusive.
 	// +optional
 	NeedsRepetitions int32 `json:"needsRepetitions,omitempty"`
-	// Summary is the recommendation in one line.
+	// Summary is the choice in one line.
 	Summary string `json:"summary"`
-	// Message says why there is no recommendation (Best empty).
+	// Message says why there is no best (no trial meets the constraints).
 	// +optional
 	Message string `json:"message,omitempty"`
 }
@@ -153,7 +185,8 @@ type RecommendedAlternative struct {
 	// +optional
 	ConfidencePermille int32 `json:"confidencePermille,omitempty"`
 	// PValue is the Mann-Whitney U test's, Holm-adjusted over every comparison
-	// with the best.
+	// of the recommendation; empty where the test could not decide (too few
+	// repetitions).
 	// +optional
 	PValue string `json:"pValue,omitempty"`
 	// Tie says the corrected test cannot tell it from the best.

@@ -103,7 +103,8 @@ func TestGetAndDescribe(t *testing.T) {
 		Experiment: v1alpha1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec},
 		Summary:    v1alpha1.ResultSummary{Trials: 2, FastestRecordsPerSecond: 1234567},
 		Recommendation: &v1alpha1.Recommendation{Objective: "the Pareto front's highest records/s", Metric: "recordsPerSecond",
-			Unit: "records/s", Best: "t001-protobuf-1176b", Value: "101234", Summary: "t001-protobuf-1176b, ahead of every other trial"},
+			Unit: "records/s", Choices: []v1alpha1.RecommendedChoice{{For: "business-record 1176 B", Best: "t001-protobuf-1176b", Value: "101234",
+				Summary: "business-record 1176 B: t001-protobuf-1176b, ahead of every other trial"}}},
 	}))
 	event := func(name, objName string, uid types.UID, reason, msg string) *corev1.Event {
 		return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -149,7 +150,7 @@ func TestGetAndDescribe(t *testing.T) {
 		"Name:", "thesis-batch", "Stage:", "Succeeded", "Trials:", "2 of 2 done", "took 8m",
 		"Ready", "2 trials measured",
 		"t001-protobuf-1176b", "attempt 1 disrupted: pod evicted",
-		"Recommendation (the Pareto front's highest records/s): t001-protobuf-1176b, ahead of every other trial",
+		"Recommendation per payload, by the Pareto front's highest records/s:", "business-record 1176 B: t001-protobuf-1176b, ahead of every other trial",
 		"TrialSucceeded", "trial t001-protobuf-1176b succeeded",
 	}, []string{"not this experiment's", "an earlier experiment's"})
 	check([]string{"describe", "experiment", "missing"}, exitError, []string{"not found"}, nil)

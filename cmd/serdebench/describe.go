@@ -203,7 +203,16 @@ func (v *experimentView) writeVerdict(w io.Writer) {
 	}
 	r := v.result
 	if rec := r.Recommendation; rec != nil {
-		fmt.Fprintf(w, "  Recommendation (%s): %s\n", rec.Objective, rec.Summary)
+		fmt.Fprintf(w, "  Recommendation per payload, by %s:\n", rec.Objective)
+		if rec.Message != "" {
+			fmt.Fprintf(w, "    none: %s\n", rec.Message)
+		}
+		if rec.Advice != "" {
+			fmt.Fprintf(w, "    %s\n", rec.Advice)
+		}
+		for _, c := range rec.Choices {
+			fmt.Fprintf(w, "    %s\n", c.Summary)
+		}
 	} else {
 		fmt.Fprintln(w, "  no recommendation")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,7 @@ func recommendCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return recommendation(cmd.OutOrStdout(), res)
+			return recommendation(cmd.OutOrStdout(), res, run.TrialSeconds, true)
 		},
 	}
 	f.bind(c)
@@ -57,41 +58,51 @@ func recommendCmd() *cobra.Command {
 	return c
 }
 
-// recommendation writes a recommendation: the choice, then every other trial.
-func recommendation(w io.Writer, r recommend.Result) error {
-	fmt.Fprintf(w, "\nRecommendation (%s): %s\n", r.Objective, r.Summary())
-	if len(r.Front) > 0 {
-		fmt.Fprintf(w, "Pareto front (no other trial is better in every one of those metrics): %v\n", r.Front)
+// recommendation writes a recommendation: what to run when it is inconclusive,
+// then each choice in a line and, with alternatives, every other trial against
+// its best.
+func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternatives bool) error {
+	fmt.Fprintf(w, "\nRecommendation per payload, by %s:\n", r.Objective)
+	if a := r.Advice(trialSeconds); a != "" {
+		fmt.Fprintf(w, "  %s\n", a)
 	}
-	if len(r.Others) > 0 {
+	for _, c := range r.Choices {
+		fmt.Fprintf(w, "  %s\n", r.Line(c))
+		if len(c.Front) > 1 && !c.Inconclusive() {
+			fmt.Fprintf(w, "    Pareto front (no other trial is better in every one of its metrics): %s\n", strings.Join(c.Front, ", "))
+		}
+		for _, x := range c.Infeasible {
+			fmt.Fprintf(w, "    ruled out: %s\n", x)
+		}
+		if !alternatives || len(c.Others) == 0 {
+			continue
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "TRIAL\t%s vs BEST %%\tINTERVAL %%\tCONFIDENCE\tp (Holm)\t\t\n", r.Metric)
-		for _, o := range r.Others {
-			ci, conf, p := "n/a", "n/a", "n/a"
+		fmt.Fprintf(tw, "    TRIAL\t%s vs BEST %%\tINTERVAL %%\tCONFIDENCE\tp (Holm)\t\t\n", r.Metric)
+		for _, o := range c.Others {
+			ci, conf, p := "-", "-", "-"
 			if o.Change.Confidence > 0 {
 				ci, conf = fmt.Sprintf("%+.1f…%+.1f", o.Change.LowPercent, o.Change.HighPercent), fmt.Sprintf("%.1f %%", 100*o.Change.Confidence)
 			}
-			if !math.IsNaN(o.P) {
+			// A p-value only where the test could decide.
+			if !c.Inconclusive() && !math.IsNaN(o.P) {
 				p = fmt.Sprintf("%.3f", o.P)
 			}
 			verdict := "worse"
 			switch {
-			case r.NeedsRepetitions > 0:
-				verdict = fmt.Sprintf("needs ≥ %d reps", r.NeedsRepetitions)
+			case c.Inconclusive():
+				verdict = "undecided"
 			case o.Tie:
-				verdict = "tie"
+				verdict = "cannot be told apart"
 			}
-			fmt.Fprintf(tw, "%s\t%+.1f\t%s\t%s\t%s\t%s\t\n", o.Name, o.Change.Percent, ci, conf, p, verdict)
+			fmt.Fprintf(tw, "    %s\t%+.1f\t%s\t%s\t%s\t%s\t\n", o.Name, o.Change.Percent, ci, conf, p, verdict)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
-	for _, x := range r.Infeasible {
-		fmt.Fprintf(w, "ruled out: %s\n", x)
-	}
-	fmt.Fprintf(w, "Method: each trial its median over its repetitions; against the best, the Hodges-Lehmann change of logarithms with its interval, "+
-		"Mann-Whitney U, Holm-corrected over %d tests at %.2f (docs/measurement.md).\n", r.Tests, stats.Alpha)
+	fmt.Fprintf(w, "Method: within each payload, each trial its median over its repetitions; against the best, the Hodges-Lehmann change of logarithms with its interval, "+
+		"Mann-Whitney U, Holm-corrected over all %d tests together at %.2f (docs/measurement.md).\n", r.Tests, stats.Alpha)
 	return nil
 }
 
@@ -111,5 +122,5 @@ func tableWithRecommendation(w io.Writer, runs []report.Row, spec v1alpha1.Exper
 		_, werr := fmt.Fprintf(w, "\nNo recommendation: %v\n", err)
 		return werr
 	}
-	return recommendation(w, r)
+	return recommendation(w, r, recommend.TrialSeconds(spec), false)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/cli/htmlreport"
+	"github.com/serdebench/serdebench/internal/recommend"
 	"github.com/serdebench/serdebench/internal/report"
 )
 
@@ -49,15 +50,13 @@ func readRun(path string) (htmlreport.Run, error) {
 		return htmlreport.Run{}, usagef("%s: %w", path, err)
 	}
 	var spec struct {
-		Spec struct {
-			Objective *v1alpha1.Objective `json:"objective"`
-		} `json:"spec"`
+		Spec v1alpha1.ExperimentSpec `json:"spec"`
 	}
 	if err := json.Unmarshal(js, &spec); err != nil {
 		return htmlreport.Run{}, usagef("%s: spec: %w", path, err)
 	}
 	run := htmlreport.FromLocal(r)
-	run.Objective = spec.Spec.Objective
+	run.Objective, run.TrialSeconds = spec.Spec.Objective, recommend.TrialSeconds(spec.Spec)
 	return run, nil
 }
 

@@ -27,23 +27,40 @@ var Front = []string{"recordsPerSecond", "endToEndMicros.p99", "serializedBytesP
 type Other struct {
 	Name string
 	// Change is its change from the best (stats.RelativeChange over their
-	// repetitions); P is Holm-adjusted over every comparison with the best.
+	// repetitions); P is Holm-adjusted over every comparison of the result.
 	Change stats.Change
 	P      float64
 	// Tie says the corrected test cannot tell it from the best (false as well when
-	// Result.NeedsRepetitions says no test could).
+	// Choice.NeedsRepetitions says no test could).
 	Tie bool
 }
 
-// Result is a recommendation.
+// Result is a recommendation: one Choice per payload and what else a team does
+// not choose, inconclusive ones first.
 type Result struct {
 	// Objective says what was optimized, in words.
 	Objective string
 	// Metric is the metric the best is chosen and compared by, Unit its unit.
 	Metric, Unit string
-	// Best is the recommended trial; Value its median in Metric.
-	Best  string
-	Value float64
+	Choices      []Choice
+	// Tests is how many comparisons the Holm correction covered: every choice's
+	// together, since the result makes them all at once.
+	Tests int
+}
+
+// Choice is the recommendation among trials that differ only in what a team
+// chooses (codec, client, producer settings): the same payload schema and size,
+// fault scenario and given settings (trial.Settings.Given). Ranking a 1 KiB
+// record's records/s against a 9 KiB one's answers nothing: the size is the
+// team's data.
+type Choice struct {
+	// For names what the trials share, e.g. "business-record 1176 B".
+	For string
+	// Best is the recommended trial; Value its median in the result's Metric
+	// ("" with Message when no trial meets the constraints).
+	Best    string
+	Value   float64
+	Message string
 	// Front is the Pareto front (the default objective), best first.
 	Front []string
 	// Ties are the trials the corrected test cannot tell from Best.
@@ -52,12 +69,16 @@ type Result struct {
 	Others []Other
 	// Infeasible are the trials a constraint rules out, with the reason.
 	Infeasible []string
-	// Repetitions is the fewest repetitions of a compared trial; NeedsRepetitions
-	// is set when the corrected test cannot tell any trial from the best with them.
-	Repetitions, NeedsRepetitions int
-	// Tests is how many comparisons the Holm correction covered.
-	Tests int
+	// Trials counts the choice's trials (configurations); Repetitions is the
+	// fewest repetitions of a compared one. NeedsRepetitions is set when the
+	// corrected test cannot tell any trial from the best with them: the fewest
+	// that can.
+	Trials, Repetitions, NeedsRepetitions int
 }
+
+// Inconclusive says the choice cannot be made yet: more repetitions are needed
+// before any trial can be told from the best.
+func (c Choice) Inconclusive() bool { return c.NeedsRepetitions > 0 }
 
 // Check says whether an objective names metrics that exist.
 func Check(o *v1alpha1.Objective) error {
@@ -89,7 +110,25 @@ func Check(o *v1alpha1.Objective) error {
 	return nil
 }
 
-// Recommend chooses from a run's rows (every repetition) by o (nil: the default).
+// Given names what a row's trial shares with those it is ranked against: its
+// payload (schema and size), its fault and its given settings.
+func Given(r report.Row) string {
+	size := fmt.Sprintf("%d B", r.SizeBytes)
+	if r.Source {
+		size = fmt.Sprintf("mean %d B", r.SizeBytes)
+	}
+	parts := []string{strings.TrimSpace(r.Schema + " " + size)}
+	if r.Fault != "" {
+		parts = append(parts, "fault "+r.Fault)
+	}
+	if r.Given != "" {
+		parts = append(parts, r.Given)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Recommend chooses from a run's rows (every repetition) by o (nil: the
+// default), within each group of rows that share Given.
 func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	if err := Check(o); err != nil {
 		return Result{}, fmt.Errorf("spec.objective: %w", err)
@@ -98,38 +137,17 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	if len(groups) == 0 {
 		return Result{}, fmt.Errorf("no trials to recommend from")
 	}
-	rows := report.Aggregate(runs)
 	byName := map[string][]report.Row{}
 	for _, g := range groups {
 		byName[report.ConfigOf(g[0])] = g
 	}
 	var out Result
-	var feasible []report.Row
-	for _, r := range rows {
-		if why := violates(r, o); why != "" {
-			out.Infeasible = append(out.Infeasible, r.Name+": "+why)
-			continue
-		}
-		feasible = append(feasible, r)
-	}
-	if len(feasible) == 0 {
-		return out, fmt.Errorf("no trial meets the constraints: %s", strings.Join(out.Infeasible, "; "))
-	}
-	var m report.Metric
+	m := report.Metrics[0]
 	if o != nil && o.Optimize != "" {
 		m, _ = report.MetricNamed(o.Optimize)
 		out.Objective = fmt.Sprintf("%s %s", direction(m), m.Name)
-		slices.SortStableFunc(feasible, func(a, b report.Row) int { return compare(m, a, b) })
 	} else {
-		m = report.Metrics[0]
-		front := pareto(feasible)
-		out.Objective = "the Pareto front over " + strings.Join(available(feasible), ", ") + "; of it the highest " + m.Name
-		slices.SortStableFunc(front, func(a, b report.Row) int { return compare(m, a, b) })
-		for _, r := range front {
-			out.Front = append(out.Front, r.Name)
-		}
-		best := front[0]
-		feasible = append([]report.Row{best}, slices.DeleteFunc(feasible, func(r report.Row) bool { return r.Name == best.Name })...)
+		out.Objective = "the Pareto front over " + strings.Join(available(report.Aggregate(runs)), ", ") + "; of it the highest " + m.Name
 	}
 	if o != nil {
 		for _, c := range o.Constraints {
@@ -141,30 +159,100 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 			out.Objective += fmt.Sprintf(", %s %s %d %s", c.Metric, word, *bound, cm.Unit)
 		}
 	}
-	best := feasible[0]
-	out.Metric, out.Unit, out.Best, out.Value = m.Name, m.Unit, best.Name, m.Of(best)
-	out.Repetitions = len(byName[best.Name])
-	var others []string
-	for _, r := range feasible[1:] {
-		others = append(others, r.Name)
-		out.Repetitions = min(out.Repetitions, len(byName[r.Name]))
+	out.Metric, out.Unit = m.Name, m.Unit
+	var order []string
+	rowsFor := map[string][]report.Row{}
+	for _, r := range report.Aggregate(runs) {
+		k := Given(r)
+		if _, ok := rowsFor[k]; !ok {
+			order = append(order, k)
+		}
+		rowsFor[k] = append(rowsFor[k], r)
 	}
-	// The same family of tests as the table's against its baseline trial.
-	vs, tests := report.VersusAmong(runs, m, best.Name, others)
-	out.Tests = tests
-	if out.Tests > 0 && stats.MinP(out.Repetitions, out.Repetitions)*float64(out.Tests) >= stats.Alpha {
-		out.NeedsRepetitions = stats.RepetitionsFor(out.Tests)
+	// Every choice's comparisons with its best, as one family.
+	type test struct{ choice, other int }
+	var tests []test
+	var ps []float64
+	for _, k := range order {
+		c := choose(rowsFor[k], o, m, byName)
+		c.For = k
+		for i := range c.Others {
+			tests = append(tests, test{len(out.Choices), i})
+			ps = append(ps, c.Others[i].Change.P)
+		}
+		out.Choices = append(out.Choices, c)
 	}
-	for _, name := range others {
-		v := vs[name]
-		// Undecided with too few repetitions: neither a tie nor worse.
-		x := Other{Name: name, Change: v.Change, P: v.P, Tie: out.NeedsRepetitions == 0 && !v.Significant}
-		out.Others = append(out.Others, x)
-		if x.Tie {
-			out.Ties = append(out.Ties, x.Name)
+	if !slices.ContainsFunc(out.Choices, func(c Choice) bool { return c.Best != "" }) {
+		var why []string
+		for _, c := range out.Choices {
+			why = append(why, c.Infeasible...)
+		}
+		return out, fmt.Errorf("no trial meets the constraints: %s", strings.Join(why, "; "))
+	}
+	adj := stats.Holm(ps)
+	out.Tests = stats.Tests(ps)
+	for i := range out.Choices {
+		c := &out.Choices[i]
+		if len(c.Others) > 0 && stats.MinP(c.Repetitions, c.Repetitions)*float64(out.Tests) >= stats.Alpha {
+			c.NeedsRepetitions = stats.RepetitionsFor(out.Tests)
 		}
 	}
+	for i, t := range tests {
+		c := &out.Choices[t.choice]
+		x := &c.Others[t.other]
+		// Undecided with too few repetitions: neither a tie nor worse.
+		x.P, x.Tie = adj[i], c.NeedsRepetitions == 0 && !(adj[i] < stats.Alpha)
+		if x.Tie {
+			c.Ties = append(c.Ties, x.Name)
+		}
+	}
+	slices.SortStableFunc(out.Choices, func(a, b Choice) int {
+		switch {
+		case a.Inconclusive() == b.Inconclusive():
+			return 0
+		case a.Inconclusive():
+			return -1
+		}
+		return 1
+	})
 	return out, nil
+}
+
+// choose ranks one group's rows by o in m: the best, the front, the others
+// against the best with their uncorrected tests (Recommend corrects them).
+func choose(rows []report.Row, o *v1alpha1.Objective, m report.Metric, byName map[string][]report.Row) Choice {
+	c := Choice{Trials: len(rows)}
+	var feasible []report.Row
+	for _, r := range rows {
+		if why := violates(r, o); why != "" {
+			c.Infeasible = append(c.Infeasible, r.Name+": "+why)
+			continue
+		}
+		feasible = append(feasible, r)
+	}
+	if len(feasible) == 0 {
+		c.Message = "no trial meets the constraints: " + strings.Join(c.Infeasible, "; ")
+		return c
+	}
+	if o != nil && o.Optimize != "" {
+		slices.SortStableFunc(feasible, func(a, b report.Row) int { return compare(m, a, b) })
+	} else {
+		front := pareto(feasible)
+		slices.SortStableFunc(front, func(a, b report.Row) int { return compare(m, a, b) })
+		for _, r := range front {
+			c.Front = append(c.Front, r.Name)
+		}
+		best := front[0]
+		feasible = append([]report.Row{best}, slices.DeleteFunc(feasible, func(r report.Row) bool { return r.Name == best.Name })...)
+	}
+	best := feasible[0]
+	c.Best, c.Value = best.Name, m.Of(best)
+	c.Repetitions = len(byName[best.Name])
+	for _, r := range feasible[1:] {
+		c.Repetitions = min(c.Repetitions, len(byName[r.Name]))
+		c.Others = append(c.Others, Other{Name: r.Name, Change: report.DifferenceOf(m, byName[best.Name], byName[r.Name])})
+	}
+	return c
 }
 
 func direction(m report.Metric) string {
@@ -262,44 +350,83 @@ func pareto(rows []report.Row) []report.Row {
 	return out
 }
 
-// Summary is the recommendation in one line: the best, its ties and every other
-// trial's change with its interval and confidence.
-func (r Result) Summary() string {
+// Line is a choice in one line: what it is for, then for a conclusive one the
+// best, its ties and every other trial's change with its interval and
+// confidence; for an inconclusive one that it is, and the trials so far ahead.
+func (r Result) Line(c Choice) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s %s %s)", r.Best, r.Metric, formatValue(r.Value), r.Unit)
+	fmt.Fprintf(&b, "%s: ", c.For)
 	switch {
-	case r.NeedsRepetitions > 0:
-		fmt.Fprintf(&b, "; with %d repetition(s) no trial can be told from it after correction over %d tests: needs ≥ %d", r.Repetitions, r.Tests, r.NeedsRepetitions)
-	case len(r.Ties) > 0:
-		fmt.Fprintf(&b, "; ties: %s", strings.Join(r.Ties, ", "))
+	case c.Best == "":
+		b.WriteString(c.Message)
+		return b.String()
+	case c.Inconclusive():
+		fmt.Fprintf(&b, "inconclusive (%d repetition(s); telling %d trials apart needs ≥ %d); ahead so far: %s (%s %s %s)",
+			c.Repetitions, c.Trials, c.NeedsRepetitions, c.Best, r.Metric, formatValue(c.Value), r.Unit)
+	default:
+		fmt.Fprintf(&b, "%s (%s %s %s)", c.Best, r.Metric, formatValue(c.Value), r.Unit)
+		if len(c.Ties) > 0 {
+			fmt.Fprintf(&b, "; cannot be told from it: %s", strings.Join(c.Ties, ", "))
+		}
 	}
-	shown := 0
-	for _, o := range r.nearest() {
+	shown, rest := 0, 0
+	for _, o := range c.nearest() {
 		if o.Tie || math.IsNaN(o.Change.Percent) {
 			continue
 		}
 		if shown == SummaryOthers {
-			rest := 0
-			for _, x := range r.Others {
-				if !x.Tie && !math.IsNaN(x.Change.Percent) {
-					rest++
-				}
-			}
-			fmt.Fprintf(&b, "; %d more, further behind", rest-shown)
-			break
+			rest++
+			continue
 		}
-		c := o.Change
-		fmt.Fprintf(&b, "; %s %+.0f %%", o.Name, c.Percent)
-		if !math.IsNaN(c.LowPercent) && c.Confidence > 0 {
-			fmt.Fprintf(&b, " [%+.0f, %+.0f] %.0f %%", c.LowPercent, c.HighPercent, 100*c.Confidence)
+		ch := o.Change
+		fmt.Fprintf(&b, "; %s %+.0f %%", o.Name, ch.Percent)
+		if !math.IsNaN(ch.LowPercent) && ch.Confidence > 0 {
+			fmt.Fprintf(&b, " [%+.0f, %+.0f] %.0f %%", ch.LowPercent, ch.HighPercent, 100*ch.Confidence)
 		}
 		shown++
+	}
+	if rest > 0 {
+		fmt.Fprintf(&b, "; %d more, further behind", rest)
 	}
 	return b.String()
 }
 
-// SummaryOthers and BlockOthers bound how many other trials the one-line summary
-// and the result's block list (the nearest to the best first): a result at the
+// Advice says what to run when a choice is inconclusive ("" when none is): the
+// repetitions every trial needs, the trial runs that makes and, given each
+// trial's seconds of warmup and measuring (0: unknown, by record count), the
+// least time they take.
+func (r Result) Advice(trialSeconds int) string {
+	needs, runs, open := 0, 0, 0
+	for _, c := range r.Choices {
+		needs = max(needs, c.NeedsRepetitions)
+		if c.Inconclusive() {
+			open++
+		}
+	}
+	if needs == 0 {
+		return ""
+	}
+	for _, c := range r.Choices {
+		runs += c.Trials * needs
+	}
+	s := fmt.Sprintf("%d of %d choice(s) inconclusive: set `repetitions: %d` in the experiment's spec and run it again (%d trial runs", open, len(r.Choices), needs, runs)
+	if trialSeconds > 0 {
+		s += fmt.Sprintf(" of %d s each: at least %d minutes", trialSeconds, (runs*trialSeconds+59)/60)
+	}
+	return s + ")"
+}
+
+// TrialSeconds is a trial's warmup and measured window in seconds, as spec sets
+// them: 0 when either is a record count (its time is unknown before it runs).
+func TrialSeconds(spec v1alpha1.ExperimentSpec) int {
+	if spec.DurationSeconds == nil || spec.Warmup.Records > 0 {
+		return 0
+	}
+	return int(*spec.DurationSeconds + spec.Warmup.DurationSeconds)
+}
+
+// SummaryOthers and BlockOthers bound how many other trials a choice's line and
+// the result's block list (the nearest to the best first): a result at the
 // 256-trial cap must stay under its size target; serdebench recommend lists all.
 const (
 	SummaryOthers = 8
@@ -307,8 +434,8 @@ const (
 )
 
 // nearest are the other trials, the ties and then the nearest to the best first.
-func (r Result) nearest() []Other {
-	out := slices.Clone(r.Others)
+func (c Choice) nearest() []Other {
+	out := slices.Clone(c.Others)
 	slices.SortStableFunc(out, func(a, b Other) int {
 		if a.Tie != b.Tie {
 			if a.Tie {
@@ -341,27 +468,37 @@ func formatValue(v float64) string {
 }
 
 // Block is the recommendation as a SerializationResult records it; err (no
-// recommendation) becomes its message.
-func Block(r Result, err error) *v1alpha1.Recommendation {
+// recommendation) becomes its message. trialSeconds is as Advice's.
+func Block(r Result, err error, trialSeconds int) *v1alpha1.Recommendation {
 	if err != nil {
-		return &v1alpha1.Recommendation{Message: err.Error(), Summary: "no recommendation: " + err.Error()}
+		return &v1alpha1.Recommendation{Objective: r.Objective, Message: err.Error()}
 	}
 	dec := func(v float64) string { return report.Decimal(v, 2) }
-	out := &v1alpha1.Recommendation{Objective: r.Objective, Metric: r.Metric, Unit: r.Unit, Best: r.Best, Value: dec(r.Value),
-		Front: r.Front, Ties: r.Ties, Infeasible: r.Infeasible, NeedsRepetitions: int32(r.NeedsRepetitions), Summary: r.Summary()}
-	others := r.nearest()
-	if len(others) > BlockOthers {
-		out.OthersOmitted = int32(len(others) - BlockOthers)
-		others = others[:BlockOthers]
-	}
-	for _, o := range others {
-		a := v1alpha1.RecommendedAlternative{Name: o.Name, ChangePercent: dec(o.Change.Percent), Tie: o.Tie}
-		if o.Change.Confidence > 0 {
-			a.ChangeLowPercent, a.ChangeHighPercent = dec(o.Change.LowPercent), dec(o.Change.HighPercent)
-			a.ConfidencePermille = int32(math.Floor(1000 * o.Change.Confidence))
-			a.PValue = report.Decimal(o.P, 4)
+	out := &v1alpha1.Recommendation{Objective: r.Objective, Metric: r.Metric, Unit: r.Unit, Tests: int32(r.Tests), Advice: r.Advice(trialSeconds)}
+	for _, c := range r.Choices {
+		rc := v1alpha1.RecommendedChoice{For: c.For, Best: c.Best, Front: c.Front, Ties: c.Ties, Infeasible: c.Infeasible,
+			NeedsRepetitions: int32(c.NeedsRepetitions), Summary: r.Line(c), Message: c.Message}
+		if c.Best != "" {
+			rc.Value = dec(c.Value)
 		}
-		out.Others = append(out.Others, a)
+		others := c.nearest()
+		if len(others) > BlockOthers {
+			rc.OthersOmitted = int32(len(others) - BlockOthers)
+			others = others[:BlockOthers]
+		}
+		for _, o := range others {
+			a := v1alpha1.RecommendedAlternative{Name: o.Name, ChangePercent: dec(o.Change.Percent), Tie: o.Tie}
+			if o.Change.Confidence > 0 {
+				a.ChangeLowPercent, a.ChangeHighPercent = dec(o.Change.LowPercent), dec(o.Change.HighPercent)
+				a.ConfidencePermille = int32(math.Floor(1000 * o.Change.Confidence))
+			}
+			// A p-value only where the test could decide.
+			if !c.Inconclusive() && !math.IsNaN(o.P) {
+				a.PValue = report.Decimal(o.P, 4)
+			}
+			rc.Others = append(rc.Others, a)
+		}
+		out.Choices = append(out.Choices, rc)
 	}
 	return out
 }

@@ -19,14 +19,20 @@ type trialSpec struct {
 }
 
 // rows are reps repetitions of each trial with 2 % noise (seeded).
-func rows(reps int, ts ...trialSpec) []report.Row {
-	rng := rand.New(rand.NewPCG(1, uint64(reps)))
+func rows(reps int, ts ...trialSpec) []report.Row { return sized(reps, 1176, "", ts...) }
+
+// sized are rows of records of size bytes under given settings.
+func sized(reps int, size int32, given string, ts ...trialSpec) []report.Row {
+	rng := rand.New(rand.NewPCG(uint64(size), uint64(reps)))
 	var out []report.Row
 	for k := range reps {
 		for i, t := range ts {
 			n := func() float64 { return math.Exp(0.02 * rng.NormFloat64()) }
-			name := fmt.Sprintf("t%03d-%s-1176b", i, t.codec)
-			r := report.Row{Name: name, Config: name, Codec: t.codec, SizeBytes: 1176, RecordsPerSecond: t.rps * n(), P99: int64(t.p99 * n()),
+			name := fmt.Sprintf("t%03d-%s-%db", i, t.codec, size)
+			if given != "" {
+				name += "-" + given
+			}
+			r := report.Row{Name: name, Config: name, Codec: t.codec, SizeBytes: size, Schema: "business-record", Given: given, RecordsPerSecond: t.rps * n(), P99: int64(t.p99 * n()),
 				SerializedBytes: t.ser, WorkerCPUMicros: t.cpu * n(), UsageScope: "process"}
 			if reps > 1 {
 				r.Name, r.Repetition = fmt.Sprintf("%s-r%d", name, k+1), k+1
@@ -49,10 +55,11 @@ var thesis = []trialSpec{
 // protobuf and msgpack, 1 % apart at 2 % noise: either), the other ties with it at
 // 6 repetitions, and json and avro are worse, with their intervals.
 func TestParetoDefault(t *testing.T) {
-	r, err := Recommend(rows(6, thesis...), nil)
-	if err != nil {
-		t.Fatal(err)
+	res, err := Recommend(rows(6, thesis...), nil)
+	if err != nil || len(res.Choices) != 1 {
+		t.Fatal(err, res)
 	}
+	r := res.Choices[0]
 	twins := map[string]string{"t001-protobuf-1176b": "t002-msgpack-1176b", "t002-msgpack-1176b": "t001-protobuf-1176b"}
 	if twins[r.Best] == "" || r.Front[0] != r.Best || !slices.Contains(r.Front, "t003-avro-1176b") || slices.Contains(r.Front, "t000-json-1176b") ||
 		r.NeedsRepetitions != 0 {
@@ -70,7 +77,7 @@ func TestParetoDefault(t *testing.T) {
 	if json.Tie || json.Change.Percent > -55 || json.Change.Percent < -65 || json.Change.LowPercent > json.Change.Percent || json.Change.Confidence < 0.95 {
 		t.Fatalf("json against the best: %+v", json)
 	}
-	if s := r.Summary(); !strings.Contains(s, "ties: "+twins[r.Best]) || !strings.Contains(s, "t000-json-1176b -6") || !strings.Contains(s, "] 9") {
+	if s := res.Line(r); !strings.Contains(s, "cannot be told from it: "+twins[r.Best]) || !strings.Contains(s, "t000-json-1176b -6") || !strings.Contains(s, "] 9") {
 		t.Fatalf("summary %q", s)
 	}
 }
@@ -85,16 +92,16 @@ func TestObjectiveAndConstraints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Best != "t003-avro-1176b" || len(r.Infeasible) != 3 || !strings.Contains(r.Infeasible[0], "endToEndMicros.p99") ||
+	if c := r.Choices[0]; c.Best != "t003-avro-1176b" || len(c.Infeasible) != 3 || !strings.Contains(c.Infeasible[0], "endToEndMicros.p99") ||
 		!strings.Contains(r.Objective, "maximize recordsPerSecond, endToEndMicros.p99 ≤ 11000 µs") {
 		t.Fatalf("%+v", r)
 	}
-	if r, err := Recommend(rows(5, thesis...), &v1alpha1.Objective{Optimize: "endToEndMicros.p99"}); err != nil || r.Best != "t003-avro-1176b" {
+	if r, err := Recommend(rows(5, thesis...), &v1alpha1.Objective{Optimize: "endToEndMicros.p99"}); err != nil || r.Choices[0].Best != "t003-avro-1176b" {
 		t.Fatalf("minimize p99: %+v %v", r, err)
 	}
 	// A count measured at 0 is measured: no lost records meets "at most 0".
 	if r, err := Recommend(rows(5, thesis...), &v1alpha1.Objective{Constraints: []v1alpha1.Constraint{{Metric: "lostRecords", AtMost: at(0)}}}); err != nil ||
-		len(r.Infeasible) != 0 {
+		len(r.Choices[0].Infeasible) != 0 {
 		t.Fatalf("lostRecords ≤ 0: %+v %v", r, err)
 	}
 	if _, err := Recommend(rows(1, thesis...), &v1alpha1.Objective{Optimize: "speed"}); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) ||
@@ -111,15 +118,59 @@ func TestObjectiveAndConstraints(t *testing.T) {
 // apart: the choice is made by the medians and the recommendation says how many
 // repetitions a verdict needs, never calling a trial a tie or worse.
 func TestOneRepetitionSaysWhatItNeeds(t *testing.T) {
-	r, err := Recommend(rows(1, thesis...), nil)
+	res, err := Recommend(rows(1, thesis...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Best != "t001-protobuf-1176b" || r.NeedsRepetitions != 5 || len(r.Ties) != 0 || !strings.Contains(r.Summary(), "needs ≥ 5") {
-		t.Fatalf("%+v\n%s", r, r.Summary())
+	r := res.Choices[0]
+	if r.Best != "t001-protobuf-1176b" || r.NeedsRepetitions != 5 || !r.Inconclusive() || len(r.Ties) != 0 || !strings.Contains(res.Line(r), "inconclusive") {
+		t.Fatalf("%+v\n%s", r, res.Line(r))
 	}
-	b := Block(r, nil)
-	if b.Best != r.Best || b.NeedsRepetitions != 5 || len(b.Others) != 3 || b.Others[0].ChangeLowPercent != "" || b.Summary == "" {
+	if a := res.Advice(12); !strings.Contains(a, "`repetitions: 5`") || !strings.Contains(a, "20 trial runs of 12 s each: at least 4 minutes") {
+		t.Fatalf("advice %q", a)
+	}
+	b := Block(res, nil, 12)
+	c := b.Choices[0]
+	if c.Best != r.Best || c.NeedsRepetitions != 5 || len(c.Others) != 3 || c.Others[0].ChangeLowPercent != "" || c.Others[0].PValue != "" ||
+		c.Summary == "" || b.Advice == "" {
 		t.Fatalf("block %+v", b)
+	}
+}
+
+// TestPerPayload: trials are ranked only against trials of the same payload and
+// given settings, never a 1 KiB record's records/s against a 9 KiB one's; the
+// tests of every choice are corrected together; a choice whose trials ran once
+// is inconclusive and comes first, the advice counting every trial's runs.
+func TestPerPayload(t *testing.T) {
+	slow := slices.Clone(thesis)
+	for i := range slow {
+		slow[i].rps /= 4 // every 9312 B trial is slower than every 1176 B one
+	}
+	runs := append(append(rows(6, thesis...), sized(1, 9312, "", slow...)...), sized(6, 1176, "rate=1000/s", thesis...)...)
+	res, err := Recommend(runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fors []string
+	for _, c := range res.Choices {
+		fors = append(fors, c.For)
+	}
+	want := []string{"business-record 9312 B", "business-record 1176 B", "business-record 1176 B, rate=1000/s"}
+	if !slices.Equal(fors, want) || res.Tests != 9 {
+		t.Fatalf("choices %q, tests %d, want %q and 9", fors, res.Tests, want)
+	}
+	if c := res.Choices[0]; !c.Inconclusive() || c.Best != "t001-protobuf-9312b" || len(c.Others) != 3 {
+		t.Fatalf("9312 B: %+v", c)
+	}
+	for _, c := range res.Choices[1:] {
+		if c.Inconclusive() || !strings.Contains(c.Best, "-1176b") || len(c.Others) != 3 || slices.ContainsFunc(c.Others, func(o Other) bool {
+			return strings.Contains(o.Name, "9312b") || strings.Contains(o.Name, "rate") != strings.Contains(c.Best, "rate")
+		}) {
+			t.Fatalf("%s: %+v", c.For, c)
+		}
+	}
+	// 6 repetitions each can decide among 9 tests (6 is the fewest that can).
+	if res.Choices[0].NeedsRepetitions != 6 || !strings.Contains(res.Advice(0), "`repetitions: 6`") || !strings.Contains(res.Advice(0), "72 trial runs)") {
+		t.Fatalf("advice %q (needs %d)", res.Advice(0), res.Choices[0].NeedsRepetitions)
 	}
 }

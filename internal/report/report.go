@@ -63,6 +63,9 @@ type Row struct {
 	// which one it is (0 without repetitions). An aggregated row (Aggregate) is
 	// named by its Config and Runs counts its repetitions.
 	Name, Config, Codec, Settings string
+	// Given is the part of Settings a team's traffic gives rather than it chooses
+	// (trial.Settings.Given): a recommendation ranks rows that share it.
+	Given string
 	// Runtime is the workers' runtimes (trial.Settings.Runtimes: "go", "jvm→go").
 	Runtime                                     string
 	Repetition, Runs                            int
@@ -153,7 +156,7 @@ func LocalRows(trials []TrialResult) []Row {
 			size = int32(r.PayloadBytesPerRecord + 0.5) // the samples' mean JSON size
 		}
 		rows = append(rows, Row{Name: t.Trial.Name, Config: t.Trial.Config, Repetition: int(t.Trial.Repetition), Runs: 1,
-			Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(), Runtime: t.Trial.Settings.Runtimes(),
+			Codec: string(t.Trial.Codec), Settings: t.Trial.Settings.Describe(), Given: t.Trial.Settings.Given(), Runtime: t.Trial.Settings.Runtimes(),
 			E2EMean: r.EndToEnd.Mean, AckMean: r.Ack.Mean, AckP50: r.Ack.P50, AckP99: r.Ack.P99, Failed: r.Failed,
 			SizeBytes: size, SerializedBytes: r.SerializedBytesPerRecord, HeaderBytes: r.HeaderBytesPerRecord, RecordsPerSecond: r.RecordsPerSecond,
 			MBPerSec: r.SerializedMBPerSecond, SerMicros: r.SerializeMicrosPerRecord, DeserMicros: r.DeserializeMicrosPerRecord,
@@ -203,7 +206,7 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 	rows := make([]Row, 0, len(res.Trials))
 	for _, t := range res.Trials {
 		rows = append(rows, Row{Name: t.Name, Config: t.Config, Repetition: int(t.Repetition), Runs: 1,
-			Codec: string(t.Codec), Settings: t.Settings.Describe(), Runtime: t.Settings.Runtimes(),
+			Codec: string(t.Codec), Settings: t.Settings.Describe(), Given: t.Settings.Given(), Runtime: t.Settings.Runtimes(),
 			E2EMean: float64(t.EndToEndMicros.Mean), AckMean: float64(t.AckMicros.Mean), AckP50: t.AckMicros.P50, AckP99: t.AckMicros.P99,
 			Failed:    t.FailedRecords,
 			SizeBytes: t.SizeBytes, SerializedBytes: float64(t.SerializedBytesPerRecord), HeaderBytes: float64(t.HeaderBytesPerRecord),

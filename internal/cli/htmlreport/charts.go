@@ -64,6 +64,7 @@ func seriesName(runs []Run, i int, name string) string {
 func Charts(runs []Run) []Chart {
 	l := newLabeler(runs)
 	return []Chart{
+		paretoChart(runs, l),
 		perVariant(runs, l, "throughput", "Throughput per codec and size", "records/s",
 			"Records per second end to end (producers' measured window, warmup excluded); one bar per payload size. "+
 				"A repeated trial's bar is the median over its repetitions, its error bar the median's confidence interval (the table says at which confidence).",
@@ -80,39 +81,45 @@ func Charts(runs []Run) []Chart {
 		latency(runs, l),
 		overTime(runs, l),
 		p99OverTime(runs, l),
-		paretoChart(runs, l),
 	}
 }
 
-// paretoChart draws the last run's trials by records/s and end-to-end p99 (the
-// recommendation's Pareto front highlighted, its choice marked), with error bars
-// where a trial's figures are medians of repetitions.
+// paretoChart draws the last run's trials by records/s and end-to-end p99, one
+// series per recommendation choice (a payload and what else the team does not
+// choose: comparing across them answers nothing), every point labelled, each
+// choice's recommended trial marked; error bars where a trial's figures are
+// medians of repetitions.
 func paretoChart(runs []Run, l labeler) Chart {
 	run := runs[len(runs)-1]
 	rps := report.Metrics[0]
 	p99, _ := report.MetricNamed("endToEndMicros.p99")
 	rec, err := recommend.Recommend(run.Runs, run.Objective)
-	caption := "Each trial of " + run.Label + " by records/s (higher is better) and end-to-end p99 in ms (lower is better); error bars are a repeated trial's median intervals (the table gives their confidence). "
+	caption := "Each trial of " + run.Label + " by records/s (higher is better) and end-to-end p99 in ms (lower is better), one colour per payload; " +
+		"the pin marks each payload's recommended trial (or, where inconclusive, the one ahead so far); error bars are a repeated trial's median intervals (the table gives their confidence). "
 	if err != nil {
 		caption += "No recommendation: " + err.Error() + "."
-	} else {
-		caption += "Recommended by " + rec.Objective + ": " + rec.Summary() + "."
 	}
+	best := map[string]bool{}
+	for _, c := range rec.Choices {
+		best[c.Best] = true
+	}
+	var order []string
 	groups := map[string][]any{}
-	var errs []any
+	var pins, errs []any
 	points := 0
 	for _, row := range run.Rows {
 		x, y := round(rps.Of(row)), round(p99.Of(row)/1e3)
 		pt := map[string]any{"value": []float64{x, y}, "name": l.trial(row)}
-		group := "other trials"
-		switch {
-		case err == nil && row.Name == rec.Best:
-			group = "recommended"
-		case err == nil && slices.Contains(rec.Front, row.Name):
-			group = "Pareto front"
+		k := recommend.Given(row)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
 		}
-		groups[group] = append(groups[group], pt)
+		groups[k] = append(groups[k], pt)
 		points++
+		if err == nil && best[row.Name] {
+			pins = append(pins, pt)
+			points++
+		}
 		if lo, hi, ok := interval(row, rps); ok {
 			errs = append(errs, []float64{round(lo), y}, []float64{round(hi), y}, nil)
 			points += 2
@@ -122,16 +129,13 @@ func paretoChart(runs []Run, l labeler) Chart {
 			points += 2
 		}
 	}
+	label := map[string]any{"show": true, "formatter": "{b}", "position": "right", "fontSize": 10}
 	var series []map[string]any
-	for _, g := range []struct {
-		name, symbol string
-		size         int
-	}{{"other trials", "circle", 9}, {"Pareto front", "diamond", 13}, {"recommended", "pin", 30}} {
-		s := map[string]any{"type": "scatter", "name": g.name, "data": groups[g.name], "symbol": g.symbol, "symbolSize": g.size, "z": 5}
-		if g.name == "recommended" {
-			s["label"] = map[string]any{"show": true, "formatter": "{b}", "position": "top"}
-		}
-		series = append(series, s)
+	for _, k := range order {
+		series = append(series, map[string]any{"type": "scatter", "name": k, "data": groups[k], "symbolSize": 10, "z": 5, "label": label})
+	}
+	if len(pins) > 0 {
+		series = append(series, map[string]any{"type": "scatter", "name": "recommended", "data": pins, "symbol": "pin", "symbolSize": 30, "z": 6})
 	}
 	if len(errs) > 0 {
 		series = append(series, map[string]any{"type": "line", "name": "intervals", "data": errs, "symbol": "none", "connectNulls": false,
@@ -145,7 +149,7 @@ func paretoChart(runs []Run, l labeler) Chart {
 		"yAxis":   map[string]any{"type": "value", "name": "p99 ms", "scale": true},
 		"series":  series,
 	}
-	return Chart{ID: "pareto", Title: "Recommendation: records/s against p99", Caption: caption, Option: opt, Points: points}
+	return Chart{ID: "pareto", Title: "Records/s against p99, per payload", Caption: caption, Option: opt, Points: points}
 }
 
 func barOption(unit string, cats []string, series []map[string]any) map[string]any {

@@ -12,6 +12,7 @@ import (
 	"github.com/serdebench/serdebench/api/trial"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/recommend"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -29,8 +30,10 @@ type Run struct {
 	Runs []report.Row
 	// Trials hold each row's distributions and series, in the same order.
 	Trials []Trial
-	// Objective is the experiment's spec.objective (nil: the default).
-	Objective *v1alpha1.Objective
+	// Objective is the experiment's spec.objective (nil: the default);
+	// TrialSeconds a trial's warmup and measured window (recommend.TrialSeconds).
+	Objective    *v1alpha1.Objective
+	TrialSeconds int
 }
 
 // Trial is what the report draws for one trial beyond its table row.
@@ -91,7 +94,7 @@ func curve(vals ...int64) []Percentile {
 
 // FromResult is a SerializationResult as a run.
 func FromResult(res *v1alpha1.SerializationResult) Run {
-	run := Run{Label: res.Name, Objective: res.Experiment.Spec.Objective}
+	run := Run{Label: res.Name, Objective: res.Experiment.Spec.Objective, TrialSeconds: recommend.TrialSeconds(res.Experiment.Spec.ExperimentSpec)}
 	rows := report.ResultRows(res)
 	env := res.Environment
 	run.Environment = nonEmpty([][2]string{

@@ -9,9 +9,11 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/serdebench/serdebench/internal/compare"
+	"github.com/serdebench/serdebench/internal/recommend"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/third_party/echarts"
@@ -31,6 +33,36 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"pct": func(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + " %" },
 }).Parse(pageTemplate))
+
+// Advice is what the report opens with: the last run's recommendation, one
+// line per choice, inconclusive ones first with what to run.
+type Advice struct {
+	Run, Objective, Advice, Error string
+	Choices                       []AdviceLine
+}
+
+// AdviceLine is one choice of the recommendation in words.
+type AdviceLine struct {
+	For, Line    string
+	Inconclusive bool
+}
+
+// AdviceOf is run's recommendation in words.
+func AdviceOf(run Run) Advice {
+	a := Advice{Run: run.Label}
+	r, err := recommend.Recommend(run.Runs, run.Objective)
+	a.Objective = r.Objective
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	a.Advice = r.Advice(run.TrialSeconds)
+	for _, c := range r.Choices {
+		line := r.Line(c)
+		a.Choices = append(a.Choices, AdviceLine{For: c.For, Line: strings.TrimPrefix(line, c.For+": "), Inconclusive: c.Inconclusive()})
+	}
+	return a
+}
 
 // Write writes the report on runs (the last one is compared with the ones before it
 // when there are several) as one HTML file.
@@ -58,7 +90,8 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 		Generated  string
 		ECharts    template.JS
 		Version    string
-	}{Runs: runs, Columns: report.Columns(), Generated: generated.UTC().Format(time.RFC3339),
+		Advice     Advice
+	}{Advice: AdviceOf(runs[len(runs)-1]), Runs: runs, Columns: report.Columns(), Generated: generated.UTC().Format(time.RFC3339),
 		ECharts: template.JS(echarts.JS), Version: echarts.Version, Confidence: stats.Confidence, Options: compare.DefaultOptions}
 	for _, c := range charts {
 		// encoding/json escapes <, > and & in strings, so no value can end the script.
