@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/trial"
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
 	"github.com/serdebench/serdebench/workers/summary"
 )
@@ -287,13 +289,28 @@ func TestThesisBatch(t *testing.T) {
 		t.Fatalf("build CLI: %v\n%s", err, out)
 	}
 	out, err := exec.Command(cli, "get", "result", res.Name, "-n", namespace, "--kubeconfig", stack.kubeconfig).CombinedOutput()
-	main, _, _ := strings.Cut(string(out), "Client internals")
-	if err != nil || !strings.Contains(main, "E2E mean µs") || strings.Count(main, " acks=1 snappy") != 12 ||
-		strings.Count(string(out), " acks=1 snappy") != 24 || !strings.Contains(string(out), "Broker CPU: not read: no pod in namespace") {
-		// 12 trials in the table, and again in the client internals under it.
+	// The settings every trial shares said once above the table, a row marked per
+	// payload, nothing wider than 120 columns.
+	if err != nil || !strings.Contains(string(out), "Every trial: batch acks=1 snappy") || strings.Count(string(out), " acks=1 snappy") != 1 ||
+		!strings.Contains(string(out), "p99 ms") || !strings.Contains(string(out), "Broker CPU: not read: no pod in namespace") ||
+		!strings.Contains(string(out), "Recommendation per payload") {
 		t.Fatalf("serdebench get result: %v\n%s", err, out)
 	}
+	_, table, _ := strings.Cut(string(out), "Every trial: ")
+	table, _, _ = strings.Cut(table, "\n\n")
+	for _, l := range strings.Split(table, "\n") {
+		if n := utf8.RuneCountInString(l); n > report.Width {
+			t.Errorf("serdebench get result: a line of %d characters: %q", n, l)
+		}
+	}
 	t.Logf("serdebench get result:\n%s", out)
+	out, err = exec.Command(cli, "get", "result", res.Name, "-n", namespace, "--kubeconfig", stack.kubeconfig, "-o", "wide").CombinedOutput()
+	main, _, _ := strings.Cut(string(out), "Client internals")
+	if err != nil || !strings.Contains(main, "E2E mean µs") || strings.Count(main, " acks=1 snappy") != 12 ||
+		strings.Count(string(out), " acks=1 snappy") != 24 {
+		// -o wide: 12 trials in the table, and again in the client internals under it.
+		t.Fatalf("serdebench get result -o wide: %v\n%s", err, out)
+	}
 	deleteAndCheckClean(t, x, []string{stack.kafka})
 }
 

@@ -83,15 +83,17 @@ func getCmd() *cobra.Command {
 	var output string
 	result := &cobra.Command{
 		Use:   "result NAME",
-		Short: "Print a SerializationResult as the table `serdebench run` prints (or JSON, CSV)",
-		Long:  "Prints a SerializationResult of the cluster as the table `serdebench run` prints, or as JSON or CSV.\n\n" + exitHelp(exitOK, exitError, exitUsage),
+		Short: "Print a SerializationResult as the table `serdebench run` prints (or every column, JSON, CSV)",
+		Long:  "Prints a SerializationResult of the cluster as the table `serdebench run` prints (120 columns; -o wide for every column), or as JSON or CSV.\n\n" + exitHelp(exitOK, exitError, exitUsage),
 		Example: `  serdebench get result thesis-batch -n kafka-bench
+  # Every column, and the clients' internals
+  serdebench get result thesis-batch -n kafka-bench -o wide
   # For serdebench compare, report and recommend, or a spreadsheet
   serdebench get result thesis-batch -n kafka-bench -o json > thesis.json
   serdebench get result thesis-batch -n kafka-bench -o csv > thesis.csv`,
 		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := outputOneOf(output, "table", "json", "csv"); err != nil {
+			if err := outputOneOf(output, "table", "wide", "json", "csv"); err != nil {
 				return err
 			}
 			cl, ns, err := f.client()
@@ -108,7 +110,7 @@ func getCmd() *cobra.Command {
 		},
 	}
 	f.bind(result)
-	result.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
+	result.Flags().StringVarP(&output, "output", "o", "table", "output format: table (fits 120 columns), wide (every column), json or csv")
 	c.AddCommand(result, listCmd(kindExperiment), listCmd(kindSchedule), listCmd(kindResult))
 	return c
 }
@@ -137,7 +139,7 @@ func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) 
 		fmt.Fprintf(w, "Broker CPU: %s\n", b)
 	}
 	fmt.Fprintln(w)
-	return tableWithRecommendation(w, report.ResultRows(res), res.Experiment.Spec.ExperimentSpec)
+	return tableWithRecommendation(w, report.ResultRows(res), res.Experiment.Spec.ExperimentSpec, output == "wide")
 }
 
 func waitCmd() *cobra.Command {
@@ -155,7 +157,7 @@ func waitCmd() *cobra.Command {
   serdebench wait thesis-batch -n kafka-bench -o json > thesis.json || echo "exit $?"`,
 		Args: positional(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := outputOneOf(output, "table", "json", "csv"); err != nil {
+			if err := outputOneOf(output, "table", "wide", "json", "csv"); err != nil {
 				return err
 			}
 			cl, ns, err := f.client()

@@ -138,7 +138,7 @@ func runCmd() *cobra.Command {
   make faults EXPERIMENT=config/samples/local/iov-network.yaml`,
 		Args: positional(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			if err := outputOneOf(output, "table", "json", "csv"); err != nil {
+			if err := outputOneOf(output, "table", "wide", "json", "csv"); err != nil {
 				return err
 			}
 			x, trials, _, err := load(file)
@@ -228,7 +228,7 @@ func runCmd() *cobra.Command {
 			case "csv":
 				werr = report.CSV(out, report.LocalRows(results))
 			default:
-				werr = tableWithRecommendation(out, report.LocalRows(results), x.Spec.ExperimentSpec)
+				werr = tableWithRecommendation(out, report.LocalRows(results), x.Spec.ExperimentSpec, output == "wide")
 			}
 			if err != nil {
 				if ctx.Err() != nil {
@@ -242,7 +242,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
 	c.Flags().StringVar(&bootstrap, "bootstrap", "", "Kafka bootstrap servers (default: spec.kafka.bootstrapServers, else "+defaultBootstrap+")")
 	c.Flags().StringVar(&schemaRegistry, "schema-registry", "", "the schema registry's Confluent-compatible API for the /registry codecs (default: spec.kafka.schemaRegistry.url)")
-	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
+	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table (fits 120 columns), wide (every column), json or csv")
 	c.Flags().StringVar(&brokerVersion, "broker-version", os.Getenv("SERDEBENCH_KAFKA_VERSION"), "broker release, recorded in the JSON environment")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	c.Flags().BoolVar(&useTLS, "tls", false, "use TLS to the brokers")

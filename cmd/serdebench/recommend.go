@@ -62,17 +62,18 @@ func recommendCmd() *cobra.Command {
 // then each choice in a line and, with alternatives, every other trial against
 // its best.
 func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternatives bool) error {
-	fmt.Fprintf(w, "\nRecommendation per payload, by %s:\n", r.Objective)
+	say := func(format string, a ...any) { fmt.Fprint(w, report.Wrap(fmt.Sprintf(format, a...))) }
+	say("\nRecommendation per payload, by %s:\n", r.Objective)
 	if a := r.Advice(trialSeconds); a != "" {
-		fmt.Fprintf(w, "  %s\n", a)
+		say("  %s\n", a)
 	}
 	for _, c := range r.Choices {
-		fmt.Fprintf(w, "  %s\n", r.Line(c))
+		say("  %s\n", r.Line(c))
 		if len(c.Front) > 1 && !c.Inconclusive() {
-			fmt.Fprintf(w, "    Pareto front (no other trial is better in every one of its metrics): %s\n", strings.Join(c.Front, ", "))
+			say("    Pareto front (no other trial is better in every one of its metrics): %s\n", strings.Join(c.Front, ", "))
 		}
 		for _, x := range c.Infeasible {
-			fmt.Fprintf(w, "    ruled out: %s\n", x)
+			say("    ruled out: %s\n", x)
 		}
 		if !alternatives || len(c.Others) == 0 {
 			continue
@@ -101,15 +102,34 @@ func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternati
 			return err
 		}
 	}
-	fmt.Fprintf(w, "Method: within each payload, each trial its median over its repetitions; against the best, the Hodges-Lehmann change of logarithms with its interval, "+
+	say("Method: within each payload, each trial its median over its repetitions; against the best, the Hodges-Lehmann change of logarithms with its interval, "+
 		"Mann-Whitney U, Holm-corrected over all %d tests together at %.2f (docs/measurement.md).\n", r.Tests, stats.Alpha)
 	return nil
 }
 
-// tableWithRecommendation writes the table and, under it, what it could tell
-// apart and the recommendation by o.
-func tableWithRecommendation(w io.Writer, runs []report.Row, spec v1alpha1.ExperimentSpec) error {
-	if err := report.Table(w, runs); err != nil {
+// tableWithRecommendation writes the table (every column when wide), each
+// payload's recommended row marked, and under it what it could tell apart and
+// the recommendation by spec.objective.
+func tableWithRecommendation(w io.Writer, runs []report.Row, spec v1alpha1.ExperimentSpec, wide bool) error {
+	r, recErr := recommend.Recommend(runs, spec.Objective)
+	marks := report.Marks{}
+	for _, c := range r.Choices {
+		if c.Best == "" {
+			continue
+		}
+		marks[c.Best] = report.Best
+		if c.Inconclusive() {
+			marks[c.Best] = report.Ahead
+		}
+	}
+	if recErr != nil {
+		marks = nil
+	}
+	table := func() error { return report.Table(w, runs, marks) }
+	if wide {
+		table = func() error { return report.WideTable(w, runs) }
+	}
+	if err := table(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -117,9 +137,8 @@ func tableWithRecommendation(w io.Writer, runs []report.Row, spec v1alpha1.Exper
 		report.StoppingLine(w, s, spec)
 	}
 	report.Planning(w, report.PlanOf(runs), "sensitivity: ")
-	r, err := recommend.Recommend(runs, spec.Objective)
-	if err != nil {
-		_, werr := fmt.Fprintf(w, "\nNo recommendation: %v\n", err)
+	if recErr != nil {
+		_, werr := fmt.Fprintf(w, "\nNo recommendation: %v\n", recErr)
 		return werr
 	}
 	return recommendation(w, r, recommend.TrialSeconds(spec), false)

@@ -78,8 +78,12 @@ func TestRunOutputs(t *testing.T) {
 	}
 
 	table := run("table")
-	if !strings.Contains(table, "E2E mean µs") || !strings.Contains(table, "p50 µs") || !strings.Contains(table, "protobuf") || !strings.Contains(table, "raw") {
+	if !strings.Contains(table, "p50 ms") || strings.Contains(table, "E2E mean µs") || !strings.Contains(table, "protobuf") || !strings.Contains(table, "raw") ||
+		!strings.Contains(table, "Recommendation per payload") {
 		t.Fatalf("table:\n%s", table)
+	}
+	if wide := run("wide"); !strings.Contains(wide, "E2E mean µs") || !strings.Contains(wide, "p50 µs") || !strings.Contains(wide, "Client internals") {
+		t.Fatalf("-o wide:\n%s", wide)
 	}
 }
 

@@ -110,25 +110,8 @@ func Check(o *v1alpha1.Objective) error {
 	return nil
 }
 
-// Given names what a row's trial shares with those it is ranked against: its
-// payload (schema and size), its fault and its given settings.
-func Given(r report.Row) string {
-	size := fmt.Sprintf("%d B", r.SizeBytes)
-	if r.Source {
-		size = fmt.Sprintf("mean %d B", r.SizeBytes)
-	}
-	parts := []string{strings.TrimSpace(r.Schema + " " + size)}
-	if r.Fault != "" {
-		parts = append(parts, "fault "+r.Fault)
-	}
-	if r.Given != "" {
-		parts = append(parts, r.Given)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // Recommend chooses from a run's rows (every repetition) by o (nil: the
-// default), within each group of rows that share Given.
+// default), within each group of rows that share report.GivenOf.
 func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	if err := Check(o); err != nil {
 		return Result{}, fmt.Errorf("spec.objective: %w", err)
@@ -163,7 +146,7 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	var order []string
 	rowsFor := map[string][]report.Row{}
 	for _, r := range report.Aggregate(runs) {
-		k := Given(r)
+		k := report.GivenOf(r)
 		if _, ok := rowsFor[k]; !ok {
 			order = append(order, k)
 		}

@@ -46,7 +46,7 @@ func TestMergedBesideMedian(t *testing.T) {
 		t.Fatalf("statistics %+v", st)
 	}
 	var b bytes.Buffer
-	if err := Table(&b, rows); err != nil {
+	if err := WideTable(&b, rows); err != nil {
 		t.Fatal(err)
 	}
 	if out := b.String(); !strings.Contains(out, "p99 MERGED µs") || !strings.Contains(out, fmt.Sprint(m.EndToEndMicros.P99)) {
@@ -56,7 +56,7 @@ func TestMergedBesideMedian(t *testing.T) {
 		rows[i].Latency = nil
 	}
 	b.Reset()
-	if err := Table(&b, rows); err != nil {
+	if err := WideTable(&b, rows); err != nil {
 		t.Fatal(err)
 	}
 	if Aggregate(rows)[0].Merged != nil || !strings.Contains(b.String(), "n/a") {

@@ -318,7 +318,7 @@ func InternalsTable(w io.Writer, rows []Row) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "record-queue-time-avg is estimated: mean acknowledgement latency from the actual send less request-latency-avg. n/a: the client cannot report it (sarama's buffer, a share group's fetches). A repeated trial shows the repetition of median throughput's.")
+	fmt.Fprintln(w, "record-queue-time-avg is estimated: mean acknowledgement latency from the actual send less request-latency-avg. n/a: the client cannot report it (sarama's buffer, a share group's fetches). A repeated trial shows its repetition of median records/s.")
 	return nil
 }
 
@@ -402,11 +402,12 @@ func (r Row) usageCells() []string {
 	return []string{f(r.WorkerCPUMicros, 2), f(r.RecordsPerCPUSecond, 0), f(r.PeakRSSMB, 1), f(r.PeakHeapMB, 1), broker, r.UsageScope}
 }
 
-// Table writes one row per trial with units in the headers: a repeated trial's
-// median over its repetitions, with the intervals of its throughput and p99 and
-// its throughput against the baseline trial's. The payload
-// compression columns appear when a trial compressed its values.
-func Table(w io.Writer, runs []Row) error {
+// WideTable writes every column (-o wide), one row per trial with units in the
+// headers: a repeated trial's median over its repetitions, with the intervals of
+// its throughput and p99 and its throughput against the baseline trial's; then
+// the clients' internals. The payload compression columns appear when a trial
+// compressed its values.
+func WideTable(w io.Writer, runs []Row) error {
 	rows := Aggregate(runs)
 	compressed, repeated, used, broker, headers := false, false, false, false, false
 	for _, r := range rows {
@@ -541,17 +542,7 @@ func Table(w io.Writer, runs []Row) error {
 	if err := ShareTable(w, rows); err != nil {
 		return err
 	}
-	common := CommonWarnings(rows)
-	for _, warn := range common {
-		fmt.Fprintf(w, "warning (all %d trials): %s\n", len(rows), warn)
-	}
-	for _, r := range rows {
-		for _, warn := range r.Warnings {
-			if !slices.Contains(common, warn) {
-				fmt.Fprintf(w, "warning: %s: %s\n", r.Name, warn)
-			}
-		}
-	}
+	writeWarnings(w, rows)
 	return nil
 }
 

@@ -18,7 +18,7 @@ func TestSearchLine(t *testing.T) {
 			Steps: []v1alpha1.SearchStep{{Index: 5, Sustained: true}, {Index: 6, Sustained: true},
 				{Index: 7, Reason: "end-to-end p99 51199 µs above 50000 µs"}}}}}}
 	var out bytes.Buffer
-	if err := Table(&out, ResultRows(res)); err != nil {
+	if err := WideTable(&out, ResultRows(res)); err != nil {
 		t.Fatal(err)
 	}
 	want := "rate search: t000-protobuf-1176b: max sustained 56955 rec/s over 8 steps; step 7 not sustained: " +
@@ -29,7 +29,7 @@ func TestSearchLine(t *testing.T) {
 	// Without a search, no such line.
 	out.Reset()
 	res.Trials[0].Search = nil
-	if err := Table(&out, ResultRows(res)); err != nil || strings.Contains(out.String(), "rate search") {
+	if err := WideTable(&out, ResultRows(res)); err != nil || strings.Contains(out.String(), "rate search") {
 		t.Fatalf("a trial without a search printed one (err %v):\n%s", err, out.String())
 	}
 }
@@ -44,7 +44,7 @@ func TestWarningsOnce(t *testing.T) {
 		{Name: "t002-protobuf-1176b", Codec: "protobuf", Warnings: []string{every}},
 	}}
 	var out bytes.Buffer
-	if err := Table(&out, ResultRows(res)); err != nil {
+	if err := WideTable(&out, ResultRows(res)); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), every); n != 1 {
@@ -71,7 +71,7 @@ func TestTablePartialRepetitions(t *testing.T) {
 	}
 	rows := []Row{rep("t000-json", 1, 100), rep("t001-avro", 1, 300), rep("t000-json", 2, 110)}
 	var out bytes.Buffer
-	if err := Table(&out, rows); err != nil {
+	if err := WideTable(&out, rows); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -87,7 +87,7 @@ func TestTablePartialRepetitions(t *testing.T) {
 // naming every runtime and its clients, and what carries over to another language.
 func TestTableScope(t *testing.T) {
 	var out bytes.Buffer
-	if err := Table(&out, []Row{{Name: "t000-json", Config: "t000-json", Codec: "json", Settings: "a", SerializedBytes: 300, RecordsPerSecond: 100}}); err != nil {
+	if err := WideTable(&out, []Row{{Name: "t000-json", Config: "t000-json", Codec: "json", Settings: "a", SerializedBytes: 300, RecordsPerSecond: 100}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"go for sarama, franz-go, librdkafka", "jvm for java", "hold for producers in that language", "carry over to any"} {
@@ -107,7 +107,7 @@ func TestTableHeaderBytes(t *testing.T) {
 			Registry: &summary.RegistryCost{Requests: 9}},
 	}
 	var out bytes.Buffer
-	if err := Table(&out, rows); err != nil {
+	if err := WideTable(&out, rows); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")

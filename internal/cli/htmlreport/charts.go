@@ -110,7 +110,7 @@ func paretoChart(runs []Run, l labeler) Chart {
 	for _, row := range run.Rows {
 		x, y := round(rps.Of(row)), round(p99.Of(row)/1e3)
 		pt := map[string]any{"value": []float64{x, y}, "name": l.trial(row)}
-		k := recommend.Given(row)
+		k := report.GivenOf(row)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}

@@ -39,12 +39,17 @@ func TestFromResult(t *testing.T) {
 		t.Fatalf("series %v", got)
 	}
 	charts := Charts([]Run{run})
-	if charts[0].ID != "throughput" || charts[0].Points != 2 || charts[5].ID != "latency" || charts[5].Points != 5 {
+	if charts[0].ID != "pareto" || charts[1].ID != "throughput" || charts[1].Points != 2 || charts[6].ID != "latency" || charts[6].Points != 5 {
 		t.Fatalf("charts %+v", charts)
 	}
 	var buf bytes.Buffer
 	if err := Write(&buf, []Run{run}, start); err != nil {
 		t.Fatal(err)
+	}
+	// The page opens with the recommendation, before any chart.
+	if rec, chart := strings.Index(buf.String(), "<h2>Recommendation: "), strings.Index(buf.String(), `class="chart"`); rec < 0 || rec > chart ||
+		!strings.Contains(buf.String(), "<strong>business-record 1176 B</strong>") {
+		t.Errorf("the recommendation at %d, the first chart at %d", rec, chart)
 	}
 	for _, s := range []string{"node-a", "json", "Apache ECharts 6.1.0", `"throughput": {"grid"`, `"data":[40000,150000]`} {
 		if !strings.Contains(buf.String(), s) {

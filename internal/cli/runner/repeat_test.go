@@ -92,7 +92,7 @@ func TestRepetitionsAATest(t *testing.T) {
 	// The table says the same: medians, intervals, and each trial against the
 	// baseline (the plan's first), Holm-corrected over the three tests.
 	var out bytes.Buffer
-	if err := report.Table(&out, rows); err != nil {
+	if err := report.WideTable(&out, rows); err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + out.String())
