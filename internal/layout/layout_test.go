@@ -90,11 +90,11 @@ var (
 	path = regexp.MustCompile("`([^`]+)`")
 )
 
-// layoutTable returns the paths the README's layout table names, each bare name
+// layoutTable returns the paths docs/contributing.md's layout table names, each bare name
 // (`promtest` after `internal/testing/kafkatest`) under the previous path's parent.
 func layoutTable(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(root(t), "README.md"))
+	f, err := os.Open(filepath.Join(root(t), "docs", "contributing.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,26 +130,26 @@ func layoutTable(t *testing.T) []string {
 		}
 	}
 	if len(paths) == 0 {
-		t.Fatal("README.md has no layout table (| path | audience | what lives there |)")
+		t.Fatal("docs/contributing.md has no layout table (| path | audience | what lives there |)")
 	}
 	return paths
 }
 
-// TestLayoutTable: every package is in the README's layout table, itself or
+// TestLayoutTable: every package is in docs/contributing.md's layout table, itself or
 // under a listed directory, and every path the table lists exists.
 func TestLayoutTable(t *testing.T) {
 	listed := layoutTable(t)
 	dir := root(t)
 	for _, p := range listed {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
-			t.Errorf("README.md's layout table lists %s, which does not exist", p)
+			t.Errorf("docs/contributing.md's layout table lists %s, which does not exist", p)
 		}
 	}
 	for _, pkg := range goList(t, "./...") {
 		rel := strings.TrimPrefix(pkg, module)
 		covered := slices.ContainsFunc(listed, func(l string) bool { return rel == l || strings.HasPrefix(rel, l+"/") })
 		if !covered {
-			t.Errorf("package %s is not in README.md's layout table", rel)
+			t.Errorf("package %s is not in docs/contributing.md's layout table", rel)
 		}
 	}
 }

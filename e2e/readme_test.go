@@ -1,0 +1,134 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The README's install: its release, namespaces and Kafka cluster.
+const (
+	readmeRelease   = "serdebench"
+	readmeNamespace = "kafka-bench"
+	readmeStrimzi   = "kafka"
+)
+
+// readmeBlock is the first ```sh block under the README's heading, as written.
+func readmeBlock(t *testing.T, heading string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(raw), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %q", heading)
+	}
+	if next := strings.Index(after, "\n## "); next >= 0 {
+		after = after[:next]
+	}
+	_, block, ok := strings.Cut(after, "```sh\n")
+	if !ok {
+		t.Fatalf("README.md's %q has no sh block", heading)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return block
+}
+
+// TestReadmeHelmFlow runs the README's install and its first experiment as a user
+// would, block by block and as written, from the checkout: source images.env, helm
+// install into kafka-bench with the kube-prometheus-stack values, apply the
+// experiment (its Strimzi cluster my-cluster in namespace kafka), wait, get,
+// describe, get the result. What the README assumes is there is: Strimzi's Topic
+// Operator with Kafka my-cluster in namespace kafka, kube-prometheus-stack, the
+// images loaded (make up). The README's CRDs are the suite release's: handed over
+// for the install, as Helm adopts them, and back afterwards.
+func TestReadmeHelmFlow(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	bin := t.TempDir()
+	for name, target := range map[string]string{"kubectl": stack.kubectl, "helm": stack.helm} {
+		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(repo, "bin/serdebench"), "./cmd/serdebench").CombinedOutput(); err != nil {
+		t.Fatalf("make build's bin/serdebench: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "KUBECONFIG="+stack.kubeconfig)
+	sh := func(what, script string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
+		cmd.Dir, cmd.Env, cmd.WaitDelay = repo, env, 10*time.Second
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s:\n%s", what, out)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return string(out)
+	}
+	kubectl := func(args ...string) string {
+		t.Helper()
+		out, err := exec.CommandContext(ctx, stack.kubectl, append([]string{"--kubeconfig", stack.kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	adopt := func(release, ns string) {
+		for _, crd := range []string{"serializationexperiments", "serializationresults", "serializationschedules"} {
+			kubectl("annotate", "--overwrite", "crd", crd+".serdebench.io", "meta.helm.sh/release-name="+release, "meta.helm.sh/release-namespace="+ns)
+		}
+	}
+
+	// What the README assumes: Strimzi with Kafka my-cluster in namespace kafka.
+	_, err := exec.CommandContext(ctx, stack.kubectl, "--kubeconfig", stack.kubeconfig, "get", "namespace", readmeStrimzi).CombinedOutput()
+	hadStrimziNamespace := err == nil
+	strimzi := exec.CommandContext(ctx, filepath.Join(repo, "hack/strimzi/deploy.sh"), "up", readmeStrimzi, stack.kafka, strimziCluster)
+	strimzi.Env = env
+	if out, err := strimzi.CombinedOutput(); err != nil {
+		t.Fatalf("hack/strimzi/deploy.sh up %s: %v\n%s", readmeStrimzi, err, out)
+	}
+	adopt(readmeRelease, readmeNamespace)
+	t.Cleanup(func() {
+		// The experiment first (its topics), then the release; the CRDs stay (crds.keep).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		run := func(name string, args ...string) {
+			cmd := exec.CommandContext(ctx, name, args...)
+			cmd.Env = env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("cleanup: %s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+			}
+		}
+		run(stack.kubectl, "-n", readmeNamespace, "delete", "sx", "--all", "--wait=true", "--timeout=3m")
+		run(stack.helm, "uninstall", readmeRelease, "-n", readmeNamespace, "--wait", "--timeout", "3m")
+		run(stack.kubectl, "delete", "namespace", readmeNamespace, "--wait=true", "--timeout=3m")
+		run(filepath.Join(repo, "hack/strimzi/deploy.sh"), "down", readmeStrimzi, strimziCluster)
+		if !hadStrimziNamespace {
+			run(stack.kubectl, "delete", "namespace", readmeStrimzi, "--wait=true", "--timeout=3m")
+		}
+		adopt(release, namespace)
+	})
+
+	sh("the README's install", readmeBlock(t, "## Install into your cluster"))
+	out := sh("the README's experiment", readmeBlock(t, "## Run an experiment"))
+	for _, want := range []string{
+		"serializationexperiment.serdebench.io/first created",
+		"Succeeded",                  // kubectl get sx and describe
+		"Every trial: ",              // the table's shared settings
+		"business-record 1176 B",     // the recommendation's one payload
+		"Recommendation per payload", // get result
+		"Trials:",                    // describe
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the README's experiment printed no %q", want)
+		}
+	}
+}
