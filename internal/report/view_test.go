@@ -54,7 +54,11 @@ func TestTableForPeople(t *testing.T) {
 	// Rows of one payload together; every cell right-aligned under its header.
 	cell := func(line, col string) string {
 		// In characters: µ is two bytes.
-		end := utf8.RuneCountInString(header[:strings.Index(header, col)]) + utf8.RuneCountInString(col)
+		before, _, ok := strings.Cut(header, col)
+		if !ok {
+			t.Fatalf("no column %s in %q", col, header)
+		}
+		end := utf8.RuneCountInString(before) + utf8.RuneCountInString(col)
 		fields := strings.Fields(string([]rune(line)[:end]))
 		return fields[len(fields)-1]
 	}
