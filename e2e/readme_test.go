@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,9 +60,6 @@ func TestReadmeHelmFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(repo, "bin/serdebench"), "./cmd/serdebench").CombinedOutput(); err != nil {
-		t.Fatalf("make build's bin/serdebench: %v\n%s", err, out)
-	}
 	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "KUBECONFIG="+stack.kubeconfig)
 	sh := func(what, script string) string {
 		t.Helper()
@@ -98,7 +97,7 @@ func TestReadmeHelmFlow(t *testing.T) {
 	adopt(readmeRelease, readmeNamespace)
 	t.Cleanup(func() {
 		// The experiment first (its topics), then the release; the CRDs stay (crds.keep).
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
 		run := func(name string, args ...string) {
 			cmd := exec.CommandContext(ctx, name, args...)
@@ -109,6 +108,29 @@ func TestReadmeHelmFlow(t *testing.T) {
 		}
 		run(stack.kubectl, "-n", readmeNamespace, "delete", "sx", "--all", "--wait=true", "--timeout=3m")
 		run(stack.helm, "uninstall", readmeRelease, "-n", readmeNamespace, "--wait", "--timeout", "3m")
+		// Prometheus drops the release's scrape job on its next reload: wait for it,
+		// so that the reload does not restart the scrape pool under a later test's
+		// trial. A job never loaded leaves no reload behind.
+		job := "podMonitor/" + readmeNamespace + "/"
+		for loaded := true; loaded; {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, stack.prometheus+"/api/v1/status/config", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Errorf("cleanup: Prometheus config: %v", err)
+				break
+			}
+			body, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if loaded = err != nil || strings.Contains(string(body), job); !loaded {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Errorf("cleanup: Prometheus still scrapes %s: %v", job, ctx.Err())
+				loaded = false
+			case <-time.After(5 * time.Second):
+			}
+		}
 		run(stack.kubectl, "delete", "namespace", readmeNamespace, "--wait=true", "--timeout=3m")
 		run(filepath.Join(repo, "hack/strimzi/deploy.sh"), "down", readmeStrimzi, strimziCluster)
 		if !hadStrimziNamespace {

@@ -13,7 +13,7 @@ import (
 // +kubebuilder:resource:shortName=sr,categories=serdebench
 // +kubebuilder:printcolumn:name="Experiment",type=string,JSONPath=`.experiment.name`
 // +kubebuilder:printcolumn:name="Trials",type=integer,JSONPath=`.summary.trials`
-// +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.recommendation.choices[*].best`,description="Each payload's recommended trial by spec.objective (where inconclusive, the one ahead so far)"
+// +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.recommendation.best`,description="Each payload's recommended trial by spec.objective; ? marks one only ahead so far (inconclusive)"
 // +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`,description="The highest records/s of any trial"
 // +kubebuilder:printcolumn:name="Lost",type=integer,JSONPath=`.summary.lostRecords`
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.comparison.verdict`,description="Against its schedule's baseline: Within, Suspect, Regressed, EnvironmentShifted or NotJudged"
@@ -118,6 +118,10 @@ type Recommendation struct {
 	// together.
 	// +optional
 	Tests int32 `json:"tests,omitempty"`
+	// Best is each choice's best trial, comma-separated, a trial that is only
+	// ahead so far (its choice inconclusive) marked "?": the printer column.
+	// +optional
+	Best string `json:"best,omitempty"`
 	// Advice says what to run when a choice is inconclusive: the repetitions it
 	// needs and the time they take.
 	// +optional

@@ -197,7 +197,7 @@ func waitCmd() *cobra.Command {
 	f.bind(c)
 	c.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "give up after this long")
 	c.Flags().DurationVar(&interval, "interval", time.Second, "how often to look")
-	c.Flags().StringVarP(&output, "output", "o", "table", "result format: table, json or csv")
+	c.Flags().StringVarP(&output, "output", "o", "table", "result format: table (fits 120 columns), wide (every column), json or csv")
 	return c
 }
 

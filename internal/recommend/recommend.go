@@ -206,9 +206,12 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 func choose(rows []report.Row, o *v1alpha1.Objective, m report.Metric, byName map[string][]report.Row) Choice {
 	c := Choice{Trials: len(rows)}
 	var feasible []report.Row
+	// Trials are named by their config: an aggregated row's name is its config's,
+	// but a repeated trial with one repetition so far keeps its repetition's.
+	name := report.ConfigOf
 	for _, r := range rows {
 		if why := violates(r, o); why != "" {
-			c.Infeasible = append(c.Infeasible, r.Name+": "+why)
+			c.Infeasible = append(c.Infeasible, name(r)+": "+why)
 			continue
 		}
 		feasible = append(feasible, r)
@@ -223,17 +226,17 @@ func choose(rows []report.Row, o *v1alpha1.Objective, m report.Metric, byName ma
 		front := pareto(feasible)
 		slices.SortStableFunc(front, func(a, b report.Row) int { return compare(m, a, b) })
 		for _, r := range front {
-			c.Front = append(c.Front, r.Name)
+			c.Front = append(c.Front, name(r))
 		}
 		best := front[0]
-		feasible = append([]report.Row{best}, slices.DeleteFunc(feasible, func(r report.Row) bool { return r.Name == best.Name })...)
+		feasible = append([]report.Row{best}, slices.DeleteFunc(feasible, func(r report.Row) bool { return name(r) == name(best) })...)
 	}
 	best := feasible[0]
-	c.Best, c.Value = best.Name, m.Of(best)
-	c.Repetitions = len(byName[best.Name])
+	c.Best, c.Value = name(best), m.Of(best)
+	c.Repetitions = len(byName[c.Best])
 	for _, r := range feasible[1:] {
-		c.Repetitions = min(c.Repetitions, len(byName[r.Name]))
-		c.Others = append(c.Others, Other{Name: r.Name, Change: report.DifferenceOf(m, byName[best.Name], byName[r.Name])})
+		c.Repetitions = min(c.Repetitions, len(byName[name(r)]))
+		c.Others = append(c.Others, Other{Name: name(r), Change: report.DifferenceOf(m, byName[c.Best], byName[name(r)])})
 	}
 	return c
 }
@@ -458,6 +461,17 @@ func Block(r Result, err error, trialSeconds int) *v1alpha1.Recommendation {
 	}
 	dec := func(v float64) string { return report.Decimal(v, 2) }
 	out := &v1alpha1.Recommendation{Objective: r.Objective, Metric: r.Metric, Unit: r.Unit, Tests: int32(r.Tests), Advice: r.Advice(trialSeconds)}
+	var bests []string
+	for _, c := range r.Choices {
+		switch {
+		case c.Best == "":
+		case c.Inconclusive():
+			bests = append(bests, c.Best+"?")
+		default:
+			bests = append(bests, c.Best)
+		}
+	}
+	out.Best = strings.Join(bests, ", ")
 	for _, c := range r.Choices {
 		rc := v1alpha1.RecommendedChoice{For: c.For, Best: c.Best, Front: c.Front, Ties: c.Ties, Infeasible: c.Infeasible,
 			NeedsRepetitions: int32(c.NeedsRepetitions), Summary: r.Line(c), Message: c.Message}

@@ -174,3 +174,31 @@ func TestPerPayload(t *testing.T) {
 		t.Fatalf("advice %q (needs %d)", res.Advice(0), res.Choices[0].NeedsRepetitions)
 	}
 }
+
+// TestNamesAreConfigs: a repeated trial read with one repetition so far (a result
+// mid-run) is named by its config, as the table marks it, and its repetitions
+// count; the user's own records, whose mean size each trial measures, are one
+// payload whatever their sizes.
+func TestNamesAreConfigs(t *testing.T) {
+	runs := slices.DeleteFunc(rows(6, thesis...), func(r report.Row) bool { return r.Config == "t003-avro-1176b" && r.Repetition > 1 })
+	res, err := Recommend(runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Choices[0]
+	for _, o := range c.Others {
+		if strings.HasSuffix(o.Name, "-r1") || math.IsNaN(o.Change.Percent) {
+			t.Errorf("other %+v", o)
+		}
+	}
+	if c.Repetitions != 1 || strings.HasSuffix(c.Best, "-r1") {
+		t.Fatalf("%+v", c)
+	}
+	own := rows(1, thesis...)
+	for i := range own {
+		own[i].Source, own[i].Schema, own[i].SizeBytes = true, "source:json", int32(900+i)
+	}
+	if res, err := Recommend(own, nil); err != nil || len(res.Choices) != 1 || res.Choices[0].For != "source:json" {
+		t.Fatalf("own records: %+v %v", res, err)
+	}
+}

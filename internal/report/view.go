@@ -31,8 +31,8 @@ const (
 )
 
 // column is one column of the default table: its header, its cell, and its
-// priority (columns are dropped lowest first until the table fits Width; 0 is
-// never dropped).
+// priority (until the table fits Width, the column of the highest priority
+// number, the least telling, is dropped first; 0 is never dropped).
 type column struct {
 	header   string
 	priority int
@@ -128,11 +128,12 @@ func Wrap(line string) string {
 // (the recommendation's choice): its payload (schema and size), its fault and
 // its given settings (Row.Given).
 func GivenOf(r Row) string {
-	size := fmt.Sprintf("%d B", r.SizeBytes)
-	if r.Source {
-		size = fmt.Sprintf("mean %d B", r.SizeBytes)
+	// The user's own records: their mean size is measured, trial by trial, so
+	// the schema alone names them.
+	parts := []string{r.Schema}
+	if !r.Source {
+		parts[0] = strings.TrimSpace(fmt.Sprintf("%s %d B", r.Schema, r.SizeBytes))
 	}
-	parts := []string{strings.TrimSpace(r.Schema + " " + size)}
 	if r.Fault != "" {
 		parts = append(parts, "fault "+r.Fault)
 	}
@@ -277,7 +278,7 @@ func writeWarnings(w io.Writer, rows []Row) {
 }
 
 // commonSettings are the label parts every row's settings share, in the first
-// row's order ("" with one row: its settings are then its own).
+// row's order (one row's whole label).
 func commonSettings(rows []Row) string {
 	if len(rows) < 2 {
 		return rows[0].settingsLabel()
