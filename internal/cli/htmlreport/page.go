@@ -56,7 +56,7 @@ func AdviceOf(run Run) Advice {
 		a.Error = err.Error()
 		return a
 	}
-	a.Advice = r.Advice(run.TrialSeconds)
+	a.Advice = strings.ReplaceAll(r.Advice(run.TrialSeconds), "`", "") // markdown's quotes, not the page's
 	for _, c := range r.Choices {
 		line := r.Line(c)
 		a.Choices = append(a.Choices, AdviceLine{For: c.For, Line: strings.TrimPrefix(line, c.For+": "), Inconclusive: c.Inconclusive()})
