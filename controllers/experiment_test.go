@@ -170,7 +170,7 @@ func checkResult(t *testing.T, res *serdebenchv1.SerializationResult, trials int
 		t.Fatalf("summary %+v", res.Summary)
 	}
 	// The recommendation names one of the result's trials and says how it chose.
-	if r := res.Recommendation; r == nil || len(r.Choices) == 0 || r.Objective == "" || slices.ContainsFunc(r.Choices, func(c serdebenchv1.RecommendedChoice) bool {
+	if r := res.Recommendation; r == nil || len(r.Choices) == 0 || r.Objective == "" || r.Best == "" || slices.ContainsFunc(r.Choices, func(c serdebenchv1.RecommendedChoice) bool {
 		return c.Summary == "" || !slices.ContainsFunc(res.Trials, func(tr serdebenchv1.TrialResult) bool { return tr.Name == c.Best || tr.Config == c.Best })
 	}) {
 		t.Fatalf("recommendation %+v", res.Recommendation)

@@ -72,17 +72,17 @@ func TestReadmeHelmFlow(t *testing.T) {
 		}
 		return string(out)
 	}
-	kubectl := func(args ...string) string {
-		t.Helper()
-		out, err := exec.CommandContext(ctx, stack.kubectl, append([]string{"--kubeconfig", stack.kubeconfig}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	// adopt hands the CRDs to a release (bounded on its own: it also runs in cleanup).
 	adopt := func(release, ns string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
 		for _, crd := range []string{"serializationexperiments", "serializationresults", "serializationschedules"} {
-			kubectl("annotate", "--overwrite", "crd", crd+".serdebench.io", "meta.helm.sh/release-name="+release, "meta.helm.sh/release-namespace="+ns)
+			args := []string{"--kubeconfig", stack.kubeconfig, "annotate", "--overwrite", "crd", crd + ".serdebench.io",
+				"meta.helm.sh/release-name=" + release, "meta.helm.sh/release-namespace=" + ns}
+			if out, err := exec.CommandContext(ctx, stack.kubectl, args...).CombinedOutput(); err != nil {
+				t.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
 		}
 	}
 

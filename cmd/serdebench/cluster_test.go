@@ -103,7 +103,7 @@ func TestGetAndDescribe(t *testing.T) {
 		Experiment: v1alpha1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Generation: x.Generation, Spec: x.Spec},
 		Summary:    v1alpha1.ResultSummary{Trials: 2, FastestRecordsPerSecond: 1234567},
 		Recommendation: &v1alpha1.Recommendation{Objective: "the Pareto front's highest records/s", Metric: "recordsPerSecond",
-			Unit: "records/s", Choices: []v1alpha1.RecommendedChoice{{For: "business-record 1176 B", Best: "t001-protobuf-1176b", Value: "101234",
+			Unit: "records/s", Best: "t001-protobuf-1176b", Choices: []v1alpha1.RecommendedChoice{{For: "business-record 1176 B", Best: "t001-protobuf-1176b", Value: "101234",
 				Summary: "business-record 1176 B: t001-protobuf-1176b, ahead of every other trial"}}},
 	}))
 	event := func(name, objName string, uid types.UID, reason, msg string) *corev1.Event {

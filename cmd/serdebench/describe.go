@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/report"
 )
 
 func describeCmd() *cobra.Command {
@@ -203,15 +204,16 @@ func (v *experimentView) writeVerdict(w io.Writer) {
 	}
 	r := v.result
 	if rec := r.Recommendation; rec != nil {
-		fmt.Fprintf(w, "  Recommendation per payload, by %s:\n", rec.Objective)
+		say := func(format string, a ...any) { fmt.Fprint(w, report.Wrap(fmt.Sprintf(format, a...))) }
+		say("  Recommendation per payload, by %s:\n", rec.Objective)
 		if rec.Message != "" {
-			fmt.Fprintf(w, "    none: %s\n", rec.Message)
+			say("    none: %s\n", rec.Message)
 		}
 		if rec.Advice != "" {
-			fmt.Fprintf(w, "    %s\n", rec.Advice)
+			say("    %s\n", rec.Advice)
 		}
 		for _, c := range rec.Choices {
-			fmt.Fprintf(w, "    %s\n", c.Summary)
+			say("    %s\n", c.Summary)
 		}
 	} else {
 		fmt.Fprintln(w, "  no recommendation")
