@@ -112,20 +112,7 @@ func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternati
 // the recommendation by spec.objective.
 func tableWithRecommendation(w io.Writer, runs []report.Row, spec v1alpha1.ExperimentSpec, wide bool) error {
 	r, recErr := recommend.Recommend(runs, spec.Objective)
-	marks := report.Marks{}
-	for _, c := range r.Choices {
-		if c.Best == "" {
-			continue
-		}
-		marks[c.Best] = report.Best
-		if c.Inconclusive() {
-			marks[c.Best] = report.Ahead
-		}
-	}
-	if recErr != nil {
-		marks = nil
-	}
-	table := func() error { return report.Table(w, runs, marks) }
+	table := func() error { return report.Table(w, runs, r.Marks()) }
 	if wide {
 		table = func() error { return report.WideTable(w, runs) }
 	}

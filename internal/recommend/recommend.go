@@ -80,6 +80,22 @@ type Choice struct {
 // before any trial can be told from the best.
 func (c Choice) Inconclusive() bool { return c.NeedsRepetitions > 0 }
 
+// Marks are the table's marks of each choice's best trial, by config:
+// report.Ahead where the choice is inconclusive, report.Best where it is not.
+func (r Result) Marks() report.Marks {
+	marks := report.Marks{}
+	for _, c := range r.Choices {
+		switch {
+		case c.Best == "":
+		case c.Inconclusive():
+			marks[c.Best] = report.Ahead
+		default:
+			marks[c.Best] = report.Best
+		}
+	}
+	return marks
+}
+
 // Check says whether an objective names metrics that exist.
 func Check(o *v1alpha1.Objective) error {
 	if o == nil {
@@ -124,13 +140,14 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	for _, g := range groups {
 		byName[report.ConfigOf(g[0])] = g
 	}
+	rows := report.Aggregate(runs)
 	var out Result
 	m := report.Metrics[0]
 	if o != nil && o.Optimize != "" {
 		m, _ = report.MetricNamed(o.Optimize)
 		out.Objective = fmt.Sprintf("%s %s", direction(m), m.Name)
 	} else {
-		out.Objective = "the Pareto front over " + strings.Join(available(report.Aggregate(runs)), ", ") + "; of it the highest " + m.Name
+		out.Objective = "the Pareto front over " + strings.Join(available(rows), ", ") + "; of it the highest " + m.Name
 	}
 	if o != nil {
 		for _, c := range o.Constraints {
@@ -145,7 +162,7 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	out.Metric, out.Unit = m.Name, m.Unit
 	var order []string
 	rowsFor := map[string][]report.Row{}
-	for _, r := range report.Aggregate(runs) {
+	for _, r := range rows {
 		k := report.GivenOf(r)
 		if _, ok := rowsFor[k]; !ok {
 			order = append(order, k)
@@ -461,12 +478,13 @@ func Block(r Result, err error, trialSeconds int) *v1alpha1.Recommendation {
 	}
 	dec := func(v float64) string { return report.Decimal(v, 2) }
 	out := &v1alpha1.Recommendation{Objective: r.Objective, Metric: r.Metric, Unit: r.Unit, Tests: int32(r.Tests), Advice: r.Advice(trialSeconds)}
+	// The Best column: each choice's best, one only ahead marked as the table marks it.
 	var bests []string
 	for _, c := range r.Choices {
 		switch {
 		case c.Best == "":
 		case c.Inconclusive():
-			bests = append(bests, c.Best+"?")
+			bests = append(bests, c.Best+string(report.Ahead))
 		default:
 			bests = append(bests, c.Best)
 		}

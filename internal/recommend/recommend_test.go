@@ -169,6 +169,12 @@ func TestPerPayload(t *testing.T) {
 			t.Fatalf("%s: %+v", c.For, c)
 		}
 	}
+	if m := res.Marks(); len(m) != 3 || m[res.Choices[0].Best] != report.Ahead || m[res.Choices[1].Best] != report.Best {
+		t.Fatalf("marks %v", m)
+	}
+	if b := Block(res, nil, 0); !strings.HasPrefix(b.Best, res.Choices[0].Best+"?, ") {
+		t.Fatalf("Best column %q", b.Best)
+	}
 	// 6 repetitions each can decide among 9 tests (6 is the fewest that can).
 	if res.Choices[0].NeedsRepetitions != 6 || !strings.Contains(res.Advice(0), "`repetitions: 6`") || !strings.Contains(res.Advice(0), "72 trial runs)") {
 		t.Fatalf("advice %q (needs %d)", res.Advice(0), res.Choices[0].NeedsRepetitions)
