@@ -159,6 +159,11 @@ func start(t *testing.T, rt runtime, w protocol.Worker, tr trial.Trial) *proc {
 			_ = p.cmd.Process.Kill()
 			<-p.done
 		}
+		// A failed test shows what each of its workers said: a wait that timed out
+		// (for records, for a group) otherwise names no cause.
+		if t.Failed() {
+			t.Logf("%s %s %s stderr:\n%s", rt.name, w.Role, w.ID, tail(p.stderr.String()))
+		}
 	})
 	return p
 }

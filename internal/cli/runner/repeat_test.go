@@ -39,6 +39,13 @@ func TestRepetitionsAATest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The unpaced baseline sends ten times the records: at ~25,000 rec/s its 4,000
+	// would last 0.15 s, and one stall of a loaded machine (make test runs two
+	// packages at once; CI saw a paced repetition stall 1.5 s) would drag a
+	// repetition below the paced 2,500 rec/s and the table could not tell them
+	// apart. 40,000 records measure 1.5 s: such a stall leaves it above 10,000.
+	baseline := configs[0]
+	baseline.Records, baseline.Settings.Records = 10*records, 10*records
 	paced := configs[0]
 	paced.Settings.RecordsPerSecond, paced.Reference = 2500, false
 	paced.Config, paced.Name, paced.Index = "t001-paced", "t001-paced", 1
@@ -47,7 +54,7 @@ func TestRepetitionsAATest(t *testing.T) {
 	slow := paced
 	slow.Settings.RecordsPerSecond = 2000 // the planted 20 % slowdown
 	slow.Config, slow.Name, slow.Index = "t003-paced-slow", "t003-paced-slow", 3
-	runs := plan.Repeat([]trial.Trial{configs[0], paced, twin, slow}, 5, 7)
+	runs := plan.Repeat([]trial.Trial{baseline, paced, twin, slow}, 5, 7)
 	start := time.Now()
 	results, err := runner.Run(context.Background(), runs, runner.Options{Brokers: brokers, Experiment: "it-aa", TrialTimeout: 2 * time.Minute})
 	if err != nil {

@@ -141,6 +141,7 @@ func WaitForRecords(t testing.TB, brokers []string, before map[string]bool, pref
 	}
 	defer func() { _ = c.Close() }()
 	deadline := time.Now().Add(timeout)
+	most, mostIn := int64(0), "none"
 	for {
 		_ = c.RefreshMetadata()
 		names, err := c.Topics()
@@ -151,12 +152,16 @@ func WaitForRecords(t testing.TB, brokers []string, before map[string]bool, pref
 			if before[n] || !strings.HasPrefix(n, prefix) {
 				continue
 			}
-			if held := records(c, n); held > min {
+			held := records(c, n)
+			if held > min {
 				return n
+			}
+			if held >= most {
+				most, mostIn = held, n
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no new topic %s* held more than %d records within %s", prefix, min, timeout)
+			t.Fatalf("no new topic %s* held more than %d records within %s (the most: %d, in %s)", prefix, min, timeout, most, mostIn)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
