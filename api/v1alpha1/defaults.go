@@ -13,6 +13,10 @@ const (
 	DefaultPoolSize   int32 = 1024
 	// DefaultRepetitions is how many times each trial runs.
 	DefaultRepetitions int32 = 1
+	// MostRepetitions is the most spec.repetitions and repeatUntil.maxRepetitions
+	// allow (their markers' Maximum; TestMostRepetitions holds the CRD to it): what
+	// a result may advise running.
+	MostRepetitions int32 = 20
 	DefaultRetries     int32 = 1
 	// Payload source ConfigMap keys (SourceConfigMap).
 	DefaultSourceSchemaKey  = "schema"

@@ -147,6 +147,11 @@ type RecommendedChoice struct {
 	Best string `json:"best,omitempty"`
 	// +optional
 	Value string `json:"value,omitempty"`
+	// Selection says how far to trust Best and Value: the best was picked as the
+	// best median from the same repetitions that measure it (the winner's curse).
+	// Absent with one candidate or fewer than 2 repetitions each.
+	// +optional
+	Selection *Selection `json:"selection,omitempty"`
 	// Front is the Pareto front (the default objective), best first.
 	// +optional
 	Front []string `json:"front,omitempty"`
@@ -175,6 +180,23 @@ type RecommendedChoice struct {
 	Message string `json:"message,omitempty"`
 }
 
+// Selection is a pick's selection bias, measured by splitting every candidate
+// trial's repetitions at random into a part that picks and a part that measures
+// the pick (docs/measurement.md, "How sure the pick is").
+type Selection struct {
+	// Splits is how many random splits were made.
+	Splits int32 `json:"splits"`
+	// PickedAgainPermille is how often, in ‰, the picking part picks the same
+	// trial: how stable the pick is.
+	PickedAgainPermille int32 `json:"pickedAgainPermille"`
+	// ValueApart is the pick's worth measured on repetitions that did not choose
+	// it (the geometric mean over the splits), in the recommendation's unit.
+	ValueApart string `json:"valueApart"`
+	// BiasPercent is how much Value flatters the pick against ValueApart, in
+	// percent in the better direction (negative: it undersells it).
+	BiasPercent string `json:"biasPercent"`
+}
+
 // RecommendedAlternative is a trial against the recommended one.
 type RecommendedAlternative struct {
 	// Name of the trial.
@@ -193,8 +215,15 @@ type RecommendedAlternative struct {
 	// repetitions).
 	// +optional
 	PValue string `json:"pValue,omitempty"`
-	// Tie says the corrected test cannot tell it from the best.
+	// Tie says the corrected test cannot tell it from the best: not shown
+	// different, which is not shown equivalent.
 	Tie bool `json:"tie"`
+	// SeparatingRepetitions is, for a tie, the repetitions per trial with which
+	// the corrected test would tell it from the best 80 % of the time, if the
+	// change is what this run measured; empty when none up to MostRepetitions
+	// would.
+	// +optional
+	SeparatingRepetitions int32 `json:"separatingRepetitions,omitempty"`
 }
 
 // ResultComparison is a scheduled run's trials against the same trials (codec, schema,

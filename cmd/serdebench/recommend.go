@@ -93,8 +93,10 @@ func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternati
 			switch {
 			case c.Inconclusive():
 				verdict = "undecided"
+			case o.Tie && o.Separating > 0:
+				verdict = fmt.Sprintf("not told apart; %d repetitions would tell", o.Separating)
 			case o.Tie:
-				verdict = "cannot be told apart"
+				verdict = fmt.Sprintf("not told apart; no number up to %d would", v1alpha1.MostRepetitions)
 			}
 			fmt.Fprintf(tw, "    %s\t%+.1f\t%s\t%s\t%s\t%s\t\n", o.Name, o.Change.Percent, ci, conf, p, verdict)
 		}
@@ -103,7 +105,9 @@ func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternati
 		}
 	}
 	say("Method: within each payload, each trial its median over its repetitions; against the best, the Hodges-Lehmann change of logarithms with its interval, "+
-		"Mann-Whitney U, Holm-corrected over all %d tests together at %.2f (docs/measurement.md).\n", r.Tests, stats.Alpha)
+		"Mann-Whitney U, Holm-corrected over all %d tests together at %.2f; \"not told apart\" is not shown different, not shown equal, and the repetitions "+
+		"that would tell find the change measured %.0f %% of the time; the best's worth apart from its choice from %d random splits of the repetitions "+
+		"into a part that picks and a part that measures (docs/measurement.md).\n", r.Tests, stats.Alpha, 100*stats.Power, stats.Splits)
 	return nil
 }
 

@@ -31,8 +31,16 @@ type Other struct {
 	Change stats.Change
 	P      float64
 	// Tie says the corrected test cannot tell it from the best (false as well when
-	// Choice.NeedsRepetitions says no test could).
+	// Choice.NeedsRepetitions says no test could): not shown different, which is
+	// not shown equivalent.
 	Tie bool
+	// Separating is, for a tie, the repetitions per trial that would tell it from
+	// the best with probability stats.Power if the change is what this run
+	// measured (stats.Separating at the family's correction, its spread the two
+	// trials' own); 0 when none up to v1alpha1.MostRepetitions would.
+	Separating int
+	// spread is the two trials' pooled spread of log values (stats.LogSpread).
+	spread float64
 }
 
 // Result is a recommendation: one Choice per payload and what else a team does
@@ -61,6 +69,10 @@ type Choice struct {
 	Best    string
 	Value   float64
 	Message string
+	// Selection is how far to trust Best and Value, picked as the best median of
+	// the feasible trials from the repetitions that measure them (stats.Select;
+	// Splits 0 with one candidate or fewer than 2 repetitions each).
+	Selection stats.Selection
 	// Front is the Pareto front (the default objective), best first.
 	Front []string
 	// Ties are the trials the corrected test cannot tell from Best.
@@ -204,6 +216,7 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 		x.P, x.Tie = adj[i], c.NeedsRepetitions == 0 && !(adj[i] < stats.Alpha)
 		if x.Tie {
 			c.Ties = append(c.Ties, x.Name)
+			x.Separating = stats.Separating(x.Change.Percent, x.spread, out.Tests, int(v1alpha1.MostRepetitions))
 		}
 	}
 	slices.SortStableFunc(out.Choices, func(a, b Choice) int {
@@ -251,9 +264,20 @@ func choose(rows []report.Row, o *v1alpha1.Objective, m report.Metric, byName ma
 	best := feasible[0]
 	c.Best, c.Value = name(best), m.Of(best)
 	c.Repetitions = len(byName[c.Best])
+	// The best is the best median of the feasible trials (on the default
+	// objective too: nothing can dominate the best in m), so the selection is
+	// among them all.
+	bestValues := report.Values(m, byName[c.Best])
+	samples := [][]float64{bestValues}
 	for _, r := range feasible[1:] {
-		c.Repetitions = min(c.Repetitions, len(byName[name(r)]))
-		c.Others = append(c.Others, Other{Name: name(r), Change: report.DifferenceOf(m, byName[c.Best], byName[name(r)])})
+		values := report.Values(m, byName[name(r)])
+		samples = append(samples, values)
+		c.Repetitions = min(c.Repetitions, len(values))
+		c.Others = append(c.Others, Other{Name: name(r), Change: report.DifferenceOf(m, byName[c.Best], byName[name(r)]),
+			spread: stats.LogSpread(bestValues, values)})
+	}
+	if len(samples) > 1 {
+		c.Selection = stats.Select(samples, 0, m.Lower)
 	}
 	return c
 }
@@ -367,9 +391,27 @@ func (r Result) Line(c Choice) string {
 		fmt.Fprintf(&b, "inconclusive (%d repetition(s); telling %d trials apart needs ≥ %d); ahead so far: %s (%s %s %s)",
 			c.Repetitions, c.Trials, c.NeedsRepetitions, c.Best, r.Metric, formatValue(c.Value), r.Unit)
 	default:
-		fmt.Fprintf(&b, "%s (%s %s %s)", c.Best, r.Metric, formatValue(c.Value), r.Unit)
-		if len(c.Ties) > 0 {
-			fmt.Fprintf(&b, "; cannot be told from it: %s", strings.Join(c.Ties, ", "))
+		fmt.Fprintf(&b, "%s (%s %s %s", c.Best, r.Metric, formatValue(c.Value), r.Unit)
+		if s := c.Selection; s.Splits > 0 {
+			fmt.Fprintf(&b, "; picked from %d on the same repetitions: %s measured apart from the choice, its median flatters it by %.1f %%; picked again in %.0f %% of %d splits",
+				len(c.Others)+1, formatValue(s.Value), s.BiasPercent, 100*s.Again, s.Splits)
+		}
+		b.WriteString(")")
+		var ties []string
+		for _, o := range c.nearest() {
+			if !o.Tie {
+				continue
+			}
+			tie := fmt.Sprintf("%s %+.1f %%", o.Name, o.Change.Percent)
+			if o.Separating > 0 {
+				tie += fmt.Sprintf(" (%d repetitions would tell)", o.Separating)
+			} else {
+				tie += fmt.Sprintf(" (no number up to %d would)", v1alpha1.MostRepetitions)
+			}
+			ties = append(ties, tie)
+		}
+		if len(ties) > 0 {
+			fmt.Fprintf(&b, "; not told from it (not shown different, nor shown equal): %s", strings.Join(ties, ", "))
 		}
 	}
 	shown, rest := 0, 0
@@ -496,13 +538,17 @@ func Block(r Result, err error, trialSeconds int) *v1alpha1.Recommendation {
 		if c.Best != "" {
 			rc.Value = dec(c.Value)
 		}
+		if s := c.Selection; s.Splits > 0 {
+			rc.Selection = &v1alpha1.Selection{Splits: int32(s.Splits), PickedAgainPermille: int32(math.Round(1000 * s.Again)),
+				ValueApart: dec(s.Value), BiasPercent: dec(s.BiasPercent)}
+		}
 		others := c.nearest()
 		if len(others) > BlockOthers {
 			rc.OthersOmitted = int32(len(others) - BlockOthers)
 			others = others[:BlockOthers]
 		}
 		for _, o := range others {
-			a := v1alpha1.RecommendedAlternative{Name: o.Name, ChangePercent: dec(o.Change.Percent), Tie: o.Tie}
+			a := v1alpha1.RecommendedAlternative{Name: o.Name, ChangePercent: dec(o.Change.Percent), Tie: o.Tie, SeparatingRepetitions: int32(o.Separating)}
 			if o.Change.Confidence > 0 {
 				a.ChangeLowPercent, a.ChangeHighPercent = dec(o.Change.LowPercent), dec(o.Change.HighPercent)
 				a.ConfidencePermille = int32(math.Floor(1000 * o.Change.Confidence))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
 )
 
 type trialSpec struct {
@@ -77,7 +78,7 @@ func TestParetoDefault(t *testing.T) {
 	if json.Tie || json.Change.Percent > -55 || json.Change.Percent < -65 || json.Change.LowPercent > json.Change.Percent || json.Change.Confidence < 0.95 {
 		t.Fatalf("json against the best: %+v", json)
 	}
-	if s := res.Line(r); !strings.Contains(s, "cannot be told from it: "+twins[r.Best]) || !strings.Contains(s, "t000-json-1176b -6") || !strings.Contains(s, "] 9") {
+	if s := res.Line(r); !strings.Contains(s, "not told from it (not shown different, nor shown equal): "+twins[r.Best]) || !strings.Contains(s, "t000-json-1176b -6") || !strings.Contains(s, "] 9") {
 		t.Fatalf("summary %q", s)
 	}
 }
@@ -206,5 +207,67 @@ func TestNamesAreConfigs(t *testing.T) {
 	}
 	if res, err := Recommend(own, nil); err != nil || len(res.Choices) != 1 || res.Choices[0].For != "source:json" {
 		t.Fatalf("own records: %+v %v", res, err)
+	}
+}
+
+// TestHowSureThePickIs: the pick carries its selection (stats.Select over every
+// feasible trial's repetitions, as the result records it) and each tie the
+// repetitions that would separate it (stats.Separating at the family's
+// correction, the pair's own spread). Among four equals the pick is unstable;
+// far ahead it is picked again every time and its median flatters it little.
+func TestHowSureThePickIs(t *testing.T) {
+	equals := []trialSpec{{"json", 100000, 10000, 900, 9}, {"protobuf", 100000, 10000, 900, 9}, {"msgpack", 100000, 10000, 900, 9}, {"avro", 100000, 10000, 900, 9}}
+	res, err := Recommend(rows(6, equals...), &v1alpha1.Objective{Optimize: "recordsPerSecond"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Choices[0]
+	byName := map[string][]report.Row{}
+	for _, g := range report.Groups(rows(6, equals...)) {
+		byName[report.ConfigOf(g[0])] = g
+	}
+	m := report.Metrics[0]
+	samples := [][]float64{report.Values(m, byName[c.Best])}
+	for _, o := range c.Others {
+		samples = append(samples, report.Values(m, byName[o.Name]))
+	}
+	if want := stats.Select(samples, 0, false); c.Selection != want || want.Splits == 0 || want.Again > 0.9 {
+		t.Fatalf("selection %+v, want %+v, picked again under 90 %%", c.Selection, want)
+	}
+	if len(c.Ties) != 3 {
+		t.Fatalf("ties %v", c.Ties)
+	}
+	for _, o := range c.Others {
+		want := stats.Separating(o.Change.Percent, stats.LogSpread(samples[0], report.Values(m, byName[o.Name])), res.Tests, int(v1alpha1.MostRepetitions))
+		if o.Separating != want {
+			t.Errorf("%s: separating %d, want %d", o.Name, o.Separating, want)
+		}
+	}
+	b := Block(res, nil, 0).Choices[0]
+	if s := b.Selection; s == nil || s.Splits != stats.Splits || s.PickedAgainPermille != int32(math.Round(1000*c.Selection.Again)) ||
+		s.ValueApart != report.Decimal(c.Selection.Value, 2) || s.BiasPercent != report.Decimal(c.Selection.BiasPercent, 2) {
+		t.Fatalf("block selection %+v", b.Selection)
+	}
+	for _, a := range b.Others {
+		if !a.Tie {
+			t.Errorf("%s: not a tie", a.Name)
+		}
+	}
+	if line := res.Line(c); !strings.Contains(line, "picked from 4 on the same repetitions") || !strings.Contains(line, "of 1000 splits") ||
+		!strings.Contains(line, "not told from it") {
+		t.Fatalf("line %q", line)
+	}
+	ahead := slices.Clone(equals)
+	ahead[1].rps = 200000
+	res, err = Recommend(rows(6, ahead...), &v1alpha1.Objective{Optimize: "recordsPerSecond"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Choices[0]; c.Best != "t001-protobuf-1176b" || c.Selection.Again != 1 || math.Abs(c.Selection.BiasPercent) > 2 || len(c.Ties) != 0 {
+		t.Fatalf("far ahead: %+v", c)
+	}
+	// One repetition each: nothing to split.
+	if res, err := Recommend(rows(1, ahead...), nil); err != nil || res.Choices[0].Selection.Splits != 0 || Block(res, nil, 0).Choices[0].Selection != nil {
+		t.Fatalf("one repetition: %+v %v", res, err)
 	}
 }
