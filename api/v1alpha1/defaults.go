@@ -17,7 +17,7 @@ const (
 	// allow (their markers' Maximum; TestMostRepetitions holds the CRD to it): what
 	// a result may advise running.
 	MostRepetitions int32 = 20
-	DefaultRetries     int32 = 1
+	DefaultRetries  int32 = 1
 	// Payload source ConfigMap keys (SourceConfigMap).
 	DefaultSourceSchemaKey  = "schema"
 	DefaultSourceSamplesKey = "samples.jsonl"
