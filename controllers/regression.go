@@ -16,7 +16,6 @@ import (
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
-	"github.com/serdebench/serdebench/internal/stats"
 )
 
 // Reasons for the Regressed condition.
@@ -133,7 +132,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	switch res.Verdict {
 	case compare.Regressed:
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonRegressed
-		cond.Message = fmt.Sprintf("%s: %s (change and its %.0f %% interval)", against, strings.Join(res.Flagged(compare.Regressed), "; "), 100*stats.Confidence)
+		cond.Message = fmt.Sprintf("%s: %s", against, strings.Join(res.Flagged(compare.Regressed), "; "))
 		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonRegressed, "%s", cond.Message)
 	case compare.Suspect:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonSuspect
@@ -206,12 +205,22 @@ func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res
 				ChangePercent: dec(m.ChangePercent), ChangeLowPercent: dec(m.ChangeLowPercent), ChangeHighPercent: dec(m.ChangeHighPercent),
 				ChangeConfidencePermille: int32(math.Floor(1000 * m.ChangeConfidence)), ControlChangePercent: dec(m.ControlChangePercent),
 				PValue: pval(m.P), StreakRuns: int32(m.StreakRuns), StreakChangePercent: dec(m.StreakChangePercent), StreakPValue: pval(m.StreakP),
-				Verdict: m.Verdict, Regressed: m.Regressed()}
+				Tested: comparisonTest(m.Tested), Streak: comparisonTest(m.Streak), Verdict: m.Verdict, Regressed: m.Regressed()}
 			tc.Metrics = append(tc.Metrics, mc)
 		}
 		out.Trials = append(out.Trials, tc)
 	}
 	return out
+}
+
+// comparisonTest is a verdict's test as the result records it (nil for none).
+func comparisonTest(t *compare.Test) *serdebenchv1.ComparisonTest {
+	if t == nil {
+		return nil
+	}
+	return &serdebenchv1.ComparisonTest{Runs: int32(t.Runs), Relative: t.Relative, ChangePercent: report.Decimal(float64(t.ChangePercent), 2),
+		BoundPercent: report.Decimal(float64(t.BoundPercent), 2), ConfidencePermille: int32(math.Floor(1000 * t.Confidence)),
+		PValue: report.Decimal(float64(t.P), 4)}
 }
 
 func (r *ScheduleReconciler) resultRows(ctx context.Context, ns, name string) ([]report.Row, error) {

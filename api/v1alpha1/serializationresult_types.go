@@ -356,11 +356,42 @@ type MetricComparison struct {
 	StreakChangePercent string `json:"streakChangePercent,omitempty"`
 	// +optional
 	StreakPValue string `json:"streakPValue,omitempty"`
+	// Tested is this run's test as it was made (absent when not judged), Streak
+	// the streak's (absent without one): the intervals the verdict rests on.
+	// ChangeLowPercent and ChangeHighPercent are descriptive (two-sided, against
+	// the trial's own baseline level).
+	// +optional
+	Tested *ComparisonTest `json:"tested,omitempty"`
+	// +optional
+	Streak *ComparisonTest `json:"streak,omitempty"`
 	// Verdict is NotJudged, Within, EnvironmentShifted, Suspect or Regressed.
 	// +optional
 	Verdict ComparisonVerdict `json:"verdict,omitempty"`
 	// Regressed says the verdict is Regressed.
 	Regressed bool `json:"regressed"`
+}
+
+// ComparisonTest is a verdict's test as it was made: the change on the tested
+// scale, and its one-sided bound in the worse direction at the confidence the
+// Holm-corrected test faced (1 − 0.05·p/pHolm), so the bound is beyond zero
+// exactly when the corrected test finds the metric worse.
+type ComparisonTest struct {
+	// Runs is how many runs' mean was tested: 1, or persistenceRuns for a streak.
+	Runs int32 `json:"runs"`
+	// Relative says it was tested relative to the control trial of each run;
+	// else against the trial's own baseline level.
+	Relative bool `json:"relative"`
+	// ChangePercent is the tested change.
+	ChangePercent string `json:"changePercent"`
+	// BoundPercent bounds it at ConfidencePermille, one-sided: the change is at
+	// most this where higher is better (records/s), at least it where lower is.
+	// +optional
+	BoundPercent string `json:"boundPercent,omitempty"`
+	// ConfidencePermille is the bound's confidence, in ‰.
+	ConfidencePermille int32 `json:"confidencePermille"`
+	// PValue is the test's one-sided p-value, Holm-adjusted.
+	// +optional
+	PValue string `json:"pValue,omitempty"`
 }
 
 // ExperimentSnapshot identifies the experiment a result belongs to.

@@ -114,12 +114,22 @@ func controlKey(rows []report.Row, name string) (string, error) {
 func compareTable(w io.Writer, res compare.Result, o compare.Options, args []string, history []compare.Verdict) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	conf := fmt.Sprintf("%.0f %% CI", 100*stats.Confidence)
-	fmt.Fprintf(tw, "TRIAL\tMETRIC\tUNIT\tRUNS\tBASELINE\tSPREAD %%\tCANDIDATE\tCHANGE %%\tCHANGE %s %%\tvs CONTROL %%\tp (Holm)\tLAST %d RUNS %% (p)\tVERDICT\t\n", conf, o.Persistence)
+	fmt.Fprintf(tw, "TRIAL\tMETRIC\tUNIT\tRUNS\tBASELINE\tSPREAD %%\tCANDIDATE\tCHANGE %%\tCHANGE %s %%\tTESTED ON\tTHIS RUN %% (BOUND, CONF)\tp (Holm)\tLAST %d RUNS %% (BOUND, CONF) p\tVERDICT\t\n", conf, o.Persistence)
 	num := func(v compare.Num, format string) string {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return "n/a"
 		}
 		return fmt.Sprintf(format, float64(v))
+	}
+	test := func(x *compare.Test) string {
+		if x == nil {
+			return "-"
+		}
+		side := "≥"
+		if x.Upper {
+			side = "≤"
+		}
+		return fmt.Sprintf("%s (%s%s, %.1f %%)", num(x.ChangePercent, "%+.1f"), side, num(x.BoundPercent, "%+.1f"), 100*x.Confidence)
 	}
 	for _, t := range res.Trials {
 		name := t.Name
@@ -131,13 +141,20 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 			if !math.IsNaN(float64(m.ChangeLowPercent)) {
 				ci = fmt.Sprintf("%+.1f…%+.1f", m.ChangeLowPercent, m.ChangeHighPercent)
 			}
-			streak := "-"
-			if m.StreakRuns > 0 {
-				streak = fmt.Sprintf("%s p %s", num(m.StreakChangePercent, "%+.1f"), num(m.StreakP, "%.3f"))
+			on := "-"
+			if m.Tested != nil {
+				on = "baseline"
+				if m.Tested.Relative {
+					on = "control"
+				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, m.Name, m.Unit, m.BaselineRuns,
+			streak := "-"
+			if m.Streak != nil {
+				streak = fmt.Sprintf("%s p %s", test(m.Streak), num(m.Streak.P, "%.3f"))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, m.Name, m.Unit, m.BaselineRuns,
 				num(m.Baseline, "%.2f"), num(m.SpreadPercent, "%.1f"), num(m.Candidate, "%.2f"), num(m.ChangePercent, "%+.1f"), ci,
-				num(m.ControlChangePercent, "%+.1f"), num(m.P, "%.3f"), streak, m.Verdict)
+				on, test(m.Tested), num(m.P, "%.3f"), streak, m.Verdict)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -145,7 +162,9 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 	}
 	fmt.Fprintf(w, "RUNS: baseline runs, each one value (the median of its repetitions); BASELINE: their geometric mean; SPREAD: the noise between them\n")
 	fmt.Fprintf(w, "(standard deviation of their logarithms). CHANGE: the candidate's from BASELINE, with the interval of the level's change at %.0f %%\n", 100*stats.Confidence)
-	fmt.Fprintf(w, "(Student's t, one more run). vs CONTROL: the change relative to the control trial in the same run. Method: %s.\n", res.Method(o))
+	fmt.Fprintf(w, "(Student's t, one more run, two-sided: descriptive). The verdicts rest on the tests: TESTED ON the control trial of each run (the change\n")
+	fmt.Fprintf(w, "relative to it) or the trial's own baseline; THIS RUN and LAST %d RUNS: the tested change with its one-sided bound in the worse\n", o.Persistence)
+	fmt.Fprintf(w, "direction at the confidence the Holm-corrected test faced (beyond 0 exactly when p < %.2f). Method: %s.\n", stats.Alpha, res.Method(o))
 	var hist []string
 	for i, v := range history {
 		hist = append(hist, fmt.Sprintf("%s %s", args[i], v))

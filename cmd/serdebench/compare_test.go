@@ -44,7 +44,9 @@ trials:
 		t.Fatalf("first run of the drop: %v\n%s", err, out)
 	}
 	out, err = run(append(slices.Clone(steady), dropped, again)...)
-	if exitCode(err) != exitRegressed || !strings.Contains(err.Error(), "t001-protobuf-1176b: recordsPerSecond -19.") {
+	// The error names the test the verdict rests on: the streak's, relative to the control.
+	if exitCode(err) != exitRegressed || !strings.Contains(err.Error(), "t001-protobuf-1176b: recordsPerSecond -19.") ||
+		!strings.Contains(err.Error(), "last 2 runs' mean vs the control, ≤ -") {
 		t.Fatalf("got %v\n%s", err, out)
 	}
 	regressedRows := 0
@@ -53,7 +55,7 @@ trials:
 			regressedRows++
 		}
 	}
-	if regressedRows != 1 || !strings.Contains(out, "95 % CI") || !strings.Contains(out, "Holm") ||
+	if regressedRows != 1 || !strings.Contains(out, "95 % CI") || !strings.Contains(out, "Holm") || !strings.Contains(out, "TESTED ON") ||
 		!strings.Contains(out, "t000-json-1176b (control)") {
 		t.Fatalf("table:\n%s", out)
 	}

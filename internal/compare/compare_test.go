@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -54,7 +55,9 @@ func TestPlantedDropPersists(t *testing.T) {
 			t.Errorf("%s: %s, want Within", other.Name, other.Verdict)
 		}
 	}
-	if got := res.Flagged(Regressed); len(got) != 1 || !strings.HasPrefix(got[0], "t-protobuf: recordsPerSecond -19.") {
+	// Flagged says the test the verdict rests on: the streak's, relative to the control.
+	if got := res.Flagged(Regressed); len(got) != 1 || !strings.HasPrefix(got[0], "t-protobuf: recordsPerSecond -") ||
+		!strings.Contains(got[0], "last 2 runs' mean vs the control, ≤ -") || m.Streak == nil || !strings.Contains(got[0], m.Streak.String()) {
 		t.Fatalf("regressed trials %v", got)
 	}
 	// With persistence 1 the first run of the drop regresses.
@@ -229,5 +232,75 @@ func TestOneEarlierRun(t *testing.T) {
 	m := res.Trials[1].Metrics[0]
 	if res.Verdict != NotJudged || m.BaselineRuns != 1 || math.IsNaN(float64(m.ChangePercent)) || math.IsNaN(float64(m.Candidate)) {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// TestTestedMatchesVerdict: across random histories (noise 2–15 %, drops of 0–40 %
+// planted on a random trial for one or two runs, persistence 1 and 2), every
+// judged metric carries its tests, and each test's bound is beyond zero in the
+// worse direction exactly when its Holm-adjusted p-value is below α; a Suspect
+// or Regressed verdict rests on a test whose bound is beyond zero, and Said
+// prints that test.
+func TestTestedMatchesVerdict(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	flagged := 0
+	for round := range 400 {
+		noise := 0.02 + 0.13*rng.Float64()
+		drop := 0.4 * rng.Float64()
+		victim := rng.IntN(3)
+		n := 6 + rng.IntN(3)
+		var runs [][]report.Row
+		for i := range n {
+			var rows []report.Row
+			for k, codec := range []string{"json", "protobuf", "avro"} {
+				f := math.Exp(noise * rng.NormFloat64())
+				if k == victim && i >= n-1-rng.IntN(2) {
+					f *= 1 - drop
+				}
+				rows = append(rows, row(codec, 40000*float64(k+1)*f, int64(20000/f), 2*math.Exp(noise*rng.NormFloat64())))
+			}
+			runs = append(runs, rows)
+		}
+		o := DefaultOptions
+		o.Persistence = 1 + round%2
+		res := Compare(runs[:n-1], runs[n-1], o)
+		for _, tr := range res.Trials {
+			for _, m := range tr.Metrics {
+				if m.Verdict == NotJudged {
+					continue
+				}
+				if m.Tested == nil {
+					t.Fatalf("%s %s: judged without its test", tr.Name, m.Name)
+				}
+				for _, x := range []*Test{m.Tested, m.Streak} {
+					if x == nil {
+						continue
+					}
+					beyond := x.BoundPercent > 0
+					if x.Upper {
+						beyond = x.BoundPercent < 0
+					}
+					if beyond != (x.P < 0.05) || x.Confidence < 0.95 || x.Confidence >= 1 {
+						t.Fatalf("%s %s: %s: the bound and the corrected test disagree", tr.Name, m.Name, x)
+					}
+				}
+				var rests *Test
+				switch m.Verdict {
+				case Suspect:
+					rests = m.Tested
+				case Regressed:
+					rests = m.Streak
+				default:
+					continue
+				}
+				flagged++
+				if rests == nil || !(rests.P < 0.05) || !strings.Contains(m.Said(), rests.String()) {
+					t.Fatalf("%s %s %s rests on %v; said %q", tr.Name, m.Name, m.Verdict, rests, m.Said())
+				}
+			}
+		}
+	}
+	if flagged < 50 {
+		t.Fatalf("only %d verdicts flagged: the simulation does not exercise them", flagged)
 	}
 }

@@ -131,6 +131,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 	// Two families, each Holm-corrected over every trial and metric: this run alone
 	// (Suspect) and the streak (Regressed).
 	adjSingle, adjJoint := stats.Holm(single), stats.Holm(joint)
+	rawSingle, rawJoint := single, joint
 	out.Tests = stats.Tests(single)
 	for mi, m := range metrics {
 		cs := cells[mi]
@@ -168,6 +169,13 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			}
 			if c.streak {
 				mt.StreakRuns, mt.StreakChangePercent, mt.StreakP = o.Persistence, Num(c.joint.Percent), Num(c.pJoint)
+			}
+			i := mi*len(matched) + ti
+			if c.judged {
+				mt.Tested = tested(c.scale, c.single, c.test[len(c.test)-1:], rawSingle[i], c.pSingle, out.Tests, c.relative, m.higherIsBetter)
+			}
+			if !math.IsNaN(c.pJoint) {
+				mt.Streak = tested(c.scale, c.joint, c.test, rawJoint[i], c.pJoint, stats.Tests(joint), c.relative, m.higherIsBetter)
 			}
 			moved := beyond(c.abs.Percent, m, o)
 			switch {
@@ -207,6 +215,20 @@ type cell struct {
 	judged, streak     bool
 	suspect, regressed bool
 	pSingle, pJoint    float64
+}
+
+// tested is a test as it was made: the shift s of xs against the level, and its
+// one-sided bound in the worse direction at the level compatible with the Holm
+// decision (1 − α·raw/adjusted: the bound clears zero exactly when adjusted <
+// α). Without a raw p-value to scale (0: identical baseline runs) the level is
+// Bonferroni's over the family's tests.
+func tested(l stats.Level, s stats.Shift, xs []float64, raw, adjusted float64, tests int, relative, higherIsBetter bool) *Test {
+	level := 1 - stats.Alpha/float64(max(tests, 1))
+	if raw > 0 && adjusted > 0 {
+		level = 1 - stats.Alpha*raw/adjusted
+	}
+	return &Test{Runs: len(xs), Relative: relative, ChangePercent: Num(s.Percent), BoundPercent: Num(l.BoundOf(level, higherIsBetter, xs...)),
+		Confidence: level, Upper: higherIsBetter, P: Num(adjusted)}
 }
 
 // percentOf is x's change from a level's center, in percent.

@@ -53,14 +53,74 @@ type Metric struct {
 	// StreakRuns is Persistence when each of the last Persistence runs was worse
 	// than the threshold (0 otherwise); StreakChangePercent is then their mean's
 	// change on the tested scale, StreakP its Holm-adjusted one-sided p-value.
-	StreakRuns          int     `json:"streakRuns,omitempty"`
-	StreakChangePercent Num     `json:"streakChangePercent,omitempty"`
-	StreakP             Num     `json:"streakP,omitempty"`
-	Verdict             Verdict `json:"verdict"`
+	StreakRuns          int `json:"streakRuns,omitempty"`
+	StreakChangePercent Num `json:"streakChangePercent,omitempty"`
+	StreakP             Num `json:"streakP,omitempty"`
+	// Tested is this run's test as it was made (nil when not judged), Streak the
+	// streak's (nil without one): the intervals that match the verdict.
+	Tested  *Test   `json:"tested,omitempty"`
+	Streak  *Test   `json:"streak,omitempty"`
+	Verdict Verdict `json:"verdict"`
+}
+
+// Test is a verdict's test as it was made, so that the interval printed beside
+// a verdict is the one it tested (ChangeLowPercent and ChangeHighPercent are
+// descriptive: two-sided, against the baseline's own level): the change on the
+// tested scale, and its one-sided bound in the worse direction at the level the
+// test faced after Holm's correction, 1 − α·p/pHolm. So the bound is beyond zero
+// exactly when the corrected test finds the metric worse; the verdict also asks
+// the change to be beyond the threshold.
+type Test struct {
+	// Runs is how many runs' mean was tested: 1 (this run) or Persistence.
+	Runs int `json:"runs"`
+	// Relative says the test was relative to the control trial of each run; else
+	// against the trial's own baseline level.
+	Relative bool `json:"relative"`
+	// ChangePercent is the tested change; BoundPercent its one-sided bound in the
+	// worse direction at Confidence: the change is at most BoundPercent for a
+	// metric where higher is better, at least it where lower is.
+	ChangePercent Num     `json:"changePercent"`
+	BoundPercent  Num     `json:"boundPercent"`
+	Confidence    float64 `json:"confidence"`
+	// Upper says BoundPercent is an upper bound (higher is better).
+	Upper bool `json:"upper"`
+	// P is the test's one-sided p-value, Holm-adjusted.
+	P Num `json:"p"`
+}
+
+// String is the test in a few words: "−14.2 % vs the control, ≤ −6.1 % at
+// 99.6 % (one-sided, Holm), p 0.004".
+func (t Test) String() string {
+	on := "vs the baseline"
+	if t.Relative {
+		on = "vs the control"
+	}
+	if t.Runs > 1 {
+		on = fmt.Sprintf("last %d runs' mean %s", t.Runs, on)
+	}
+	side := "≥"
+	if t.Upper {
+		side = "≤"
+	}
+	return fmt.Sprintf("%+.1f %% %s, %s %+.1f %% at %.1f %% (one-sided, Holm), p %.3f", t.ChangePercent, on, side, t.BoundPercent, 100*t.Confidence, t.P)
 }
 
 // Regressed says the metric regressed.
 func (m Metric) Regressed() bool { return m.Verdict == Regressed }
+
+// Said is the metric's change with the interval its verdict rests on: the
+// streak's test for Regressed, this run's for Suspect, else the change from
+// the baseline's level with its two-sided interval (EnvironmentShifted is a
+// move of the level, not a test's verdict).
+func (m Metric) Said() string {
+	switch {
+	case m.Verdict == Regressed && m.Streak != nil:
+		return m.Streak.String()
+	case m.Verdict == Suspect && m.Tested != nil:
+		return m.Tested.String()
+	}
+	return fmt.Sprintf("%+.1f %% [%+.1f, %+.1f] at %.0f %% vs the baseline", m.ChangePercent, m.ChangeLowPercent, m.ChangeHighPercent, 100*m.ChangeConfidence)
+}
 
 // Trial is one trial of the candidate against the same trial of the baseline runs.
 type Trial struct {
@@ -115,7 +175,7 @@ func (r Result) Flagged(v Verdict) []string {
 	for _, t := range r.Trials {
 		for _, m := range t.Metrics {
 			if m.Verdict == v {
-				out = append(out, fmt.Sprintf("%s: %s %+.1f%% [%+.1f, %+.1f]", t.Name, m.Name, m.ChangePercent, m.ChangeLowPercent, m.ChangeHighPercent))
+				out = append(out, fmt.Sprintf("%s: %s %s", t.Name, m.Name, m.Said()))
 			}
 		}
 	}

@@ -112,6 +112,24 @@ func (l Level) ShiftOf(xs ...float64) Shift {
 	return s
 }
 
+// BoundOf is the one-sided bound, in percent, on the change of the level new run
+// values xs come from, at confidence level: the change is at most the bound
+// (upper) or at least it. It is ShiftOf's estimator at another level, so a
+// bound at 1 − α clears zero exactly when the one-sided p-value is below α. NaN
+// where ShiftOf's interval is.
+func (l Level) BoundOf(level float64, upper bool, xs ...float64) float64 {
+	if l.Runs < 1 || l.Center == 0 || !positive(xs) || l.DF < 1 || !(level > 0 && level < 1) {
+		return math.NaN()
+	}
+	d := stats.Mean(logs(xs)) - l.mean
+	se := l.Spread * math.Sqrt(1/float64(len(xs))+1/float64(l.Runs))
+	q := stats.InvCDF(stats.TDist{V: float64(l.DF)})(level) * se
+	if upper {
+		return percentOfLog(d + q)
+	}
+	return percentOfLog(d - q)
+}
+
 var quantiles sync.Map // degrees of freedom → the two-sided Confidence quantile of t
 
 // tQuantile is Student's t quantile at 1 − (1 − Confidence)/2: InvCDF inverts by
