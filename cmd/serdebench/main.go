@@ -222,7 +222,7 @@ func runCmd() *cobra.Command {
 			var werr error
 			switch output {
 			case "json":
-				rows := report.LocalRows(results)
+				rows := report.Stopped(report.LocalRows(results), x.Spec.RepeatUntil != nil)
 				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results, Statistics: report.Statistics(rows),
 					Stopping: report.Stopping(rows, x.Spec.RepeatUntil)})
 			case "csv":

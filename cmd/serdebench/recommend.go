@@ -115,6 +115,7 @@ func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternati
 // payload's recommended row marked, and under it what it could tell apart and
 // the recommendation by spec.objective.
 func tableWithRecommendation(w io.Writer, runs []report.Row, spec v1alpha1.ExperimentSpec, wide bool) error {
+	runs = report.Stopped(runs, spec.RepeatUntil != nil)
 	r, recErr := recommend.Recommend(runs, spec.Objective)
 	table := func() error { return report.Table(w, runs, r.Marks()) }
 	if wide {

@@ -152,7 +152,7 @@ func Aggregate(rows []Row) []Row {
 		for _, m := range Metrics {
 			vals := Values(m, g)
 			e := stats.Median(vals)
-			agg.Estimates[m.Name] = e
+			agg.Estimates[m.Name] = stated(e, agg.Stopped)
 			if m.Total {
 				var sum float64
 				for _, v := range vals {
@@ -194,7 +194,7 @@ func Statistics(rows []Row) []v1alpha1.TrialStatistics {
 		}
 		for _, m := range Metrics {
 			vals := Values(m, g)
-			e := stats.Median(vals)
+			e := stated(stats.Median(vals), g[0].Stopped)
 			me := v1alpha1.MetricEstimate{Name: m.Name, Unit: m.Unit, Median: round(e.Median), Mean: round(e.Mean),
 				Low: round(e.Low), High: round(e.High), ConfidencePermille: int32(math.Floor(e.Confidence * 1000))}
 			for _, v := range vals {

@@ -67,8 +67,11 @@ type Row struct {
 	// (trial.Settings.Given): a recommendation ranks rows that share it.
 	Given string
 	// Runtime is the workers' runtimes (trial.Settings.Runtimes: "go", "jvm→go").
-	Runtime                                     string
-	Repetition, Runs                            int
+	Runtime          string
+	Repetition, Runs int
+	// Stopped says spec.repeatUntil's rule chose how many repetitions ran: every
+	// interval then states stats.StoppedConfidence (see Stopped).
+	Stopped                                     bool
 	SizeBytes                                   int32
 	SerializedBytes, RecordsPerSecond, MBPerSec float64
 	// HeaderBytes is a record's mean serdebench header size (0: not reported).
@@ -205,7 +208,7 @@ func LocalRows(trials []TrialResult) []Row {
 func ResultRows(res *v1alpha1.SerializationResult) []Row {
 	rows := make([]Row, 0, len(res.Trials))
 	for _, t := range res.Trials {
-		rows = append(rows, Row{Name: t.Name, Config: t.Config, Repetition: int(t.Repetition), Runs: 1,
+		rows = append(rows, Row{Name: t.Name, Config: t.Config, Repetition: int(t.Repetition), Runs: 1, Stopped: res.Experiment.Spec.RepeatUntil != nil,
 			Codec: string(t.Codec), Settings: t.Settings.Describe(), Given: t.Settings.Given(), Runtime: t.Settings.Runtimes(),
 			E2EMean: float64(t.EndToEndMicros.Mean), AckMean: float64(t.AckMicros.Mean), AckP50: t.AckMicros.P50, AckP99: t.AckMicros.P99,
 			Failed:    t.FailedRecords,
@@ -515,6 +518,9 @@ func WideTable(w io.Writer, runs []Row) error {
 		fmt.Fprintln(w, "Repeated trials: every figure is the median over RUNS repetitions (LOST and DUP their total; p99 the median of the repetitions' p99s;")
 		fmt.Fprintln(w, "p99 MERGED the p99 of all their records together, from their histograms merged: one slow repetition weighs in, n/a where not kept). CI: the")
 		fmt.Fprintln(w, "interval that holds the true median with CI % confidence (order statistics, no assumption on the distribution; 95 % needs 6 repetitions).")
+		if anyStopped(rows) {
+			fmt.Fprintln(w, StoppedNote)
+		}
 		fmt.Fprintf(w, "REC/S vs BASELINE: the change from the baseline trial (spec.compare.baseline), the Hodges-Lehmann estimate on logarithms with its interval at\n")
 		fmt.Fprintf(w, "the confidence shown; a Mann-Whitney U test per trial, Holm-corrected over the %d tests together: a change where p < %.2f, ~ where not (not told apart),\n", tests, stats.Alpha)
 		fmt.Fprintln(w, "needs ≥ N reps where no result could reach it. These intervals speak of this run; runs on other days differ more (docs/measurement.md).")

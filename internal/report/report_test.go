@@ -3,10 +3,13 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
@@ -138,5 +141,51 @@ func TestBrokerCPU(t *testing.T) {
 		if got := BrokerCPU(c.b); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
 		}
+	}
+}
+
+// TestStoppedStatesItsLevel: after repeatUntil stopped a trial at 7 repetitions
+// its intervals state the level the rule keeps (stats.StoppedConfidence), not
+// the order statistics' 98.4 %; without the rule they keep the nominal level; a
+// result marks its rows from its spec; every table says which.
+func TestStoppedStatesItsLevel(t *testing.T) {
+	var rows []Row
+	for k := 1; k <= 7; k++ {
+		rows = append(rows, Row{Name: fmt.Sprintf("t000-json-r%d", k), Config: "t000-json", Repetition: k, Runs: 1, Codec: "json", Settings: "a",
+			RecordsPerSecond: float64(100 + k), SerializedBytes: 300})
+	}
+	nominal := stats.MedianAt(Values(Metrics[0], rows), stats.Confidence).Confidence
+	if nominal < 0.98 {
+		t.Fatalf("nominal level %v: the test needs one above StoppedConfidence", nominal)
+	}
+	for _, stopped := range []bool{false, true} {
+		rs := Stopped(rows, stopped)
+		want := nominal
+		if stopped {
+			want = stats.StoppedConfidence
+		}
+		if got := Aggregate(rs)[0].Estimates["recordsPerSecond"].Confidence; got != want {
+			t.Errorf("stopped %v: aggregate states %v, want %v", stopped, got, want)
+		}
+		if got := Statistics(rs)[0].Metrics[0].ConfidencePermille; got != int32(math.Floor(1000*want)) {
+			t.Errorf("stopped %v: statistics state %d ‰, want %v", stopped, got, want)
+		}
+		for name, table := range map[string]func(io.Writer, []Row) error{"wide": WideTable, "people": func(w io.Writer, r []Row) error { return Table(w, r, nil) }} {
+			var out bytes.Buffer
+			if err := table(&out, rs); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(out.String(), "After repeatUntil") != stopped {
+				t.Errorf("%s table, stopped %v:\n%s", name, stopped, out.String())
+			}
+		}
+	}
+	res := &v1alpha1.SerializationResult{Trials: []v1alpha1.TrialResult{{Name: "t000-json"}}}
+	if ResultRows(res)[0].Stopped {
+		t.Error("a result without repeatUntil marked stopped")
+	}
+	res.Experiment.Spec.RepeatUntil = &v1alpha1.RepeatUntil{MaxRepetitions: 8}
+	if !ResultRows(res)[0].Stopped {
+		t.Error("a result with repeatUntil not marked stopped")
 	}
 }

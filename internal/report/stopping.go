@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -49,6 +50,39 @@ func Stopping(rows []Row, u *v1alpha1.RepeatUntil) *v1alpha1.Stopping {
 	}
 	return out
 }
+
+// Stopped marks rows as stopped by spec.repeatUntil's rule when stopped is
+// true: a local run's rows, which do not carry their spec (ResultRows marks its
+// own).
+func Stopped(rows []Row, stopped bool) []Row {
+	if !stopped {
+		return rows
+	}
+	out := slices.Clone(rows)
+	for i := range out {
+		out[i].Stopped = true
+	}
+	return out
+}
+
+// stated is e as a table states it: after a stopping rule chose the number of
+// repetitions, at the level the rule keeps (stats.StoppedConfidence) where the
+// order statistics' nominal level is higher.
+func stated(e stats.Estimate, stopped bool) stats.Estimate {
+	if stopped && e.Confidence > stats.StoppedConfidence {
+		e.Confidence = stats.StoppedConfidence
+	}
+	return e
+}
+
+// StoppedNote says, under a table of rows a stopping rule repeated, what their
+// intervals' confidence is.
+var StoppedNote = fmt.Sprintf("After repeatUntil every interval states %.0f %%: the level its stopping rule keeps in simulation, "+
+	"not its order statistics' nominal one (%.1f %% at 7 repetitions), which holds only when nothing chose when to stop.",
+	100*stats.StoppedConfidence, 100*stats.MedianAt([]float64{1, 2, 3, 4, 5, 6, 7}, stats.Confidence).Confidence)
+
+// anyStopped says some row was repeated by a stopping rule.
+func anyStopped(rows []Row) bool { return slices.ContainsFunc(rows, func(r Row) bool { return r.Stopped }) }
 
 // StoppingLine prints s under a table: how many repetitions ran of how many
 // planned, and why the rounds stopped there.

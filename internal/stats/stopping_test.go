@@ -16,7 +16,7 @@ import (
 func TestStoppingCoverage(t *testing.T) {
 	const sims = 8000
 	// The binomial's standard error at 5 %: 0.24 % at 8,000 samples; 3 of them.
-	floor := Confidence - 3*math.Sqrt(0.05*0.95/sims)
+	floor := StoppedConfidence - 3*math.Sqrt(0.05*0.95/sims)
 	type result struct{ coverage, rounds float64 }
 	simulate := func(seed uint64, trials int, sigma, target, outliers, check float64) result {
 		rng := rand.New(rand.NewPCG(seed, 7))

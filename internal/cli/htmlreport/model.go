@@ -146,7 +146,7 @@ func aggregate(run Run, rows []report.Row) Run {
 // FromLocal is a `serdebench run -o json` report as a run.
 func FromLocal(rep report.Report) Run {
 	run := Run{Label: rep.Experiment}
-	rows := report.LocalRows(rep.Trials)
+	rows := report.Stopped(report.LocalRows(rep.Trials), rep.Stopping != nil)
 	if rep.Environment.StartedAt != "" {
 		run.Label = rep.Experiment + " " + rep.Environment.StartedAt
 	}

@@ -42,6 +42,9 @@ type Op struct {
 	// probing runs are its warm-up).
 	Ops       int64 `json:"ops"`
 	WarmupOps int64 `json:"warmupOps,omitempty"`
+	// WarmupNanos is how long the warm-up ran: at least the bench time, and
+	// WarmupOps reaches the JVM's 20,000 calls unless that took ten bench times.
+	WarmupNanos int64 `json:"warmupNanos,omitempty"`
 }
 
 // Extra metrics the benchmark loop reports (testing.BenchmarkResult.Extra).

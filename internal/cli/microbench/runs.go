@@ -56,11 +56,12 @@ func Merge(runs [][]Result) ([]Result, error) {
 func medianOp(ops []Op) Op {
 	o := ops[0]
 	ns, cpu := make([]float64, len(ops)), make([]float64, len(ops))
-	o.Ops, o.WarmupOps = 0, 0
+	o.Ops, o.WarmupOps, o.WarmupNanos = 0, 0, 0
 	for i, p := range ops {
 		ns[i], cpu[i] = p.NsPerOp, p.CPUNsPerOp
 		o.Ops += p.Ops
 		o.WarmupOps += p.WarmupOps
+		o.WarmupNanos += p.WarmupNanos
 	}
 	o.NsPerOp, o.CPUNsPerOp = stats.Median(ns).Median, stats.Median(cpu).Median
 	return o

@@ -81,8 +81,8 @@ final class Microbench {
    * take over ten bench times), then timed for nanos: its cost per call.
    */
   private static ObjectNode measure(Body body, int n, long nanos) throws Exception {
-    long warm = 0, began = System.nanoTime();
-    for (long t; (t = System.nanoTime()) - began < nanos || (warm < WARMUP_OPS && t - began < 10 * nanos); warm++) body.run((int) (warm % n));
+    long warm = 0, began = System.nanoTime(), t;
+    for (; (t = System.nanoTime()) - began < nanos || (warm < WARMUP_OPS && t - began < 10 * nanos); warm++) body.run((int) (warm % n));
     System.gc(); // the warm-up's garbage is not the timed calls' to collect
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -99,6 +99,7 @@ final class Microbench {
     o.put("cpuNsPerOp", (double) (c1 - c0) / ops);
     o.put("ops", ops);
     o.put("warmupOps", warm);
+    o.put("warmupNanos", t - began);
     return o;
   }
 }
