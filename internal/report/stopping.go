@@ -82,7 +82,9 @@ var StoppedNote = fmt.Sprintf("After repeatUntil every interval states %.0f %%: 
 	100*stats.StoppedConfidence, 100*stats.MedianAt([]float64{1, 2, 3, 4, 5, 6, 7}, stats.Confidence).Confidence)
 
 // anyStopped says some row was repeated by a stopping rule.
-func anyStopped(rows []Row) bool { return slices.ContainsFunc(rows, func(r Row) bool { return r.Stopped }) }
+func anyStopped(rows []Row) bool {
+	return slices.ContainsFunc(rows, func(r Row) bool { return r.Stopped })
+}
 
 // StoppingLine prints s under a table: how many repetitions ran of how many
 // planned, and why the rounds stopped there.
