@@ -218,7 +218,11 @@ func comparisonTest(t *compare.Test) *serdebenchv1.ComparisonTest {
 	if t == nil {
 		return nil
 	}
-	return &serdebenchv1.ComparisonTest{Runs: int32(t.Runs), Relative: t.Relative, ChangePercent: report.Decimal(float64(t.ChangePercent), 2),
+	on := serdebenchv1.TestedOnBaseline
+	if t.Relative {
+		on = serdebenchv1.TestedOnControl
+	}
+	return &serdebenchv1.ComparisonTest{Runs: int32(t.Runs), TestedOn: on, ChangePercent: report.Decimal(float64(t.ChangePercent), 2),
 		BoundPercent: report.Decimal(float64(t.BoundPercent), 2), ConfidencePermille: int32(math.Floor(1000 * t.Confidence)),
 		PValue: report.Decimal(float64(t.P), 4)}
 }

@@ -402,7 +402,7 @@ func TestScheduleRegression(t *testing.T) {
 			t.Fatalf("records/s comparison %+v", rps)
 		}
 		// The verdict's tests, as made: the streak's bound beyond zero, relative to the control.
-		if st := rps.Streak; wantRegressed && (st == nil || st.Runs != 2 || !st.Relative || !strings.HasPrefix(st.BoundPercent, "-") ||
+		if st := rps.Streak; wantRegressed && (st == nil || st.Runs != 2 || st.TestedOn != serdebenchv1.TestedOnControl || !strings.HasPrefix(st.BoundPercent, "-") ||
 			st.ConfidencePermille < 950 || st.PValue != rps.StreakPValue || rps.Tested == nil) {
 			t.Fatalf("records/s tests %+v %+v", rps.Tested, rps.Streak)
 		}

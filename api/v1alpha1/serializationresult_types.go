@@ -149,7 +149,8 @@ type RecommendedChoice struct {
 	Value string `json:"value,omitempty"`
 	// Selection says how far to trust Best and Value: the best was picked as the
 	// best median from the same repetitions that measure it (the winner's curse).
-	// Absent with one candidate or fewer than 2 repetitions each.
+	// Absent with one candidate, when any candidate has fewer than 2
+	// repetitions, or with values at or below zero.
 	// +optional
 	Selection *Selection `json:"selection,omitempty"`
 	// Front is the Pareto front (the default objective), best first.
@@ -220,8 +221,9 @@ type RecommendedAlternative struct {
 	Tie bool `json:"tie"`
 	// SeparatingRepetitions is, for a tie, the repetitions per trial with which
 	// the corrected test would tell it from the best 80 % of the time, if the
-	// change is what this run measured; empty when none up to MostRepetitions
-	// would.
+	// change is what this run measured less the best's selection bias; absent
+	// when none up to 20 (the most spec.repetitions allows) would, or the
+	// spread is unknown.
 	// +optional
 	SeparatingRepetitions int32 `json:"separatingRepetitions,omitempty"`
 }
@@ -356,12 +358,14 @@ type MetricComparison struct {
 	StreakChangePercent string `json:"streakChangePercent,omitempty"`
 	// +optional
 	StreakPValue string `json:"streakPValue,omitempty"`
-	// Tested is this run's test as it was made (absent when not judged), Streak
-	// the streak's (absent without one): the intervals the verdict rests on.
-	// ChangeLowPercent and ChangeHighPercent are descriptive (two-sided, against
-	// the trial's own baseline level).
+	// Tested is this run's test as it was made (absent when not judged): one of
+	// the intervals the verdict rests on. ChangeLowPercent and ChangeHighPercent
+	// are descriptive (two-sided, against the trial's own baseline level).
 	// +optional
 	Tested *ComparisonTest `json:"tested,omitempty"`
+	// Streak is the test of the last persistenceRuns runs' mean, as it was made
+	// (absent before that many runs, and with persistenceRuns 1): what a
+	// Regressed verdict rests on.
 	// +optional
 	Streak *ComparisonTest `json:"streak,omitempty"`
 	// Verdict is NotJudged, Within, EnvironmentShifted, Suspect or Regressed.
@@ -371,6 +375,18 @@ type MetricComparison struct {
 	Regressed bool `json:"regressed"`
 }
 
+// TestedOn is what a comparison's test was made against.
+// +kubebuilder:validation:Enum=Control;Baseline
+type TestedOn string
+
+// What a comparison's test was made against.
+const (
+	// TestedOnControl: relative to the control trial of each run.
+	TestedOnControl TestedOn = "Control"
+	// TestedOnBaseline: against the trial's own baseline level.
+	TestedOnBaseline TestedOn = "Baseline"
+)
+
 // ComparisonTest is a verdict's test as it was made: the change on the tested
 // scale, and its one-sided bound in the worse direction at the confidence the
 // Holm-corrected test faced (1 − 0.05·p/pHolm), so the bound is beyond zero
@@ -378,9 +394,9 @@ type MetricComparison struct {
 type ComparisonTest struct {
 	// Runs is how many runs' mean was tested: 1, or persistenceRuns for a streak.
 	Runs int32 `json:"runs"`
-	// Relative says it was tested relative to the control trial of each run;
-	// else against the trial's own baseline level.
-	Relative bool `json:"relative"`
+	// TestedOn is what the change was tested against: Control (relative to the
+	// control trial of each run) or Baseline (the trial's own baseline level).
+	TestedOn TestedOn `json:"testedOn"`
 	// ChangePercent is the tested change.
 	ChangePercent string `json:"changePercent"`
 	// BoundPercent bounds it at ConfidencePermille, one-sided: the change is at

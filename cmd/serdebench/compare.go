@@ -125,11 +125,7 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 		if x == nil {
 			return "-"
 		}
-		side := "≥"
-		if x.Upper {
-			side = "≤"
-		}
-		return fmt.Sprintf("%s (%s%s, %.1f %%)", num(x.ChangePercent, "%+.1f"), side, num(x.BoundPercent, "%+.1f"), 100*x.Confidence)
+		return x.Cell()
 	}
 	for _, t := range res.Trials {
 		name := t.Name
@@ -143,10 +139,7 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 			}
 			on := "-"
 			if m.Tested != nil {
-				on = "baseline"
-				if m.Tested.Relative {
-					on = "control"
-				}
+				on = m.Tested.On()
 			}
 			streak := "-"
 			if m.Streak != nil {

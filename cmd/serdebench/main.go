@@ -226,7 +226,7 @@ func runCmd() *cobra.Command {
 				werr = report.JSON(out, report.Report{Experiment: x.Name, Environment: env, Spec: x.Spec, Trials: results, Statistics: report.Statistics(rows),
 					Stopping: report.Stopping(rows, x.Spec.RepeatUntil)})
 			case "csv":
-				werr = report.CSV(out, report.LocalRows(results))
+				werr = report.CSV(out, report.Stopped(report.LocalRows(results), x.Spec.RepeatUntil != nil))
 			default:
 				werr = tableWithRecommendation(out, report.LocalRows(results), x.Spec.ExperimentSpec, output == "wide")
 			}

@@ -56,8 +56,9 @@ type Metric struct {
 	StreakRuns          int `json:"streakRuns,omitempty"`
 	StreakChangePercent Num `json:"streakChangePercent,omitempty"`
 	StreakP             Num `json:"streakP,omitempty"`
-	// Tested is this run's test as it was made (nil when not judged), Streak the
-	// streak's (nil without one): the intervals that match the verdict.
+	// Tested is this run's test as it was made (nil when not judged); Streak the
+	// test of the last Persistence runs' mean (nil before that many runs, and
+	// with Persistence 1): the intervals the verdict rests on.
 	Tested  *Test   `json:"tested,omitempty"`
 	Streak  *Test   `json:"streak,omitempty"`
 	Verdict Verdict `json:"verdict"`
@@ -91,19 +92,36 @@ type Test struct {
 // String is the test in a few words: "−14.2 % vs the control, ≤ −6.1 % at
 // 99.6 % (one-sided, Holm), p 0.004".
 func (t Test) String() string {
-	on := "vs the baseline"
-	if t.Relative {
-		on = "vs the control"
-	}
+	on := "vs the " + t.On()
 	if t.Runs > 1 {
 		on = fmt.Sprintf("last %d runs' mean %s", t.Runs, on)
 	}
-	side := "≥"
-	if t.Upper {
-		side = "≤"
-	}
-	return fmt.Sprintf("%+.1f %% %s, %s %+.1f %% at %.1f %% (one-sided, Holm), p %.3f", t.ChangePercent, on, side, t.BoundPercent, 100*t.Confidence, t.P)
+	return fmt.Sprintf("%+.1f %% %s, %s %+.1f %% at %s (one-sided, Holm), p %.3f", t.ChangePercent, on, t.side(), t.BoundPercent, t.level(), t.P)
 }
+
+// Cell is the test in a table's cell: "-14.2 (≤ -6.1, 99.6 %)".
+func (t Test) Cell() string {
+	return fmt.Sprintf("%+.1f (%s %+.1f, %s)", t.ChangePercent, t.side(), t.BoundPercent, t.level())
+}
+
+// On names what the test was made against: "control" or "baseline".
+func (t Test) On() string {
+	if t.Relative {
+		return "control"
+	}
+	return "baseline"
+}
+
+func (t Test) side() string {
+	if t.Upper {
+		return "≤"
+	}
+	return "≥"
+}
+
+// level is the bound's confidence, floored to a tenth of a percent: 99.96 %
+// never reads 100 %.
+func (t Test) level() string { return fmt.Sprintf("%.1f %%", math.Floor(1000*t.Confidence)/10) }
 
 // Regressed says the metric regressed.
 func (m Metric) Regressed() bool { return m.Verdict == Regressed }

@@ -36,8 +36,10 @@ type Other struct {
 	Tie bool
 	// Separating is, for a tie, the repetitions per trial that would tell it from
 	// the best with probability stats.Power if the change is what this run
-	// measured (stats.Separating at the family's correction, its spread the two
-	// trials' own); 0 when none up to v1alpha1.MostRepetitions would.
+	// measured less the best's flattery (Choice.Selection: the gap to a lucky
+	// pick looks wider than it is), by stats.Separating at the family's
+	// correction with the two trials' own spread; 0 when none up to
+	// v1alpha1.MostRepetitions would, or the spread is unknown.
 	Separating int
 	// spread is the two trials' pooled spread of log values (stats.LogSpread).
 	spread float64
@@ -216,7 +218,7 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 		x.P, x.Tie = adj[i], c.NeedsRepetitions == 0 && !(adj[i] < stats.Alpha)
 		if x.Tie {
 			c.Ties = append(c.Ties, x.Name)
-			x.Separating = stats.Separating(x.Change.Percent, x.spread, out.Tests, int(v1alpha1.MostRepetitions))
+			x.Separating = stats.Separating(unflattered(x.Change.Percent, c.Selection), x.spread, out.Tests, int(v1alpha1.MostRepetitions))
 		}
 	}
 	slices.SortStableFunc(out.Choices, func(a, b Choice) int {
@@ -229,6 +231,17 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 		return 1
 	})
 	return out, nil
+}
+
+// unflattered is a change from the best shrunk toward zero by how much the best's
+// median flatters it (s.BiasPercent, when positive): the gap the pick's luck
+// did not make.
+func unflattered(changePercent float64, s stats.Selection) float64 {
+	if s.Splits == 0 || !(s.BiasPercent > 0) || math.IsNaN(changePercent) {
+		return changePercent
+	}
+	l, b := math.Log1p(changePercent/100), math.Log1p(s.BiasPercent/100)
+	return 100 * math.Expm1(math.Copysign(max(0, math.Abs(l)-b), l))
 }
 
 // choose ranks one group's rows by o in m: the best, the front, the others
@@ -403,9 +416,12 @@ func (r Result) Line(c Choice) string {
 				continue
 			}
 			tie := fmt.Sprintf("%s %+.1f %%", o.Name, o.Change.Percent)
-			if o.Separating > 0 {
+			switch {
+			case o.Separating > 0:
 				tie += fmt.Sprintf(" (%d repetitions would tell)", o.Separating)
-			} else {
+			case math.IsNaN(o.spread) || math.IsNaN(o.Change.Percent):
+				tie += " (the repetitions that would tell: unknown, no spread)"
+			default:
 				tie += fmt.Sprintf(" (no number up to %d would)", v1alpha1.MostRepetitions)
 			}
 			ties = append(ties, tie)

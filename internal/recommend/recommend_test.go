@@ -238,7 +238,7 @@ func TestHowSureThePickIs(t *testing.T) {
 		t.Fatalf("ties %v", c.Ties)
 	}
 	for _, o := range c.Others {
-		want := stats.Separating(o.Change.Percent, stats.LogSpread(samples[0], report.Values(m, byName[o.Name])), res.Tests, int(v1alpha1.MostRepetitions))
+		want := stats.Separating(unflattered(o.Change.Percent, c.Selection), stats.LogSpread(samples[0], report.Values(m, byName[o.Name])), res.Tests, int(v1alpha1.MostRepetitions))
 		if o.Separating != want {
 			t.Errorf("%s: separating %d, want %d", o.Name, o.Separating, want)
 		}
@@ -269,5 +269,27 @@ func TestHowSureThePickIs(t *testing.T) {
 	// One repetition each: nothing to split.
 	if res, err := Recommend(rows(1, ahead...), nil); err != nil || res.Choices[0].Selection.Splits != 0 || Block(res, nil, 0).Choices[0].Selection != nil {
 		t.Fatalf("one repetition: %+v %v", res, err)
+	}
+}
+
+// TestUnflattered: a gap to the best shrinks toward zero by the best's flattery,
+// on the log scale and either way round; flattery beyond the gap leaves none; no
+// selection (or none flattering) leaves it as it is.
+func TestUnflattered(t *testing.T) {
+	sel := stats.Selection{Splits: 1000, BiasPercent: 4}
+	for _, c := range []struct{ change, want float64 }{
+		{-10, 100 * math.Expm1(math.Log(0.9)+math.Log(1.04))},
+		{10, 100 * math.Expm1(math.Log(1.1)-math.Log(1.04))},
+		{-3, 0},
+		{3, 0},
+	} {
+		if got := unflattered(c.change, sel); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%+.0f %% with 4 %% flattery: %+.4f, want %+.4f", c.change, got, c.want)
+		}
+	}
+	for _, s := range []stats.Selection{{}, {Splits: 1000, BiasPercent: -2}} {
+		if got := unflattered(-10, s); got != -10 {
+			t.Errorf("%+v: %v, want -10", s, got)
+		}
 	}
 }

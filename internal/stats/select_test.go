@@ -153,3 +153,58 @@ func TestLogSpread(t *testing.T) {
 		t.Errorf("two values: %v, want NaN", got)
 	}
 }
+
+// TestSelectLowerIsBetter is the truth check for a metric where lower is better
+// (latency): among equals the lowest median flatters by being low, and Select's
+// bias says so with a positive sign while its value lands on the truth; one trial
+// far below the others is picked again every time.
+func TestSelectLowerIsBetter(t *testing.T) {
+	const experiments = 200
+	for _, k := range []int{2, 4} {
+		for _, n := range []int{3, 5} {
+			for _, ahead := range []float64{0, 4} {
+				t.Run(fmt.Sprintf("k%d-n%d-ahead%.0f", k, n, ahead), func(t *testing.T) {
+					const noise = 0.1
+					rng := rand.New(rand.NewPCG(uint64(k*100+n), uint64(ahead)))
+					var observed, value, bias, again, sq float64
+					for range experiments {
+						samples := make([][]float64, k)
+						truth := make([]float64, k)
+						for i := range samples {
+							if i == 0 {
+								truth[i] = -ahead * noise
+							}
+							samples[i] = make([]float64, n)
+							for j := range samples[i] {
+								samples[i][j] = math.Exp(truth[i] + noise*rng.NormFloat64())
+							}
+						}
+						pick := 0
+						for i := range samples {
+							if median(samples[i]) < median(samples[pick]) {
+								pick = i
+							}
+						}
+						s := Select(samples, pick, true)
+						observed += math.Log(median(samples[pick])) - truth[pick]
+						e := math.Log(s.Value) - truth[pick]
+						value, sq, bias, again = value+e, sq+e*e, bias+s.BiasPercent, again+s.Again
+					}
+					observed, value, bias, again = observed/experiments, value/experiments, bias/experiments, again/experiments
+					se := math.Sqrt(sq/experiments) / math.Sqrt(experiments)
+					t.Logf("mean error: picked median %+.4f, value %+.4f (±%.4f); bias %+.2f %%; picked again %.0f %%", observed, value, se, bias, 100*again)
+					switch ahead {
+					case 0:
+						if observed > -4*se || math.Abs(value) > 4*se || bias <= 0 {
+							t.Errorf("among equals: picked median %+.4f, value %+.4f (Monte Carlo error %.4f), mean bias %+.2f %%: want below, on, positive", observed, value, se, bias)
+						}
+					default:
+						if again < 0.9 || math.Abs(value) > 4*se {
+							t.Errorf("far below: picked again %.2f, value's error %+.4f (Monte Carlo error %.4f)", again, value, se)
+						}
+					}
+				})
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -134,5 +135,37 @@ func TestShadeCases(t *testing.T) {
 		if s.From != c.from || math.Abs(s.To-c.to) > 1e-9 {
 			t.Errorf("%s: shaded %.3f to %.3f s, want %.1f to %.1f", c.name, s.From, s.To, c.from, c.to)
 		}
+	}
+}
+
+// TestComparisonShowsTests: with enough runs for a verdict, the page's comparison
+// table prints each judged metric's test beside its verdict — what it was tested
+// on, the tested change with its one-sided bound and confidence, and the streak's
+// — and labels the two-sided interval descriptive.
+func TestComparisonShowsTests(t *testing.T) {
+	var runs []Run
+	for i, rate := range []int64{150000, 147000, 153000, 149000, 151000, 120000, 121000} {
+		res := &v1alpha1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nightly-%d", i)},
+			Trials: []v1alpha1.TrialResult{
+				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000 + int64(i%3)*400},
+				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate},
+			}}
+		runs = append(runs, FromResult(res))
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, runs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, s := range []string{"(descriptive)", "<th class=\"text\">tested on</th>", "<td class=\"text\">control</td>", "Regressed"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	// The regressed row carries both tests, each bound on the worse side.
+	row := page[strings.Index(page, `<tr class="regressed">`):]
+	row = row[:strings.Index(row, "</tr>")]
+	if strings.Count(row, "(≤ -") != 2 || !strings.Contains(row, ", p 0.") {
+		t.Errorf("regressed row %s", row)
 	}
 }
