@@ -17,7 +17,7 @@ import (
 // Every bound is 4 Monte Carlo errors: 54 cases at once, about 0.3 % of seeds
 // would fail one by chance (the seeds are fixed: the outcome is reproducible).
 func TestSelectAgainstTruth(t *testing.T) {
-	const experiments = 200
+	const experiments = 100
 	for _, k := range []int{2, 4, 8} {
 		for _, n := range []int{3, 5, 10} {
 			for _, noise := range []float64{0.03, 0.15} {

@@ -163,9 +163,9 @@ func TestComparisonShowsTests(t *testing.T) {
 		}
 	}
 	// The regressed row carries both tests, each bound on the worse side.
-	row := page[strings.Index(page, `<tr class="regressed">`):]
-	row = row[:strings.Index(row, "</tr>")]
-	if strings.Count(row, "(≤ -") != 2 || !strings.Contains(row, ", p 0.") {
+	_, row, found := strings.Cut(page, `<tr class="regressed">`)
+	row, _, _ = strings.Cut(row, "</tr>")
+	if !found || strings.Count(row, "(≤ -") != 2 || !strings.Contains(row, ", p 0.") {
 		t.Errorf("regressed row %s", row)
 	}
 }
