@@ -185,8 +185,6 @@ func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv
 
 // comparisonOf is a comparison as the SerializationResult records it.
 func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res compare.Result, o compare.Options) *serdebenchv1.ResultComparison {
-	dec := func(v compare.Num) string { return report.Decimal(float64(v), 2) }
-	pval := func(v compare.Num) string { return report.Decimal(float64(v), 4) }
 	var excluded []string
 	for _, i := range res.Excluded {
 		if i < len(baselines) {
@@ -200,11 +198,11 @@ func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res
 		tc := serdebenchv1.TrialComparison{Name: t.Name, Control: t.Control, Verdict: t.Verdict, Regressed: t.Verdict == compare.Regressed}
 		for _, m := range t.Metrics {
 			tc.BaselineRuns = max(tc.BaselineRuns, int32(m.BaselineRuns))
-			mc := serdebenchv1.MetricComparison{Name: m.Name, Unit: m.Unit, BaselineRuns: int32(m.BaselineRuns), Baseline: dec(m.Baseline),
-				BaselineMin: dec(m.Min), BaselineMax: dec(m.Max), SpreadPercent: dec(m.SpreadPercent), Candidate: dec(m.Candidate),
-				ChangePercent: dec(m.ChangePercent), ChangeLowPercent: dec(m.ChangeLowPercent), ChangeHighPercent: dec(m.ChangeHighPercent),
-				ChangeConfidencePermille: int32(math.Floor(1000 * m.ChangeConfidence)), ControlChangePercent: dec(m.ControlChangePercent),
-				PValue: pval(m.P), StreakRuns: int32(m.StreakRuns), StreakChangePercent: dec(m.StreakChangePercent), StreakPValue: pval(m.StreakP),
+			mc := serdebenchv1.MetricComparison{Name: m.Name, Unit: m.Unit, BaselineRuns: int32(m.BaselineRuns), Baseline: comparisonFigure(m.Baseline),
+				BaselineMin: comparisonFigure(m.Min), BaselineMax: comparisonFigure(m.Max), SpreadPercent: comparisonFigure(m.SpreadPercent), Candidate: comparisonFigure(m.Candidate),
+				ChangePercent: comparisonFigure(m.ChangePercent), ChangeLowPercent: comparisonFigure(m.ChangeLowPercent), ChangeHighPercent: comparisonFigure(m.ChangeHighPercent),
+				ChangeConfidencePermille: int32(math.Floor(1000 * m.ChangeConfidence)), ControlChangePercent: comparisonFigure(m.ControlChangePercent),
+				PValue: comparisonP(m.P), StreakRuns: int32(m.StreakRuns), StreakChangePercent: comparisonFigure(m.StreakChangePercent), StreakPValue: comparisonP(m.StreakP),
 				Tested: comparisonTest(m.Tested), Streak: comparisonTest(m.Streak), Verdict: m.Verdict, Regressed: m.Regressed()}
 			tc.Metrics = append(tc.Metrics, mc)
 		}
@@ -218,14 +216,15 @@ func comparisonTest(t *compare.Test) *serdebenchv1.ComparisonTest {
 	if t == nil {
 		return nil
 	}
-	on := serdebenchv1.TestedOnBaseline
-	if t.Relative {
-		on = serdebenchv1.TestedOnControl
-	}
-	return &serdebenchv1.ComparisonTest{Runs: int32(t.Runs), TestedOn: on, ChangePercent: report.Decimal(float64(t.ChangePercent), 2),
-		BoundPercent: report.Decimal(float64(t.BoundPercent), 2), ConfidencePermille: int32(math.Floor(1000 * t.Confidence)),
-		PValue: report.Decimal(float64(t.P), 4)}
+	return &serdebenchv1.ComparisonTest{Runs: int32(t.Runs), TestedOn: t.TestedOn, ChangePercent: comparisonFigure(t.ChangePercent),
+		BoundPercent: comparisonFigure(t.BoundPercent), ConfidencePermille: int32(math.Floor(1000 * t.Confidence)), PValue: comparisonP(t.P)}
 }
+
+// comparisonFigure is a comparison's figure as the result records it.
+func comparisonFigure(v compare.Num) string { return report.Decimal(float64(v), 2) }
+
+// comparisonP is a comparison's p-value as the result records it.
+func comparisonP(v compare.Num) string { return report.Decimal(float64(v), 4) }
 
 func (r *ScheduleReconciler) resultRows(ctx context.Context, ns, name string) ([]report.Row, error) {
 	res := &serdebenchv1.SerializationResult{}

@@ -93,10 +93,8 @@ func recommendation(w io.Writer, r recommend.Result, trialSeconds int, alternati
 			switch {
 			case c.Inconclusive():
 				verdict = "undecided"
-			case o.Tie && o.Separating > 0:
-				verdict = fmt.Sprintf("not told apart; %d repetitions would tell", o.Separating)
 			case o.Tie:
-				verdict = fmt.Sprintf("not told apart; no number up to %d would", v1alpha1.MostRepetitions)
+				verdict = "not told apart; " + o.Separation()
 			}
 			fmt.Fprintf(tw, "    %s\t%+.1f\t%s\t%s\t%s\t%s\t\n", o.Name, o.Change.Percent, ci, conf, p, verdict)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/stats"
 )
 
@@ -131,7 +132,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 	// Two families, each Holm-corrected over every trial and metric: this run alone
 	// (Suspect) and the streak (Regressed).
 	adjSingle, adjJoint := stats.Holm(single), stats.Holm(joint)
-	rawSingle, rawJoint := single, joint
+	jointTests := stats.Tests(joint)
 	out.Tests = stats.Tests(single)
 	for mi, m := range metrics {
 		cs := cells[mi]
@@ -172,10 +173,10 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			}
 			i := mi*len(matched) + ti
 			if c.judged {
-				mt.Tested = tested(c.scale, c.single, c.test[len(c.test)-1:], rawSingle[i], c.pSingle, out.Tests, c.relative, m.higherIsBetter)
+				mt.Tested = tested(c.scale, c.single, c.test[len(c.test)-1:], single[i], c.pSingle, out.Tests, c.relative, m.higherIsBetter)
 			}
 			if !math.IsNaN(c.pJoint) {
-				mt.Streak = tested(c.scale, c.joint, c.test, rawJoint[i], c.pJoint, stats.Tests(joint), c.relative, m.higherIsBetter)
+				mt.Streak = tested(c.scale, c.joint, c.test, joint[i], c.pJoint, jointTests, c.relative, m.higherIsBetter)
 			}
 			moved := beyond(c.abs.Percent, m, o)
 			switch {
@@ -227,7 +228,11 @@ func tested(l stats.Level, s stats.Shift, xs []float64, raw, adjusted float64, t
 	if raw > 0 && adjusted > 0 {
 		level = 1 - stats.Alpha*raw/adjusted
 	}
-	return &Test{Runs: len(xs), Relative: relative, ChangePercent: Num(s.Percent), BoundPercent: Num(l.BoundOf(level, higherIsBetter, xs...)),
+	on := v1alpha1.TestedOnBaseline
+	if relative {
+		on = v1alpha1.TestedOnControl
+	}
+	return &Test{Runs: len(xs), TestedOn: on, ChangePercent: Num(s.Percent), BoundPercent: Num(l.BoundOf(level, higherIsBetter, xs...)),
 		Confidence: level, Upper: higherIsBetter, P: Num(adjusted)}
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
+	"github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/stats"
 )
 
@@ -74,9 +76,9 @@ type Metric struct {
 type Test struct {
 	// Runs is how many runs' mean was tested: 1 (this run) or Persistence.
 	Runs int `json:"runs"`
-	// Relative says the test was relative to the control trial of each run; else
-	// against the trial's own baseline level.
-	Relative bool `json:"relative"`
+	// TestedOn is what the change was tested against: the control trial of each
+	// run, or the trial's own baseline level (the API's, as the result records it).
+	TestedOn v1alpha1.TestedOn `json:"testedOn"`
 	// ChangePercent is the tested change; BoundPercent its one-sided bound in the
 	// worse direction at Confidence: the change is at most BoundPercent for a
 	// metric where higher is better, at least it where lower is.
@@ -104,13 +106,8 @@ func (t Test) Cell() string {
 	return fmt.Sprintf("%+.1f (%s %+.1f, %s)", t.ChangePercent, t.side(), t.BoundPercent, t.level())
 }
 
-// On names what the test was made against: "control" or "baseline".
-func (t Test) On() string {
-	if t.Relative {
-		return "control"
-	}
-	return "baseline"
-}
+// On names what the test was made against, in words: "control" or "baseline".
+func (t Test) On() string { return strings.ToLower(string(t.TestedOn)) }
 
 func (t Test) side() string {
 	if t.Upper {

@@ -233,6 +233,19 @@ func Recommend(runs []report.Row, o *v1alpha1.Objective) (Result, error) {
 	return out, nil
 }
 
+// Separation says, for a tie, what would tell it from the best: "14 repetitions
+// would tell", that no number up to the most a spec allows would, or that it is
+// unknown (no spread to judge by).
+func (o Other) Separation() string {
+	switch {
+	case o.Separating > 0:
+		return fmt.Sprintf("%d repetitions would tell", o.Separating)
+	case math.IsNaN(o.spread) || math.IsNaN(o.Change.Percent):
+		return "the repetitions that would tell: unknown, no spread"
+	}
+	return fmt.Sprintf("no number up to %d would", v1alpha1.MostRepetitions)
+}
+
 // unflattered is a change from the best shrunk toward zero by how much the best's
 // median flatters it (s.BiasPercent, when positive): the gap the pick's luck
 // did not make.
@@ -415,16 +428,7 @@ func (r Result) Line(c Choice) string {
 			if !o.Tie {
 				continue
 			}
-			tie := fmt.Sprintf("%s %+.1f %%", o.Name, o.Change.Percent)
-			switch {
-			case o.Separating > 0:
-				tie += fmt.Sprintf(" (%d repetitions would tell)", o.Separating)
-			case math.IsNaN(o.spread) || math.IsNaN(o.Change.Percent):
-				tie += " (the repetitions that would tell: unknown, no spread)"
-			default:
-				tie += fmt.Sprintf(" (no number up to %d would)", v1alpha1.MostRepetitions)
-			}
-			ties = append(ties, tie)
+			ties = append(ties, fmt.Sprintf("%s %+.1f %% (%s)", o.Name, o.Change.Percent, o.Separation()))
 		}
 		if len(ties) > 0 {
 			fmt.Fprintf(&b, "; not told from it (not shown different, nor shown equal): %s", strings.Join(ties, ", "))

@@ -519,7 +519,7 @@ func WideTable(w io.Writer, runs []Row) error {
 		fmt.Fprintln(w, "p99 MERGED the p99 of all their records together, from their histograms merged: one slow repetition weighs in, n/a where not kept). CI: the")
 		fmt.Fprintln(w, "interval that holds the true median with CI % confidence (order statistics, no assumption on the distribution; 95 % needs 6 repetitions).")
 		if anyStopped(rows) {
-			fmt.Fprintln(w, StoppedNote)
+			fmt.Fprintln(w, stoppedNote)
 		}
 		fmt.Fprintf(w, "REC/S vs BASELINE: the change from the baseline trial (spec.compare.baseline), the Hodges-Lehmann estimate on logarithms with its interval at\n")
 		fmt.Fprintf(w, "the confidence shown; a Mann-Whitney U test per trial, Holm-corrected over the %d tests together: a change where p < %.2f, ~ where not (not told apart),\n", tests, stats.Alpha)

@@ -75,9 +75,9 @@ func stated(e stats.Estimate, stopped bool) stats.Estimate {
 	return e
 }
 
-// StoppedNote says, under a table of rows a stopping rule repeated, what their
+// stoppedNote says, under a table of rows a stopping rule repeated, what their
 // intervals' confidence is.
-var StoppedNote = fmt.Sprintf("After repeatUntil every median's interval states %.0f %%: the level its stopping rule keeps in simulation, "+
+var stoppedNote = fmt.Sprintf("After repeatUntil every median's interval states %.0f %%: the level its stopping rule keeps in simulation, "+
 	"not its order statistics' nominal one (%.1f %% at 7 repetitions), which holds only when nothing chose when to stop.",
 	100*stats.StoppedConfidence, 100*stats.MedianAt([]float64{1, 2, 3, 4, 5, 6, 7}, stats.Confidence).Confidence)
 

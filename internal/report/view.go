@@ -79,7 +79,7 @@ func Table(w io.Writer, runs []Row, marks Marks) error {
 	var notes bytes.Buffer
 	viewFootnotes(&notes, cols, marks)
 	if anyStopped(rows) && slices.ContainsFunc(cols, func(c column) bool { return c.header == "REC/S CI" }) {
-		fmt.Fprintln(&notes, StoppedNote)
+		fmt.Fprintln(&notes, stoppedNote)
 	}
 	if len(dropped) > 0 {
 		fmt.Fprintf(&notes, "Left out to fit %d columns: %s; -o wide shows every column and the clients' internals.\n", Width, strings.Join(dropped, ", "))
