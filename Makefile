@@ -6,7 +6,9 @@ SHELL := /usr/bin/env bash -o pipefail
 
 CACHE          ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/serdebench
 TOOLS          := $(CACHE)/tools
-KAFKA_VERSION  ?= 4.3.1
+# The tested versions of Kafka, Kubernetes and etcd: one place, which the scripts read too.
+include hack/versions.env
+KAFKA_VERSION  ?= $(KAFKA_CURRENT)
 KAFKA_PORT     ?= 9092
 export KAFKA_VERSION KAFKA_PORT
 export SERDEBENCH_KAFKA ?= 127.0.0.1:$(KAFKA_PORT)
@@ -34,7 +36,6 @@ GOLANGCI_LINT_VERSION  := v2.6.2
 CONTROLLER_GEN_VERSION := v0.18.0
 HELM_VERSION           := v3.19.0
 HELM_DOCS_VERSION      := v1.14.2
-K8S_VERSION            := v1.33.13
 PROTOC_GEN_GO          := $(TOOLS)/protoc-gen-go-$(PROTOC_GEN_GO_VERSION)/protoc-gen-go
 GOLANGCI_LINT          := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 CONTROLLER_GEN         := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)/controller-gen
@@ -85,10 +86,41 @@ test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiser
 	  tee .state/test.log | grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^\?' || { hack/failures.sh .state/test.log; exit 1; }
 	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/cli/experiment/
 
+# The suites that check what a Kubernetes version decides: the CRDs' schemas and CEL
+# rules (admission), the shipped RBAC (the operator's flows run as its ServiceAccount),
+# the chart and kustomize applied server-side.
+OLDEST_K8S_TESTS := ^(TestAdmissionTable|TestDefaultsAgree|TestSamplesDryRun|TestScheduleAdmission|TestFaultKindsServedAndAllowed|TestStrimzi|TestSchedule|TestChart|TestKustomize)$$
+
+.PHONY: test-envtest-oldest
+test-envtest-oldest: test-deps ## envtest on the oldest Kubernetes minor AKS supports (K8S_OLDEST in hack/versions.env): CRDs, CEL rules, RBAC, chart.
+	mkdir -p .state
+	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_OLDEST) hack/k8s/build.sh)"; export KUBEBUILDER_ASSETS; \
+	  go test -count=1 -timeout 20m -v -run '$(OLDEST_K8S_TESTS)' ./controllers/ 2>&1 | tee .state/test-oldest.log | \
+	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|envtest ready' || { hack/failures.sh .state/test-oldest.log; exit 1; }
+
+# The broker-facing suites run again on the previous Kafka line: each client (Go's
+# three, Kafka's Java client), transactions, share groups, the consumer group protocols.
+PREVIOUS_KAFKA_TESTS := ^(TestClientMatrixAcrossRuntimes|TestFranzGoClient|TestRdkafkaClient|TestTransactionsBrokerKill|TestShareGroupRedeliveries|TestClientSecurity|TestEveryClientHasAConsumer)$$
+PREVIOUS_KAFKA_PORT  := 9292
+
+.PHONY: test-kafka-previous
+test-kafka-previous: test-deps ## The broker suites again on the previous Kafka line (KAFKA_PREVIOUS in hack/versions.env), on a broker of their own (port 9292).
+	mkdir -p .state
+	KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT) hack/kafka/kafka.sh up
+	p=$(PREVIOUS_KAFKA_PORT); KAFKA_VERSION=$(KAFKA_PREVIOUS) SERDEBENCH_KAFKA_VERSION=$(KAFKA_PREVIOUS) \
+	  SERDEBENCH_KAFKA=127.0.0.1:$$p SERDEBENCH_KAFKA_SASL=127.0.0.1:$$((p + 2)) SERDEBENCH_KAFKA_TLS=127.0.0.1:$$((p + 3)) \
+	  SERDEBENCH_KAFKA_TLS_CA=$(CURDIR)/.state/kafka-$$p/tls/ca.crt \
+	  go test -count=1 -timeout 20m -v -run '$(PREVIOUS_KAFKA_TESTS)' ./internal/cli/runner/ ./workers/consumer/ 2>&1 | tee .state/test-kafka-previous.log | \
+	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)' || { r=1; }; \
+	  KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT) hack/kafka/kafka.sh down; \
+	  [ -z "$$r" ] || { hack/failures.sh .state/test-kafka-previous.log; exit 1; }
+
 .PHONY: test
 test: ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, the calibration, then the e2e suite on a real cluster; then each stage's time.
 	@mkdir -p .state && rm -f .state/stage-times.tsv
 	@hack/stage.sh unit $(MAKE) --no-print-directory test-unit
+	@hack/stage.sh k8s-oldest $(MAKE) --no-print-directory test-envtest-oldest
+	@hack/stage.sh kafka-previous $(MAKE) --no-print-directory test-kafka-previous
 	@# The cluster is up during the calibration, as it is after `make demo`: anything the
 	@# calibration leaves on the host then fails the cluster's own check in `make down`.
 	@hack/stage.sh stack sh -c 'hack/stack/stack.sh up >/dev/null'
@@ -118,6 +150,7 @@ up: $(HELM) ## Bring up what e2e and demo use: cluster (or KUBECONFIG's), images
 down: ## Stop the local cluster and its broker, and the host Kafka `make test` started, and restore the machine (sysctls, iptables, links, mounts).
 	hack/stack/stack.sh down
 	hack/kafka/kafka.sh down
+	KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT) hack/kafka/kafka.sh down
 	hack/registry/registry.sh down
 
 .PHONY: worker-jvm

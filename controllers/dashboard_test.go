@@ -41,7 +41,7 @@ func shippedDashboard(t *testing.T) dashboard.Dashboard {
 // shippedDashboardJSON is the ConfigMap's JSON as the chart renders it.
 func shippedDashboardJSON(t *testing.T) []byte {
 	t.Helper()
-	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13",
+	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", kubeVersion(t),
 		"--set", "grafanaDashboard.enabled=true", "-s", "templates/dashboard.yaml")
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,6 +33,22 @@ func helm(t *testing.T, args ...string) (string, error) {
 	}
 	out, err := exec.Command(bin, args...).CombinedOutput()
 	return string(out), err
+}
+
+// kubeVersion is the Kubernetes version the chart is rendered for: the envtest
+// apiserver's own (the current line, or the oldest AKS minor under
+// make test-envtest-oldest), without the v.
+func kubeVersion(t *testing.T) string {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		t.Fatalf("the apiserver's version: %v", err)
+	}
+	return strings.TrimPrefix(v.GitVersion, "v")
 }
 
 // dryRun applies manifests with server-side dry-run as a cluster admin and fails on
@@ -92,7 +109,7 @@ func namespaceNamed(t *testing.T, name string) {
 // server with server-side dry-run (CRDs, RBAC, the Deployment under restricted Pod
 // Security, and the prometheus-operator objects against their real CRDs).
 func TestChart(t *testing.T) {
-	if out, err := helm(t, "lint", "--strict", chartDir, "--kube-version", "1.33.13"); err != nil {
+	if out, err := helm(t, "lint", "--strict", chartDir, "--kube-version", kubeVersion(t)); err != nil {
 		t.Fatalf("helm lint: %v\n%s", err, out)
 	}
 	namespaceNamed(t, "sb-chart")
@@ -125,7 +142,7 @@ func TestChart(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args := []string{"template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13"}
+			args := []string{"template", "sb", chartDir, "-n", "sb-chart", "--kube-version", kubeVersion(t)}
 			for _, s := range c.set {
 				args = append(args, "--set", s)
 			}
@@ -174,7 +191,7 @@ func TestChart(t *testing.T) {
 	// experiments run elsewhere; Strimzi's namespace only KafkaTopics, Kafkas,
 	// faults on its brokers and reading their pods; a fault target's namespace only
 	// fault objects and reading pods.
-	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13", "--set", "rbac.watchNamespaces={sb-chart-b}",
+	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", kubeVersion(t), "--set", "rbac.watchNamespaces={sb-chart-b}",
 		"--set", "rbac.strimziNamespaces={sb-kafka}", "--set", "rbac.faultTargetNamespaces={sb-brokers}", "--show-only", "templates/rbac.yaml")
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)
@@ -212,7 +229,7 @@ func TestChart(t *testing.T) {
 		{"unknownKey=1", "unknownKey"},
 		{"prometheus.auth=azureWorkloadIdentity", "azureClientID"},
 	} {
-		out, err := helm(t, "template", "sb", chartDir, "--kube-version", "1.33.13", "--set", bad.set)
+		out, err := helm(t, "template", "sb", chartDir, "--kube-version", kubeVersion(t), "--set", bad.set)
 		if err == nil || !strings.Contains(out, bad.want) {
 			t.Errorf("--set %s: err %v, want a refusal mentioning %q:\n%s", bad.set, err, bad.want, out)
 		}
@@ -265,7 +282,7 @@ func TestAKSGuide(t *testing.T) {
 		t.Fatal(err)
 	}
 	// helm is a function here: the guide's install, rendered.
-	script := `helm() { [ "$1" = install ] || { echo "not helm install: $*" >&2; return 2; }; shift; "$SERDEBENCH_HELM" template --kube-version 1.33.13 "$@"; }
+	script := `helm() { [ "$1" = install ] || { echo "not helm install: $*" >&2; return 2; }; shift; "$SERDEBENCH_HELM" template --kube-version ` + kubeVersion(t) + ` "$@"; }
 set -euo pipefail
 ` + command
 	cmd := exec.Command("bash", "-c", script)
@@ -413,7 +430,7 @@ func TestPrometheusRules(t *testing.T) {
 	if err != nil {
 		t.Fatal("promtool not found: run through `make test`, which installs Debian's prometheus package")
 	}
-	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", "1.33.13",
+	out, err := helm(t, "template", "sb", chartDir, "-n", "sb-chart", "--kube-version", kubeVersion(t),
 		"--set", "prometheusRule.enabled=true", "--set", "prometheusRule.labels.release=kube-prometheus-stack", "-s", "templates/prometheusrule.yaml")
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)

@@ -809,6 +809,13 @@ type ShareResult struct {
 	// that carried an error.
 	// +optional
 	AckErrors int64 `json:"ackErrors,omitempty"`
+	// SettledLag is the lag the broker still reported when a consumer counted
+	// the trial complete because the group's offsets had stopped moving for
+	// longer than the record lock duration (the rule that covers Kafka 4.3's
+	// stale persisted count, docs/measurement.md "Share groups"); absent when the
+	// lag reached 0, as it does on Kafka 4.4.
+	// +optional
+	SettledLag int64 `json:"settledLag,omitempty"`
 	// AckP50Micros, AckP99Micros and AckMaxMicros are the explicit
 	// acknowledgements' times: from asking to send a poll's acknowledgements to
 	// the broker's every answer (absent with implicit acknowledgement, whose

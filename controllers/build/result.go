@@ -182,5 +182,5 @@ func shareResult(s *summary.Share) *serdebenchv1.ShareResult {
 	}
 	return &serdebenchv1.ShareResult{Acknowledgement: trial.ShareAcknowledgement(s.Acknowledgement), Deliveries: s.Deliveries,
 		Redelivered: s.Redelivered, Released: s.Released, Archived: s.Archived, MaxDeliveryCount: s.MaxDeliveryCount, AckErrors: s.AckErrors,
-		AckP50Micros: s.Ack.P50, AckP99Micros: s.Ack.P99, AckMaxMicros: s.Ack.Max}
+		SettledLag: s.SettledLag, AckP50Micros: s.Ack.P50, AckP99Micros: s.Ack.P99, AckMaxMicros: s.Ack.Max}
 }

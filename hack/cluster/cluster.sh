@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real single-node Kubernetes cluster on this machine, without Docker or a registry:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and kube-proxy
-# (v1.33.13, built from Go source by hack/k8s/build.sh), CoreDNS for the cluster's
+# (K8S_CURRENT in hack/versions.env, built from Go source by hack/k8s/build.sh), CoreDNS for the cluster's
 # names (hack/coredns), containerd, runc and the CNI bridge plugin from Debian.
 # Images are imported into containerd (`load`); pods use images that are present,
 # never pulled.
@@ -305,9 +305,8 @@ syncFrequency: 5s
 healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 # The embedded cAdvisor names containers (container, pod, namespace labels on
-# /metrics/cadvisor) by asking containerd, at its socket here, not the default
-# /run/containerd: kubelet --containerd=$CTR_SOCK. Without it every series is a
-# bare cgroup.
+# /metrics/cadvisor) by asking containerd at its default socket, which
+# cadvisor_socket points here. Without it every series is a bare cgroup.
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: true}
@@ -466,8 +465,9 @@ EOF
 
   restart_if_changed kubelet "$R/kubelet-config.yaml"
   restart_if_changed kube-proxy "$R/kube-proxy-config.yaml"
+  cadvisor_socket
   start kubelet "$bin/kubelet" --config="$R/kubelet-config.yaml" --kubeconfig="$R/kubelet.kubeconfig" \
-    --root-dir="$R/kubelet" --hostname-override="$NODE" --node-ip="$NODE_IP" --containerd="$CTR_SOCK" --v=1
+    --root-dir="$R/kubelet" --hostname-override="$NODE" --node-ip="$NODE_IP" --v=1
   start kube-proxy "$bin/kube-proxy" --config="$R/kube-proxy-config.yaml" --v=1
   waitfor node-registered 60 "${K[@]}" get node "$NODE"
   waitfor node-Ready 120 "${K[@]}" wait --for=condition=Ready "node/$NODE" --timeout=1s
@@ -567,12 +567,29 @@ down() {
   for ctl in $(comm -13 <(tr ' ' '\n' <"$R/host/subtree_control" 2>/dev/null | sort) <(subtree_control | tr ' ' '\n' | sort) | grep . || true); do
     if echo "-$ctl" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then log "disabled cgroup controller $ctl at the root"; fi
   done
+  if [[ -L "$CADVISOR_SOCK" && "$(readlink "$CADVISOR_SOCK")" == "$CTR_SOCK" ]]; then rm -f "$CADVISOR_SOCK"; fi
   # Fixed paths that were not there before up.
   for p in "${FIXED_PATHS[@]}"; do
     if [[ -e "$p" ]] && ! grep -qx -- "$p" "$R/host/paths" 2>/dev/null; then umount -R "$p" 2>/dev/null || true; rm -rf "$p" && log "removed $p"; fi
   done
   verify
   wipe
+}
+
+# cadvisor_socket points containerd's default socket at this cluster's: kubelet
+# (since 1.35) no longer takes --containerd, and its embedded cAdvisor names
+# containers (container, pod, namespace labels on /metrics/cadvisor, which broker CPU
+# reads) by asking containerd at /run/containerd/containerd.sock. A socket of another
+# containerd there is left alone, with a warning. /run/containerd is a fixed path:
+# down removes it when up made it, and the link in any case.
+CADVISOR_SOCK=/run/containerd/containerd.sock
+cadvisor_socket() {
+  [[ -L "$CADVISOR_SOCK" && "$(readlink "$CADVISOR_SOCK")" == "$CTR_SOCK" ]] && return
+  if [[ -e "$CADVISOR_SOCK" || -L "$CADVISOR_SOCK" ]]; then
+    log "WARNING: $CADVISOR_SOCK is another containerd's: kubelet's cAdvisor will not name this cluster's containers (no broker CPU)"
+    return
+  fi
+  mkdir -p "$(dirname "$CADVISOR_SOCK")" && ln -s "$CTR_SOCK" "$CADVISOR_SOCK"
 }
 
 # verify compares the machine with the record taken at up and fails listing differences.

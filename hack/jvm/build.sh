@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The JVM worker (workers/jvm), built with Maven from Maven Central by a JDK 21+ this
 # machine has (Java 25 where present), cached by the hash of its sources, the payload
-# .proto and .thrift files it compiles, the Kafka version, the JDK and the Thrift
+# .proto and .thrift files it compiles, the Kafka client version (KAFKA_CLIENT_VERSION,
+# default the current line: a client is not the broker), the JDK and the Thrift
 # compiler under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/serdebench/worker-jvm-<hash>/; and its launcher,
 # bin/worker-jvm, beside bin/pool (cmd/pool: the records it sends, from the Go
@@ -19,7 +20,9 @@ shopt -s inherit_errexit
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
-KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
+# shellcheck source=../versions.env
+. "$(dirname "${BASH_SOURCE[0]}")/../versions.env"
+KAFKA_CLIENT_VERSION="${KAFKA_CLIENT_VERSION:-$KAFKA_CURRENT}"
 log() { printf 'worker-jvm: %s\n' "$*" >&2; }
 # shellcheck source=../lib/java.sh
 . "$repo/hack/lib/java.sh"
@@ -53,7 +56,7 @@ image() {
     ref="${IMAGE_REF:-ghcr.io/serdebench/worker-jvm:v$(cat "$repo/VERSION")}"
     go -C "$repo" run ./hack/image -binary "$out/worker-jvm" -tree "$root" -ref "$ref" -out "$out/worker-jvm.tar" -arch "$arch" \
       -version "$(cat "$repo/VERSION")" -created "$created" -title serdebench-worker-jvm \
-      -description "serdebench JVM worker: produces or consumes one trial's records with Kafka's Java client $KAFKA_VERSION, on a JRE jlink'ed from $(java_runtime_version "$java")" >"$out/ref"
+      -description "serdebench JVM worker: produces or consumes one trial's records with Kafka's Java client $KAFKA_CLIENT_VERSION, on a JRE jlink'ed from $(java_runtime_version "$java")" >"$out/ref"
     rm -rf "$root"
     log "built $(cat "$out/ref") ($(du -m "$out/worker-jvm.tar" | cut -f1) MB)"
   fi
@@ -68,7 +71,7 @@ want_thrift="$(sed -n 's/^THRIFT_VERSION *:= *\([0-9.]*\).*/\1/p' "$repo/Makefil
 flatc_version() { flatc --version 2>/dev/null | awk '{print $3}'; }
 want_flatc="$(sed -n 's/^FLATC_VERSION *:= *\([0-9.]*\).*/\1/p' "$repo/Makefile")"
 key="$( { cd "$repo" && find workers/jvm/pom.xml workers/jvm/src workers/payload/proto workers/payload/thriftgen/payload.thrift workers/payload/fbgen/payload.fbs -type f -print0 | sort -z | xargs -0 sha256sum;
-  echo "$KAFKA_VERSION $(java_runtime_version "$java") thrift $want_thrift flatc $want_flatc"; } | sha256sum | cut -c1-16)"
+  echo "$KAFKA_CLIENT_VERSION $(java_runtime_version "$java") thrift $want_thrift flatc $want_flatc"; } | sha256sum | cut -c1-16)"
 dist="$cache/worker-jvm-$key"
 
 # Test binaries of several packages build it at once: one builds, the others wait
@@ -83,7 +86,7 @@ if [[ ! -f "$dist/.complete" ]]; then
     [[ "$(thrift_version)" == "$want_thrift" ]] || { log "needs the Thrift compiler $want_thrift (make schema-compilers), not '$(thrift_version)'"; exit 1; }
     [[ "$(flatc_version)" == "$want_flatc" ]] || { log "needs flatc $want_flatc (make schema-compilers), not '$(flatc_version)'"; exit 1; }
   fi
-  log "building with $jdk (Kafka $KAFKA_VERSION) into $dist"
+  log "building with $jdk (Kafka $KAFKA_CLIENT_VERSION) into $dist"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   # Maven builds in a copy: the checkout stays free of target/.
@@ -92,7 +95,7 @@ if [[ ! -f "$dist/.complete" ]]; then
   cp -r "$repo/workers/payload/proto" "$work/workers/payload/proto"
   thrift --gen java:generated_annotations=suppress -out "$work/workers/jvm/src/main/java" "$repo/workers/payload/thriftgen/payload.thrift"
   flatc --java -o "$work/workers/jvm/src/main/java" "$repo/workers/payload/fbgen/payload.fbs"
-  if ! JAVA_HOME="$jdk" mvn -B -q -Dstyle.color=never -f "$work/workers/jvm/pom.xml" -Dkafka.version="$KAFKA_VERSION" \
+  if ! JAVA_HOME="$jdk" mvn -B -q -Dstyle.color=never -f "$work/workers/jvm/pom.xml" -Dkafka.version="$KAFKA_CLIENT_VERSION" \
       -Dmaven.repo.local="$cache/m2" package >"$work/mvn.log" 2>&1; then
     log "maven failed:"; grep -v '^WARNING' "$work/mvn.log" | tail -40 >&2; exit 1
   fi

@@ -9,8 +9,10 @@
 # exists is not rebuilt.
 set -euo pipefail
 
-K8S_VERSION="${K8S_VERSION:-v1.33.13}"
-ETCD_VERSION="${ETCD_VERSION:-v3.5.21}"
+# shellcheck source=../versions.env
+. "$(dirname "${BASH_SOURCE[0]}")/../versions.env"
+K8S_VERSION="${K8S_VERSION:-$K8S_CURRENT}"
+ETCD_VERSION="${ETCD_VERSION:-$ETCD_CURRENT}"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 out="$cache/k8s-$K8S_VERSION/bin"
 src="$cache/k8s-$K8S_VERSION/src"

@@ -8,7 +8,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
+# shellcheck source=../versions.env
+. "$(dirname "${BASH_SOURCE[0]}")/../versions.env"
+KAFKA_VERSION="${KAFKA_VERSION:-$KAFKA_CURRENT}"
 JDK_HOME="${KAFKA_IMAGE_JDK:-/usr/lib/jvm/java-17-openjdk-amd64}"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/serdebench"
 log() { printf 'kafka-image: %s\n' "$*" >&2; }

@@ -18,7 +18,9 @@
 # started, by its recorded PID.
 set -euo pipefail
 
-KAFKA_VERSION="${KAFKA_VERSION:-4.3.1}"
+# shellcheck source=../versions.env
+. "$(dirname "${BASH_SOURCE[0]}")/../versions.env"
+KAFKA_VERSION="${KAFKA_VERSION:-$KAFKA_CURRENT}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_HOST="${KAFKA_HOST:-127.0.0.1}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
@@ -88,10 +90,11 @@ ensure_tls() {
 up() {
   ensure_libs
   if running; then
-    if [[ "$(render)" == "$(cat "$state/server.properties" 2>/dev/null)" ]]; then
+    if [[ "$(render)" == "$(cat "$state/server.properties" 2>/dev/null)" && "$KAFKA_VERSION" == "$(cat "$state/version" 2>/dev/null)" ]]; then
       log "already running (pid $(daemon_pid "$pidfile"), port $KAFKA_PORT)"; return
     fi
-    log "configuration changed; restarting"
+    # A new release starts on the same data, as a rolling upgrade does.
+    log "configuration or version changed (now $KAFKA_VERSION); restarting"
     down
   fi
   for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT" "$KAFKA_SSL_PORT"; do
@@ -107,6 +110,7 @@ up() {
       || { log "storage format failed:"; tail -20 "$state/format.log" >&2; exit 1; }
   fi
   : >"$logfile"
+  echo "$KAFKA_VERSION" >"$state/version"
   daemon_start "$pidfile" "$logfile" java "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC \
     -Dlog4j2.configurationFile="$here/log4j2.properties" -cp "$libs/*" kafka.Kafka "$props"
   log "started pid $(daemon_pid "$pidfile") on $KAFKA_HOST:$KAFKA_PORT; waiting up to ${KAFKA_READY_TIMEOUT}s"
@@ -140,7 +144,7 @@ kill_broker() {
 kafka_version() { echo "$KAFKA_VERSION"; }
 
 status() {
-  if running; then echo "running pid=$(daemon_pid "$pidfile") bootstrap=$KAFKA_HOST:$KAFKA_PORT listeners=$KAFKA_HOST:$KAFKA_PORT,$KAFKA_HOST:$KAFKA_SASL_PORT,$KAFKA_HOST:$KAFKA_SSL_PORT version=$KAFKA_VERSION"
+  if running; then echo "running pid=$(daemon_pid "$pidfile") bootstrap=$KAFKA_HOST:$KAFKA_PORT listeners=$KAFKA_HOST:$KAFKA_PORT,$KAFKA_HOST:$KAFKA_SASL_PORT,$KAFKA_HOST:$KAFKA_SSL_PORT version=$(cat "$state/version" 2>/dev/null || echo unknown)"
   else echo "stopped"; return 3; fi
 }
 

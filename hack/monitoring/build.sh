@@ -80,8 +80,7 @@ images() {
   : "${SERDEBENCH_HELM:?set SERDEBENCH_HELM (make sets it): the images are read from the chart render}"
   # Rendered for the local cluster's Kubernetes version (the chart checks it).
   local kube
-  kube="$(sed -n 's/^K8S_VERSION="${K8S_VERSION:-\(v[0-9.]*\)}"$/\1/p' "$repo/hack/k8s/build.sh")"
-  [[ -n "$kube" ]] || { log "cannot read K8S_VERSION from hack/k8s/build.sh"; exit 1; }
+  kube="$(. "$repo/hack/versions.env" && echo "$K8S_CURRENT")"
   render="$("$SERDEBENCH_HELM" template kube-prometheus-stack "$dir" --namespace monitoring --kube-version "${kube#v}")"
   po_ref="$(chart_image "$render" prometheus-operator/prometheus-operator)"
   reloader_ref="$(chart_image "$render" prometheus-operator/prometheus-config-reloader)"

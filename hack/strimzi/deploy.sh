@@ -17,6 +17,8 @@
 # KAFKA_VERSION (the Kafka resource's spec.kafka.version).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../versions.env
+. "$here/../versions.env"
 log() { printf 'strimzi: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 : "${SERDEBENCH_KUBECTL:?set SERDEBENCH_KUBECTL (source .state/stack.env)}" "${KUBECONFIG:?set KUBECONFIG}"
@@ -82,7 +84,7 @@ metadata:
   labels: {${mark%%=*}: ${mark#*=}}
 spec:
   kafka:
-    version: ${KAFKA_VERSION:-4.3.1}
+    version: ${KAFKA_VERSION:-$KAFKA_CURRENT}
     listeners:
     - {name: plain, port: 9092, type: internal, tls: false}
 ---

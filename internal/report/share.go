@@ -17,7 +17,7 @@ func shareOf(x *v1alpha1.ShareResult) *summary.Share {
 	}
 	return &summary.Share{Acknowledgement: string(x.Acknowledgement), Deliveries: x.Deliveries, Redelivered: x.Redelivered,
 		Released: x.Released, Archived: x.Archived, MaxDeliveryCount: x.MaxDeliveryCount, AckErrors: x.AckErrors,
-		Ack: summary.Percentiles{P50: x.AckP50Micros, P99: x.AckP99Micros, Max: x.AckMaxMicros}}
+		SettledLag: x.SettledLag, Ack: summary.Percentiles{P50: x.AckP50Micros, P99: x.AckP99Micros, Max: x.AckMaxMicros}}
 }
 
 // ShareTable writes the share-group trials' deliveries, when there are any:
@@ -46,5 +46,11 @@ func ShareTable(w io.Writer, rows []Row) error {
 		return err
 	}
 	fmt.Fprintln(w, "share groups deliver at least once: duplicated records were processed again after a redelivery, counted, not failures; archived records were released on their last allowed delivery (share.releaseOneIn).")
+	for _, r := range rows {
+		if r.Share != nil && r.Share.SettledLag > 0 {
+			fmt.Fprintf(w, "%s %d B %s: counted complete when the group's offsets stopped moving, with a lag of %d still reported (Kafka 4.3's stale persisted count; records truly not delivered show as lost).\n",
+				r.Codec, r.SizeBytes, r.settingsLabel(), r.Share.SettledLag)
+		}
+	}
 	return nil
 }

@@ -33,6 +33,11 @@ type ShareStats struct {
 	// FirstAckError says the first.
 	AckErrors     int64  `json:"ackErrors,omitempty"`
 	FirstAckError string `json:"firstAckError,omitempty"`
+	// SettledLag is the lag the broker still reported when this consumer counted
+	// the trial complete because the group's offsets had stopped moving (the
+	// quiet-time rule that covers Kafka 4.3's stale persisted count); 0 when the
+	// lag reached 0, as it does on Kafka 4.4.
+	SettledLag int64 `json:"settledLag,omitempty"`
 }
 
 // Share are a trial's share-group deliveries, all consumers (nil: consumer
@@ -54,6 +59,9 @@ type Share struct {
 	MaxDeliveryCount int32 `json:"maxDeliveryCount"`
 	// AckErrors add up the consumers' (ShareStats).
 	AckErrors int64 `json:"ackErrors,omitempty"`
+	// SettledLag is the highest of the consumers' (ShareStats): above 0, the
+	// trial ended by the quiet-time rule with that lag still reported.
+	SettledLag int64 `json:"settledLag,omitempty"`
 	// Ack is the acknowledgement time, in microseconds, with explicit
 	// acknowledgement (ShareAckMicros; empty with implicit).
 	Ack Percentiles `json:"ackMicros"`
@@ -73,6 +81,7 @@ func addShare(t **Share, s *ShareStats, firstErr *string) {
 	(*t).Archived += s.Archived
 	(*t).AckErrors += s.AckErrors
 	(*t).MaxDeliveryCount = max((*t).MaxDeliveryCount, s.MaxDeliveryCount)
+	(*t).SettledLag = max((*t).SettledLag, s.SettledLag)
 	if *firstErr == "" {
 		*firstErr = s.FirstAckError
 	}

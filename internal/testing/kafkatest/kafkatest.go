@@ -4,6 +4,7 @@
 package kafkatest
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -180,4 +181,28 @@ func records(c sarama.Client, topic string) int64 {
 		}
 	}
 	return n
+}
+
+// Release is the broker's Kafka release (SERDEBENCH_KAFKA_VERSION, which the Makefile
+// sets to the version it starts: the current line, or the previous one under make
+// test-kafka-previous); unset fails the test, as a version-dependent check must
+// know which broker it judges.
+func Release(t testing.TB) string {
+	t.Helper()
+	v := os.Getenv("SERDEBENCH_KAFKA_VERSION")
+	if v == "" {
+		t.Fatal("SERDEBENCH_KAFKA_VERSION is not set: run through `make test`, which names the broker's release")
+	}
+	return v
+}
+
+// AtLeast says whether the broker's release (Release) is major.minor or later.
+func AtLeast(t testing.TB, major, minor int) bool {
+	t.Helper()
+	v := Release(t)
+	var maj, mnr int
+	if _, err := fmt.Sscanf(v, "%d.%d", &maj, &mnr); err != nil {
+		t.Fatalf("SERDEBENCH_KAFKA_VERSION %q is no major.minor[.patch]: %v", v, err)
+	}
+	return maj > major || (maj == major && mnr >= minor)
 }

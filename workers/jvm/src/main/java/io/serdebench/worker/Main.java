@@ -23,6 +23,23 @@ public final class Main {
   /** The client name of this worker's trials (settings.client). */
   static final String CLIENT = "java";
 
+  /**
+   * The Kafka client library's version, from the properties file kafka-clients ships
+   * (its own AppInfoParser reads the same file, but moved to an internal package in
+   * 4.4: the file is the stable part).
+   */
+  static final String KAFKA_CLIENTS_VERSION = kafkaClientsVersion();
+
+  private static String kafkaClientsVersion() {
+    try (var in = org.apache.kafka.clients.producer.KafkaProducer.class.getResourceAsStream("/kafka/kafka-version.properties")) {
+      var p = new java.util.Properties();
+      if (in != null) p.load(in);
+      return p.getProperty("version", "unknown");
+    } catch (java.io.IOException e) {
+      return "unknown";
+    }
+  }
+
   static final int EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 3;
   private static final long STOP_GRACE_NANOS = 5_000_000_000L;
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -355,7 +355,7 @@ final class Producer {
     if (unacked > 0) s.put("unacknowledged", unacked);
     ObjectNode cs = s.putObject("clientSettings");
     cs.put("client", Main.CLIENT);
-    cs.put("kafka-clients", org.apache.kafka.common.utils.AppInfoParser.getVersion());
+    cs.put("kafka-clients", Main.KAFKA_CLIENTS_VERSION);
     cs.put("java", Runtime.version().toString());
     cs.put("partitioner", parts.name());
     eff.forEach(cs::put);
