@@ -100,7 +100,7 @@ test-envtest-oldest: test-deps ## envtest on the oldest Kubernetes minor AKS sup
 
 # The broker-facing suites run again on the previous Kafka line: each client (Go's
 # three, Kafka's Java client), transactions, share groups, the consumer group protocols.
-PREVIOUS_KAFKA_TESTS := ^(TestClientMatrixAcrossRuntimes|TestFranzGoClient|TestRdkafkaClient|TestTransactionsBrokerKill|TestShareGroupRedeliveries|TestClientSecurity|TestEveryClientHasAConsumer)$$
+PREVIOUS_KAFKA_TESTS := ^(TestClientMatrixAcrossRuntimes|TestFranzGoClient|TestRdkafkaClient|TestTransactionsBrokerKill|TestShareGroupRedeliveries|TestClientSecurity|TestGroupProtocols|TestBrokerRelease)$$
 PREVIOUS_KAFKA_PORT  := 9292
 
 .PHONY: test-kafka-previous
@@ -110,7 +110,7 @@ test-kafka-previous: test-deps ## The broker suites again on the previous Kafka 
 	p=$(PREVIOUS_KAFKA_PORT); KAFKA_VERSION=$(KAFKA_PREVIOUS) SERDEBENCH_KAFKA_VERSION=$(KAFKA_PREVIOUS) \
 	  SERDEBENCH_KAFKA=127.0.0.1:$$p SERDEBENCH_KAFKA_SASL=127.0.0.1:$$((p + 2)) SERDEBENCH_KAFKA_TLS=127.0.0.1:$$((p + 3)) \
 	  SERDEBENCH_KAFKA_TLS_CA=$(CURDIR)/.state/kafka-$$p/tls/ca.crt \
-	  go test -count=1 -timeout 20m -v -run '$(PREVIOUS_KAFKA_TESTS)' ./internal/cli/runner/ ./workers/consumer/ 2>&1 | tee .state/test-kafka-previous.log | \
+	  go test -count=1 -timeout 20m -v -run '$(PREVIOUS_KAFKA_TESTS)' ./internal/cli/runner/ ./workers/kafkaconn/ 2>&1 | tee .state/test-kafka-previous.log | \
 	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)' || { r=1; }; \
 	  KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT) hack/kafka/kafka.sh down; \
 	  [ -z "$$r" ] || { hack/failures.sh .state/test-kafka-previous.log; exit 1; }

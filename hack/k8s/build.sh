@@ -62,17 +62,19 @@ GO
   touch "$src/kube/.ready"
 }
 
+# etcd is cached by its own version, shared by every Kubernetes version's bin.
+etcd_dir="$cache/etcd-$ETCD_VERSION"
 etcd_module() {
-  [[ -f "$src/etcd/.ready" ]] && return
-  rm -rf "$src/etcd" && mkdir -p "$src/etcd"
-  cat >"$src/etcd/go.mod" <<GOMOD
+  [[ -f "$etcd_dir/src/.ready" ]] && return
+  rm -rf "$etcd_dir/src" && mkdir -p "$etcd_dir/src"
+  cat >"$etcd_dir/src/go.mod" <<GOMOD
 module serdebench.local/etcdbuild
 
 go 1.23
 
 require go.etcd.io/etcd/server/v3 $ETCD_VERSION
 GOMOD
-  cat >"$src/etcd/main.go" <<'GO'
+  cat >"$etcd_dir/src/main.go" <<'GO'
 // Command etcd is etcd's own main, built from the module proxy.
 package main
 
@@ -84,8 +86,8 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 GO
-  (cd "$src/etcd" && GOFLAGS=-mod=mod GOWORK=off go mod tidy >/dev/null)
-  touch "$src/etcd/.ready"
+  (cd "$etcd_dir/src" && GOFLAGS=-mod=mod GOWORK=off go mod tidy >/dev/null)
+  touch "$etcd_dir/src/.ready"
 }
 
 minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
@@ -96,9 +98,13 @@ for c in "${components[@]}"; do
   start=$SECONDS
   case "$c" in
     etcd)
-      etcd_module
-      log "building etcd $ETCD_VERSION"
-      (cd "$src/etcd" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "-s -w" -o "$out/etcd.tmp" .)
+      if [[ ! -x "$etcd_dir/etcd" ]]; then
+        etcd_module
+        log "building etcd $ETCD_VERSION"
+        (cd "$etcd_dir/src" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "-s -w" -o "$etcd_dir/etcd.tmp" .)
+        mv "$etcd_dir/etcd.tmp" "$etcd_dir/etcd"
+      fi
+      cp "$etcd_dir/etcd" "$out/etcd.tmp"
       ;;
     kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy | kubectl)
       kube_module

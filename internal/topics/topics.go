@@ -43,15 +43,18 @@ type Provisioner interface {
 // Broker is what a run records of the Kafka cluster.
 type Broker struct {
 	// Release is the Kafka release: as Strimzi's Kafka resource reports (status)
-	// or requests (spec) it, else franz-go's guess from the API versions (Kafka
-	// does not send its release over the protocol), e.g. "v4.1" or "at least v4.1".
+	// or requests (spec) it, else as the broker says it (kafkaconn.ReleaseOf: its
+	// newest metadata.version's line and the finalized level, "4.4
+	// (metadata.version 4.4-IV2)"), else franz-go's guess from the API versions
+	// ("at least v4.1") for a broker that sends no features.
 	Release string
 	// APIVersions are the brokers' count and their Produce and Fetch API versions
 	// (empty for Strimzi, which is not asked).
 	APIVersions string
 }
 
-// Broker asks a broker for its API versions and guesses the release from them.
+// Broker asks a broker for its API versions and features and reads the release
+// from them.
 func (a *Admin) Broker(ctx context.Context) (Broker, error) {
 	return kafkaconn.Bounded(ctx, a.broker)
 }
@@ -89,7 +92,13 @@ func (a *Admin) broker() (Broker, error) {
 		}
 		keys.ApiKeys = append(keys.ApiKeys, kmsg.ApiVersionsResponseApiKey{ApiKey: k.ApiKey, MinVersion: k.MinVersion, MaxVersion: k.MaxVersion})
 	}
-	return Broker{Release: kversion.FromApiVersionsResponse(keys).VersionGuess(),
+	// The broker's own word first (its newest metadata.version); franz-go's guess
+	// from the API versions for a broker that sends no features.
+	release := kafkaconn.ReleaseOf(resp).String()
+	if release == "" {
+		release = kversion.FromApiVersionsResponse(keys).VersionGuess()
+	}
+	return Broker{Release: release,
 		APIVersions: fmt.Sprintf("%d broker(s), produce v%d, fetch v%d", len(brokers), produce, fetch)}, nil
 }
 
