@@ -9,6 +9,9 @@ TOOLS          := $(CACHE)/tools
 # The tested versions of Kafka, Kubernetes and etcd: one place, which the scripts read too.
 include hack/versions.env
 KAFKA_VERSION  ?= $(KAFKA_CURRENT)
+# The JVM worker's kafka-clients (hack/jvm/build.sh): the current line, whatever broker runs.
+KAFKA_CLIENT_VERSION ?= $(KAFKA_CURRENT)
+export KAFKA_CLIENT_VERSION
 KAFKA_PORT     ?= 9092
 export KAFKA_VERSION KAFKA_PORT
 export SERDEBENCH_KAFKA ?= 127.0.0.1:$(KAFKA_PORT)
@@ -16,6 +19,9 @@ export SERDEBENCH_KAFKA_SASL ?= 127.0.0.1:$(shell echo $$(($(KAFKA_PORT) + 2)))
 export SERDEBENCH_KAFKA_TLS ?= 127.0.0.1:$(shell echo $$(($(KAFKA_PORT) + 3)))
 export SERDEBENCH_KAFKA_TLS_CA ?= $(CURDIR)/.state/kafka-$(KAFKA_PORT)/tls/ca.crt
 export SERDEBENCH_KAFKA_VERSION := $(KAFKA_VERSION)
+# The apiserver envtest must run (its suites fail on another): the current line but
+# under test-envtest-oldest.
+export SERDEBENCH_K8S_VERSION ?= $(K8S_CURRENT)
 REGISTRY_PORT  ?= 8081
 export REGISTRY_PORT
 export SERDEBENCH_SCHEMA_REGISTRY ?= http://127.0.0.1:$(REGISTRY_PORT)/apis/ccompat/v7
@@ -94,8 +100,8 @@ OLDEST_K8S_TESTS := ^(TestAdmissionTable|TestDefaultsAgree|TestSamplesDryRun|Tes
 .PHONY: test-envtest-oldest
 test-envtest-oldest: test-deps ## envtest on the oldest Kubernetes minor AKS supports (K8S_OLDEST in hack/versions.env): CRDs, CEL rules, RBAC, chart.
 	mkdir -p .state
-	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_OLDEST) hack/k8s/build.sh)"; export KUBEBUILDER_ASSETS; \
-	  go test -count=1 -timeout 20m -v -run '$(OLDEST_K8S_TESTS)' ./controllers/ 2>&1 | tee .state/test-oldest.log | \
+	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_OLDEST) hack/k8s/build.sh)" || exit 1; export KUBEBUILDER_ASSETS; \
+	  SERDEBENCH_K8S_VERSION=$(K8S_OLDEST) go test -count=1 -timeout 20m -v -run '$(OLDEST_K8S_TESTS)' ./controllers/ 2>&1 | tee .state/test-oldest.log | \
 	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|envtest ready' || { hack/failures.sh .state/test-oldest.log; exit 1; }
 
 # The broker-facing suites run again on the previous Kafka line: each client (Go's
@@ -106,14 +112,13 @@ PREVIOUS_KAFKA_PORT  := 9292
 .PHONY: test-kafka-previous
 test-kafka-previous: test-deps ## The broker suites again on the previous Kafka line (KAFKA_PREVIOUS in hack/versions.env), on a broker of their own (port 9292).
 	mkdir -p .state
-	KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT) hack/kafka/kafka.sh up
-	p=$(PREVIOUS_KAFKA_PORT); KAFKA_VERSION=$(KAFKA_PREVIOUS) SERDEBENCH_KAFKA_VERSION=$(KAFKA_PREVIOUS) \
-	  SERDEBENCH_KAFKA=127.0.0.1:$$p SERDEBENCH_KAFKA_SASL=127.0.0.1:$$((p + 2)) SERDEBENCH_KAFKA_TLS=127.0.0.1:$$((p + 3)) \
-	  SERDEBENCH_KAFKA_TLS_CA=$(CURDIR)/.state/kafka-$$p/tls/ca.crt \
+	export KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT); \
+	  trap 'hack/kafka/kafka.sh down' EXIT; trap 'exit 130' INT TERM; \
+	  hack/kafka/kafka.sh up || exit 1; p=$$KAFKA_PORT; \
+	  SERDEBENCH_KAFKA_VERSION=$$KAFKA_VERSION SERDEBENCH_KAFKA=127.0.0.1:$$p SERDEBENCH_KAFKA_SASL=127.0.0.1:$$((p + 2)) \
+	  SERDEBENCH_KAFKA_TLS=127.0.0.1:$$((p + 3)) SERDEBENCH_KAFKA_TLS_CA=$(CURDIR)/.state/kafka-$$p/tls/ca.crt \
 	  go test -count=1 -timeout 20m -v -run '$(PREVIOUS_KAFKA_TESTS)' ./internal/cli/runner/ ./workers/kafkaconn/ 2>&1 | tee .state/test-kafka-previous.log | \
-	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)' || { r=1; }; \
-	  KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT) hack/kafka/kafka.sh down; \
-	  [ -z "$$r" ] || { hack/failures.sh .state/test-kafka-previous.log; exit 1; }
+	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)' || { hack/failures.sh .state/test-kafka-previous.log; exit 1; }
 
 .PHONY: test
 test: ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, the calibration, then the e2e suite on a real cluster; then each stage's time.

@@ -90,6 +90,7 @@ func TestMain(m *testing.M) {
 		log.Fatalf("start envtest (kube-apiserver and etcd from %s): %v", assets, err)
 	}
 	log.Printf("envtest ready in %s (assets %s)", time.Since(start).Round(time.Millisecond), assets)
+	checkServerVersion(cfg)
 	if k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		log.Fatal(err)
 	}
@@ -101,6 +102,27 @@ func TestMain(m *testing.M) {
 		log.Printf("stop envtest: %v", err)
 	}
 	os.Exit(code)
+}
+
+// checkServerVersion fails the suite when the apiserver is not the Kubernetes version
+// the Makefile asked for (SERDEBENCH_K8S_VERSION: the current line, or the oldest AKS
+// minor): a suite meant for one version must not pass on another.
+func checkServerVersion(c *rest.Config) {
+	want := os.Getenv("SERDEBENCH_K8S_VERSION")
+	if want == "" {
+		return
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(c)
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		log.Fatalf("the apiserver's version: %v", err)
+	}
+	if v.GitVersion != want {
+		log.Fatalf("envtest's apiserver is Kubernetes %s, want %s (SERDEBENCH_K8S_VERSION)", v.GitVersion, want)
+	}
 }
 
 // installRBAC applies config/rbac (the ClusterRole generated from the reconciler's

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -35,8 +36,8 @@ func TestRuntimes(t *testing.T) {
 			continue
 		}
 		java++
-		if tr.ClientSettings["client"] != "java" || tr.ClientSettings["kafka-clients"] == "" || tr.ClientSettings["batch.size"] == "" {
-			t.Errorf("%s: client settings %v, want the Java client's", tr.Name, tr.ClientSettings)
+		if tr.ClientSettings["client"] != "java" || tr.ClientSettings["kafka-clients"] != os.Getenv("KAFKA_CLIENT_VERSION") || tr.ClientSettings["batch.size"] == "" {
+			t.Errorf("%s: client settings %v, want the Java client's, kafka-clients %q (KAFKA_CLIENT_VERSION, which the Makefile sets)", tr.Name, tr.ClientSettings, os.Getenv("KAFKA_CLIENT_VERSION"))
 		}
 	}
 	if java != 2 || mixed != 2 {

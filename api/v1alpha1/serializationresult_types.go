@@ -814,7 +814,7 @@ type ShareResult struct {
 	// SettledLag is the lag the broker still reported when a consumer counted
 	// the trial complete because the group's offsets had stopped moving for
 	// longer than the record lock duration (the rule that covers Kafka 4.3's
-	// stale persisted count, docs/measurement.md "Share groups"); absent when the
+	// stale persisted count, docs/producer-settings.md "Consumer (every client)"); absent when the
 	// lag reached 0, as it does on Kafka 4.4.
 	// +optional
 	SettledLag int64 `json:"settledLag,omitempty"`

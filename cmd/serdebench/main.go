@@ -184,7 +184,9 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if brokerVersion != "" {
+			// The broker's own word wins (its metadata.version); the flag names the
+			// release of a broker that sends none.
+			if brokerVersion != "" && !strings.Contains(broker.Release, "(metadata.version ") {
 				broker.Release = brokerVersion
 			}
 			env := report.Environment{BrokerRelease: broker.Release, BrokerAPIVersions: broker.APIVersions, Brokers: brokers, WorkerVersion: version.String(),
@@ -243,7 +245,7 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&bootstrap, "bootstrap", "", "Kafka bootstrap servers (default: spec.kafka.bootstrapServers, else "+defaultBootstrap+")")
 	c.Flags().StringVar(&schemaRegistry, "schema-registry", "", "the schema registry's Confluent-compatible API for the /registry codecs (default: spec.kafka.schemaRegistry.url)")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table (fits 120 columns), wide (every column), json or csv")
-	c.Flags().StringVar(&brokerVersion, "broker-version", os.Getenv("SERDEBENCH_KAFKA_VERSION"), "broker release, recorded in the JSON environment")
+	c.Flags().StringVar(&brokerVersion, "broker-version", os.Getenv("SERDEBENCH_KAFKA_VERSION"), "the broker's release, recorded in the JSON environment when the broker does not say it (no metadata.version in its API versions answer: before Kafka 3.3)")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	c.Flags().BoolVar(&useTLS, "tls", false, "use TLS to the brokers")
 	c.Flags().StringVar(&caFile, "tls-ca-file", "", "PEM CA bundle for TLS (default: system roots)")

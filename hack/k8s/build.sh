@@ -93,19 +93,24 @@ GO
 minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
 
+# etcd_link builds etcd ETCD_VERSION once (cached by its own version) and links
+# each Kubernetes version's bin to it: a new ETCD_VERSION reaches every bin.
+etcd_link() {
+  if [[ ! -x "$etcd_dir/etcd" ]]; then
+    etcd_module
+    log "building etcd $ETCD_VERSION"
+    local tmp; tmp="$(mktemp -d "$etcd_dir/build.XXXXXX")"
+    (cd "$etcd_dir/src" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" .)
+    mv "$tmp/etcd" "$etcd_dir/etcd" && rmdir "$tmp"
+  fi
+  [[ "$(readlink "$out/etcd" 2>/dev/null)" == "$etcd_dir/etcd" ]] || ln -sfn "$etcd_dir/etcd" "$out/etcd"
+}
+
 for c in "${components[@]}"; do
+  if [[ "$c" == etcd ]]; then etcd_link; continue; fi
   if [[ -x "$out/$c" ]]; then continue; fi
   start=$SECONDS
   case "$c" in
-    etcd)
-      if [[ ! -x "$etcd_dir/etcd" ]]; then
-        etcd_module
-        log "building etcd $ETCD_VERSION"
-        (cd "$etcd_dir/src" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOWORK=off go build -trimpath -ldflags "-s -w" -o "$etcd_dir/etcd.tmp" .)
-        mv "$etcd_dir/etcd.tmp" "$etcd_dir/etcd"
-      fi
-      cp "$etcd_dir/etcd" "$out/etcd.tmp"
-      ;;
     kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy | kubectl)
       kube_module
       log "building $c $K8S_VERSION (several minutes cold)"

@@ -93,7 +93,6 @@ up() {
     if [[ "$(render)" == "$(cat "$state/server.properties" 2>/dev/null)" && "$KAFKA_VERSION" == "$(cat "$state/version" 2>/dev/null)" ]]; then
       log "already running (pid $(daemon_pid "$pidfile"), port $KAFKA_PORT)"; return
     fi
-    # A new release starts on the same data, as a rolling upgrade does.
     log "configuration or version changed (now $KAFKA_VERSION); restarting"
     down
   fi
@@ -101,6 +100,14 @@ up() {
     if port_open "$p"; then log "port $p is in use by another process; set KAFKA_PORT"; exit 1; fi
   done
   mkdir -p "$state"
+  # Data another release wrote is formatted afresh: a test broker's data is
+  # disposable, an older release cannot read a newer metadata.version, and a newer
+  # one would run at the old level until finalized. (An upgrade in place is the
+  # upgrade replay's, not this script's.)
+  if [[ -f "$state/data/meta.properties" && "$(cat "$state/version" 2>/dev/null)" != "$KAFKA_VERSION" ]]; then
+    log "data written by Kafka $(cat "$state/version" 2>/dev/null || echo 'of an unrecorded version'): formatting afresh for $KAFKA_VERSION"
+    rm -rf "$state/data"
+  fi
   ensure_tls
   local props="$state/server.properties"
   render >"$props"

@@ -48,7 +48,7 @@ func ShareTable(w io.Writer, rows []Row) error {
 	fmt.Fprintln(w, "share groups deliver at least once: duplicated records were processed again after a redelivery, counted, not failures; archived records were released on their last allowed delivery (share.releaseOneIn).")
 	for _, r := range rows {
 		if r.Share != nil && r.Share.SettledLag > 0 {
-			fmt.Fprintf(w, "%s %d B %s: counted complete when the group's offsets stopped moving, with a lag of %d still reported (Kafka 4.3's stale persisted count; records truly not delivered show as lost).\n",
+			fmt.Fprintf(w, "%s %d B %s: counted complete when the group's offsets stopped moving, with a lag of %d still reported (a stale persisted count, as Kafka 4.3 leaves; records truly not delivered show as lost).\n",
 				r.Codec, r.SizeBytes, r.settingsLabel(), r.Share.SettledLag)
 		}
 	}

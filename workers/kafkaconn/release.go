@@ -24,15 +24,21 @@ var metadataVersions = []string{
 // metadataVersionName is a level's name ("4.4-IV2"), or the level itself when
 // this table does not know it.
 func metadataVersionName(level int16) string {
-	if int(level) < len(metadataVersions) && level >= 0 && metadataVersions[level] != "" {
+	if known(level) {
 		return metadataVersions[level]
 	}
 	return fmt.Sprintf("level %d", level)
 }
 
+// known says whether the table names a level.
+func known(level int16) bool {
+	return level >= 0 && int(level) < len(metadataVersions) && metadataVersions[level] != ""
+}
+
 // BrokerRelease is what a broker says of its release in its ApiVersions answer
 // (v3+): Line, the release line of the newest metadata.version it supports
-// ("4.4"; empty when it sent none: a ZooKeeper-mode or pre-3.3 broker), and
+// ("4.4"; empty when it sent none or one below 3.3-IV3: a ZooKeeper-mode or
+// pre-3.3 broker), and
 // MetadataVersion, the level the cluster has finalized ("4.3-IV0" after an
 // upgrade to 4.4 not yet finalized).
 type BrokerRelease struct {
@@ -57,13 +63,15 @@ func ReleaseOf(resp *sarama.ApiVersionsResponse) BrokerRelease {
 		if f.Name != "metadata.version" {
 			continue
 		}
-		name := metadataVersionName(f.MaxVersion)
-		if line, _, ok := strings.Cut(name, "-"); ok {
-			out.Line = line
-		} else {
+		switch {
+		case known(f.MaxVersion):
+			out.Line, _, _ = strings.Cut(metadataVersions[f.MaxVersion], "-")
+		case int(f.MaxVersion) >= len(metadataVersions):
 			// Newer than this table: say what is known.
 			out.Line = "newer than " + lastLine()
 		}
+		// Below the table (KRaft before 3.3): nothing is said, and the caller
+		// guesses from the API versions.
 	}
 	for _, f := range resp.FinalizedFeatures {
 		if f.Name == "metadata.version" && resp.FinalizedFeaturesEpoch >= 0 {

@@ -19,9 +19,6 @@ import (
 // delivery counts equal a read-back of the topic; with acks=all nothing
 // acknowledged is lost.
 func TestLocalBrokerFaults(t *testing.T) {
-	// A private broker's test waits mostly on its broker's restarts and judges
-	// exact counts, not times: the three such tests of this package run together.
-	t.Parallel()
 	broker := kafkatest.StartBroker(t, 19392)
 	faults := &runner.Faults{Broker: &runner.BrokerScript{Path: broker.ScriptPath(), Env: broker.Environ()},
 		Recovery: trial.Recovery{ThroughputPercent: 10, LatencyPercent: 50, Intervals: 3}}

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -85,6 +86,9 @@ func TestClientMatrixAcrossRuntimes(t *testing.T) {
 		}
 		if got := r.Result.ClientSettings["client"]; got != string(c) {
 			t.Fatalf("%s: the result's client is %q", c, got)
+		}
+		if c == trial.ClientJava && r.Result.ClientSettings["kafka-clients"] != os.Getenv("KAFKA_CLIENT_VERSION") {
+			t.Fatalf("java: kafka-clients %q, want %q (KAFKA_CLIENT_VERSION, which the Makefile sets)", r.Result.ClientSettings["kafka-clients"], os.Getenv("KAFKA_CLIENT_VERSION"))
 		}
 		if c == trial.ClientJava && r.Result.ClientSettings["batch.size"] != "16384" {
 			t.Fatalf("java: settings %v: want the Java client's names", r.Result.ClientSettings)

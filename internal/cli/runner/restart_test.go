@@ -23,8 +23,9 @@ import (
 // acknowledged ∖ log, unacknowledgedDelivered is log ∖ acknowledged, failed is what
 // the producer reported failing.
 func TestBrokerRestartAccounting(t *testing.T) {
-	// A private broker's test waits mostly on its broker's restarts and judges
-	// exact counts, not times: the three such tests of this package run together.
+	// A private broker's test that waits mostly on its broker's restarts and judges
+	// exact counts, not times: the two such tests of this package run together
+	// (TestLocalBrokerFaults, which bounds recovery times, runs alone).
 	t.Parallel()
 	broker := kafkatest.StartBroker(t, 19292)
 	for _, c := range []struct {

@@ -26,8 +26,9 @@ import (
 // and every record sent is in exactly one of the two. A kill that disturbed
 // nothing (no abort, no wait of a second) proves nothing and fails.
 func TestTransactionsBrokerKill(t *testing.T) {
-	// A private broker's test waits mostly on its broker's restarts and judges
-	// exact counts, not times: the three such tests of this package run together.
+	// A private broker's test that waits mostly on its broker's restarts and judges
+	// exact counts, not times: the two such tests of this package run together
+	// (TestLocalBrokerFaults, which bounds recovery times, runs alone).
 	t.Parallel()
 	broker := kafkatest.StartBroker(t, 19492)
 	faults := &runner.Faults{Broker: &runner.BrokerScript{Path: broker.ScriptPath(), Env: broker.Environ()},
