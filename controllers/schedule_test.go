@@ -40,7 +40,7 @@ func startScheduler(t *testing.T, clk *clocktesting.FakeClock, ns string) *prome
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
+	r := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"), //nolint:staticcheck // the manager's recorder (cmd/manager)
 		Clock: clk, MaxWait: 100 * time.Millisecond, Metrics: controllers.NewScheduleMetrics(reg), APIReader: mgr.GetAPIReader()}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

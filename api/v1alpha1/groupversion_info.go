@@ -6,8 +6,9 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // Group, version and kinds of this API.
@@ -24,15 +25,19 @@ var (
 	// GroupVersion is the group and version of these types.
 	GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
 
-	// SchemeBuilder registers the types with a scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// SchemeBuilder registers the types with a scheme (apimachinery's builder: an API
+	// package needs no controller-runtime).
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the types to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-func init() {
-	SchemeBuilder.Register(&SerializationExperiment{}, &SerializationExperimentList{},
+// addKnownTypes registers the kinds and their lists under GroupVersion.
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &SerializationExperiment{}, &SerializationExperimentList{},
 		&SerializationResult{}, &SerializationResultList{},
 		&SerializationSchedule{}, &SerializationScheduleList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
 }

@@ -105,9 +105,13 @@ func main() {
 		log.Error(err, "create clientset")
 		os.Exit(1)
 	}
+	// core/v1 Events, which kubectl describe, the docs' examples and the tests read;
+	// controller-runtime 0.25 deprecates this recorder for the events.k8s.io one,
+	// whose Eventf signature and RBAC differ: that move is its own change.
+	recorder := mgr.GetEventRecorderFor("serdebench") //nolint:staticcheck // see above
 	r := &controllers.ExperimentReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Clientset: clientset,
-		Recorder:    mgr.GetEventRecorderFor("serdebench"),
+		Recorder:    recorder,
 		WorkerImage: o.workerImage, JVMWorkerImage: o.jvmWorkerImage, ImagePullPolicy: corev1.PullPolicy(o.pullPolicy),
 		OperatorVersion: version.String(), Poll: o.poll, MaxConcurrentReconciles: o.concurrency, WorkerMetricsGrace: o.metricsGrace,
 	}
@@ -133,7 +137,7 @@ func main() {
 		log.Error(err, "set up controller")
 		os.Exit(1)
 	}
-	sr := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
+	sr := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: recorder,
 		Metrics: controllers.NewScheduleMetrics(ctrlmetrics.Registry), APIReader: mgr.GetAPIReader()}
 	if err := sr.SetupWithManager(mgr); err != nil {
 		log.Error(err, "set up schedule controller")
