@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/yaml"
 )
 
@@ -40,15 +39,10 @@ func helm(t *testing.T, args ...string) (string, error) {
 // make test-envtest-oldest), without the v.
 func kubeVersion(t *testing.T) string {
 	t.Helper()
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
+	if apiserverVersion == "" {
+		t.Fatal("the apiserver's version was not read (TestMain)")
 	}
-	v, err := dc.ServerVersion()
-	if err != nil {
-		t.Fatalf("the apiserver's version: %v", err)
-	}
-	return strings.TrimPrefix(v.GitVersion, "v")
+	return strings.TrimPrefix(apiserverVersion, "v")
 }
 
 // dryRun applies manifests with server-side dry-run as a cluster admin and fails on

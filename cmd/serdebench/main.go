@@ -186,7 +186,7 @@ func runCmd() *cobra.Command {
 			}
 			// The broker's own word wins (its metadata.version); the flag names the
 			// release of a broker that sends none.
-			if brokerVersion != "" && !strings.Contains(broker.Release, "(metadata.version ") {
+			if brokerVersion != "" && !broker.Spoke {
 				broker.Release = brokerVersion
 			}
 			env := report.Environment{BrokerRelease: broker.Release, BrokerAPIVersions: broker.APIVersions, Brokers: brokers, WorkerVersion: version.String(),

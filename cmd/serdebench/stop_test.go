@@ -52,11 +52,7 @@ func runJSON(t *testing.T, doc string, args ...string) (topics []string, env rep
 func TestCleanupPolicyLocally(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
 	base := strings.Replace(tiny, "codecs: [protobuf, raw]", "codecs: [raw]", 1)
-	v := strings.SplitN(kafkatest.Release(t), ".", 3)
-	if len(v) < 2 {
-		t.Fatalf("Kafka release %q", kafkatest.Release(t))
-	}
-	line := v[0] + "." + v[1]
+	line := kafkatest.Line(t)
 	for name, c := range map[string]struct {
 		doc  string
 		args []string

@@ -48,6 +48,9 @@ type Broker struct {
 	// (metadata.version 4.4-IV2)"), else franz-go's guess from the API versions
 	// ("at least v4.1") for a broker that sends no features.
 	Release string
+	// Spoke says Release is the broker's own word (its metadata.version), not
+	// a declaration or a guess.
+	Spoke bool
 	// APIVersions are the brokers' count and their Produce and Fetch API versions
 	// (empty for Strimzi, which is not asked).
 	APIVersions string
@@ -95,10 +98,11 @@ func (a *Admin) broker() (Broker, error) {
 	// The broker's own word first (its newest metadata.version); franz-go's guess
 	// from the API versions for a broker that sends no features.
 	release := kafkaconn.ReleaseOf(resp).String()
-	if release == "" {
+	spoke := release != ""
+	if !spoke {
 		release = kversion.FromApiVersionsResponse(keys).VersionGuess()
 	}
-	return Broker{Release: release,
+	return Broker{Release: release, Spoke: spoke,
 		APIVersions: fmt.Sprintf("%d broker(s), produce v%d, fetch v%d", len(brokers), produce, fetch)}, nil
 }
 

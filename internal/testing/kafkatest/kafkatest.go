@@ -196,13 +196,27 @@ func Release(t testing.TB) string {
 	return v
 }
 
+// Line is the broker's release line, major.minor ("4.4" of 4.4.0): what a broker
+// says of itself (kafkaconn.ReleaseOf).
+func Line(t testing.TB) string {
+	t.Helper()
+	maj, mnr := majorMinor(t)
+	return fmt.Sprintf("%d.%d", maj, mnr)
+}
+
 // AtLeast says whether the broker's release (Release) is major.minor or later.
 func AtLeast(t testing.TB, major, minor int) bool {
+	t.Helper()
+	maj, mnr := majorMinor(t)
+	return maj > major || (maj == major && mnr >= minor)
+}
+
+func majorMinor(t testing.TB) (int, int) {
 	t.Helper()
 	v := Release(t)
 	var maj, mnr int
 	if _, err := fmt.Sscanf(v, "%d.%d", &maj, &mnr); err != nil {
 		t.Fatalf("SERDEBENCH_KAFKA_VERSION %q is no major.minor[.patch]: %v", v, err)
 	}
-	return maj > major || (maj == major && mnr >= minor)
+	return maj, mnr
 }
