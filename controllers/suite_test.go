@@ -189,7 +189,7 @@ func startManager(t *testing.T, configure func(r *controllers.ExperimentReconcil
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &controllers.ExperimentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"),
+	r := &controllers.ExperimentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("serdebench"), //nolint:staticcheck // the manager's recorder (cmd/manager)
 		WorkerImage: "serdebench/worker:test", JVMWorkerImage: jvmWorkerImage, ImagePullPolicy: corev1.PullNever, Poll: 200 * time.Millisecond, OperatorVersion: "test",
 		// Short: tests without a Prometheus need no final scrape.
 		WorkerMetricsGrace: time.Millisecond, MaxConcurrentReconciles: 4}
