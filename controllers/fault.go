@@ -170,8 +170,28 @@ func (f *faultRun) schedule(ctx context.Context) (ctrl.Result, bool, error) {
 		return ctrl.Result{RequeueAfter: f.r.poll()}, true, err
 	}
 	due := metav1.NewTime(started.Add(time.Duration(f.t.Fault.StartSeconds) * time.Second))
+	if msg := loggedLate(started, f.now, f.t.Fault.StartSeconds, f.r.faultInjectTimeout()); msg != "" {
+		return f.stop(ctx, ReasonFaultNotInjected, msg)
+	}
 	f.fs.DueTime = &due
 	return f.to(ctx, serdebenchv1.FaultDue)
+}
+
+// loggedLate says why a fault due startSeconds into a measured window that began
+// at started cannot be applied when the operator learns of the start at now
+// ("" if it can). The window's start is the producer's schedule's, logged with
+// its first measured send: a send that waited across the warmup's end (a broker
+// or transaction coordinator not available) logs it late, maybe after the fault's
+// time.
+func loggedLate(started, now time.Time, startSeconds int32, grace time.Duration) string {
+	due := started.Add(time.Duration(startSeconds) * time.Second)
+	late := now.Sub(due)
+	if late <= grace {
+		return ""
+	}
+	return fmt.Sprintf("the producers' measured window began at %s, but their logs said so only %s later, the fault (due %ds into the window) %s overdue: "+
+		"a first measured send that waited (a broker or transaction coordinator not available) delays that line",
+		started.UTC().Format(time.RFC3339), now.Sub(started).Round(time.Second), startSeconds, late.Round(time.Second))
 }
 
 // name waits until the fault is due, then records its objects' names before any

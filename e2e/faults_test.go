@@ -38,13 +38,15 @@ func brokerPods(t *testing.T) []string {
 	return strings.Split(b, ",")
 }
 
-// ownTopic creates the test's topic and waits (bounded) until every broker's
-// metadata lists it with a leader for each partition: the operator checks an
-// existing topic on whichever broker it asks, and a broker just restarted by an
-// earlier kill may not have caught up with a topic created a moment ago.
+// ownTopic waits for the brokers to settle after an earlier test's kill, creates
+// the test's topic and waits (bounded) until every broker's metadata lists it
+// with a leader for each partition: the operator checks an existing topic on
+// whichever broker it asks, and a broker just restarted by an earlier kill may not
+// have caught up with a topic created a moment ago.
 func ownTopic(t *testing.T, brokers []string, spec topics.Spec) {
 	t.Helper()
 	ctx := context.Background()
+	settled(t, brokers)
 	admin := &topics.Admin{Brokers: brokers}
 	t.Cleanup(func() { _ = admin.Delete(context.Background(), spec.Name) })
 	kubetest.WaitFor(t, time.Minute, time.Second, "topic "+spec.Name+" visible", func() (bool, error) {
@@ -82,6 +84,60 @@ func ownTopic(t *testing.T, brokers []string, spec topics.Spec) {
 			return true, nil
 		})
 	}
+}
+
+// settled waits (bounded) until every broker is registered and every partition
+// of every topic, the internal ones included, has a leader and all its replicas
+// in sync: what `kafka-topics --under-replicated-partitions` and Strimzi's
+// rolling update wait for. A broker an earlier test killed is back in the
+// cluster some seconds after its pod: until then a transactional producer's
+// coordinator, or __transaction_state itself (replication factor 3), may not be
+// available, and its first sends wait past the time its fault was due.
+func settled(t *testing.T, brokers []string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	kubetest.WaitFor(t, 3*time.Minute, 2*time.Second, "the brokers to settle (all registered, every partition fully in sync)", func() (bool, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		m, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl) // no topics: all of them
+		if err != nil {
+			return false, err
+		}
+		if why := unsettled(m, len(brokers)); why != "" {
+			return false, errors.New(why)
+		}
+		return true, nil
+	})
+}
+
+// unsettled says why metadata m shows a cluster of n brokers not settled ("" if
+// it is).
+func unsettled(m *kmsg.MetadataResponse, n int) string {
+	if len(m.Brokers) != n {
+		return fmt.Sprintf("%d of %d brokers registered", len(m.Brokers), n)
+	}
+	for _, mt := range m.Topics {
+		name := ""
+		if mt.Topic != nil {
+			name = *mt.Topic
+		}
+		if err := kerr.ErrorForCode(mt.ErrorCode); err != nil {
+			return fmt.Sprintf("topic %s: %v", name, err)
+		}
+		for _, p := range mt.Partitions {
+			switch {
+			case p.Leader < 0:
+				return fmt.Sprintf("topic %s partition %d has no leader", name, p.Partition)
+			case len(p.ISR) < len(p.Replicas) || len(p.OfflineReplicas) > 0:
+				return fmt.Sprintf("topic %s partition %d: %d of %d replicas in sync", name, p.Partition, len(p.ISR), len(p.Replicas))
+			}
+		}
+	}
+	return ""
 }
 
 // listed says what broker metadata lacks of spec's topic ("" if nothing).
