@@ -77,6 +77,14 @@ RUN_FLAGS  ?=
 # Test artifacts (the report's screenshots) are kept here.
 export SERDEBENCH_ARTIFACTS ?= $(CURDIR)/.state/artifacts
 
+# Tests of internal/cli/runner (a race-tested package) that run without the detector,
+# after the other sets (no other package has tests of these names): whole trials on
+# the real broker that sweep codecs, settings and repetitions over the code paths the
+# client tests check under the detector, and measurements the detector itself would
+# distort (CPU per record, latency under faults). The detector multiplies their CPU
+# time, which slows every package tested beside them.
+NORACE_TESTS := ^(TestEveryCodecEndToEnd|TestEveryPayloadCompressionEndToEnd|TestProducerSettingsSweep|TestRepetitionsAATest|TestClientMatrixAcrossRuntimes|TestIntervals|TestCPUPerRecord|TestRateSearch|TestLocalBrokerFaults|TestPartitioners|TestSmallRecordsCompactHeaders|TestPayloadSourceEndToEnd|TestFixedRate|TestSingleModeDurationWindow|TestCommitEachRecord)$$
+
 .PHONY: test-unit
 test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiserver/etcd) and a short fuzz run: `make test`'s first stage.
 	@# The full log goes to .state/test.log; the screen gets each package's line as go test
@@ -87,8 +95,9 @@ test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiser
 	mkdir -p .state && : >.state/test.log
 	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)"; export KUBEBUILDER_ASSETS; \
 	race="$$(go run ./hack/racepkgs -race $(GO_PACKAGES))" && norace="$$(go run ./hack/racepkgs -norace $(GO_PACKAGES))" || exit 1; \
-	r=0; n=0; { [ -z "$$race" ] || go test -race -count=1 -timeout 40m -v $$race || r=1; \
-	  [ -z "$$norace" ] || go test -count=1 -timeout 20m -v $$norace || n=1; exit $$(( r || n )); } 2>&1 | \
+	r=0; n=0; m=0; { [ -z "$$race" ] || go test -race -count=1 -timeout 40m -v -skip '$(NORACE_TESTS)' $$race || r=1; \
+	  [ -z "$$norace" ] || go test -count=1 -timeout 20m -v $$norace || n=1; \
+	  ! echo "$$race" | grep -qx 'github.com/serdebench/serdebench/internal/cli/runner' || go test -count=1 -timeout 20m -v -run '$(NORACE_TESTS)' ./internal/cli/runner/ || m=1; exit $$(( r || n || m )); } 2>&1 | \
 	  tee .state/test.log | grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^\?' || { hack/failures.sh .state/test.log; exit 1; }
 	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/cli/experiment/
 
@@ -123,9 +132,11 @@ test-kafka-previous: test-deps ## The broker suites again on the previous Kafka 
 .PHONY: test
 test: ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, the calibration, then the e2e suite on a real cluster; then each stage's time.
 	@mkdir -p .state && rm -f .state/stage-times.tsv
+	@hack/stage.sh installs $(MAKE) --no-print-directory test-deps
 	@hack/stage.sh unit $(MAKE) --no-print-directory test-unit
-	@hack/stage.sh k8s-oldest $(MAKE) --no-print-directory test-envtest-oldest
-	@hack/stage.sh kafka-previous $(MAKE) --no-print-directory test-kafka-previous
+	@# The two version stages check different parts (the API server's rules, the broker's
+	@# protocol) and mostly wait on them: they run side by side, each log kept whole.
+	@hack/stage.sh k8s-oldest+kafka-previous $(MAKE) --no-print-directory -j2 --output-sync=target test-envtest-oldest test-kafka-previous
 	@# The cluster is up during the calibration, as it is after `make demo`: anything the
 	@# calibration leaves on the host then fails the cluster's own check in `make down`.
 	@hack/stage.sh stack sh -c 'hack/stack/stack.sh up >/dev/null'
@@ -180,8 +191,9 @@ strimzi: ## Strimzi's Topic Operator built from its release source (cached): the
 	STRIMZI_VERSION=0.51.0 hack/strimzi/build.sh >/dev/null
 
 .PHONY: envtest-assets
-envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached), and third-party CRDs.
+envtest-assets: ## kube-apiserver, etcd and kubectl built from source (cached) for K8S_CURRENT and K8S_OLDEST, and third-party CRDs.
 	hack/k8s/build.sh >/dev/null
+	K8S_VERSION=$(K8S_OLDEST) hack/k8s/build.sh >/dev/null
 	hack/crds/fetch.sh >/dev/null
 
 .PHONY: prometheus

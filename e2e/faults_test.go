@@ -167,7 +167,7 @@ func listed(m *kmsg.MetadataResponse, spec topics.Spec) string {
 func faulted(name, topic, acks string, brokers []string, f trial.Fault) *v1alpha1.SerializationExperiment {
 	x := small(name, 0, trial.CodecProtobuf)
 	x.Spec.Records = nil
-	x.Spec.DurationSeconds = ptr(int32(40))
+	x.Spec.DurationSeconds = ptr(int32(30))
 	x.Spec.Warmup = trial.Warmup{DurationSeconds: 5}
 	x.Spec.IntervalSeconds = 1
 	x.Spec.Rate = v1alpha1.Rate{RecordsPerSecond: 1000}
