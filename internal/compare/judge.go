@@ -95,8 +95,10 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			c.x = cand[k][mi]
 			c.xs, c.xsRel = series(append(slices.Clone(recent), cand), k, mi, c.relative)
 		}
-		// The trials of a run share their noise: their spreads are pooled.
-		own, rel = stats.Pool(own), stats.Pool(rel)
+		// Each trial is judged by its own spread between runs: trials differ in
+		// noise (a small payload's records/s moves more than a large one's), and a
+		// spread pooled over them makes a noisy trial's intervals too narrow and a
+		// quiet one's too wide (stats' TestOwnSpreadKeepsCoverage).
 		for ti := range matched {
 			c := &cs[ti]
 			c.own, c.scale, c.test = own[ti], own[ti], c.xs

@@ -31,7 +31,7 @@ type Metric struct {
 	BaselineRuns int `json:"baselineRuns"`
 	// Baseline is their center (geometric mean of each run's value), Min and Max
 	// the lowest and highest run value, Spread the standard deviation of their
-	// logarithms in percent, pooled over the run's trials: the between-run noise.
+	// logarithms in percent, this trial's own: the between-run noise.
 	Baseline      Num `json:"baseline"`
 	Min           Num `json:"min"`
 	Max           Num `json:"max"`
@@ -179,7 +179,7 @@ func (r Result) Method(o Options) string {
 		control = "trials beside the control " + r.Control + " relative to it"
 	}
 	return fmt.Sprintf("each run one value per trial and metric (the median of its repetitions), tested against up to %d earlier runs (at least %d; "+
-		"their spread pooled over the trials, one trial's degrees of freedom) by Student's t on logarithms, one-sided, Holm-corrected over %d tests; "+
+		"each trial's own spread between them) by Student's t on logarithms, one-sided, Holm-corrected over %d tests; "+
 		"%s. Suspect: this run worse than the threshold, p < %.2f. Regressed: each of the last %d runs worse than the threshold and their "+
 		"mean against the runs before them p < %.2f", o.BaselineRuns, o.MinRuns, r.Tests, control, stats.Alpha, o.Persistence, stats.Alpha)
 }
