@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/serdebench/serdebench/api/trial"
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
@@ -153,6 +154,7 @@ func (r *ExperimentReconciler) summaries(ctx context.Context, x *serdebenchv1.Se
 				return nil, placement{}, fmt.Errorf("pod %s container %s: %w", p.Name, cs.Name, err)
 			}
 			out = append(out, s)
+			ran.workers = append(ran.workers, ranOn{node: p.Spec.NodeName, sum: s})
 		}
 	}
 	return out, ran, nil
@@ -165,6 +167,14 @@ type placement struct {
 	nodes, imageIDs []string
 	clocks          *serdebenchv1.TrialStart
 	brokerCPU       *serdebenchv1.BrokerCPU
+	// workers are each summary with its pod's node: what it ran on.
+	workers []ranOn
+}
+
+// ranOn is a worker's summary and the node its pod ran on.
+type ranOn struct {
+	node string
+	sum  *summary.Summary
 }
 
 func nonEmpty(s string) []string {
@@ -313,6 +323,11 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	res.Environment.WorkerImageIDs = mergeSorted(res.Environment.WorkerImageIDs, ran.imageIDs)
 	res.Environment.Clocks = mergeClocks(res.Environment.Clocks, ran.clocks)
 	res.Environment.BrokerCPU = mergeBrokerCPU(res.Environment.BrokerCPU, ran.brokerCPU)
+	res.Environment.KubernetesVersion = r.kubernetesVersion(ctx)
+	for _, w := range ran.workers {
+		res.Environment.Software = report.Software(res.Environment.Software, w.sum)
+		res.Environment.Machines = report.Machines(res.Environment.Machines, w.node, w.sum)
+	}
 	replaced := false
 	for i := range res.Trials {
 		if res.Trials[i].Name == tr.Name {
@@ -454,4 +469,19 @@ func groupEventMissed(t trial.Trial, sums []*summary.Summary) string {
 		}
 	}
 	return fmt.Sprintf("no summary of consumer %s, which was told to leave", name)
+}
+
+// kubernetesVersion is the API server's version, read for each result: a cluster
+// upgraded between two runs of a schedule says so ("" when it cannot be read; the
+// result then records none, and compare sees no change).
+func (r *ExperimentReconciler) kubernetesVersion(ctx context.Context) string {
+	if r.Clientset == nil {
+		return ""
+	}
+	v, err := r.Clientset.Discovery().ServerVersion()
+	if err != nil {
+		log.FromContext(ctx).Info("Kubernetes version not read", "err", err)
+		return ""
+	}
+	return v.GitVersion
 }

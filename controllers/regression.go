@@ -64,7 +64,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		meta.SetStatusCondition(&s.Status.Conditions, cond)
 		return nil, nil
 	}
-	candidate, err := r.resultRows(ctx, s.Namespace, latest.Status.ResultRef.Name)
+	candidate, candidateVersions, err := r.resultRows(ctx, s.Namespace, latest.Status.ResultRef.Name)
 	if apierrors.IsNotFound(err) {
 		return unknown(ReasonResultMissing, fmt.Sprintf("run %s: its result %s is gone", latest.Name, latest.Status.ResultRef.Name))
 	}
@@ -75,10 +75,11 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	opts := optionsOf(s)
 	var baselines [][]report.Row
 	var baselineNames []string
+	var versions []compare.Versions // the baselines', oldest first
 	switch b.Kind {
 	case serdebenchv1.BaselinePinned:
 		for _, name := range b.PinnedResults() {
-			rows, err := r.resultRows(ctx, s.Namespace, name)
+			rows, v, err := r.resultRows(ctx, s.Namespace, name)
 			if apierrors.IsNotFound(err) {
 				msg := fmt.Sprintf("run %s not compared: the pinned baseline result %s does not exist", latest.Name, name)
 				r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonBaselineMissing, "%s", msg)
@@ -87,7 +88,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 			if err != nil {
 				return nil, err
 			}
-			baselines, baselineNames = append(baselines, rows), append(baselineNames, name)
+			baselines, baselineNames, versions = append(baselines, rows), append(baselineNames, name), append(versions, v)
 		}
 		// A pinned baseline holds no streak: each run stands alone against it.
 		opts.Persistence, opts.BaselineRuns = 1, len(baselines)
@@ -99,25 +100,27 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 			if prior[i].Status.ResultRef == nil {
 				continue
 			}
-			rows, err := r.resultRows(ctx, s.Namespace, prior[i].Status.ResultRef.Name)
+			rows, v, err := r.resultRows(ctx, s.Namespace, prior[i].Status.ResultRef.Name)
 			if apierrors.IsNotFound(err) {
 				continue // deleted by hand: the runs before it still count
 			}
 			if err != nil {
 				return nil, err
 			}
-			baselines, baselineNames = append(baselines, rows), append(baselineNames, prior[i].Status.ResultRef.Name)
+			baselines, baselineNames, versions = append(baselines, rows), append(baselineNames, prior[i].Status.ResultRef.Name), append(versions, v)
 		}
 		slices.Reverse(baselines) // oldest first
 		slices.Reverse(baselineNames)
+		slices.Reverse(versions)
 	}
 	if len(baselines) == 0 {
 		return unknown(ReasonNoBaseline, fmt.Sprintf("run %s has no baseline yet", latest.Name))
 	}
 	res := compare.Compare(baselines, candidate, opts)
+	changes := changesOf(append(versions, candidateVersions), baselineNames)
 	// The result says what it was compared with before the schedule records the run as
 	// compared: a failed patch is retried on the next reconcile.
-	patched, err := r.writeComparison(ctx, s, latest.Status.ResultRef.Name, baselineNames, res, opts)
+	patched, err := r.writeComparison(ctx, s, latest.Status.ResultRef.Name, baselineNames, res, opts, changes)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +136,6 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	case compare.Regressed:
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonRegressed
 		cond.Message = fmt.Sprintf("%s: %s", against, strings.Join(res.Flagged(compare.Regressed), "; "))
-		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonRegressed, "%s", cond.Message)
 	case compare.Suspect:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonSuspect
 		cond.Message = fmt.Sprintf("%s: worse than the threshold and significant, not yet over %d runs (Regressed then): %s", against, opts.Persistence,
@@ -154,8 +156,35 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonNoRegressed
 		cond.Message = fmt.Sprintf("%s: within thresholds", against)
 	}
+	if len(changes) > 0 {
+		// Beside the verdict, what changed: a regression at an upgrade is the
+		// upgrade's.
+		cond.Message += "; changed: " + strings.Join(changes, "; ")
+	}
+	if res.Verdict == compare.Regressed {
+		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonRegressed, "%s", cond.Message)
+	}
 	meta.SetStatusCondition(&s.Status.Conditions, cond)
 	return patched, nil
+}
+
+// maxChanges is how many changes a comparison records (the API's MaxItems): the
+// latest.
+const maxChanges = 32
+
+// changesOf says what changed between the runs compared (their versions, oldest
+// first, the candidate last), each at the run it changed: a baseline result by
+// name, the candidate as "this run".
+func changesOf(versions []compare.Versions, baselineNames []string) []string {
+	var out []string
+	for _, c := range compare.Changes(versions) {
+		at := "this run"
+		if c.At < len(baselineNames) {
+			at = "run " + baselineNames[c.At]
+		}
+		out = append(out, c.String(at))
+	}
+	return out[max(0, len(out)-maxChanges):]
 }
 
 // optionsOf are a schedule's comparison options.
@@ -170,13 +199,15 @@ func optionsOf(s *serdebenchv1.SerializationSchedule) compare.Options {
 
 // writeComparison patches the candidate result's comparison block and returns the
 // result as the API server stored it.
-func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result, o compare.Options) (*serdebenchv1.SerializationResult, error) {
+func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result,
+	o compare.Options, changes []string) (*serdebenchv1.SerializationResult, error) {
 	obj := &serdebenchv1.SerializationResult{}
 	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: result}, obj); err != nil {
 		return nil, fmt.Errorf("get result %s: %w", result, err)
 	}
 	patch := client.MergeFrom(obj.DeepCopy())
 	obj.Comparison = comparisonOf(s, baselines, res, o)
+	obj.Comparison.Changes = changes
 	if err := r.Patch(ctx, obj, patch); err != nil {
 		return nil, fmt.Errorf("write comparison to result %s: %w", result, err)
 	}
@@ -226,12 +257,12 @@ func comparisonFigure(v compare.Num) string { return report.Decimal(float64(v), 
 // comparisonP is a comparison's p-value as the result records it.
 func comparisonP(v compare.Num) string { return report.Decimal(float64(v), 4) }
 
-func (r *ScheduleReconciler) resultRows(ctx context.Context, ns, name string) ([]report.Row, error) {
+func (r *ScheduleReconciler) resultRows(ctx context.Context, ns, name string) ([]report.Row, compare.Versions, error) {
 	res := &serdebenchv1.SerializationResult{}
 	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, res); err != nil {
-		return nil, fmt.Errorf("get result %s: %w", name, err) // wrapped: IsNotFound still sees it
+		return nil, nil, fmt.Errorf("get result %s: %w", name, err) // wrapped: IsNotFound still sees it
 	}
-	return report.ResultRows(res), nil
+	return report.ResultRows(res), compare.VersionsOf(res.Environment), nil
 }
 
 func (r *ScheduleReconciler) reader() client.Reader {

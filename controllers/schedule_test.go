@@ -316,8 +316,14 @@ func TestScheduleRegression(t *testing.T) {
 			return false, nil
 		})
 		settings := trial.Settings{Mode: "batch", Acks: "1", Compression: "none"}
+		// The drop comes with an upgrade of the broker: the verdict names it.
+		kafka := "4.3 (metadata.version 4.3-IV0)"
+		if n >= 8 {
+			kafka = "4.4 (metadata.version 4.4-IV2)"
+		}
 		res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
-			Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
+			Experiment:  serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
+			Environment: serdebenchv1.Environment{KafkaRelease: kafka},
 			Trials: []serdebenchv1.TrialResult{
 				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000 + int64(n%3)*400, Settings: settings,
 					SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000 + int64(n%2)*500}},
@@ -366,8 +372,9 @@ func TestScheduleRegression(t *testing.T) {
 	regressed(metav1.ConditionFalse, controllers.ReasonNoRegressed, seventh)
 	// The drop's first run: Suspect, not alerted.
 	eighth := run(8, 120000)
+	upgrade := "changed: Kafka: 4.3 (metadata.version 4.3-IV0) → 4.4 (metadata.version 4.4-IV2) at "
 	if c := regressed(metav1.ConditionFalse, controllers.ReasonSuspect, eighth); !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -20.") ||
-		strings.Contains(c.Message, "t000-json") {
+		strings.Contains(c.Message, "t000-json") || !strings.Contains(c.Message, upgrade+"this run") {
 		t.Fatalf("condition %+v", c)
 	}
 	if warned() {
@@ -376,7 +383,8 @@ func TestScheduleRegression(t *testing.T) {
 	// Its second: Regressed.
 	ninth := run(9, 120500)
 	c := regressed(metav1.ConditionTrue, controllers.ReasonRegressed, ninth)
-	if !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -") || strings.Contains(c.Message, "t000-json") {
+	if !strings.Contains(c.Message, "t001-protobuf-1176b: recordsPerSecond -") || strings.Contains(c.Message, "t000-json") ||
+		!strings.Contains(c.Message, upgrade+"run "+eighth) {
 		t.Fatalf("condition %+v", c)
 	}
 	waitFor(t, 10*time.Second, "a Warning event", func() (bool, error) { return warned(), nil })
@@ -388,7 +396,7 @@ func TestScheduleRegression(t *testing.T) {
 	cmp := res.Comparison
 	if cmp == nil || !cmp.Regressed || cmp.Verdict != serdebenchv1.VerdictRegressed || cmp.Schedule != "watch" || cmp.PersistenceRuns != 2 ||
 		len(cmp.BaselineResults) != 6 || cmp.BaselineResults[5] != eighth || cmp.BaselineResults[2] != fifth || len(cmp.Trials) != 2 ||
-		cmp.Control != "t000-json-1176b" || !strings.Contains(cmp.Method, "Holm") {
+		cmp.Control != "t000-json-1176b" || !strings.Contains(cmp.Method, "Holm") || len(cmp.Changes) != 1 || "changed: "+cmp.Changes[0] != upgrade+"run "+eighth {
 		t.Fatalf("comparison %+v", cmp)
 	}
 	for _, tc := range cmp.Trials {

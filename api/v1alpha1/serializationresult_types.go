@@ -268,6 +268,15 @@ type ResultComparison struct {
 	// MissingTrials are baseline trials this run lacks.
 	// +optional
 	MissingTrials []string `json:"missingTrials,omitempty"`
+	// Changes are what changed between the runs compared, besides the spec: the
+	// Kafka release, the Kubernetes version, the worker image, a runtime or client
+	// library, the machines' CPU or kernel; each says from what to what, and at
+	// which run (e.g. "Kafka: 4.3 (metadata.version 4.3-IV0) → 4.4 (metadata.version
+	// 4.4-IV2) at this run"). A verdict beside a change may be the change's.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=1024
+	Changes []string `json:"changes,omitempty"`
 }
 
 // ComparisonVerdict is what a metric, trial or run came to against its baseline.
@@ -463,6 +472,49 @@ type Environment struct {
 	// process, or no broker pods to look for).
 	// +optional
 	BrokerCPU *BrokerCPU `json:"brokerCPU,omitempty"`
+	// KubernetesVersion is the API server's version (its /version gitVersion) when
+	// the operator wrote the result.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// Software are the worker runtimes and Kafka client libraries the trials ran,
+	// each with its version, as the workers report them (e.g. go go1.26.1,
+	// franz-go v1.22.2, java 17.0.13+11, kafka-clients 4.4.0). At most 16, by name.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Software []Software `json:"software,omitempty"`
+	// Machines are the worker nodes' CPU model and kernel release, as the workers
+	// read them. At most 24, the first by node name.
+	// +optional
+	// +listType=map
+	// +listMapKey=node
+	// +kubebuilder:validation:MaxItems=24
+	Machines []Machine `json:"machines,omitempty"`
+}
+
+// Software is a runtime or library the workers ran, with its version.
+type Software struct {
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+	// +kubebuilder:validation:MaxLength=128
+	Version string `json:"version"`
+}
+
+// Machine is a worker node as its workers saw it.
+type Machine struct {
+	// Node is the node's name (a local run's: the host's).
+	// +kubebuilder:validation:MaxLength=253
+	Node string `json:"node"`
+	// CPUModel is the processor's model name (empty where the system names none).
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	CPUModel string `json:"cpuModel,omitempty"`
+	// Kernel is the kernel's release.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	Kernel string `json:"kernel,omitempty"`
 }
 
 // BrokerCPU is the broker pods' CPU as cAdvisor reports it: the kubelet's

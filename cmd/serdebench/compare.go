@@ -32,6 +32,9 @@ func compareCmd() *cobra.Command {
 			"a breach that persists over --persistence runs is Regressed; a first breach is Suspect (shown, exit 0). " +
 			"When the control trial breached and the others moved with it, the metric is EnvironmentShifted (exit 0): the machine " +
 			"changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.\n\n" +
+			"Where what the runs recorded beside their spec changed — the Kafka release, the Kubernetes version, the worker image, " +
+			"a runtime or client library, the machines' CPU or kernel — each change is printed with the run it happened at: a " +
+			"verdict at an upgrade is likely the upgrade's.\n\n" +
 			exitHelp(exitOK, exitError, exitUsage, exitRegressed, exitNotJudged),
 		Example: `  # A nightly history, oldest first: the last run against the five before it
   serdebench compare night-*.json
@@ -45,12 +48,18 @@ func compareCmd() *cobra.Command {
 				return err
 			}
 			runs := make([][]report.Row, len(args))
+			versions := make([]compare.Versions, len(args))
 			for i, a := range args {
 				run, err := loadRun(cmd.Context(), &f, a)
 				if err != nil {
 					return err
 				}
 				runs[i] = run.Runs // every repetition: each run's value is their median
+				versions[i] = run.Versions
+			}
+			var changes []string
+			for _, c := range compare.Changes(versions) {
+				changes = append(changes, c.String(args[c.At]))
 			}
 			if control != "" {
 				key, err := controlKey(runs[len(runs)-1], control)
@@ -70,9 +79,11 @@ func compareCmd() *cobra.Command {
 					compare.Result
 					Method  string            `json:"method"`
 					History []compare.Verdict `json:"history"`
-				}{res, res.Method(o), verdicts})
+					// Changes are what changed between the runs besides the spec.
+					Changes []string `json:"changes,omitempty"`
+				}{res, res.Method(o), verdicts, changes})
 			} else {
-				err = compareTable(cmd.OutOrStdout(), res, o, args, verdicts)
+				err = compareTable(cmd.OutOrStdout(), res, o, args, verdicts, changes)
 			}
 			if err != nil {
 				return err
@@ -111,7 +122,7 @@ func controlKey(rows []report.Row, name string) (string, error) {
 	return "", fmt.Errorf("--control %s: no such trial in the candidate (%s)", name, strings.Join(names, ", "))
 }
 
-func compareTable(w io.Writer, res compare.Result, o compare.Options, args []string, history []compare.Verdict) error {
+func compareTable(w io.Writer, res compare.Result, o compare.Options, args []string, history []compare.Verdict, changes []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	conf := fmt.Sprintf("%.0f %% CI", 100*stats.Confidence)
 	fmt.Fprintf(tw, "TRIAL\tMETRIC\tUNIT\tRUNS\tBASELINE\tSPREAD %%\tCANDIDATE\tCHANGE %%\tCHANGE %s %%\tTESTED ON\tTHIS RUN %% (BOUND, CONF)\tp (Holm)\tLAST %d RUNS %% (BOUND, CONF) p\tVERDICT\t\n", conf, o.Persistence)
@@ -171,6 +182,11 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 	}
 	for _, m := range res.Missing {
 		fmt.Fprintf(w, "in an earlier run, not in the candidate: %s\n", m)
+	}
+	// Beside the verdict: a change of the stack at the run a metric moved is the
+	// likeliest cause.
+	for _, c := range changes {
+		fmt.Fprintf(w, "changed: %s\n", c)
 	}
 	return nil
 }

@@ -87,3 +87,50 @@ trials:
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// TestCompareNamesChanges: results whose environments differ (the Kafka release
+// and kafka-clients at the fourth run, the kernel at the fifth) print each change
+// beside the table, at the run it happened, and in the JSON; an older result
+// that recorded nothing changes nothing.
+func TestCompareNamesChanges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, kafka, clients, kernel string) string {
+		env := ""
+		if kafka != "" {
+			env = fmt.Sprintf(`environment:
+  kafkaRelease: %q
+  software: [{name: kafka-clients, version: %q}, {name: java, version: "17.0.13+11"}]
+  machines: [{node: n1, cpuModel: Xeon, kernel: %q}]
+`, kafka, clients, kernel)
+		}
+		doc := fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationResult
+metadata: {name: %s}
+%strials:
+  - {name: t000-json-1176b, codec: json, schema: business-record, sizeBytes: 1176, recordsPerSecond: 40000, serializeNanosPerRecord: 4700, endToEndMicros: {p99: 20000}, settings: {mode: batch, acks: "1"}}
+`, name, env)
+		path := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	runs := []string{write("r0", "4.3", "4.3.1", "6.8"), write("r1", "", "", ""), write("r2", "4.3", "4.3.1", "6.8"),
+		write("r3", "4.4", "4.4.0", "6.8"), write("r4", "4.4", "4.4.0", "6.11")}
+	out, err := execute(append([]string{"compare"}, runs...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"changed: Kafka: 4.3 → 4.4 at " + runs[3], "changed: kafka-clients: 4.3.1 → 4.4.0 at " + runs[3], "changed: kernel: 6.8 → 6.11 at " + runs[4]} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "changed: "); n != 3 {
+		t.Errorf("%d changes, want 3:\n%s", n, out)
+	}
+	out, err = execute(append([]string{"compare", "-o", "json"}, runs...)...)
+	if err != nil || !strings.Contains(out, `"changes": [`) || !strings.Contains(out, "kernel: 6.8 → 6.11 at "+runs[4]) {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+}

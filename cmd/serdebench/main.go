@@ -220,6 +220,13 @@ func runCmd() *cobra.Command {
 			_ = bar.Finish()
 			fmt.Fprintln(cmd.ErrOrStderr())
 			env.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+			host, _ := os.Hostname()
+			for _, r := range results {
+				env.Software = report.Software(env.Software, r.Summaries...)
+				for _, s := range r.Summaries {
+					env.Machines = report.Machines(env.Machines, host, s)
+				}
+			}
 			out := cmd.OutOrStdout()
 			var werr error
 			switch output {

@@ -34,6 +34,10 @@ type Environment struct {
 	Arch              string   `json:"arch"`
 	StartedAt         string   `json:"startedAt"`
 	FinishedAt        string   `json:"finishedAt"`
+	// Software and Machines are the workers' runtimes, client libraries and
+	// machine, as a SerializationResult records them (this host's: one machine).
+	Software []v1alpha1.Software `json:"software,omitempty"`
+	Machines []v1alpha1.Machine  `json:"machines,omitempty"`
 }
 
 // Report is the JSON document of a local run.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	osexec "os/exec"
 	"slices"
 	"strconv"
@@ -73,6 +74,11 @@ func TestTrial(t *testing.T) {
 			}
 			var produced, consumed, decodeErrors int64
 			for _, s := range sums {
+				rt := r.consumer
+				if s.Role == protocol.RoleProducer {
+					rt = r.producer
+				}
+				checkBuild(t, s, rt.client)
 				// Each process measured itself over its window, as a pod's worker does.
 				if u := s.Usage; u == nil || u.CPUSeconds <= 0 || u.PeakRSSBytes < 1<<20 || u.PeakHeapBytes <= 0 {
 					t.Fatalf("%s %s: usage %+v, want its CPU, resident set and heap over its window", s.Role, s.Worker, u)
@@ -618,4 +624,39 @@ func TestStickyPartitions(t *testing.T) {
 		t.Fatalf("records per partition %v: round-robin's, not sticky runs", goCounts)
 	}
 	t.Logf("records per partition, both runtimes: %v", goCounts)
+}
+
+// checkBuild: the summary names the runtime and the client library the worker ran,
+// at the versions the build resolved (go.mod's for the Go clients, as `go list -m`
+// says; KAFKA_CLIENT_VERSION for kafka-clients), and the machine's kernel.
+func checkBuild(t *testing.T, s *summary.Summary, c trial.Client) {
+	t.Helper()
+	b := s.Build
+	uname, err := osexec.Command("uname", "-r").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b == nil || b.Kernel != strings.TrimSpace(string(uname)) || b.RuntimeVersion == "" {
+		t.Fatalf("%s %s: build %+v, want the runtime, client and this machine's kernel", s.Role, s.Worker, b)
+	}
+	var lang, client, version string
+	switch c {
+	case trial.ClientJava:
+		lang, client, version = "java", "kafka-clients", os.Getenv("KAFKA_CLIENT_VERSION")
+	case trial.ClientFranz, trial.ClientSarama:
+		module := map[trial.Client]string{trial.ClientFranz: "github.com/twmb/franz-go", trial.ClientSarama: "github.com/IBM/sarama"}[c]
+		out, err := osexec.Command("go", "list", "-m", "-f", "{{.Version}}", module).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lang, client, version = "go", map[trial.Client]string{trial.ClientFranz: "franz-go", trial.ClientSarama: "sarama"}[c], strings.TrimSpace(string(out))
+	default:
+		return // librdkafka: its own version, checked in workers/run
+	}
+	if version == "" {
+		t.Fatal("KAFKA_CLIENT_VERSION is not set: make test exports it")
+	}
+	if b.Runtime != lang || b.Client != client || b.ClientVersion != version {
+		t.Errorf("%s %s: build %+v, want %s with %s %s", s.Role, s.Worker, b, lang, client, version)
+	}
 }

@@ -247,6 +247,9 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 		}
 		o.err = errors.Join(o.err, fmt.Errorf("%w: %s", ErrInterrupted, why))
 	}
+	if o.sum != nil {
+		o.sum.Build = buildOf(w.Client())
+	}
 	if sampler != nil {
 		if err := sampler.Stop(); err != nil {
 			env.Log.Warn("process usage not measured", "err", err)

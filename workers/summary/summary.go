@@ -141,6 +141,9 @@ type Summary struct {
 	// peak resident set and Go heap (nil: not measured, as when workers share a
 	// process in `serdebench run`).
 	Usage *usage.Window `json:"usage,omitempty"`
+	// Build is what the worker ran on besides its settings: its runtime, its Kafka
+	// client library and its machine (nil in summaries of older versions).
+	Build *Build `json:"build,omitempty"`
 	// Left is true when a consumer left its group before the trial was complete
 	// on purpose (a fault scenario's leave): its summary is whole up to then.
 	Left bool `json:"left,omitempty"`

@@ -7,11 +7,12 @@ package htmlreport
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
-
 	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/recommend"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -23,6 +24,9 @@ type Run struct {
 	Label string
 	// Environment is what the run records about where it ran, as name/value pairs.
 	Environment [][2]string
+	// Versions are what shaped its numbers besides its spec (compare.Changes says
+	// where they changed between runs).
+	Versions compare.Versions
 	// Rows are the table's rows, one per trial (its repetitions summed up).
 	Rows []report.Row
 	// Runs are the rows as measured, a repeated trial's every repetition: what a
@@ -101,7 +105,9 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 		{"result", res.Name}, {"experiment", res.Experiment.Name}, {"created", res.CreationTimestamp.UTC().Format(time.RFC3339)},
 		{"Kafka", env.KafkaRelease}, {"Kafka APIs", env.KafkaAPIVersions}, {"operator", env.OperatorVersion}, {"worker image", env.WorkerImage},
 		{"worker image IDs", fmt.Sprint(env.WorkerImageIDs)}, {"nodes", fmt.Sprint(env.NodeNames)}, {"broker CPU", report.BrokerCPU(env.BrokerCPU)},
+		{"Kubernetes", env.KubernetesVersion}, {"software", softwareOf(env.Software)}, {"machines", machinesOf(env.Machines)},
 	})
+	run.Versions = compare.VersionsOf(env)
 	for _, t := range res.Trials {
 		e := t.EndToEndMicros
 		tr := Trial{Latency: curve(e.P50, e.P75, e.P90, e.P95, e.P99, e.P999, e.P9999, e.Max)}
@@ -154,8 +160,12 @@ func FromLocal(rep report.Report) Run {
 	run.Environment = nonEmpty([][2]string{
 		{"experiment", rep.Experiment}, {"started", e.StartedAt}, {"finished", e.FinishedAt}, {"Kafka", e.BrokerRelease}, {"Kafka APIs", e.BrokerAPIVersions},
 		{"brokers", fmt.Sprint(e.Brokers)}, {"serdebench", e.WorkerVersion}, {"Go", e.GoVersion},
-		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch},
+		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch}, {"software", softwareOf(e.Software)}, {"machines", machinesOf(e.Machines)},
 	})
+	run.Versions = compare.VersionsOf(v1alpha1.Environment{KafkaRelease: e.BrokerRelease, Software: e.Software, Machines: e.Machines})
+	if e.WorkerVersion != "" {
+		run.Versions["serdebench"] = e.WorkerVersion // its binary ran the Go workers
+	}
 	for _, t := range rep.Trials {
 		run.Trials = append(run.Trials, localTrial(t.Result, t.Fault))
 	}
@@ -219,4 +229,22 @@ func nonEmpty(kv [][2]string) [][2]string {
 		}
 	}
 	return out
+}
+
+// softwareOf is a result's software in a line: "franz-go v1.22.2, go go1.26.1".
+func softwareOf(sw []v1alpha1.Software) string {
+	parts := make([]string, len(sw))
+	for i, x := range sw {
+		parts[i] = x.Name + " " + x.Version
+	}
+	return strings.Join(parts, ", ")
+}
+
+// machinesOf is a result's machines in a line: "node-a: Xeon 8370C, kernel 6.8".
+func machinesOf(ms []v1alpha1.Machine) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprintf("%s: %s, kernel %s", m.Node, m.CPUModel, m.Kernel)
+	}
+	return strings.Join(parts, "; ")
 }

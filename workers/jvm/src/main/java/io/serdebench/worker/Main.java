@@ -132,6 +132,7 @@ public final class Main {
       sum = c.summary();
       sum.set("usage", window(usage, c.windowStart(), c.windowEnd(), c.records()));
     }
+    if (sum != null) sum.set("build", build());
     if (srv != null) {
       metrics.done.set(1);
       if (sum != null) srv.finish(a.metricsGrace);
@@ -157,6 +158,47 @@ public final class Main {
       return EXIT_INTERRUPTED;
     }
     return EXIT_OK;
+  }
+
+  /**
+   * What this worker ran on besides its settings (the contract's summary "build"): the
+   * JVM's version, kafka-clients', and the machine's CPU model and kernel release as
+   * the container sees them.
+   */
+  private static ObjectNode build() {
+    ObjectNode b = JSON.createObjectNode();
+    b.put("runtime", "java");
+    b.put("runtimeVersion", Runtime.version().toString());
+    b.put("client", "kafka-clients");
+    b.put("clientVersion", KAFKA_CLIENTS_VERSION);
+    String cpu = cpuModel();
+    if (!cpu.isEmpty()) b.put("cpuModel", cpu);
+    String kernel = firstLine(java.nio.file.Path.of("/proc/sys/kernel/osrelease"));
+    if (!kernel.isEmpty()) b.put("kernel", kernel);
+    return b;
+  }
+
+  /** The first "model name" of /proc/cpuinfo, its spaces collapsed ("" if none). */
+  private static String cpuModel() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8)) {
+        int colon = line.indexOf(':');
+        if (colon > 0 && line.substring(0, colon).trim().equals("model name")) {
+          return line.substring(colon + 1).trim().replaceAll("\\s+", " ");
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // Not Linux, or no cpuinfo: the result says less, never something wrong.
+    }
+    return "";
+  }
+
+  private static String firstLine(java.nio.file.Path p) {
+    try {
+      return java.nio.file.Files.readString(p, StandardCharsets.UTF_8).trim();
+    } catch (java.io.IOException | RuntimeException e) {
+      return "";
+    }
   }
 
   private static ObjectNode window(Usage u, long from, long to, long records) {

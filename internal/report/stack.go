@@ -1,0 +1,49 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/serdebench/serdebench/api/v1alpha1"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// The caps of a result's software and machines (the API's MaxItems).
+const (
+	maxSoftware = 16
+	maxMachines = 24
+)
+
+// Software merges into have the runtimes and client libraries the summaries
+// name, each with its version, sorted by name; a name already there keeps its
+// version (one image, one version), and a summary without a build adds nothing.
+func Software(have []v1alpha1.Software, sums ...*summary.Summary) []v1alpha1.Software {
+	out := slices.Clone(have)
+	add := func(name, version string) {
+		if name == "" || version == "" || slices.ContainsFunc(out, func(s v1alpha1.Software) bool { return s.Name == name }) {
+			return
+		}
+		out = append(out, v1alpha1.Software{Name: name, Version: version})
+	}
+	for _, s := range sums {
+		if b := s.Build; b != nil {
+			add(b.Runtime, b.RuntimeVersion)
+			add(b.Client, b.ClientVersion)
+		}
+	}
+	slices.SortFunc(out, func(a, b v1alpha1.Software) int { return strings.Compare(a.Name, b.Name) })
+	return out[:min(len(out), maxSoftware)]
+}
+
+// Machines merges into have the machine a summary's worker ran on, on node: the
+// first by node name, one each.
+func Machines(have []v1alpha1.Machine, node string, s *summary.Summary) []v1alpha1.Machine {
+	out := slices.Clone(have)
+	b := s.Build
+	if b == nil || node == "" || (b.CPUModel == "" && b.Kernel == "") || slices.ContainsFunc(out, func(m v1alpha1.Machine) bool { return m.Node == node }) {
+		return out
+	}
+	out = append(out, v1alpha1.Machine{Node: node, CPUModel: b.CPUModel, Kernel: b.Kernel})
+	slices.SortFunc(out, func(a, b v1alpha1.Machine) int { return strings.Compare(a.Node, b.Node) })
+	return out[:min(len(out), maxMachines)]
+}
