@@ -277,6 +277,14 @@ func TestThesisBatch(t *testing.T) {
 	if b := res.Environment.BrokerCPU; b == nil || !strings.Contains(b.NotRead, "no pod in namespace "+namespace+" matches strimzi.io/") {
 		t.Errorf("environment.brokerCPU %+v: want why no broker pod's CPU was read", b)
 	}
+	// What ran: the API server's version, the workers' runtime and client library,
+	// the node's kernel, as the cluster and the workers report them.
+	env := res.Environment
+	uname, _ := exec.Command("uname", "-r").Output()
+	if k := os.Getenv("SERDEBENCH_K8S_VERSION"); k == "" || env.KubernetesVersion != k || !hasSoftware(env.Software, "go") ||
+		!hasSoftware(env.Software, "sarama") || len(env.Machines) != 1 || env.Machines[0].Kernel != strings.TrimSpace(string(uname)) {
+		t.Errorf("environment: kubernetes %q (want SERDEBENCH_K8S_VERSION %q), software %+v, machines %+v", env.KubernetesVersion, k, env.Software, env.Machines)
+	}
 	for _, tr := range res.Trials {
 		if hasWarning(tr.Warnings, "broker CPU") {
 			t.Errorf("%s warns of the broker CPU, which the environment says once: %v", tr.Name, tr.Warnings)
@@ -576,4 +584,9 @@ func TestScaleOut(t *testing.T) {
 	}
 	t.Logf("clocks %+v", clocks)
 	deleteAndCheckClean(t, x, []string{stack.kafka})
+}
+
+// hasSoftware is whether the result's software names name with a version.
+func hasSoftware(sw []v1alpha1.Software, name string) bool {
+	return slices.ContainsFunc(sw, func(s v1alpha1.Software) bool { return s.Name == name && s.Version != "" })
 }

@@ -135,6 +135,15 @@ func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) 
 		fmt.Fprintf(w, "Worker image ran: %s\n", strings.Join(e.WorkerImageIDs, ", "))
 	}
 	fmt.Fprintf(w, "Operator: %s; nodes: %s\n", e.OperatorVersion, strings.Join(e.NodeNames, ", "))
+	if e.KubernetesVersion != "" {
+		fmt.Fprintf(w, "Kubernetes: %s\n", e.KubernetesVersion)
+	}
+	if len(e.Software) > 0 {
+		fmt.Fprintf(w, "Software: %s\n", report.SoftwareLine(e.Software))
+	}
+	if len(e.Machines) > 0 {
+		fmt.Fprintf(w, "Machines: %s\n", report.MachinesLine(e.Machines))
+	}
 	if b := report.BrokerCPU(e.BrokerCPU); b != "" {
 		fmt.Fprintf(w, "Broker CPU: %s\n", b)
 	}

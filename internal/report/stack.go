@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -46,4 +47,26 @@ func Machines(have []v1alpha1.Machine, node string, s *summary.Summary) []v1alph
 	out = append(out, v1alpha1.Machine{Node: node, CPUModel: b.CPUModel, Kernel: b.Kernel})
 	slices.SortFunc(out, func(a, b v1alpha1.Machine) int { return strings.Compare(a.Node, b.Node) })
 	return out[:min(len(out), maxMachines)]
+}
+
+// SoftwareLine is software in a line: "franz-go v1.22.2, go go1.26.1".
+func SoftwareLine(sw []v1alpha1.Software) string {
+	parts := make([]string, len(sw))
+	for i, x := range sw {
+		parts[i] = x.Name + " " + x.Version
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MachinesLine is machines in a line: "node-a: Xeon 8370C, kernel 6.8".
+func MachinesLine(ms []v1alpha1.Machine) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		cpu := m.CPUModel
+		if cpu == "" {
+			cpu = "CPU model not named"
+		}
+		parts[i] = fmt.Sprintf("%s: %s, kernel %s", m.Node, cpu, m.Kernel)
+	}
+	return strings.Join(parts, "; ")
 }

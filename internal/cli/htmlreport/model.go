@@ -7,7 +7,6 @@ package htmlreport
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/serdebench/serdebench/api/trial"
@@ -105,7 +104,7 @@ func FromResult(res *v1alpha1.SerializationResult) Run {
 		{"result", res.Name}, {"experiment", res.Experiment.Name}, {"created", res.CreationTimestamp.UTC().Format(time.RFC3339)},
 		{"Kafka", env.KafkaRelease}, {"Kafka APIs", env.KafkaAPIVersions}, {"operator", env.OperatorVersion}, {"worker image", env.WorkerImage},
 		{"worker image IDs", fmt.Sprint(env.WorkerImageIDs)}, {"nodes", fmt.Sprint(env.NodeNames)}, {"broker CPU", report.BrokerCPU(env.BrokerCPU)},
-		{"Kubernetes", env.KubernetesVersion}, {"software", softwareOf(env.Software)}, {"machines", machinesOf(env.Machines)},
+		{"Kubernetes", env.KubernetesVersion}, {"software", report.SoftwareLine(env.Software)}, {"machines", report.MachinesLine(env.Machines)},
 	})
 	run.Versions = compare.VersionsOf(env)
 	for _, t := range res.Trials {
@@ -160,7 +159,7 @@ func FromLocal(rep report.Report) Run {
 	run.Environment = nonEmpty([][2]string{
 		{"experiment", rep.Experiment}, {"started", e.StartedAt}, {"finished", e.FinishedAt}, {"Kafka", e.BrokerRelease}, {"Kafka APIs", e.BrokerAPIVersions},
 		{"brokers", fmt.Sprint(e.Brokers)}, {"serdebench", e.WorkerVersion}, {"Go", e.GoVersion},
-		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch}, {"software", softwareOf(e.Software)}, {"machines", machinesOf(e.Machines)},
+		{"CPUs", fmt.Sprint(e.CPUs)}, {"OS/arch", e.OS + "/" + e.Arch}, {"software", report.SoftwareLine(e.Software)}, {"machines", report.MachinesLine(e.Machines)},
 	})
 	run.Versions = compare.VersionsOf(v1alpha1.Environment{KafkaRelease: e.BrokerRelease, Software: e.Software, Machines: e.Machines})
 	if e.WorkerVersion != "" {
@@ -229,22 +228,4 @@ func nonEmpty(kv [][2]string) [][2]string {
 		}
 	}
 	return out
-}
-
-// softwareOf is a result's software in a line: "franz-go v1.22.2, go go1.26.1".
-func softwareOf(sw []v1alpha1.Software) string {
-	parts := make([]string, len(sw))
-	for i, x := range sw {
-		parts[i] = x.Name + " " + x.Version
-	}
-	return strings.Join(parts, ", ")
-}
-
-// machinesOf is a result's machines in a line: "node-a: Xeon 8370C, kernel 6.8".
-func machinesOf(ms []v1alpha1.Machine) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = fmt.Sprintf("%s: %s, kernel %s", m.Node, m.CPUModel, m.Kernel)
-	}
-	return strings.Join(parts, "; ")
 }

@@ -145,7 +145,13 @@ func TestShadeCases(t *testing.T) {
 func TestComparisonShowsTests(t *testing.T) {
 	var runs []Run
 	for i, rate := range []int64{150000, 147000, 153000, 149000, 151000, 120000, 121000} {
+		// The drop came with a client upgrade: the page says so beside the verdict.
+		clients := "4.3.1"
+		if i >= 5 {
+			clients = "4.4.0"
+		}
 		res := &v1alpha1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nightly-%d", i)},
+			Environment: v1alpha1.Environment{Software: []v1alpha1.Software{{Name: "kafka-clients", Version: clients}}},
 			Trials: []v1alpha1.TrialResult{
 				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000 + int64(i%3)*400},
 				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate},
@@ -157,7 +163,8 @@ func TestComparisonShowsTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	for _, s := range []string{"(descriptive)", "<th class=\"text\">tested on</th>", "<td class=\"text\">control</td>", "Regressed"} {
+	for _, s := range []string{"(descriptive)", "<th class=\"text\">tested on</th>", "<td class=\"text\">control</td>", "Regressed",
+		`<p class="caption changed">changed: kafka-clients: 4.3.1 → 4.4.0 at nightly-5</p>`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
 		}

@@ -85,6 +85,8 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 		Columns    []string
 		Charts     []chartData
 		Comparison *compare.Result
+		// Changes are what changed between the runs besides their specs.
+		Changes    []string
 		Options    compare.Options
 		Confidence float64
 		Generated  string
@@ -108,6 +110,13 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 		}
 		res, _ := compare.Replay(history, compare.DefaultOptions)
 		data.Comparison = &res
+		versions := make([]compare.Versions, len(runs))
+		for i, r := range runs {
+			versions[i] = r.Versions
+		}
+		for _, c := range compare.Changes(versions) {
+			data.Changes = append(data.Changes, c.String(runs[c.At].Label))
+		}
 	}
 	if err := page.Execute(w, data); err != nil {
 		return fmt.Errorf("write report: %w", err)
