@@ -83,7 +83,7 @@ export SERDEBENCH_ARTIFACTS ?= $(CURDIR)/.state/artifacts
 # client tests check under the detector, and measurements the detector itself would
 # distort (CPU per record, latency under faults). The detector multiplies their CPU
 # time, which slows every package tested beside them.
-NORACE_TESTS := ^(TestEveryCodecEndToEnd|TestEveryPayloadCompressionEndToEnd|TestProducerSettingsSweep|TestRepetitionsAATest|TestClientMatrixAcrossRuntimes|TestIntervals|TestCPUPerRecord|TestRateSearch|TestLocalBrokerFaults|TestPartitioners|TestSmallRecordsCompactHeaders|TestPayloadSourceEndToEnd|TestFixedRate|TestSingleModeDurationWindow|TestCommitEachRecord)$$
+NORACE_TESTS := ^(TestEveryCodecEndToEnd|TestEveryPayloadCompressionEndToEnd|TestProducerSettingsSweep|TestRepetitionsAATest|TestClientMatrixAcrossRuntimes|TestIntervals|TestCPUPerRecord|TestRateSearch|TestLocalBrokerFaults|TestPartitioners|TestSmallRecordsCompactHeaders|TestPayloadSourceEndToEnd|TestFixedRate|TestSingleModeDurationWindow|TestCommitEachRecord|TestStallMeasuresAKnownPause)$$
 
 .PHONY: test-unit
 test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiserver/etcd) and a short fuzz run: `make test`'s first stage.
