@@ -323,7 +323,10 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	res.Environment.WorkerImageIDs = mergeSorted(res.Environment.WorkerImageIDs, ran.imageIDs)
 	res.Environment.Clocks = mergeClocks(res.Environment.Clocks, ran.clocks)
 	res.Environment.BrokerCPU = mergeBrokerCPU(res.Environment.BrokerCPU, ran.brokerCPU)
-	res.Environment.KubernetesVersion = r.kubernetesVersion(ctx)
+	if v := r.kubernetesVersion(ctx); v != "" {
+		// A read that failed keeps the version an earlier trial read.
+		res.Environment.KubernetesVersion = names.Truncate(v, maxVersionLength)
+	}
 	for _, w := range ran.workers {
 		res.Environment.Software = report.Software(res.Environment.Software, w.sum)
 		res.Environment.Machines = report.Machines(res.Environment.Machines, w.node, w.sum)
@@ -470,6 +473,9 @@ func groupEventMissed(t trial.Trial, sums []*summary.Summary) string {
 	}
 	return fmt.Sprintf("no summary of consumer %s, which was told to leave", name)
 }
+
+// maxVersionLength is the API's MaxLength of a recorded version.
+const maxVersionLength = 64
 
 // kubernetesVersion is the API server's version, read for each result: a cluster
 // upgraded between two runs of a schedule says so ("" when it cannot be read; the

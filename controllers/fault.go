@@ -189,8 +189,8 @@ func loggedLate(started, now time.Time, startSeconds int32, grace time.Duration)
 	if late <= grace {
 		return ""
 	}
-	return fmt.Sprintf("the producers' measured window began at %s, but their logs said so only %s later, the fault (due %ds into the window) %s overdue: "+
-		"a first measured send that waited (a broker or transaction coordinator not available) delays that line",
+	return fmt.Sprintf("the producers' measured window began at %s, but the operator read that from their logs only %s later, the fault (due %ds into the window) %s overdue: "+
+		"a first measured send that waited (a broker or transaction coordinator not available) delays that line, as does an operator that was not running",
 		started.UTC().Format(time.RFC3339), now.Sub(started).Round(time.Second), startSeconds, late.Round(time.Second))
 }
 

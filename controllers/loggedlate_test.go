@@ -22,7 +22,7 @@ func TestLoggedLate(t *testing.T) {
 		{name: "read before due", read: 2 * time.Second, start: 10, wantNone: true},
 		{name: "read after due, within grace", read: 39 * time.Second, start: 10, wantNone: true},
 		{name: "read at the grace's end", read: 40 * time.Second, start: 10, wantNone: true},
-		{name: "read past the grace", read: 58 * time.Second, start: 10, want: "said so only 58s later, the fault (due 10s into the window) 48s overdue"},
+		{name: "read past the grace", read: 58 * time.Second, start: 10, want: "from their logs only 58s later, the fault (due 10s into the window) 48s overdue"},
 		{name: "due at the start", read: 31 * time.Second, start: 0, want: "began at 2026-11-30T08:46:00Z"},
 	} {
 		got := loggedLate(started, started.Add(c.read), c.start, grace)

@@ -15,6 +15,7 @@ import (
 
 	serdebenchv1 "github.com/serdebench/serdebench/api/v1alpha1"
 	"github.com/serdebench/serdebench/internal/compare"
+	"github.com/serdebench/serdebench/internal/names"
 	"github.com/serdebench/serdebench/internal/report"
 )
 
@@ -28,8 +29,12 @@ const (
 	// ReasonSuspect: a metric breached for the first time (fewer consecutive runs
 	// than persistenceRuns): shown, not alerted.
 	ReasonSuspect = "Suspect"
-	// ReasonEnvironmentShifted: the trials moved together with the control trial.
+	// ReasonEnvironmentShifted (Regressed=False, EnvironmentShifted=True, Warning
+	// event): the trials moved together with the control trial.
 	ReasonEnvironmentShifted = "EnvironmentShifted"
+	// ReasonEnvironmentSteady (EnvironmentShifted=False): the run was judged and
+	// the trials did not move together with the control.
+	ReasonEnvironmentSteady = "EnvironmentSteady"
 	// ReasonCollectingBaseline: fewer baseline runs than baseline.minRuns.
 	ReasonCollectingBaseline = "CollectingBaseline"
 	// ReasonNoBaseline: the schedule has no run before this one to compare with.
@@ -41,6 +46,41 @@ const (
 	// ReasonNothingMatched: no trial of the run matches a baseline trial.
 	ReasonNothingMatched = "NothingMatched"
 )
+
+// Reasons for the WindowTooShort condition.
+const (
+	// ReasonWindowsTooShort (WindowTooShort=True): every trial of the last run
+	// warned WindowTooShort.
+	ReasonWindowsTooShort = "EveryTrialWindowTooShort"
+	// ReasonWindowsLongEnough (WindowTooShort=False): at least one trial of the
+	// last run measured a window long enough.
+	ReasonWindowsLongEnough = "WindowsLongEnough"
+)
+
+// windowCondition says whether every trial of run's result warned WindowTooShort:
+// a nightly whose windows are all too short judges numbers its thresholds cannot
+// see past (docs/schedules.md, "A nightly sized for what it must find").
+func windowCondition(s *serdebenchv1.SerializationSchedule, run string, res *serdebenchv1.SerializationResult) metav1.Condition {
+	c := metav1.Condition{Type: serdebenchv1.ConditionWindowTooShort, ObservedGeneration: s.Generation, Status: metav1.ConditionFalse, Reason: ReasonWindowsLongEnough,
+		Message: fmt.Sprintf("run %s: at least one trial's measured window is long enough", run)}
+	first := ""
+	for _, tr := range res.Trials {
+		i := slices.IndexFunc(tr.Warnings, func(w string) bool { return strings.HasPrefix(w, "WindowTooShort") })
+		if i < 0 {
+			return c
+		}
+		if first == "" {
+			first = tr.Name + ": " + tr.Warnings[i]
+		}
+	}
+	if len(res.Trials) == 0 {
+		return c
+	}
+	c.Status, c.Reason = metav1.ConditionTrue, ReasonWindowsTooShort
+	c.Message = fmt.Sprintf("run %s: all %d trials warned WindowTooShort; raise the template's durationSeconds (time-based windows do not shrink on a faster cluster). First: %s",
+		run, len(res.Trials), first)
+	return c
+}
 
 // +kubebuilder:rbac:groups=serdebench.io,resources=serializationresults,verbs=get;list;watch;patch
 
@@ -62,15 +102,20 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		s.Status.LastComparedRun = latest.Name
 		cond.Reason, cond.Message = reason, msg
 		meta.SetStatusCondition(&s.Status.Conditions, cond)
+		shifted := cond
+		shifted.Type = serdebenchv1.ConditionEnvironmentShifted
+		meta.SetStatusCondition(&s.Status.Conditions, shifted)
 		return nil, nil
 	}
-	candidate, candidateVersions, err := r.resultRows(ctx, s.Namespace, latest.Status.ResultRef.Name)
+	latestResult, err := r.result(ctx, s.Namespace, latest.Status.ResultRef.Name)
 	if apierrors.IsNotFound(err) {
 		return unknown(ReasonResultMissing, fmt.Sprintf("run %s: its result %s is gone", latest.Name, latest.Status.ResultRef.Name))
 	}
 	if err != nil {
 		return nil, err
 	}
+	candidate, candidateVersions := report.ResultRows(latestResult), compare.VersionsOf(latestResult.Environment)
+	meta.SetStatusCondition(&s.Status.Conditions, windowCondition(s, latest.Name, latestResult))
 	b := s.Spec.Baseline
 	opts := optionsOf(s)
 	var baselines [][]report.Row
@@ -129,6 +174,9 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		cond.Reason = ReasonNothingMatched
 		cond.Message = fmt.Sprintf("run %s: no trial matches a trial of the %d baseline run(s) by codec, schema, size and settings (did the template change?)", latest.Name, len(baselines))
 		meta.SetStatusCondition(&s.Status.Conditions, cond)
+		shifted := cond
+		shifted.Type = serdebenchv1.ConditionEnvironmentShifted
+		meta.SetStatusCondition(&s.Status.Conditions, shifted)
 		return patched, nil
 	}
 	against := fmt.Sprintf("run %s against the %d run(s) before it", latest.Name, len(baselines))
@@ -159,11 +207,24 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	if len(changes) > 0 {
 		// Beside the verdict, what changed: a regression at an upgrade is the
 		// upgrade's.
-		cond.Message += "; changed: " + strings.Join(changes, "; ")
+		cond.Message = names.Truncate(cond.Message+"; changed: "+strings.Join(changes, "; "), conditionMessageMax)
 	}
-	if res.Verdict == compare.Regressed {
+	switch res.Verdict {
+	case compare.Regressed:
 		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonRegressed, "%s", cond.Message)
+	case compare.EnvironmentShifted:
+		// Not a trial's regression, and not nothing: every trial moved.
+		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonEnvironmentShifted, "%s", cond.Message)
 	}
+	shifted := metav1.Condition{Type: serdebenchv1.ConditionEnvironmentShifted, ObservedGeneration: s.Generation, Status: metav1.ConditionFalse,
+		Reason: ReasonEnvironmentSteady, Message: against + ": the control trial did not move with the others beyond the thresholds"}
+	switch res.Verdict {
+	case compare.EnvironmentShifted:
+		shifted.Status, shifted.Reason, shifted.Message = metav1.ConditionTrue, ReasonEnvironmentShifted, cond.Message
+	case compare.NotJudged:
+		shifted.Status, shifted.Reason, shifted.Message = metav1.ConditionUnknown, cond.Reason, cond.Message
+	}
+	meta.SetStatusCondition(&s.Status.Conditions, shifted)
 	meta.SetStatusCondition(&s.Status.Conditions, cond)
 	return patched, nil
 }
@@ -176,16 +237,22 @@ const maxChanges = 32
 // first, the candidate last), each at the run it changed: a baseline result by
 // name, the candidate as "this run".
 func changesOf(versions []compare.Versions, baselineNames []string) []string {
+	name := func(i int) string {
+		if i < len(baselineNames) {
+			return "run " + baselineNames[i]
+		}
+		return "this run"
+	}
 	var out []string
 	for _, c := range compare.Changes(versions) {
-		at := "this run"
-		if c.At < len(baselineNames) {
-			at = "run " + baselineNames[c.At]
-		}
-		out = append(out, c.String(at))
+		out = append(out, names.Truncate(c.String(name(c.At), name(c.Since)), maxChangeLength))
 	}
 	return out[max(0, len(out)-maxChanges):]
 }
+
+// maxChangeLength bounds one recorded change (the API's items:MaxLength): a worker
+// image list or a CPU model is the workers' to say.
+const maxChangeLength = 1024
 
 // optionsOf are a schedule's comparison options.
 func optionsOf(s *serdebenchv1.SerializationSchedule) compare.Options {
@@ -258,11 +325,20 @@ func comparisonFigure(v compare.Num) string { return report.Decimal(float64(v), 
 func comparisonP(v compare.Num) string { return report.Decimal(float64(v), 4) }
 
 func (r *ScheduleReconciler) resultRows(ctx context.Context, ns, name string) ([]report.Row, compare.Versions, error) {
-	res := &serdebenchv1.SerializationResult{}
-	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, res); err != nil {
-		return nil, nil, fmt.Errorf("get result %s: %w", name, err) // wrapped: IsNotFound still sees it
+	res, err := r.result(ctx, ns, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	return report.ResultRows(res), compare.VersionsOf(res.Environment), nil
+}
+
+// result reads a SerializationResult afresh.
+func (r *ScheduleReconciler) result(ctx context.Context, ns, name string) (*serdebenchv1.SerializationResult, error) {
+	res := &serdebenchv1.SerializationResult{}
+	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, res); err != nil {
+		return nil, fmt.Errorf("get result %s: %w", name, err) // wrapped: IsNotFound still sees it
+	}
+	return res, nil
 }
 
 func (r *ScheduleReconciler) reader() client.Reader {

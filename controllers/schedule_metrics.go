@@ -22,6 +22,7 @@ type ScheduleMetrics struct {
 	p99Seconds       *prometheus.GaugeVec
 	trialRegressed   *prometheus.GaugeVec
 	regressed        *prometheus.GaugeVec
+	shifted          *prometheus.GaugeVec
 
 	mu sync.Mutex
 	// shown is the result each schedule's gauges come from, so a result is read once.
@@ -43,9 +44,12 @@ func NewScheduleMetrics(reg prometheus.Registerer) *ScheduleMetrics {
 			Help: "1 when the trial regressed against the schedule's baseline in the latest run, 0 when not or when it had no baseline."}, trial),
 		regressed: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "serdebench_schedule_regressed",
 			Help: "1 when the schedule's latest run regressed against its baseline, 0 otherwise."}, []string{"namespace", "schedule"}),
+		shifted: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "serdebench_schedule_environment_shifted",
+			Help: "1 when the schedule's latest run's trials moved together with its control trial beyond the thresholds (the machine, cluster or a shared dependency changed), 0 otherwise."},
+			[]string{"namespace", "schedule"}),
 		shown: map[types.NamespacedName]string{},
 	}
-	reg.MustRegister(m.recordsPerSecond, m.p99Seconds, m.trialRegressed, m.regressed)
+	reg.MustRegister(m.recordsPerSecond, m.p99Seconds, m.trialRegressed, m.regressed, m.shifted)
 	return m
 }
 
@@ -95,6 +99,8 @@ func (m *ScheduleMetrics) show(key types.NamespacedName, res *serdebenchv1.Seria
 	}
 	m.regressed.With(prometheus.Labels{"namespace": key.Namespace, "schedule": key.Name}).
 		Set(bit(res.Comparison != nil && res.Comparison.Regressed))
+	m.shifted.With(prometheus.Labels{"namespace": key.Namespace, "schedule": key.Name}).
+		Set(bit(res.Comparison != nil && res.Comparison.Verdict == serdebenchv1.VerdictEnvironmentShifted))
 	m.shown[key] = res.Name
 }
 
@@ -111,7 +117,7 @@ func (m *ScheduleMetrics) forget(key types.NamespacedName) {
 
 func (m *ScheduleMetrics) deleteLocked(key types.NamespacedName) {
 	l := prometheus.Labels{"namespace": key.Namespace, "schedule": key.Name}
-	for _, g := range []*prometheus.GaugeVec{m.recordsPerSecond, m.p99Seconds, m.trialRegressed, m.regressed} {
+	for _, g := range []*prometheus.GaugeVec{m.recordsPerSecond, m.p99Seconds, m.trialRegressed, m.regressed, m.shifted} {
 		g.DeletePartialMatch(l)
 	}
 }

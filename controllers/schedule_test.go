@@ -361,6 +361,11 @@ func TestScheduleRegression(t *testing.T) {
 	}
 	first := run(1, 150000)
 	regressed(metav1.ConditionUnknown, controllers.ReasonNoBaseline, first)
+	// Its trials warned of no short window: the schedule says so beside the verdict.
+	if c := meta.FindStatusCondition(getSchedule(t, ns, "watch").Status.Conditions, serdebenchv1.ConditionWindowTooShort); c == nil ||
+		c.Status != metav1.ConditionFalse || c.Reason != controllers.ReasonWindowsLongEnough || !strings.Contains(c.Message, first) {
+		t.Fatalf("WindowTooShort condition %+v", c)
+	}
 	for n, rate := range []int64{148000, 152000, 150500} { // runs 2, 3 and 4
 		regressed(metav1.ConditionUnknown, controllers.ReasonCollectingBaseline, run(n+2, rate))
 	}

@@ -86,9 +86,9 @@ func ownTopic(t *testing.T, brokers []string, spec topics.Spec) {
 	}
 }
 
-// settled waits (bounded) until every broker is registered and every partition
-// of every topic, the internal ones included, has a leader and all its replicas
-// in sync: what `kafka-topics --under-replicated-partitions` and Strimzi's
+// settled waits (bounded) until every partition of every topic, the internal
+// ones included, has its replicas on registered brokers, a leader and all its
+// replicas in sync: what `kafka-topics --under-replicated-partitions` and Strimzi's
 // rolling update wait for. A broker an earlier test killed is back in the
 // cluster some seconds after its pod: until then a transactional producer's
 // coordinator, or __transaction_state itself (replication factor 3), may not be
@@ -107,18 +107,22 @@ func settled(t *testing.T, brokers []string) {
 		if err != nil {
 			return false, err
 		}
-		if why := unsettled(m, len(brokers)); why != "" {
+		if why := unsettled(m); why != "" {
 			return false, errors.New(why)
 		}
 		return true, nil
 	})
 }
 
-// unsettled says why metadata m shows a cluster of n brokers not settled ("" if
-// it is).
-func unsettled(m *kmsg.MetadataResponse, n int) string {
-	if len(m.Brokers) != n {
-		return fmt.Sprintf("%d of %d brokers registered", len(m.Brokers), n)
+// unsettled says why metadata m shows a cluster not settled ("" if it is): a
+// replica on a broker the metadata does not list (not registered, or fenced), a
+// partition without a leader, or one with replicas out of sync. (The brokers'
+// count comes from the partitions, not the bootstrap list, which may name one
+// address for all.)
+func unsettled(m *kmsg.MetadataResponse) string {
+	live := map[int32]bool{}
+	for _, b := range m.Brokers {
+		live[b.NodeID] = true
 	}
 	for _, mt := range m.Topics {
 		name := ""
@@ -129,6 +133,11 @@ func unsettled(m *kmsg.MetadataResponse, n int) string {
 			return fmt.Sprintf("topic %s: %v", name, err)
 		}
 		for _, p := range mt.Partitions {
+			for _, r := range p.Replicas {
+				if !live[r] {
+					return fmt.Sprintf("topic %s partition %d: replica broker %d is not registered", name, p.Partition, r)
+				}
+			}
 			switch {
 			case p.Leader < 0:
 				return fmt.Sprintf("topic %s partition %d has no leader", name, p.Partition)

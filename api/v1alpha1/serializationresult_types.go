@@ -496,8 +496,12 @@ type Environment struct {
 
 // Software is a runtime or library the workers ran, with its version.
 type Software struct {
+	// Name is the runtime's or library's: go, java, franz-go, sarama, librdkafka,
+	// kafka-clients.
 	// +kubebuilder:validation:MaxLength=64
 	Name string `json:"name"`
+	// Version is as the runtime or library says it (a Go module's version, the
+	// JVM's Runtime.version(), librdkafka's own).
 	// +kubebuilder:validation:MaxLength=128
 	Version string `json:"version"`
 }

@@ -48,6 +48,14 @@ const (
 	ConditionStalled = "Stalled"
 	// ConditionRegressed is True when the last run regressed against the baseline.
 	ConditionRegressed = "Regressed"
+	// ConditionWindowTooShort is True when every trial of the last run warned
+	// WindowTooShort: its measured windows are too short for the numbers it
+	// compares, and the schedule's thresholds sit inside their noise.
+	ConditionWindowTooShort = "WindowTooShort"
+	// ConditionEnvironmentShifted is True when the last run's trials moved together
+	// with the control trial beyond the thresholds: the machine, the cluster or a
+	// dependency every trial shares changed, not one trial.
+	ConditionEnvironmentShifted = "EnvironmentShifted"
 )
 
 // LabelSchedule is the label naming the SerializationSchedule that started an

@@ -147,6 +147,13 @@ func printResult(w io.Writer, res *v1alpha1.SerializationResult, output string) 
 	if b := report.BrokerCPU(e.BrokerCPU); b != "" {
 		fmt.Fprintf(w, "Broker CPU: %s\n", b)
 	}
+	if c := res.Comparison; c != nil {
+		// A scheduled run: what changed since the runs it was judged against.
+		fmt.Fprintf(w, "Compared with %d earlier run(s): %s\n", len(c.BaselineResults), c.Verdict)
+		for _, ch := range c.Changes {
+			fmt.Fprintf(w, "changed: %s\n", ch)
+		}
+	}
 	fmt.Fprintln(w)
 	return tableWithRecommendation(w, report.ResultRows(res), res.Experiment.Spec.ExperimentSpec, output == "wide")
 }

@@ -30,12 +30,12 @@ func compareCmd() *cobra.Command {
 			"change is worse than its threshold and its one-sided p, Holm-corrected over every trial and metric, is below 0.05 " +
 			"(and, beside the control trial, relative to the control too). Every earlier run is judged the same way in turn, so " +
 			"a breach that persists over --persistence runs is Regressed; a first breach is Suspect (shown, exit 0). " +
-			"When the control trial breached and the others moved with it, the metric is EnvironmentShifted (exit 0): the machine " +
+			"When the control trial breached and the others moved with it, the metric is EnvironmentShifted (its own exit code): the machine " +
 			"changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.\n\n" +
 			"Where what the runs recorded beside their spec changed — the Kafka release, the Kubernetes version, the worker image, " +
 			"a runtime or client library, the machines' CPU or kernel — each change is printed with the run it happened at: a " +
 			"verdict at an upgrade is likely the upgrade's.\n\n" +
-			exitHelp(exitOK, exitError, exitUsage, exitRegressed, exitNotJudged),
+			exitHelp(exitOK, exitError, exitUsage, exitRegressed, exitNotJudged, exitEnvironmentShifted),
 		Example: `  # A nightly history, oldest first: the last run against the five before it
   serdebench compare night-*.json
   # A CI gate against a release's runs: fail at the first breach
@@ -59,7 +59,7 @@ func compareCmd() *cobra.Command {
 			}
 			var changes []string
 			for _, c := range compare.Changes(versions) {
-				changes = append(changes, c.String(args[c.At]))
+				changes = append(changes, c.String(args[c.At], args[c.Since]))
 			}
 			if control != "" {
 				key, err := controlKey(runs[len(runs)-1], control)
@@ -91,6 +91,8 @@ func compareCmd() *cobra.Command {
 			switch res.Verdict {
 			case compare.Regressed:
 				return withCode(exitRegressed, fmt.Errorf("regression against the baseline: %v", res.Flagged(compare.Regressed)))
+			case compare.EnvironmentShifted:
+				return withCode(exitEnvironmentShifted, fmt.Errorf("environment shifted: the trials moved with the control trial: %v", res.Flagged(compare.EnvironmentShifted)))
 			case compare.NotJudged:
 				return withCode(exitNotJudged, fmt.Errorf("not judged: %d earlier run(s); a verdict needs at least %d (--min-runs %d baseline runs before the streak's %d: --persistence − 1)",
 					len(runs)-1, o.Needed(), o.MinRuns, o.Persistence-1))

@@ -134,3 +134,33 @@ metadata: {name: %s}
 		t.Fatalf("json: %v\n%s", err, out)
 	}
 }
+
+// TestCompareEnvironmentShifted: every trial 25 % slower, the control too, is the
+// environment's move: its own exit code and message, never exit 0 (a gate would
+// read that as a pass) nor a trial's regression.
+func TestCompareEnvironmentShifted(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, factor float64) string {
+		doc := fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationResult
+metadata: {name: %s}
+trials:
+  - {name: t000-json-1176b, codec: json, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 4700, endToEndMicros: {p99: 20000}, settings: {mode: batch, acks: "1"}}
+  - {name: t001-protobuf-1176b, codec: protobuf, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 1500, endToEndMicros: {p99: 8000}, settings: {mode: batch, acks: "1"}}
+`, name, int(40000*factor), int(150000*factor))
+		path := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var runs []string
+	for i, f := range []float64{1, 0.99, 1.01, 1.0, 0.995} {
+		runs = append(runs, write(fmt.Sprintf("run%d", i), f))
+	}
+	runs = append(runs, write("slow", 0.75))
+	out, err := execute(append([]string{"compare"}, runs...)...)
+	if exitCode(err) != exitEnvironmentShifted || !strings.Contains(err.Error(), "environment shifted") || !strings.Contains(out, "EnvironmentShifted") {
+		t.Fatalf("exit %d: %v\n%s", exitCode(err), err, out)
+	}
+}

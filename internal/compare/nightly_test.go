@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/serdebench/serdebench/internal/report"
@@ -60,8 +61,13 @@ type sim struct {
 }
 
 // unequal are the scales of a sample whose trials differ in noise: the control
-// half as noisy as the level, the planted trial (protobuf) at it, the third twice.
-var unequal = []float64{0.5, 1, 2}
+// half as noisy as the level, the planted trial (protobuf) at it, the third twice;
+// noisyControl the other way round, the control twice as noisy (every trial
+// beside it is tested relative to it, so its noise is in each of their tests).
+var (
+	unequal      = []float64{0.5, 1, 2}
+	noisyControl = []float64{2, 1, 0.5}
+)
 
 func (s *sim) scale(i int) float64 {
 	if s.scales == nil {
@@ -144,7 +150,7 @@ func TestNightlyFalseAlarms(t *testing.T) {
 	}{{"sample", nightly}, {"defaults", DefaultOptions}} {
 		for _, n := range noises {
 			for _, reps := range []int{1, 3} {
-				for _, scales := range [][]float64{nil, unequal} {
+				for _, scales := range [][]float64{nil, unequal, noisyControl} {
 					if scales != nil && o.name != "sample" {
 						continue
 					}
@@ -173,8 +179,12 @@ func TestNightlyFalseAlarms(t *testing.T) {
 		wide[i] = sample[i%3]
 		wide[i].codec = fmt.Sprintf("%s%d", sample[i%3].codec, i)
 	}
-	for _, n := range noises {
-		s := &sim{rng: rand.New(rand.NewPCG(9, 9)), n: n, reps: 1, trials: wide, scales: unequal}
+	for _, c := range []struct {
+		n      noise
+		scales []float64
+	}{{noises[0], nil}, {noises[1], nil}, {noises[2], nil}, {noises[0], unequal}, {noises[1], unequal}, {noises[2], unequal}} {
+		n := c.n
+		s := &sim{rng: rand.New(rand.NewPCG(9, 9)), n: n, reps: 1, trials: wide, scales: c.scales}
 		alarms := 0
 		for _, v := range s.nights(365*2, nightly, unchanged36)[nightly.MinRuns:] {
 			if v == Regressed {
@@ -213,15 +223,17 @@ func unchanged36(int) []float64 {
 // in 95 %; at the idle VM's a 30 % drop in 80 %. The busy VM's is logged, not
 // promised. A 25 % drop of every trial at once, the environment's, must not alert
 // more often than the false-alarm budget. Each promise holds too when the trials
-// differ in noise (unequal: the planted trial at the level, the others at half and
-// twice it).
+// differ in noise with a quiet control (unequal: the planted trial at the level,
+// the control at half, the third at twice it); with a noisy control (twice the
+// level) the shares are logged, and the environment's move still must not alert.
 func TestNightlyFindsPlantedDrop(t *testing.T) {
 	const plantings, at, within = 150, 20, 7
 	promise := map[string]map[float64]float64{"quiet": {0.9: 0.5, 0.8: 0.95}, "idle": {0.7: 0.8}}
 	for _, c := range []struct {
 		n      noise
 		scales []float64
-	}{{noises[0], nil}, {noises[1], nil}, {noises[2], nil}, {noises[0], unequal}, {noises[1], unequal}, {noises[2], unequal}} {
+	}{{noises[0], nil}, {noises[1], nil}, {noises[2], nil}, {noises[0], unequal}, {noises[1], unequal}, {noises[2], unequal},
+		{noises[0], noisyControl}, {noises[1], noisyControl}, {noises[2], noisyControl}} {
 		n := c.n
 		s := &sim{rng: rand.New(rand.NewPCG(11, 13)), n: n, reps: 3, scales: c.scales}
 		for _, factor := range []float64{0.9, 0.8, 0.7, 0.6} {
@@ -243,7 +255,9 @@ func TestNightlyFindsPlantedDrop(t *testing.T) {
 			share := float64(found) / plantings
 			t.Logf("%-5s noise%s: a %2.0f %% drop alerted within %d nights in %3.0f %% of %d plantings (after %.1f nights on average)", n.name,
 				scaled(c.scales), 100*(1-factor), within, 100*share, plantings, float64(nights)/float64(max(found, 1)))
-			if want, ok := promise[n.name][factor]; ok && share < want {
+			// The promises are the level's; with a noisy control they are logged (its
+			// noise is in every relative test: docs/schedules.md gives the figures).
+			if want, ok := promise[n.name][factor]; ok && share < want && !slices.Equal(c.scales, noisyControl) {
 				t.Errorf("%s noise%s: a planted %.0f %% drop alerted within %d nights in %.0f %% of plantings, promised %.0f %%", n.name, scaled(c.scales),
 					100*(1-factor), within, 100*share, 100*want)
 			}

@@ -49,14 +49,20 @@ func distinct(ms []v1alpha1.Machine, f func(v1alpha1.Machine) string) string {
 // Change is one of a history's Versions that changed.
 type Change struct {
 	// What changed, From and To its values; At is the index of the first run
-	// with To.
+	// with To, Since the last run before it that recorded From (At − 1 unless runs
+	// between recorded none).
 	What, From, To string
-	At             int
+	At, Since      int
 }
 
-// String says the change in a line, with run naming the run at At.
-func (c Change) String(run string) string {
-	return fmt.Sprintf("%s: %s → %s at %s", c.What, c.From, c.To, run)
+// String says the change in a line: at naming the run at At, since the run at
+// Since (used only when runs between them recorded nothing: the change happened
+// somewhere after it).
+func (c Change) String(at, since string) string {
+	if c.Since < c.At-1 {
+		return fmt.Sprintf("%s: %s → %s between %s and %s", c.What, c.From, c.To, since, at)
+	}
+	return fmt.Sprintf("%s: %s → %s at %s", c.What, c.From, c.To, at)
 }
 
 // Changes lists every change in a history (oldest first), in run order and then
@@ -66,12 +72,13 @@ func (c Change) String(run string) string {
 func Changes(history []Versions) []Change {
 	var out []Change
 	last := Versions{}
+	lastAt := map[string]int{}
 	for i, cur := range history {
 		for _, k := range slices.Sorted(maps.Keys(cur)) {
 			if prev := last[k]; prev != "" && prev != cur[k] {
-				out = append(out, Change{What: k, From: prev, To: cur[k], At: i})
+				out = append(out, Change{What: k, From: prev, To: cur[k], At: i, Since: lastAt[k]})
 			}
-			last[k] = cur[k]
+			last[k], lastAt[k] = cur[k], i
 		}
 	}
 	return out

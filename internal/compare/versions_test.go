@@ -33,11 +33,15 @@ func TestChanges(t *testing.T) {
 		{"Kafka": "4.4", "franz-go": "v1.23.0", "kernel": "6.8"},
 	}
 	got := Changes(h)
-	want := []Change{{What: "Kafka", From: "4.3", To: "4.4", At: 3}, {What: "franz-go", From: "v1.22.2", To: "v1.23.0", At: 4}}
+	want := []Change{{What: "Kafka", From: "4.3", To: "4.4", At: 3, Since: 1}, {What: "franz-go", From: "v1.22.2", To: "v1.23.0", At: 4, Since: 3}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Changes = %+v, want %+v", got, want)
 	}
-	if s := got[0].String("night-4"); s != "Kafka: 4.3 → 4.4 at night-4" {
+	// Night 3 recorded no Kafka: the change is placed between the nights that did.
+	if s := got[0].String("night-4", "night-2"); s != "Kafka: 4.3 → 4.4 between night-2 and night-4" {
+		t.Errorf("String = %q", s)
+	}
+	if s := got[1].String("night-5", "night-4"); s != "franz-go: v1.22.2 → v1.23.0 at night-5" {
 		t.Errorf("String = %q", s)
 	}
 	if c := Changes(h[:3]); len(c) != 0 {

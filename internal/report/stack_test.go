@@ -2,6 +2,7 @@ package report
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/serdebench/serdebench/api/v1alpha1"
@@ -30,5 +31,13 @@ func TestStack(t *testing.T) {
 	wantM := []v1alpha1.Machine{{Node: "a", Kernel: "6.8"}, {Node: "b", CPUModel: "Xeon", Kernel: "6.8"}}
 	if !reflect.DeepEqual(ms, wantM) {
 		t.Errorf("Machines = %+v, want %+v", ms, wantM)
+	}
+	// A worker's words never break the API's limits (the result would be refused).
+	long := &summary.Summary{Build: &summary.Build{Runtime: strings.Repeat("r", 100), RuntimeVersion: strings.Repeat("v", 300), CPUModel: strings.Repeat("c", 400), Kernel: "6.8"}}
+	if sw := Software(nil, long); len(sw) != 1 || len(sw[0].Name) != 64 || len(sw[0].Version) != 128 {
+		t.Errorf("long software: %+v", sw)
+	}
+	if ms := Machines(nil, strings.Repeat("n", 300), long); len(ms) != 1 || len(ms[0].CPUModel) != 256 || len(ms[0].Node) != 253 {
+		t.Errorf("long machine: %+v", ms)
 	}
 }

@@ -41,12 +41,14 @@ func LevelOf(runs []float64) Level {
 	return l
 }
 
-// Pool gives levels of series that share their noise (the trials of one run, one
-// metric) the pooled spread: each keeps its center, and the spread is estimated
-// from all of them. The trials of a run share its conditions, so their spreads
-// are not independent samples of the noise: the degrees of freedom stay those of
-// the best-observed single series (not their sum), which keeps Student's t as wide
-// as one trial's evidence allows while the pooled spread is steadier.
+// Pool gives levels of series that share their noise the pooled spread: each
+// keeps its center, and the spread is estimated from all of them. Series measured
+// together share their conditions, so their spreads are not independent samples
+// of the noise: the degrees of freedom stay those of the best-observed single
+// series (not their sum). It suits one figure for planning (report.NoiseOf); a
+// test of one series against its own level uses that series' spread, since
+// series differ in noise (TestOwnSpreadKeepsCoverage: the pooled interval misses
+// a noisy series' next value far more often than its 95 % promise).
 func Pool(levels []Level) []Level {
 	ss, df, most := 0.0, 0, 0
 	for _, l := range levels {

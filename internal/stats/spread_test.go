@@ -10,10 +10,7 @@ import (
 // three times the others', or graded), 5 baseline runs each. Each trial's own
 // spread keeps its interval's 95 % promise for one more run; the spread pooled
 // over the trials, which the quiet trials pull down, misses the noisy trial's
-// next run far more often (and at equal noise is needlessly wide). Smyth's
-// empirical-Bayes moderation (limma) was measured here too and missed 8 % (its
-// own degrees of freedom) or 13 % (limma's d + d0): three trials are too few to
-// learn the spreads' prior from.
+// next run far more often (and at equal noise is needlessly wide).
 func TestOwnSpreadKeepsCoverage(t *testing.T) {
 	const sims = 4000
 	slack := 3 * math.Sqrt(0.05*0.95/sims)

@@ -115,7 +115,7 @@ func Write(w io.Writer, runs []Run, generated time.Time) error {
 			versions[i] = r.Versions
 		}
 		for _, c := range compare.Changes(versions) {
-			data.Changes = append(data.Changes, c.String(runs[c.At].Label))
+			data.Changes = append(data.Changes, c.String(runs[c.At].Label, runs[c.Since].Label))
 		}
 	}
 	if err := page.Execute(w, data); err != nil {
