@@ -369,11 +369,36 @@ func (r *ExperimentReconciler) writeResult(ctx context.Context, x *serdebenchv1.
 	return nil
 }
 
-// broker is best effort: a result without it is still a result.
+// broker is best effort: a result without it is still a result. The brokers'
+// own word comes first, on the Strimzi path too (the workers' bootstrap): a Kafka
+// resource says what was asked for, and during a rolling upgrade that is not yet
+// what runs. Only when the brokers cannot be asked does the resource speak, and
+// the release says so.
 func (r *ExperimentReconciler) broker(ctx context.Context, x *serdebenchv1.SerializationExperiment) topics.Broker {
 	prov, err := r.provisioner(ctx, x)
 	if err != nil {
 		return topics.Broker{Release: "unknown: " + err.Error()}
+	}
+	if _, strimzi := prov.(*topics.Strimzi); strimzi {
+		sec, serr := r.security(ctx, x)
+		if serr == nil {
+			admin := &topics.Admin{Brokers: build.Brokers(build.Bootstrap(x)), Security: sec, Pool: &r.admins}
+			if b, err := admin.Broker(ctx); err == nil && b.Spoke {
+				return b
+			} else if err != nil {
+				serr = err
+			}
+		}
+		b, err := prov.Broker(ctx)
+		if err != nil {
+			return topics.Broker{Release: "unknown: " + err.Error()}
+		}
+		if serr != nil {
+			b.Release += fmt.Sprintf(" (as the Kafka resource declares it: the brokers could not be asked: %v)", serr)
+		} else {
+			b.Release += " (as the Kafka resource declares it: the brokers name no release)"
+		}
+		return b
 	}
 	b, err := prov.Broker(ctx)
 	if err != nil {

@@ -433,11 +433,12 @@ type ExperimentSnapshot struct {
 
 // Environment records what is needed to reproduce a run.
 type Environment struct {
-	// KafkaRelease is the Kafka release: as Strimzi's Kafka resource declares it,
-	// or (with bootstrapServers) as a broker says it in its API versions answer:
-	// the release line of its newest metadata.version and the level the cluster
-	// finalized, e.g. "4.4 (metadata.version 4.4-IV2)" (Kafka sends no release;
-	// for a broker without features, franz-go's guess, e.g. "at least v4.1").
+	// KafkaRelease is the Kafka release as a broker says it in its API versions
+	// answer: the release line of its newest metadata.version and the level the
+	// cluster finalized, e.g. "4.4 (metadata.version 4.4-IV2)" (Kafka sends no
+	// release; for a broker without features, franz-go's guess, e.g. "at least
+	// v4.1"). With Strimzi, when the brokers cannot be asked or name none, the
+	// Kafka resource's version, saying so.
 	// +optional
 	KafkaRelease string `json:"kafkaRelease,omitempty"`
 	// KafkaAPIVersions are the brokers' count and their Produce and Fetch API
