@@ -77,14 +77,6 @@ RUN_FLAGS  ?=
 # Test artifacts (the report's screenshots) are kept here.
 export SERDEBENCH_ARTIFACTS ?= $(CURDIR)/.state/artifacts
 
-# Tests of internal/cli/runner (a race-tested package) that run without the detector,
-# after the other sets (no other package has tests of these names): whole trials on
-# the real broker that sweep codecs, settings and repetitions over the code paths the
-# client tests check under the detector, and measurements the detector itself would
-# distort (CPU per record, latency against a known pause). The detector multiplies their CPU
-# time, which slows every package tested beside them.
-NORACE_TESTS := ^(TestEveryCodecEndToEnd|TestEveryPayloadCompressionEndToEnd|TestProducerSettingsSweep|TestRepetitionsAATest|TestClientMatrixAcrossRuntimes|TestIntervals|TestCPUPerRecord|TestRateSearch|TestPartitioners|TestSmallRecordsCompactHeaders|TestPayloadSourceEndToEnd|TestFixedRate|TestSingleModeDurationWindow|TestCommitEachRecord|TestStallMeasuresAKnownPause)$$
-
 .PHONY: test-unit
 test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiserver/etcd) and a short fuzz run: `make test`'s first stage.
 	@# The full log goes to .state/test.log; the screen gets each package's line as go test
@@ -95,9 +87,8 @@ test-unit: test-deps ## The Go suites alone (real Kafka, Prometheus, kube-apiser
 	mkdir -p .state && : >.state/test.log
 	KUBEBUILDER_ASSETS="$$(hack/k8s/build.sh)"; export KUBEBUILDER_ASSETS; \
 	race="$$(go run ./hack/racepkgs -race $(GO_PACKAGES))" && norace="$$(go run ./hack/racepkgs -norace $(GO_PACKAGES))" || exit 1; \
-	r=0; n=0; m=0; { [ -z "$$race" ] || go test -race -count=1 -timeout 40m -v -skip '$(NORACE_TESTS)' $$race || r=1; \
-	  [ -z "$$norace" ] || go test -count=1 -timeout 20m -v $$norace || n=1; \
-	  ! grep -qx 'github.com/serdebench/serdebench/internal/cli/runner' <<<"$$race" || go test -count=1 -timeout 20m -v -run '$(NORACE_TESTS)' ./internal/cli/runner/ || m=1; exit $$(( r || n || m )); } 2>&1 | \
+	r=0; n=0; { [ -z "$$race" ] || go test -race -count=1 -timeout 40m -v $$race || r=1; \
+	  [ -z "$$norace" ] || go test -count=1 -timeout 20m -v $$norace || n=1; exit $$(( r || n )); } 2>&1 | \
 	  tee .state/test.log | grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^\?' || { hack/failures.sh .state/test.log; exit 1; }
 	go test -run '^$$' -fuzz FuzzAdmitAndPlan -fuzztime $(FUZZ_TIME) ./internal/cli/experiment/
 
