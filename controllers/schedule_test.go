@@ -110,6 +110,33 @@ func updateSchedule(t *testing.T, ns, name string, mutate func(*serdebenchv1.Ser
 	}
 }
 
+// completeRun starts the run of schedule due n×5 minutes after created (its
+// clock set there) and finishes it with a result of env and trials, named as
+// the run.
+func completeRun(t *testing.T, clk *clocktesting.FakeClock, ns, schedule string, created time.Time, n int, env serdebenchv1.Environment,
+	trials []serdebenchv1.TrialResult) string {
+	t.Helper()
+	clk.SetTime(created.Truncate(5 * time.Minute).Add(time.Duration(5*n)*time.Minute + 30*time.Second))
+	var x serdebenchv1.SerializationExperiment
+	waitFor(t, 10*time.Second, fmt.Sprintf("run %d", n), func() (bool, error) {
+		for _, r := range scheduleRuns(t, ns, schedule) {
+			if r.Status.Stage == "" {
+				x = r
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
+		Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec}, Environment: env, Trials: trials}
+	if err := k8s.Create(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	x.Status.ResultRef = &corev1.LocalObjectReference{Name: res.Name}
+	finish(t, &x, serdebenchv1.StageSucceeded)
+	return x.Name
+}
+
 // finish sets a run's outcome as the experiment controller would.
 func finish(t *testing.T, x *serdebenchv1.SerializationExperiment, stage serdebenchv1.Stage) {
 	t.Helper()
@@ -304,38 +331,18 @@ func TestScheduleRegression(t *testing.T) {
 	// result whose protobuf trial reaches rate records/s.
 	run := func(n int, rate int64) string {
 		t.Helper()
-		clk.SetTime(created.Truncate(5 * time.Minute).Add(time.Duration(5*n)*time.Minute + 30*time.Second))
-		var x serdebenchv1.SerializationExperiment
-		waitFor(t, 10*time.Second, fmt.Sprintf("run %d", n), func() (bool, error) {
-			for _, r := range scheduleRuns(t, ns, "watch") {
-				if r.Status.Stage == "" {
-					x = r
-					return true, nil
-				}
-			}
-			return false, nil
-		})
 		settings := trial.Settings{Mode: "batch", Acks: "1", Compression: "none"}
 		// The drop comes with an upgrade of the broker: the verdict names it.
 		kafka := "4.3 (metadata.version 4.3-IV0)"
 		if n >= 8 {
 			kafka = "4.4 (metadata.version 4.4-IV2)"
 		}
-		res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
-			Experiment:  serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
-			Environment: serdebenchv1.Environment{KafkaRelease: kafka},
-			Trials: []serdebenchv1.TrialResult{
-				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000 + int64(n%3)*400, Settings: settings,
-					SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000 + int64(n%2)*500}},
-				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate, Settings: settings,
-					SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000 + int64(n%2)*300}},
-			}}
-		if err := k8s.Create(ctx, res); err != nil {
-			t.Fatal(err)
-		}
-		x.Status.ResultRef = &corev1.LocalObjectReference{Name: res.Name}
-		finish(t, &x, serdebenchv1.StageSucceeded)
-		return x.Name
+		return completeRun(t, clk, ns, "watch", created, n, serdebenchv1.Environment{KafkaRelease: kafka}, []serdebenchv1.TrialResult{
+			{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000 + int64(n%3)*400, Settings: settings,
+				SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000 + int64(n%2)*500}},
+			{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate, Settings: settings,
+				SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000 + int64(n%2)*300}},
+		})
 	}
 	regressed := func(want metav1.ConditionStatus, reason, runName string) *metav1.Condition {
 		t.Helper()

@@ -37,33 +37,14 @@ func TestScheduleEnvironmentShifted(t *testing.T) {
 	created := getSchedule(t, ns, "moved").CreationTimestamp.Time
 	run := func(n int, factor float64) string {
 		t.Helper()
-		clk.SetTime(created.Truncate(5 * time.Minute).Add(time.Duration(5*n)*time.Minute + 30*time.Second))
-		var x serdebenchv1.SerializationExperiment
-		waitFor(t, 10*time.Second, fmt.Sprintf("run %d", n), func() (bool, error) {
-			for _, r := range scheduleRuns(t, ns, "moved") {
-				if r.Status.Stage == "" {
-					x = r
-					return true, nil
-				}
-			}
-			return false, nil
-		})
 		settings := trial.Settings{Mode: "batch", Acks: "1", Compression: "none"}
 		wobble := 1 + 0.01*float64(n%3)
-		res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
-			Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec},
-			Trials: []serdebenchv1.TrialResult{
-				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: int64(40000 * wobble * factor), Settings: settings,
-					SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000}},
-				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: int64(150000 * wobble * factor), Settings: settings,
-					SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000}},
-			}}
-		if err := k8s.Create(ctx, res); err != nil {
-			t.Fatal(err)
-		}
-		x.Status.ResultRef = &corev1.LocalObjectReference{Name: res.Name}
-		finish(t, &x, serdebenchv1.StageSucceeded)
-		return x.Name
+		return completeRun(t, clk, ns, "moved", created, n, serdebenchv1.Environment{}, []serdebenchv1.TrialResult{
+			{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: int64(40000 * wobble * factor), Settings: settings,
+				SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000}},
+			{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: int64(150000 * wobble * factor), Settings: settings,
+				SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000}},
+		})
 	}
 	condition := func(typ string, want metav1.ConditionStatus, reason, runName string) *metav1.Condition {
 		t.Helper()
