@@ -380,9 +380,8 @@ func (r *ExperimentReconciler) broker(ctx context.Context, x *serdebenchv1.Seria
 		return topics.Broker{Release: "unknown: " + err.Error()}
 	}
 	if _, strimzi := prov.(*topics.Strimzi); strimzi {
-		sec, serr := r.security(ctx, x)
+		admin, serr := r.admin(ctx, x)
 		if serr == nil {
-			admin := &topics.Admin{Brokers: build.Brokers(build.Bootstrap(x)), Security: sec, Pool: &r.admins}
 			if b, err := admin.Broker(ctx); err == nil && b.Spoke {
 				return b
 			} else if err != nil {

@@ -33,11 +33,12 @@ func (r *ExperimentReconciler) provisioner(ctx context.Context, x *serdebenchv1.
 	if k.Strimzi != nil {
 		return &topics.Strimzi{Client: r.Client, Cluster: k.Strimzi.ClusterName, Namespace: build.StrimziNamespace(x)}, nil
 	}
-	sec, err := r.security(ctx, x)
+	// Without Strimzi the workers' bootstrap is spec.kafka.bootstrapServers.
+	a, err := r.admin(ctx, x)
 	if err != nil {
-		return nil, err
+		return nil, err // not a typed nil in the interface
 	}
-	return &topics.Admin{Brokers: build.Brokers(k.BootstrapServers), Security: sec, Pool: &r.admins}, nil
+	return a, nil
 }
 
 // security reads TLS and SASL material from the experiment's Secrets, uncached: a

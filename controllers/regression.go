@@ -101,10 +101,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	unknown := func(reason, msg string) (*serdebenchv1.SerializationResult, error) {
 		s.Status.LastComparedRun = latest.Name
 		cond.Reason, cond.Message = reason, msg
-		meta.SetStatusCondition(&s.Status.Conditions, cond)
-		shifted := cond
-		shifted.Type = serdebenchv1.ConditionEnvironmentShifted
-		meta.SetStatusCondition(&s.Status.Conditions, shifted)
+		setNotJudged(s, cond)
 		return nil, nil
 	}
 	latestResult, err := r.result(ctx, s.Namespace, latest.Status.ResultRef.Name)
@@ -173,10 +170,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	if len(res.Trials) == 0 {
 		cond.Reason = ReasonNothingMatched
 		cond.Message = fmt.Sprintf("run %s: no trial matches a trial of the %d baseline run(s) by codec, schema, size and settings (did the template change?)", latest.Name, len(baselines))
-		meta.SetStatusCondition(&s.Status.Conditions, cond)
-		shifted := cond
-		shifted.Type = serdebenchv1.ConditionEnvironmentShifted
-		meta.SetStatusCondition(&s.Status.Conditions, shifted)
+		setNotJudged(s, cond)
 		return patched, nil
 	}
 	against := fmt.Sprintf("run %s against the %d run(s) before it", latest.Name, len(baselines))
@@ -227,6 +221,15 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	meta.SetStatusCondition(&s.Status.Conditions, shifted)
 	meta.SetStatusCondition(&s.Status.Conditions, cond)
 	return patched, nil
+}
+
+// setNotJudged sets the Regressed condition of a run that was not judged, and
+// the EnvironmentShifted condition to the same: neither can be told.
+func setNotJudged(s *serdebenchv1.SerializationSchedule, regressed metav1.Condition) {
+	meta.SetStatusCondition(&s.Status.Conditions, regressed)
+	shifted := regressed
+	shifted.Type = serdebenchv1.ConditionEnvironmentShifted
+	meta.SetStatusCondition(&s.Status.Conditions, shifted)
 }
 
 // maxChanges is how many changes a comparison records (the API's MaxItems): the
