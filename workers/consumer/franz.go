@@ -104,7 +104,7 @@ func newFranzMember(ctx context.Context, c *consumer, clientID string) (*franzMe
 	if c.cfg.Metrics != nil {
 		c.cfg.Metrics.WatchClient(m.hooks.Snapshot)
 	}
-	m.cl, err = franz.New(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks))...)
+	m.cl, err = franz.New(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks), franz.Logger(c.cfg.Log))...)
 	if err != nil {
 		return nil, err
 	}

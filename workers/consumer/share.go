@@ -112,7 +112,7 @@ func newShareMember(ctx context.Context, c *consumer, clientID string) (*shareMe
 	if err != nil {
 		return nil, err
 	}
-	m.cl, err = franz.New(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks))...)
+	m.cl, err = franz.New(ctx, c.cfg.Brokers, append(opts, kgo.WithHooks(m.hooks), franz.Logger(c.cfg.Log))...)
 	if err != nil {
 		return nil, fmt.Errorf("share member %s: %w", c.cfg.Name, err)
 	}

@@ -112,7 +112,7 @@ func newFranz(ctx, drain context.Context, r *run, clientID string, maxValue, top
 	if r.cfg.Metrics != nil {
 		r.cfg.Metrics.WatchClient(hooks.Snapshot)
 	}
-	cl, err := franz.New(ctx, r.cfg.Brokers, append(append(conn, opts...), kgo.WithHooks(hooks))...)
+	cl, err := franz.New(ctx, r.cfg.Brokers, append(append(conn, opts...), kgo.WithHooks(hooks), franz.Logger(r.cfg.Log))...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,14 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net"
 
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+	"github.com/twmb/franz-go/plugin/kslog"
 
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 )
@@ -70,4 +72,12 @@ func New(ctx context.Context, brokers []string, opts ...kgo.Opt) (*kgo.Client, e
 		return nil, fmt.Errorf("connect to Kafka at %v: %w", brokers, err)
 	}
 	return cl, nil
+}
+
+// Logger passes franz-go's own log to the worker's, at the worker's level: at
+// Info it says why the client did what a trial shows (a batch that failed the
+// producer ID, a coordinator it looked for again), which the trial's numbers
+// cannot.
+func Logger(l *slog.Logger) kgo.Opt {
+	return kgo.WithLogger(kslog.New(l.With("client", "franz-go")))
 }
