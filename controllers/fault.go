@@ -179,10 +179,10 @@ func (f *faultRun) schedule(ctx context.Context) (ctrl.Result, bool, error) {
 
 // loggedLate says why a fault due startSeconds into a measured window that began
 // at started cannot be applied when the operator learns of the start at now
-// ("" if it can). The window's start is the producer's schedule's, logged with
-// its first measured send: a send that waited across the warmup's end (a broker
-// or transaction coordinator not available) logs it late, maybe after the fault's
-// time.
+// ("" if it can). An open loop's producer logs its window's start when its
+// schedule begins; a closed loop's only with its first measured send, which a
+// send that waited across the warmup's end (a broker or transaction coordinator
+// not available) holds back, maybe past the fault's time.
 func loggedLate(started, now time.Time, startSeconds int32, grace time.Duration) string {
 	due := started.Add(time.Duration(startSeconds) * time.Second)
 	late := now.Sub(due)
@@ -190,7 +190,7 @@ func loggedLate(started, now time.Time, startSeconds int32, grace time.Duration)
 		return ""
 	}
 	return fmt.Sprintf("the producers' measured window began at %s, but the operator read that from their logs only %s later, the fault (due %ds into the window) %s overdue: "+
-		"a first measured send that waited (a broker or transaction coordinator not available) delays that line, as does an operator that was not running",
+		"in a closed loop (no spec.rate) a first measured send that waited (a broker or transaction coordinator not available) delays that line, as does an operator that was not running",
 		started.UTC().Format(time.RFC3339), now.Sub(started).Round(time.Second), startSeconds, late.Round(time.Second))
 }
 

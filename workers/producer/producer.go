@@ -53,8 +53,9 @@ type Config struct {
 	// once ctx has ended (default DefaultDrainTimeout).
 	DrainTimeout time.Duration
 	Log          *slog.Logger
-	// WindowStarted, if set, is called with the measured window's start once the
-	// first measured record is due (it also goes to Log, for the operator).
+	// WindowStarted, if set, is called with the measured window's start once it is
+	// known (it also goes to Log, for the operator): in an open loop when the
+	// schedule begins, in a closed one when the first measured record is due.
 	WindowStarted func(time.Time)
 	// StartAt, if set, is called once the producer is ready to send (connected,
 	// its group stable) and returns the instant its schedule begins, warmup
@@ -401,6 +402,15 @@ func (r *run) send(ctx context.Context) error {
 	measuredSent := int64(0)
 	sched := newSchedule(rate, t.Search, start)
 	r.sched = sched
+	announced := false
+	if rate > 0 {
+		// An open loop's schedule fixes when its window begins: say so now, not with
+		// its first measured send, which a stalled warmup (a transaction waiting on
+		// its coordinator) can hold back past a fault timed from the window.
+		measureStart, _ = sched.at(firstMeasured(sched, t.Warmup.Records, measureStart))
+		r.announceWindow(measureStart)
+		announced = true
+	}
 	for i := int64(0); ; i++ {
 		if ctx.Err() != nil {
 			return nil
@@ -440,10 +450,8 @@ func (r *run) send(ctx context.Context) error {
 			if rate > 0 || i <= t.Warmup.Records {
 				measureStart = intended
 			}
-			r.setWindowStart(measureStart)
-			r.cfg.Log.Info(protocol.WindowStarted, "windowStart", measureStart.UTC())
-			if r.cfg.WindowStarted != nil {
-				r.cfg.WindowStarted(measureStart)
+			if !announced {
+				r.announceWindow(measureStart)
 			}
 			sched.begin(i, intended, measureDur)
 		}
@@ -559,10 +567,16 @@ func (r *run) put(m *message) {
 	}
 }
 
-func (r *run) setWindowStart(t time.Time) {
+// announceWindow records the measured window's start and tells the log (the
+// operator's source) and WindowStarted.
+func (r *run) announceWindow(t time.Time) {
 	// Written once by the sender before the first measured record is handed over, so
 	// the acknowledgement goroutine reads it after the channel send (happens-before).
 	r.winStart = t
+	r.cfg.Log.Info(protocol.WindowStarted, "windowStart", t.UTC())
+	if r.cfg.WindowStarted != nil {
+		r.cfg.WindowStarted(t)
+	}
 }
 
 // acknowledge records one outcome. Clients call it from one goroutine at a time

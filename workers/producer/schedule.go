@@ -88,3 +88,18 @@ func (s *schedule) begin(i int64, due time.Time, window time.Duration) {
 func (s *schedule) behind(due, now time.Time) bool {
 	return s.step >= 0 && now.Sub(due) >= s.stepLen()
 }
+
+// firstMeasured is an open loop's first measured record: the first at or after
+// warmupRecords whose intended time is not before measureStart. It asks at
+// before the search's first step, where at is a pure function of i.
+func firstMeasured(s *schedule, warmupRecords int64, measureStart time.Time) int64 {
+	before := func(i int64) bool { at, _ := s.at(i); return at.Before(measureStart) }
+	i := max(warmupRecords, int64(measureStart.Sub(s.origin).Seconds()*s.rate)-1)
+	for i > warmupRecords && !before(i-1) {
+		i--
+	}
+	for before(i) {
+		i++
+	}
+	return i
+}

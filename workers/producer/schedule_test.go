@@ -109,3 +109,29 @@ func TestScheduleWindowEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstMeasured: the first measured record of an open loop is the first at or
+// after the warmup's records whose intended time is not before the warmup's end,
+// as the sender classifies each record, across rates that divide a second evenly
+// and ones that do not.
+func TestFirstMeasured(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, rate := range []int64{1, 3, 7, 1000, 7777, 250000} {
+		for _, warmup := range []time.Duration{0, time.Second, 1500 * time.Millisecond, 3 * time.Second} {
+			for _, records := range []int64{0, 1, 5, 20000} {
+				s := newSchedule(rate, nil, t0)
+				end := t0.Add(warmup)
+				want := int64(0)
+				for ; ; want++ { // the sender's rule, record by record
+					at, _ := s.at(want)
+					if want >= records && !at.Before(end) {
+						break
+					}
+				}
+				if got := firstMeasured(s, records, end); got != want {
+					t.Errorf("rate %d, warmup %v and %d records: first measured %d, want %d", rate, warmup, records, got, want)
+				}
+			}
+		}
+	}
+}

@@ -197,6 +197,17 @@ final class Producer {
     long measureStart = start + t.warmupSeconds() * 1_000_000_000L;
     boolean single = t.mode().equals("single"), compact = t.compactHeaders();
     boolean windowStarted = false;
+    if (rate > 0) {
+      // An open loop's schedule fixes when its window begins: say so now, not with its
+      // first measured send, which a stalled warmup can hold back past a fault timed
+      // from the window (the Go worker's firstMeasured).
+      long i0 = Math.max(warmupRecs, Math.multiplyExact(measureStart - start, rate) / 1_000_000_000L - 1);
+      while (i0 > warmupRecs && start + Math.multiplyExact(i0 - 1, 1_000_000_000L) / rate >= measureStart) i0--;
+      while (start + Math.multiplyExact(i0, 1_000_000_000L) / rate < measureStart) i0++;
+      measureStart = start + Math.multiplyExact(i0, 1_000_000_000L) / rate;
+      windowStarted = true;
+      Main.log("INFO", "measured window started", "windowStart", Clock.rfc3339(measureStart));
+    }
     long measuredSent = 0;
     long[] seqs = new long[t.partitions()];
     for (long i = 0; ; i++) {
