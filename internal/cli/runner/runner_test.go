@@ -224,7 +224,10 @@ func TestSingleModeDurationWindow(t *testing.T) {
 // compressed and decompressed once, and JSON values smaller on the wire.
 func TestEveryPayloadCompressionEndToEnd(t *testing.T) {
 	brokers := kafkatest.Brokers(t)
+	// Counts and sizes, not rates: 600 records (xz takes ~10 ms each here) span
+	// every partition.
 	s := spec("json")
+	s.Records, s.Warmup = ptr(int64(600)), trial.Warmup{Records: 50}
 	s.Matrix = &v1alpha1.Matrix{}
 	for _, n := range compress.Names()[1:] {
 		s.Matrix.PayloadCompression = append(s.Matrix.PayloadCompression, trial.PayloadCompression(n))
