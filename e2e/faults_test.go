@@ -191,6 +191,29 @@ func faulted(name, topic, acks string, brokers []string, f trial.Fault) *v1alpha
 	return x
 }
 
+// TestNetworkFaultNotInjected: this kernel has no netem and the local cluster no
+// chaos-daemon, so Chaos Mesh cannot apply a NetworkChaos. The trial must fail
+// with FaultNotInjected and Chaos Mesh's own reason, never measure a healthy
+// network as a faulted one. (It runs before TestBrokerKill, whose last kill its
+// brokers would otherwise wait to settle from.)
+func TestNetworkFaultNotInjected(t *testing.T) {
+	brokers := brokerPods(t)
+	topic := fmt.Sprintf("network-fault-%d", time.Now().Unix())
+	ownTopic(t, brokers, topics.Spec{Name: topic, Partitions: 3, Replicas: 3})
+	f := trial.Fault{Name: "delay", StartSeconds: 5, DurationSeconds: 10,
+		Network: &trial.NetworkFault{Delay: &trial.Delay{LatencyMicroseconds: 10_000}}}
+	x := faulted("network-fault", topic, "all", brokers, f)
+	create(t, x)
+	got := waitStage(t, x.Name, 4*time.Minute)
+	c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed)
+	if got.Status.Stage != v1alpha1.StageFailed || c == nil || c.Reason != controllers.ReasonFaultNotInjected || !strings.Contains(c.Message, "cannot find daemonIP") {
+		t.Fatalf("stage %s, condition %+v: want Failed with FaultNotInjected and Chaos Mesh's reason (no chaos-daemon)", got.Status.Stage, c)
+	}
+	t.Logf("failed as it must: %s", c.Message)
+	deleteAndCheckClean(t, x, brokers)
+	checkNoFaultObjects(t)
+}
+
 // TestBrokerKill: Chaos Mesh's PodChaos kills one of three brokers 10 s into the
 // measured window, on a topic replicated three times with min.insync.replicas 2.
 // With acks=all nothing acknowledged is lost; with acks=1 whatever was lost is
@@ -268,28 +291,6 @@ func TestBrokerKill(t *testing.T) {
 			checkNoFaultObjects(t)
 		})
 	}
-}
-
-// TestNetworkFaultNotInjected: this kernel has no netem and the local cluster no
-// chaos-daemon, so Chaos Mesh cannot apply a NetworkChaos. The trial must fail
-// with FaultNotInjected and Chaos Mesh's own reason, never measure a healthy
-// network as a faulted one.
-func TestNetworkFaultNotInjected(t *testing.T) {
-	brokers := brokerPods(t)
-	topic := fmt.Sprintf("network-fault-%d", time.Now().Unix())
-	ownTopic(t, brokers, topics.Spec{Name: topic, Partitions: 3, Replicas: 3})
-	f := trial.Fault{Name: "delay", StartSeconds: 5, DurationSeconds: 10,
-		Network: &trial.NetworkFault{Delay: &trial.Delay{LatencyMicroseconds: 10_000}}}
-	x := faulted("network-fault", topic, "all", brokers, f)
-	create(t, x)
-	got := waitStage(t, x.Name, 4*time.Minute)
-	c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed)
-	if got.Status.Stage != v1alpha1.StageFailed || c == nil || c.Reason != controllers.ReasonFaultNotInjected || !strings.Contains(c.Message, "cannot find daemonIP") {
-		t.Fatalf("stage %s, condition %+v: want Failed with FaultNotInjected and Chaos Mesh's reason (no chaos-daemon)", got.Status.Stage, c)
-	}
-	t.Logf("failed as it must: %s", c.Message)
-	deleteAndCheckClean(t, x, brokers)
-	checkNoFaultObjects(t)
 }
 
 // checkNoFaultObjects: the operator leaves no Chaos Mesh object behind.
