@@ -178,6 +178,9 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	case compare.Regressed:
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonRegressed
 		cond.Message = fmt.Sprintf("%s: %s", against, strings.Join(res.Flagged(compare.Regressed), "; "))
+		if m := res.Machine(); m != "" {
+			cond.Message += "; " + m
+		}
 	case compare.Suspect:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonSuspect
 		cond.Message = fmt.Sprintf("%s: worse than the threshold and significant, not yet over %d runs (Regressed then): %s", against, opts.Persistence,
@@ -186,6 +189,9 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonEnvironmentShifted
 		cond.Message = fmt.Sprintf("%s: the trials moved together with the control trial %s (the machine or cluster, not a trial): %s", against, res.Control,
 			strings.Join(res.Flagged(compare.EnvironmentShifted), "; "))
+		if m := res.Machine(); m != "" {
+			cond.Message = fmt.Sprintf("%s: the trials moved, and %s: %s", against, m, strings.Join(res.Flagged(compare.EnvironmentShifted), "; "))
+		}
 	case compare.NotJudged:
 		cond.Reason = ReasonCollectingBaseline
 		cond.Message = fmt.Sprintf("%s: collecting the baseline, judged once %d earlier run(s) exist (baseline.minRuns %d before the streak's %d): the noise between runs is not known before",

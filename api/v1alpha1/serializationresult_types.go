@@ -743,6 +743,11 @@ type TrialResult struct {
 	// measured).
 	// +optional
 	Resources *ResourceUsage `json:"resources,omitempty"`
+	// Probe is the first producer's machine, measured without Kafka before the
+	// trial's schedule began: a nightly asks it whether the machine moved when
+	// every trial did (absent: not measured, as by the JVM worker).
+	// +optional
+	Probe *MachineProbe `json:"probe,omitempty"`
 	// Registry is what the schema registry cost beside (de)serialization
 	// (registry codecs only).
 	// +optional
@@ -1107,4 +1112,22 @@ type SerializationResultList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	// Items are the results.
 	Items []SerializationResult `json:"items"`
+}
+
+// MachineProbe is a measurement of a worker's machine that Kafka takes no part
+// in. Each field is the median of its repetitions; absent is not measured.
+type MachineProbe struct {
+	// CPUNanosPerOp is a fixed serialization loop's time per operation (the
+	// standard library's JSON encoding and decoding of one fixed record, on one
+	// thread, in blocks long enough to span the schedulers' time slices).
+	// +optional
+	CPUNanosPerOp int64 `json:"cpuNanosPerOp,omitempty"`
+	// FsyncMicros is a 4 KiB write and its fsync in the worker's temporary
+	// directory (an emptyDir on the node's disk).
+	// +optional
+	FsyncMicros int64 `json:"fsyncMicros,omitempty"`
+	// ConnectMicros is a TCP connection's set-up to the first bootstrap address,
+	// without a Kafka request.
+	// +optional
+	ConnectMicros int64 `json:"connectMicros,omitempty"`
 }

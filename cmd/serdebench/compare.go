@@ -171,6 +171,15 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 	fmt.Fprintf(w, "(Student's t, one more run, two-sided: descriptive). The verdicts rest on the tests: TESTED ON the control trial of each run (the change\n")
 	fmt.Fprintf(w, "relative to it) or the trial's own baseline; THIS RUN and LAST %d RUNS: the tested change with its one-sided bound in the worse\n", o.Persistence)
 	fmt.Fprintf(w, "direction at the confidence the Holm-corrected test faced (beyond 0 exactly when p < %.2f). Method: %s.\n", stats.Alpha, res.Method(o))
+	for _, p := range res.Probe {
+		shifted := "steady"
+		if p.Shifted {
+			shifted = "SLOWER"
+		}
+		fmt.Fprintf(w, "machine probe %s: %s %s against %s over %d runs, %s %% [%s, %s] at %.0f %%, p %s (slower, Holm): %s\n", p.Name,
+			num(p.Candidate, "%.0f"), p.Unit, num(p.Baseline, "%.0f"), p.BaselineRuns, num(p.ChangePercent, "%+.1f"), num(p.ChangeLowPercent, "%+.1f"),
+			num(p.ChangeHighPercent, "%+.1f"), 100*p.ChangeConfidence, num(p.P, "%.3f"), shifted)
+	}
 	var hist []string
 	for i, v := range history {
 		hist = append(hist, fmt.Sprintf("%s %s", args[i], v))

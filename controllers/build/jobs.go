@@ -183,11 +183,11 @@ func container(cfg Config, x *serdebenchv1.SerializationExperiment, name string,
 	}
 	c := restricted(cfg, x, name, args)
 	c.Image = image
-	if client.Runtime() == trial.RuntimeJVM {
-		// The JVM worker's native compression libraries (snappy, zstd) unpack
-		// themselves into java.io.tmpdir: a writable /tmp beside the read-only root.
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: tmpVolume, MountPath: "/tmp"})
-	}
+	// A writable /tmp beside the read-only root: the JVM worker's native
+	// compression libraries (snappy, zstd) unpack themselves into java.io.tmpdir,
+	// and a Go producer's machine probe writes and fsyncs a block there (an
+	// emptyDir: the node's disk).
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: tmpVolume, MountPath: "/tmp"})
 	c.Ports = []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
 	if s := x.Spec.Kafka.SASL; s != nil {
 		c.Env = append(c.Env, []corev1.EnvVar{
@@ -263,7 +263,7 @@ func RuntimeImage(cfg Config, x *serdebenchv1.SerializationExperiment, c trial.C
 	}
 }
 
-// tmpVolume is a JVM worker container's /tmp.
+// tmpVolume is a worker container's /tmp (an emptyDir).
 const tmpVolume = "tmp"
 
 // job wraps containers in an Indexed Job of n pods that never retries a pod: a

@@ -66,6 +66,9 @@ func TrialResult(t trial.Trial, m *summary.Result, maxItems int) serdebenchv1.Tr
 	}
 	res.Resources = Resources(m.Usage)
 	res.Client = Internals(m.Client)
+	if p := m.Probe; p != nil {
+		res.Probe = &serdebenchv1.MachineProbe{CPUNanosPerOp: p.CPUNanosPerOp, FsyncMicros: p.FsyncMicros, ConnectMicros: p.ConnectMicros}
+	}
 	if r := m.Registry; r != nil {
 		res.Registry = &serdebenchv1.RegistryCost{Requests: r.Requests, RequestMicros: int64(r.RequestMillis * 1000),
 			SerializeLookupNanosPerRecord: int64(r.SerializeLookupNanosPerRecord + 0.5), DeserializeLookupNanosPerRecord: int64(r.DeserializeLookupNanosPerRecord + 0.5)}

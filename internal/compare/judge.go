@@ -16,10 +16,11 @@ func Judge(history []Run, candidate Run, o Options) Result {
 	recentN := min(o.Persistence-1, len(history))
 	from := max(0, len(history)-recentN-o.BaselineRuns)
 	base := make([]runValues, 0, len(history)-from)
+	probes := make([][]float64, 0, len(history)-from)
 	var baseKeys []string
 	baseName := map[string]string{}
 	for _, run := range history[from:] {
-		base = append(base, run.values)
+		base, probes = append(base, run.values), append(probes, run.probe)
 		for _, k := range run.order {
 			if _, ok := baseName[k]; !ok {
 				baseKeys = append(baseKeys, k)
@@ -28,20 +29,29 @@ func Judge(history []Run, candidate Run, o Options) Result {
 		}
 	}
 	recent, base := base[len(base)-recentN:], base[:len(base)-recentN]
+	probes = probes[:len(probes)-recentN]
 	cand, order, names, reps := candidate.values, candidate.order, candidate.names, candidate.reps
 	var out Result
 	var slow []int
 	base, slow = withoutSlowRuns(base, o.MinRuns)
 	for _, i := range slow {
 		out.Excluded = append(out.Excluded, from+i)
+		probes[i] = nil
 	}
+	// The machine probe, where the runs carry it, is the control: the trials are
+	// each tested on their own, and the environment moved only when the probe did.
+	var byProbe, machineShifted bool
+	out.Probe, byProbe, machineShifted = judgeProbe(probes, candidate.probe, o)
+	out.MachineShifted, out.ProbeDecides = machineShifted, byProbe
 	for _, k := range baseKeys {
 		if _, ok := cand[k]; !ok {
 			out.Missing = append(out.Missing, baseName[k])
 		}
 	}
 	control := o.Control
-	if _, ok := baseName[control]; !ok || cand[control] == nil {
+	if byProbe {
+		control = ""
+	} else if _, ok := baseName[control]; !ok || cand[control] == nil {
 		control = ""
 		for _, k := range order {
 			if _, ok := baseName[k]; ok {
@@ -161,6 +171,17 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			}
 		}
 		env := ctrl >= 0 && (cs[ctrl].suspect || cs[ctrl].regressed) && others > 0 && 2*with >= others
+		if byProbe {
+			// Every trial is judged on its own: the machine probe moved, and at least
+			// half of them with it.
+			judged := 0
+			for _, c := range cs {
+				if c.judged {
+					judged++
+				}
+			}
+			env = machineShifted && judged > 0 && 2*with >= judged
+		}
 		for ti, c := range cs {
 			t := &out.Trials[ti]
 			mt := Metric{Name: m.name, Unit: m.unit, BaselineRuns: c.own.Runs, Baseline: Num(c.own.Center), Min: Num(c.min), Max: Num(c.max),
@@ -184,7 +205,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			switch {
 			case !c.judged:
 				mt.Verdict, mt.P = NotJudged, Num(math.NaN())
-			case env && (t.Control || (moved && !c.suspect && !c.regressed)):
+			case env && (t.Control || (moved && (byProbe || (!c.suspect && !c.regressed)))):
 				mt.Verdict = EnvironmentShifted
 			case c.regressed:
 				mt.Verdict = Regressed

@@ -153,8 +153,17 @@ type Trial struct {
 // Result is a candidate run against its baseline runs.
 type Result struct {
 	Trials []Trial `json:"trials"`
-	// Control names the control trial ("" without one).
+	// Control names the control trial ("" without one, and when the machine probe
+	// stands in for it).
 	Control string `json:"control,omitempty"`
+	// Probe is the machine probe against the baseline runs' (absent when the runs
+	// did not measure it); MachineShifted says it found the machine slower, which
+	// is then what decides EnvironmentShifted.
+	Probe          []ProbePart `json:"probe,omitempty"`
+	MachineShifted bool        `json:"machineShifted,omitempty"`
+	// ProbeDecides says the probe stood in for a control trial: the candidate and
+	// at least MinRuns baseline runs measured its CPU part.
+	ProbeDecides bool `json:"probeDecides,omitempty"`
 	// Tests is how many tests the Holm correction covered.
 	Tests int `json:"tests"`
 	// Unmatched are candidate trials no baseline run has.
@@ -175,7 +184,11 @@ func (r Result) Regressed() bool { return r.Verdict == Regressed }
 func (r Result) Method(o Options) string {
 	o = o.withDefaults()
 	control := "no control trial"
-	if r.Control != "" {
+	switch {
+	case r.ProbeDecides:
+		control = fmt.Sprintf("each trial on its own, the machine probe the control (EnvironmentShifted only when a part of it is slower by more than %.0f %%, p < %.2f)",
+			ProbeShiftPercent, stats.Alpha)
+	case r.Control != "":
 		control = "trials beside the control " + r.Control + " relative to it"
 	}
 	return fmt.Sprintf("each run one value per trial and metric (the median of its repetitions), tested against up to %d earlier runs (at least %d; "+

@@ -36,6 +36,8 @@ type Run struct {
 	order []string
 	names map[string]string
 	reps  map[string]int
+	// probe is the run's machine probe, by part (probeParts; NaN: not measured).
+	probe []float64
 }
 
 // runValues are one run's values: trial key → metric → median over repetitions.
@@ -43,7 +45,7 @@ type runValues map[string][]float64
 
 // Summarize reads a run's rows (every repetition of every trial).
 func Summarize(rows []report.Row) Run {
-	out := Run{values: runValues{}, names: map[string]string{}, reps: map[string]int{}}
+	out := Run{values: runValues{}, names: map[string]string{}, reps: map[string]int{}, probe: probeOf(rows)}
 	for _, g := range report.Groups(rows) {
 		k := Key(g[0])
 		if _, dup := out.values[k]; dup {

@@ -96,6 +96,8 @@ type Row struct {
 	UsageScope                                            string
 	// Client are the clients' internals (nil: not reported).
 	Client *summary.ClientInternals
+	// Probe is the trial's machine probe (nil: not measured).
+	Probe *summary.Probe
 	// Registry is a registry codec's schema registry cost (nil: none).
 	Registry *summary.RegistryCost
 	// Transactions are a transactional producer's transactions (nil: none).
@@ -178,6 +180,7 @@ func LocalRows(trials []TrialResult) []Row {
 			rows[len(rows)-1].Phases = r.Phases
 		}
 		rows[len(rows)-1].Client = r.Client
+		rows[len(rows)-1].Probe = r.Probe
 		rows[len(rows)-1].Registry = r.Registry
 		rows[len(rows)-1].Transactions = r.Transactions
 		rows[len(rows)-1].Stalls = r.Stalls
@@ -235,6 +238,9 @@ func ResultRows(res *v1alpha1.SerializationResult) []Row {
 			rows[len(rows)-1].setResources(t.Resources)
 		}
 		rows[len(rows)-1].Client = internalsOf(t.Client)
+		if p := t.Probe; p != nil {
+			rows[len(rows)-1].Probe = &summary.Probe{CPUNanosPerOp: p.CPUNanosPerOp, FsyncMicros: p.FsyncMicros, ConnectMicros: p.ConnectMicros}
+		}
 		rows[len(rows)-1].Transactions = transactionsOf(t.Transactions)
 		rows[len(rows)-1].Stalls = stallsOf(t.Stalls)
 		rows[len(rows)-1].Share = shareOf(t.Share)

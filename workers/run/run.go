@@ -20,6 +20,7 @@ import (
 	"github.com/serdebench/serdebench/workers/control"
 	"github.com/serdebench/serdebench/workers/kafkaconn"
 	"github.com/serdebench/serdebench/workers/metrics"
+	"github.com/serdebench/serdebench/workers/probe"
 	"github.com/serdebench/serdebench/workers/producer"
 	"github.com/serdebench/serdebench/workers/protocol"
 	"github.com/serdebench/serdebench/workers/summary"
@@ -216,9 +217,13 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 				o.err = fmt.Errorf("--id: a producer's id is its index, got %q", worker)
 				break
 			}
+			pr := machineProbe(ctx, id, w.Bootstrap, env.Log)
 			o.sum, o.err = producer.Run(ctx, producer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Experiment: w.Experiment,
 				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted, StartAt: env.StartAt})
+			if o.sum != nil {
+				o.sum.Probe = pr
+			}
 		case protocol.RoleConsumer:
 			o.sum, o.err = consumer.Run(ctx, consumer.Config{Brokers: w.Bootstrap, Security: sec, Topic: w.Topic, Group: w.Group,
 				Experiment: w.Experiment, Trial: w.Trial, Name: worker, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, Metrics: m, Progress: env.Progress,
@@ -290,4 +295,23 @@ func stoppedAt(s *summary.Summary) string {
 		last = s.WindowEnd.UTC().Format(time.RFC3339Nano)
 	}
 	return fmt.Sprintf("%d records received, the last measured one at %s", size(s.Received), last)
+}
+
+// machineProbe measures the machine for producer 0 of a trial, before it connects
+// (two probes at once would measure each other), in the temporary directory and
+// against the first bootstrap address; nil for the others, or when no part could
+// be measured. A part that failed is logged and left out.
+func machineProbe(ctx context.Context, id int, bootstrap []string, log *slog.Logger) *summary.Probe {
+	if id != 0 || len(bootstrap) == 0 {
+		return nil
+	}
+	p, err := probe.Measure(ctx, os.TempDir(), bootstrap[0])
+	if err != nil {
+		log.Warn("machine probe incomplete", "err", err)
+	}
+	if p == (summary.Probe{}) {
+		return nil
+	}
+	log.Info("machine probe", "cpuNanosPerOp", p.CPUNanosPerOp, "fsyncMicros", p.FsyncMicros, "connectMicros", p.ConnectMicros)
+	return &p
 }

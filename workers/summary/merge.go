@@ -69,6 +69,8 @@ type Result struct {
 	// Client are the Kafka clients' internals, by the Java client's names (nil:
 	// summaries without them).
 	Client *ClientInternals `json:"client,omitempty"`
+	// Probe is the first producer's machine probe (nil: none measured it).
+	Probe *Probe `json:"probe,omitempty"`
 	// Usage is what the trial's processes spent in the measured window (nil: not
 	// measured).
 	Usage *Usage `json:"usage,omitempty"`
@@ -574,6 +576,12 @@ func Merge(summaries []*Summary) (*Result, error) {
 	r.SendDelay = percentiles(hists[SendDelayMicros])
 	r.Stalls = stalls(segs, owners, stallSlack(r))
 	r.Client = internals(prodClient, consClient, r.Ack.Mean-r.SendDelay.Mean)
+	for _, s := range summaries {
+		if s.Probe != nil && r.Probe == nil {
+			p := *s.Probe
+			r.Probe = &p
+		}
+	}
 	if r.Registry != nil {
 		warn := func(w string) { r.Warnings = append(r.Warnings, w) }
 		r.Registry.SerializeLookupNanosPerRecord = prodLookup.perRecord(RoleProducer, "serializeLookupNanosPerRecord", warn)

@@ -1,0 +1,130 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// ProbeShiftPercent is how much slower a part of the machine probe must be than
+// its baseline's level, significantly, for the machine to count as shifted.
+const ProbeShiftPercent = 10.0
+
+// probeParts are the machine probe's parts (summary.Probe); for each, lower is
+// better.
+var probeParts = []struct {
+	name, unit string
+	value      func(summary.Probe) int64
+}{
+	{"cpu", "ns/op", func(p summary.Probe) int64 { return p.CPUNanosPerOp }},
+	{"fsync", "µs", func(p summary.Probe) int64 { return p.FsyncMicros }},
+	{"connect", "µs", func(p summary.Probe) int64 { return p.ConnectMicros }},
+}
+
+// ProbePart is one part of the machine probe against the baseline runs'.
+type ProbePart struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// BaselineRuns is how many earlier runs measured it; Baseline their level.
+	BaselineRuns int `json:"baselineRuns"`
+	Baseline     Num `json:"baseline"`
+	// Candidate is the run's value: the median over its trials and repetitions.
+	Candidate Num `json:"candidate"`
+	// ChangePercent is Candidate's change from Baseline, bounded two-sided by
+	// ChangeLowPercent and ChangeHighPercent at ChangeConfidence.
+	ChangePercent     Num     `json:"changePercent"`
+	ChangeLowPercent  Num     `json:"changeLowPercent"`
+	ChangeHighPercent Num     `json:"changeHighPercent"`
+	ChangeConfidence  float64 `json:"changeConfidence"`
+	// P is the one-sided p-value of "the machine is slower", Holm-adjusted over
+	// the parts judged.
+	P Num `json:"p"`
+	// Shifted says this part is slower by more than ProbeShiftPercent, p < α.
+	Shifted bool `json:"shifted"`
+}
+
+// probeOf is a run's machine probe: each part's median over the rows that
+// measured it (NaN: none did).
+func probeOf(rows []report.Row) []float64 {
+	out := make([]float64, len(probeParts))
+	for i, part := range probeParts {
+		var xs []float64
+		for _, r := range rows {
+			if r.Probe != nil && part.value(*r.Probe) > 0 {
+				xs = append(xs, float64(part.value(*r.Probe)))
+			}
+		}
+		out[i] = math.NaN()
+		if len(xs) > 0 {
+			out[i] = stats.Median(xs).Median
+		}
+	}
+	return out
+}
+
+// judgeProbe judges the candidate's probe against the baseline runs' (each a
+// probeOf). decides says it can stand in for a control trial: its CPU part, the
+// one every worker measures, has the candidate and at least MinRuns baseline
+// runs. shifted says some judged part is slower beyond ProbeShiftPercent,
+// significantly after Holm's correction over the parts.
+func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart, decides, shifted bool) {
+	if cand == nil {
+		return nil, false, false
+	}
+	ps := make([]float64, len(probeParts))
+	shifts := make([]stats.Shift, len(probeParts))
+	levels := make([]stats.Level, len(probeParts))
+	for i := range probeParts {
+		var xs []float64
+		for _, b := range base {
+			if b != nil && !math.IsNaN(b[i]) {
+				xs = append(xs, b[i])
+			}
+		}
+		levels[i], ps[i] = stats.LevelOf(xs), math.NaN()
+		shifts[i] = levels[i].ShiftOf(cand[i])
+		if levels[i].Runs >= o.MinRuns && !math.IsNaN(cand[i]) {
+			ps[i] = shifts[i].PHigher
+		}
+	}
+	adj := stats.Holm(ps)
+	for i, part := range probeParts {
+		if math.IsNaN(cand[i]) && levels[i].Runs == 0 {
+			continue
+		}
+		s := shifts[i]
+		pp := ProbePart{Name: part.name, Unit: part.unit, BaselineRuns: levels[i].Runs, Baseline: Num(levels[i].Center), Candidate: Num(cand[i]),
+			ChangePercent: Num(s.Percent), ChangeLowPercent: Num(s.LowPercent), ChangeHighPercent: Num(s.HighPercent), ChangeConfidence: s.Confidence, P: Num(adj[i])}
+		pp.Shifted = !math.IsNaN(adj[i]) && adj[i] < stats.Alpha && s.Percent > ProbeShiftPercent
+		shifted = shifted || pp.Shifted
+		parts = append(parts, pp)
+	}
+	decides = levels[0].Runs >= o.MinRuns && !math.IsNaN(cand[0])
+	return slices.Clip(parts), decides, shifted && decides
+}
+
+// Machine says what the machine probe found, for conditions and events: each
+// part's change and whether it was slower ("" when the probe did not decide).
+func (r Result) Machine() string {
+	if !r.ProbeDecides {
+		return ""
+	}
+	parts := make([]string, 0, len(r.Probe))
+	for _, p := range r.Probe {
+		word := "steady"
+		if p.Shifted {
+			word = "slower"
+		}
+		parts = append(parts, fmt.Sprintf("%s %+.1f %% (%s)", p.Name, p.ChangePercent, word))
+	}
+	what := "held steady"
+	if r.MachineShifted {
+		what = "was slower"
+	}
+	return fmt.Sprintf("the machine probe %s: %s", what, strings.Join(parts, ", "))
+}

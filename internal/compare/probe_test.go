@@ -1,0 +1,79 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/workers/summary"
+)
+
+// probed are runs' rows with a machine probe of cpu ns/op scaled by machine (and
+// its run-to-run wobble of ±2 %, as steady's).
+func probed(runs [][]report.Row, machine float64) [][]report.Row {
+	out := make([][]report.Row, len(runs))
+	for i, rows := range runs {
+		w := 1 + 0.02*float64(i%3-1)
+		for _, r := range rows {
+			r.Probe = &summary.Probe{CPUNanosPerOp: int64(16000 * machine * w), FsyncMicros: int64(2000 * w), ConnectMicros: int64(150 * w)}
+			out[i] = append(out[i], r)
+		}
+	}
+	return out
+}
+
+// TestProbeDecidesTheEnvironment: with the machine probe in every run, a uniform
+// 25 % drop of every trial is the trials' own (an upgrade): Regressed, however
+// many trials moved, and the probe said so; the same drop with the probe 40 %
+// slower is the machine's: EnvironmentShifted. Unchanged runs stay Within, and
+// without the probe in the candidate the control trial decides, as before.
+func TestProbeDecidesTheEnvironment(t *testing.T) {
+	slow := func(f float64) []report.Row {
+		return []report.Row{row("json", 40000*f, 20000, 4.7), row("protobuf", 146000*f, 8000, 1.5)}
+	}
+	for _, c := range []struct {
+		name    string
+		runs    [][]report.Row
+		want    Verdict
+		shifted bool
+	}{
+		{"unchanged", probed(steady(7), 1), Within, false},
+		{"trials slower, machine not", append(probed(steady(5), 1), probed([][]report.Row{slow(0.75), slow(0.76)}, 1)...), Regressed, false},
+		{"trials and machine slower", append(probed(steady(5), 1), probed([][]report.Row{slow(0.75), slow(0.76)}, 1.4)...), EnvironmentShifted, true},
+		{"machine slower, trials not", append(probed(steady(5), 1), probed(steady(2), 1.4)...), Within, true},
+		{"no probe in the candidate", append(probed(steady(6), 1), slow(0.75)), EnvironmentShifted, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, _ := Replay(c.runs, DefaultOptions)
+			withProbe := c.runs[len(c.runs)-1][0].Probe != nil
+			if res.Verdict != c.want || res.MachineShifted != c.shifted || res.ProbeDecides != withProbe || (withProbe && res.Control != "") {
+				t.Fatalf("verdict %s, machine shifted %v, probe decides %v, control %q; want %s, %v, %v: %+v",
+					res.Verdict, res.MachineShifted, res.ProbeDecides, res.Control, c.want, c.shifted, withProbe, res)
+			}
+			if withProbe && (len(res.Probe) != len(probeParts) || res.Probe[0].BaselineRuns < DefaultOptions.MinRuns) {
+				t.Fatalf("probe parts %+v: want every part against the baseline", res.Probe)
+			}
+			if c.want != Within {
+				for _, tr := range res.Trials {
+					if tr.Metrics[0].Verdict != c.want {
+						t.Errorf("%s: records/s %s, want %s (every trial moved)", tr.Name, tr.Metrics[0].Verdict, c.want)
+					}
+				}
+			}
+			if m := res.Machine(); withProbe && (!strings.Contains(m, "cpu") || strings.Contains(m, "was slower") != c.shifted) {
+				t.Errorf("the probe's words %q: want each part, and slower exactly when it shifted (%v)", m, c.shifted)
+			}
+			t.Logf("%s: %s; %s", c.name, res.Verdict, res.Machine())
+		})
+	}
+}
+
+// TestProbeNeedsItsBaseline: a probe fewer than MinRuns earlier runs measured
+// cannot stand in for the control: the control trial decides.
+func TestProbeNeedsItsBaseline(t *testing.T) {
+	runs := append(steady(4), probed(steady(2), 1)...) // the last two runs probed: one baseline run
+	res, _ := Replay(runs, DefaultOptions)
+	if res.ProbeDecides || res.Control == "" {
+		t.Fatalf("probe decides %v, control %q: a probe with one baseline run cannot decide", res.ProbeDecides, res.Control)
+	}
+}

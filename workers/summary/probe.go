@@ -1,0 +1,18 @@
+package summary
+
+// Probe is a measurement of the worker's machine that Kafka takes no part in,
+// made before the trial's schedule begins: a nightly that sees every trial move
+// asks it whether the machine moved too. Each field is the median of its
+// repetitions; 0 is not measured.
+type Probe struct {
+	// CPUNanosPerOp is a fixed serialization loop's time per operation: the
+	// standard library's JSON encoding and decoding of one fixed record, on one
+	// thread.
+	CPUNanosPerOp int64 `json:"cpuNanosPerOp,omitempty"`
+	// FsyncMicros is a 4 KiB write and its fsync in the worker's temporary
+	// directory: the node's disk path, as a broker's log flush takes it.
+	FsyncMicros int64 `json:"fsyncMicros,omitempty"`
+	// ConnectMicros is a TCP connection's set-up to the first bootstrap address
+	// (the handshake only: no Kafka request): the network path to a broker.
+	ConnectMicros int64 `json:"connectMicros,omitempty"`
+}
