@@ -73,7 +73,7 @@ type line struct {
 }
 
 var fixed = record{ID: 90210, Customer: "Ada Lovelace", Email: "ada@example.org", Amount: 1234.56, Currency: "EUR",
-	Tags: []string{"priority", "wholesale", "eu-west"},
+	Tags:  []string{"priority", "wholesale", "eu-west"},
 	Lines: []line{{"SKU-0001", 3, 19.99}, {"SKU-0420", 1, 249.5}, {"SKU-1337", 12, 2.75}, {"SKU-2048", 2, 88}}}
 
 // CPU is the loop's time per operation (encode and decode the fixed record), in
