@@ -45,7 +45,7 @@ func NewScheduleMetrics(reg prometheus.Registerer) *ScheduleMetrics {
 		regressed: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "serdebench_schedule_regressed",
 			Help: "1 when the schedule's latest run regressed against its baseline, 0 otherwise."}, []string{"namespace", "schedule"}),
 		shifted: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "serdebench_schedule_environment_shifted",
-			Help: "1 when the schedule's latest run's trials moved together with its control trial beyond the thresholds (the machine, cluster or a shared dependency changed), 0 otherwise."},
+			Help: "1 when the schedule's latest run's trials moved together beyond the thresholds with its control, the machine probe or else the control trial (the machine, cluster or a shared dependency changed), 0 otherwise."},
 			[]string{"namespace", "schedule"}),
 		shown: map[types.NamespacedName]string{},
 	}

@@ -79,10 +79,53 @@ func TestScheduleEnvironmentShifted(t *testing.T) {
 	})
 	waitFor(t, 10*time.Second, "the environment-shifted gauge", func() (bool, error) {
 		err := promtestutil.GatherAndCompare(reg, strings.NewReader(fmt.Sprintf(`
-# HELP serdebench_schedule_environment_shifted 1 when the schedule's latest run's trials moved together with its control trial beyond the thresholds (the machine, cluster or a shared dependency changed), 0 otherwise.
+# HELP serdebench_schedule_environment_shifted 1 when the schedule's latest run's trials moved together beyond the thresholds with its control, the machine probe or else the control trial (the machine, cluster or a shared dependency changed), 0 otherwise.
 # TYPE serdebench_schedule_environment_shifted gauge
 serdebench_schedule_environment_shifted{namespace=%q,schedule="moved"} 1
 `, ns)), "serdebench_schedule_environment_shifted")
 		return err == nil, err
 	})
+}
+
+// TestScheduleProbeDecides: with the machine probe in every run, a run whose every
+// trial dropped 25 % beside a steady probe, after a broker upgrade, is Regressed
+// (not EnvironmentShifted, as the control trial alone would call it): the
+// condition says the probe held steady and names the upgrade.
+func TestScheduleProbeDecides(t *testing.T) {
+	ns := newNamespace(t)
+	clk := clocktesting.NewFakeClock(time.Now())
+	startScheduler(t, clk, ns)
+	ctx := context.Background()
+	if err := k8s.Create(ctx, newSchedule(ns, "upgraded", func(s *serdebenchv1.SerializationScheduleSpec) {
+		s.Baseline = serdebenchv1.Baseline{Kind: serdebenchv1.BaselineRollingMedian, Runs: 5, MinRuns: 3}
+		s.PersistenceRuns = 1
+	})); err != nil {
+		t.Fatal(err)
+	}
+	created := getSchedule(t, ns, "upgraded").CreationTimestamp.Time
+	run := func(n int, factor float64, kafka string) string {
+		t.Helper()
+		settings := trial.Settings{Mode: "batch", Acks: "1", Compression: "none"}
+		wobble := 1 + 0.01*float64(n%3)
+		probe := &serdebenchv1.MachineProbe{CPUNanosPerOp: int64(16000 * wobble), FsyncMicros: int64(2000 * wobble), ConnectMicros: int64(150 * wobble)}
+		return completeRun(t, clk, ns, "upgraded", created, n, serdebenchv1.Environment{KafkaRelease: kafka}, []serdebenchv1.TrialResult{
+			{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: int64(40000 * wobble * factor), Settings: settings,
+				SerializeNanosPerRecord: 4700, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 20000}, Probe: probe},
+			{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: int64(150000 * wobble * factor), Settings: settings,
+				SerializeNanosPerRecord: 1500, EndToEndMicros: serdebenchv1.LatencyMicros{P99: 8000}, Probe: probe},
+		})
+	}
+	for n := 1; n <= 5; n++ {
+		run(n, 1, "4.3 (metadata.version 4.3-IV0)")
+	}
+	dropped := run(6, 0.75, "4.4 (metadata.version 4.4-IV2)")
+	var c *metav1.Condition
+	waitFor(t, 10*time.Second, "Regressed=True for "+dropped, func() (bool, error) {
+		c = meta.FindStatusCondition(getSchedule(t, ns, "upgraded").Status.Conditions, serdebenchv1.ConditionRegressed)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == controllers.ReasonRegressed && strings.Contains(c.Message, dropped), fmt.Errorf("%+v", c)
+	})
+	if !strings.Contains(c.Message, "machine probe held steady") || !strings.Contains(c.Message, "4.4") {
+		t.Fatalf("Regressed message %q: want the steady probe and the upgrade named", c.Message)
+	}
+	t.Logf("Regressed: %s", c.Message)
 }

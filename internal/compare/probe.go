@@ -88,7 +88,7 @@ func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart,
 		}
 		levels[i], ps[i] = stats.LevelOf(xs), math.NaN()
 		shifts[i] = levels[i].ShiftOf(cand[i])
-		if levels[i].Runs >= o.MinRuns && !math.IsNaN(cand[i]) {
+		if probeJudged(levels[i], cand[i], o) {
 			ps[i] = shifts[i].PHigher
 		}
 	}
@@ -104,8 +104,16 @@ func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart,
 		shifted = shifted || pp.Shifted
 		parts = append(parts, pp)
 	}
-	decides = levels[0].Runs >= o.MinRuns && !math.IsNaN(cand[0])
+	decides = probeJudged(levels[0], cand[0], o)
 	return slices.Clip(parts), decides, shifted && decides
+}
+
+// probeJudged says a probe part can be judged: the candidate measured it, and
+// at least MinRuns baseline runs did, with a spread between them. Runs that all
+// say the same (copies of one result, pinned as a baseline) do not know the
+// probe's noise, and against no noise any wobble would be a shifted machine.
+func probeJudged(l stats.Level, cand float64, o Options) bool {
+	return l.Runs >= o.MinRuns && l.Spread > 0 && !math.IsNaN(cand)
 }
 
 // Machine says what the machine probe found, for conditions and events: each

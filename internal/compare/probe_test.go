@@ -68,12 +68,19 @@ func TestProbeDecidesTheEnvironment(t *testing.T) {
 	}
 }
 
-// TestProbeNeedsItsBaseline: a probe fewer than MinRuns earlier runs measured
-// cannot stand in for the control: the control trial decides.
+// TestProbeNeedsItsBaseline: a probe fewer than MinRuns earlier runs measured,
+// or one its baseline runs all measured alike (copies of one result pinned as a
+// baseline: no noise known), cannot stand in for the control: the control trial
+// decides.
 func TestProbeNeedsItsBaseline(t *testing.T) {
 	runs := append(steady(4), probed(steady(2), 1)...) // the last two runs probed: one baseline run
 	res, _ := Replay(runs, DefaultOptions)
 	if res.ProbeDecides || res.Control == "" {
 		t.Fatalf("probe decides %v, control %q: a probe with one baseline run cannot decide", res.ProbeDecides, res.Control)
+	}
+	copies := probed(steady(1), 1)[0]
+	runs = [][]report.Row{copies, copies, copies, copies, probed(steady(1), 1.3)[0]}
+	if res, _ := Replay(runs, DefaultOptions); res.ProbeDecides || res.MachineShifted {
+		t.Fatalf("probe decides %v, machine shifted %v: identical baseline probes know no noise", res.ProbeDecides, res.MachineShifted)
 	}
 }
