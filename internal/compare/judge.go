@@ -40,9 +40,9 @@ func Judge(history []Run, candidate Run, o Options) Result {
 	}
 	// The machine probe, where the runs carry it, is the control: the trials are
 	// each tested on their own, and the environment moved only when the probe did.
-	var byProbe, machineShifted bool
-	out.Probe, byProbe, machineShifted = judgeProbe(probes, candidate.probe, o)
-	out.MachineShifted, out.ProbeDecides = machineShifted, byProbe
+	var byProbe, machineShifted, machineSteady bool
+	out.Probe, byProbe, machineShifted, machineSteady = judgeProbe(probes, candidate.probe, o)
+	out.MachineShifted, out.MachineSteady, out.ProbeDecides = machineShifted, machineSteady, byProbe
 	for _, k := range baseKeys {
 		if _, ok := cand[k]; !ok {
 			out.Missing = append(out.Missing, baseName[k])
@@ -172,15 +172,15 @@ func Judge(history []Run, candidate Run, o Options) Result {
 		}
 		env := ctrl >= 0 && (cs[ctrl].suspect || cs[ctrl].regressed) && others > 0 && 2*with >= others
 		if byProbe {
-			// Every trial is judged on its own: the machine probe moved, and at least
-			// half of them with it.
+			// Every trial is judged on its own; when at least half of them moved, the
+			// move is theirs only if the probe shows the machine steady.
 			judged := 0
 			for _, c := range cs {
 				if c.judged {
 					judged++
 				}
 			}
-			env = machineShifted && judged > 0 && 2*with >= judged
+			env = !machineSteady && judged > 0 && 2*with >= judged
 		}
 		for ti, c := range cs {
 			t := &out.Trials[ti]

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // noise is a simulated machine. Each metric's value is its truth times
@@ -280,6 +281,107 @@ func TestNightlyFindsPlantedDrop(t *testing.T) {
 		t.Logf("%-5s noise%s: every trial 25 %% slower: %d of %d nights alerted", n.name, scaled(c.scales), alerts, plantings/4*within)
 		if rate := float64(alerts) / float64(plantings/4*within); rate > 12.0/365 {
 			t.Errorf("%s noise%s: a change of the environment alerted on %.1f %% of nights", n.name, scaled(c.scales), 100*rate)
+		}
+	}
+}
+
+// probeNoise is the machine probe's own noise between runs (a standard deviation
+// of logarithms): the median over a run's trials of a 75 ms loop.
+const probeNoise = 0.05
+
+// probedRun is s.run with the machine probe on every row: the CPU part sees the
+// run's shared offset of throughput (the whole machine slower) and its own noise;
+// machine multiplies it (a planted slower machine).
+func (s *sim) probedRun(factor []float64, machine float64) []report.Row {
+	rows := s.run(factor)
+	// The shared offset of this run is in every row's throughput; recover it from
+	// the first trial's truth would mix in its own noise, so draw the probe's view
+	// of the machine from the rows' mean log ratio to their truths.
+	trials := s.trials
+	if trials == nil {
+		trials = sample
+	}
+	var sum float64
+	for i, r := range rows {
+		t := trials[(i/s.reps)%len(trials)]
+		sum += math.Log(t.rps * factor[(i/s.reps)%len(trials)] / r.RecordsPerSecond)
+	}
+	env := sum / float64(len(rows))
+	cpu := 16000 * machine * math.Exp(env+probeNoise*s.rng.NormFloat64())
+	for i := range rows {
+		rows[i].Probe = &summary.Probe{CPUNanosPerOp: int64(cpu), FsyncMicros: 2000, ConnectMicros: 150}
+	}
+	return rows
+}
+
+// TestNightlyWithProbe runs the nightly sample with the machine probe as its
+// control, at each noise level with 3 repetitions: unchanged nights stay within
+// the false-alarm budget (12 a year); a 25 % drop of every trial beside a steady
+// machine (an upgrade) is Regressed within 7 nights in at least 80 % of plantings
+// at the quiet level (logged at the others, with the share that was
+// EnvironmentShifted instead: a probe as noisy as the machine cannot show it
+// steady); the same drop on a machine 25 % slower, which the probe sees, is
+// Regressed no more often than the budget allows.
+func TestNightlyWithProbe(t *testing.T) {
+	const years, plantings, at, within = 2, 60, 20, 7
+	for _, n := range noises {
+		s := &sim{rng: rand.New(rand.NewPCG(17, 19)), n: n, reps: 3}
+		nights := func(count int, plant func(night int) ([]float64, float64)) []Verdict {
+			var history []Run
+			out := make([]Verdict, count)
+			for night := range count {
+				f, m := plant(night)
+				cand := Summarize(s.probedRun(f, m))
+				out[night] = Judge(history, cand, nightly).Verdict
+				history = append(history, cand)
+			}
+			return out
+		}
+		alarms := 0
+		for _, v := range nights(365*years, func(int) ([]float64, float64) { return []float64{1, 1, 1}, 1 })[nightly.MinRuns:] {
+			if v == Regressed {
+				alarms++
+			}
+		}
+		perYear := float64(alarms) / years
+		if perYear > 12 {
+			t.Errorf("%s noise, probe: %.1f false alarms a year, budget 12", n.name, perYear)
+		}
+		// plant returns the plantings Regressed within the horizon, those shown
+		// EnvironmentShifted on some night but never Regressed, and the Regressed
+		// nights.
+		plant := func(machine float64) (found, shifted, alerts int) {
+			for range plantings {
+				vs := nights(at+within, func(night int) ([]float64, float64) {
+					if night >= at {
+						return []float64{0.75, 0.75, 0.75}, machine
+					}
+					return []float64{1, 1, 1}, 1
+				})
+				for _, v := range vs[at:] {
+					if v == Regressed {
+						alerts++
+					}
+				}
+				switch {
+				case slices.Contains(vs[at:], Regressed):
+					found++
+				case slices.Contains(vs[at:], EnvironmentShifted):
+					shifted++
+				}
+			}
+			return found, shifted, alerts
+		}
+		upgrade, upgradeShifted, _ := plant(1)
+		_, _, machineAlerts := plant(1 / 0.75)
+		t.Logf("%-5s noise, probe: a year %.1f false alarms; every trial 25 %% slower, machine steady: Regressed within %d nights in %.0f %% of %d plantings, "+
+			"only EnvironmentShifted in %.0f %%; machine 25 %% slower with them: %d Regressed nights of %d", n.name, perYear, within, 100*float64(upgrade)/plantings,
+			plantings, 100*float64(upgradeShifted)/plantings, machineAlerts, plantings*within)
+		if n.name == "quiet" && float64(upgrade)/plantings < 0.8 {
+			t.Errorf("quiet noise, probe: a 25 %% drop of every trial beside a steady machine Regressed in %.0f %% of plantings, want 80 %%", 100*float64(upgrade)/plantings)
+		}
+		if rate := float64(machineAlerts) / float64(plantings*within); rate > 12.0/365 {
+			t.Errorf("%s noise, probe: a slower machine alerted on %.1f %% of nights", n.name, 100*rate)
 		}
 	}
 }

@@ -46,6 +46,10 @@ type ProbePart struct {
 	P Num `json:"p"`
 	// Shifted says this part is slower by more than ProbeShiftPercent, p < α.
 	Shifted bool `json:"shifted"`
+	// UpperPercent bounds how much slower it is, one-sided at 1 − α; Steady says
+	// that bound is below ProbeShiftPercent: the part is shown not slower.
+	UpperPercent Num  `json:"upperPercent"`
+	Steady       bool `json:"steady"`
 }
 
 // probeOf is a run's machine probe: each part's median over the rows that
@@ -70,12 +74,16 @@ func probeOf(rows []report.Row) []float64 {
 // judgeProbe judges the candidate's probe against the baseline runs' (each a
 // probeOf). decides says it can stand in for a control trial: its CPU part, the
 // one every worker measures, has the candidate and at least MinRuns baseline
-// runs. shifted says some judged part is slower beyond ProbeShiftPercent,
-// significantly after Holm's correction over the parts.
-func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart, decides, shifted bool) {
+// runs with a spread. shifted says some judged part is slower beyond
+// ProbeShiftPercent, significantly after Holm's correction over the parts; steady
+// that every judged part is shown less slower than that (each one-sided at
+// 1 − α: all must hold, so no correction). A probe neither shifted nor steady
+// cannot tell whether the machine moved.
+func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart, decides, shifted, steady bool) {
 	if cand == nil {
-		return nil, false, false
+		return nil, false, false, false
 	}
+	steady = true
 	ps := make([]float64, len(probeParts))
 	shifts := make([]stats.Shift, len(probeParts))
 	levels := make([]stats.Level, len(probeParts))
@@ -101,11 +109,17 @@ func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart,
 		pp := ProbePart{Name: part.name, Unit: part.unit, BaselineRuns: levels[i].Runs, Baseline: Num(levels[i].Center), Candidate: Num(cand[i]),
 			ChangePercent: Num(s.Percent), ChangeLowPercent: Num(s.LowPercent), ChangeHighPercent: Num(s.HighPercent), ChangeConfidence: s.Confidence, P: Num(adj[i])}
 		pp.Shifted = !math.IsNaN(adj[i]) && adj[i] < stats.Alpha && s.Percent > ProbeShiftPercent
+		pp.UpperPercent = Num(math.NaN())
+		if probeJudged(levels[i], cand[i], o) {
+			pp.UpperPercent = Num(levels[i].BoundOf(1-stats.Alpha, true, cand[i]))
+			pp.Steady = float64(pp.UpperPercent) < ProbeShiftPercent
+			steady = steady && pp.Steady
+		}
 		shifted = shifted || pp.Shifted
 		parts = append(parts, pp)
 	}
 	decides = probeJudged(levels[0], cand[0], o)
-	return slices.Clip(parts), decides, shifted && decides
+	return slices.Clip(parts), decides, shifted && decides, steady && decides
 }
 
 // probeJudged says a probe part can be judged: the candidate measured it, and
@@ -124,15 +138,21 @@ func (r Result) Machine() string {
 	}
 	parts := make([]string, 0, len(r.Probe))
 	for _, p := range r.Probe {
-		word := "steady"
-		if p.Shifted {
+		word := "cannot tell"
+		switch {
+		case p.Shifted:
 			word = "slower"
+		case p.Steady:
+			word = "steady"
 		}
-		parts = append(parts, fmt.Sprintf("%s %+.1f %% (%s)", p.Name, p.ChangePercent, word))
+		parts = append(parts, fmt.Sprintf("%s %+.1f %%, at most %+.1f %% (%s)", p.Name, p.ChangePercent, p.UpperPercent, word))
 	}
-	what := "held steady"
-	if r.MachineShifted {
+	what := "cannot tell whether the machine moved"
+	switch {
+	case r.MachineShifted:
 		what = "was slower"
+	case r.MachineSteady:
+		what = "held steady"
 	}
 	return fmt.Sprintf("the machine probe %s: %s", what, strings.Join(parts, ", "))
 }

@@ -161,6 +161,10 @@ type Result struct {
 	// is then what decides EnvironmentShifted.
 	Probe          []ProbePart `json:"probe,omitempty"`
 	MachineShifted bool        `json:"machineShifted,omitempty"`
+	// MachineSteady says the probe showed the machine not slower (every part's
+	// bound below ProbeShiftPercent): only then is a move of every trial the
+	// trials' own.
+	MachineSteady bool `json:"machineSteady,omitempty"`
 	// ProbeDecides says the probe stood in for a control trial: the candidate and
 	// at least MinRuns baseline runs measured its CPU part.
 	ProbeDecides bool `json:"probeDecides,omitempty"`
@@ -186,8 +190,9 @@ func (r Result) Method(o Options) string {
 	control := "no control trial"
 	switch {
 	case r.ProbeDecides:
-		control = fmt.Sprintf("each trial on its own, the machine probe the control (EnvironmentShifted only when a part of it is slower by more than %.0f %%, p < %.2f)",
-			ProbeShiftPercent, stats.Alpha)
+		control = fmt.Sprintf("each trial on its own, the machine probe the control (when at least half the trials moved beyond the threshold: "+
+			"the trials' own verdicts only if the probe is shown less than %.0f %% slower, each part one-sided at %.0f %%; else EnvironmentShifted)",
+			ProbeShiftPercent, 100*(1-stats.Alpha))
 	case r.Control != "":
 		control = "trials beside the control " + r.Control + " relative to it"
 	}
