@@ -745,7 +745,7 @@ type TrialResult struct {
 	Resources *ResourceUsage `json:"resources,omitempty"`
 	// Probe is the first producer's machine, measured without Kafka before the
 	// trial's schedule began: a nightly asks it whether the machine moved when
-	// every trial did (absent: not measured, as by the JVM worker).
+	// every trial did (absent: not measured).
 	// +optional
 	Probe *MachineProbe `json:"probe,omitempty"`
 	// Registry is what the schema registry cost beside (de)serialization
@@ -1117,9 +1117,10 @@ type SerializationResultList struct {
 // MachineProbe is a measurement of a worker's machine that Kafka takes no part
 // in. Each field is the median of its repetitions; absent is not measured.
 type MachineProbe struct {
-	// CPUNanosPerOp is a fixed serialization loop's time per operation (the
-	// standard library's JSON encoding and decoding of one fixed record, on one
-	// thread, in blocks long enough to span the schedulers' time slices).
+	// CPUNanosPerOp is a fixed serialization loop's time per operation (JSON
+	// encoding and decoding of one fixed record: Go's encoding/json, or the JVM
+	// worker's Jackson; on one thread, in blocks long enough to span the
+	// schedulers' time slices). Each runtime's figure is its own.
 	// +optional
 	CPUNanosPerOp int64 `json:"cpuNanosPerOp,omitempty"`
 	// FsyncMicros is a 4 KiB write and its fsync in the worker's temporary

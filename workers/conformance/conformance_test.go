@@ -79,6 +79,11 @@ func TestTrial(t *testing.T) {
 					rt = r.producer
 				}
 				checkBuild(t, s, rt.client)
+				// Producer 0, and it alone, measured its machine: every part of the probe.
+				first := s.Role == protocol.RoleProducer && s.Worker == protocol.ProducerID(0)
+				if p := s.Probe; first != (p != nil) || (p != nil && (p.CPUNanosPerOp <= 0 || p.FsyncMicros <= 0 || p.ConnectMicros <= 0)) {
+					t.Errorf("%s %s: probe %+v, want every part from producer 0 and none from the others", s.Role, s.Worker, p)
+				}
 				// Each process measured itself over its window, as a pod's worker does.
 				if u := s.Usage; u == nil || u.CPUSeconds <= 0 || u.PeakRSSBytes < 1<<20 || u.PeakHeapBytes <= 0 {
 					t.Fatalf("%s %s: usage %+v, want its CPU, resident set and heap over its window", s.Role, s.Worker, u)

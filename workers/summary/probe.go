@@ -5,9 +5,9 @@ package summary
 // asks it whether the machine moved too. Each field is the median of its
 // repetitions; 0 is not measured.
 type Probe struct {
-	// CPUNanosPerOp is a fixed serialization loop's time per operation: the
-	// standard library's JSON encoding and decoding of one fixed record, on one
-	// thread.
+	// CPUNanosPerOp is a fixed serialization loop's time per operation: JSON
+	// encoding and decoding of one fixed record on one thread (Go's encoding/json;
+	// the JVM worker's Jackson).
 	CPUNanosPerOp int64 `json:"cpuNanosPerOp,omitempty"`
 	// FsyncMicros is a 4 KiB write and its fsync in the worker's temporary
 	// directory: the node's disk path, as a broker's log flush takes it.

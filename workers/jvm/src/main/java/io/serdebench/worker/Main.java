@@ -94,9 +94,13 @@ public final class Main {
     AtomicReference<Producer> producer = new AtomicReference<>();
     AtomicReference<Consumer> consumer = new AtomicReference<>();
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicReference<ObjectNode> probe = new AtomicReference<>();
     Thread work = Thread.ofPlatform().daemon().name("work").start(() -> {
       try {
         if (a.role.equals("producer")) {
+          // Producer 0 of a trial measures its machine before it connects: two
+          // probes at once would measure each other.
+          if (a.id.equals("0") && !a.bootstrap.isEmpty()) probe.set(Probe.measure(a.bootstrap.get(0)));
           producer.set(new Producer(a, t, metrics, stop));
           producer.get().run();
         } else {
@@ -133,6 +137,7 @@ public final class Main {
       sum.set("usage", window(usage, c.windowStart(), c.windowEnd(), c.records()));
     }
     if (sum != null) sum.set("build", build());
+    if (sum != null && probe.get() != null) sum.set("probe", probe.get());
     if (srv != null) {
       metrics.done.set(1);
       if (sum != null) srv.finish(a.metricsGrace);
