@@ -178,9 +178,6 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	case compare.Regressed:
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonRegressed
 		cond.Message = fmt.Sprintf("%s: %s", against, strings.Join(res.Flagged(compare.Regressed), "; "))
-		if m := res.Machine(); m != "" {
-			cond.Message += "; " + m
-		}
 	case compare.Suspect:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonSuspect
 		cond.Message = fmt.Sprintf("%s: worse than the threshold and significant, not yet over %d runs (Regressed then): %s", against, opts.Persistence,
@@ -189,8 +186,9 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonEnvironmentShifted
 		cond.Message = fmt.Sprintf("%s: the trials moved together with the control trial %s (the machine or cluster, not a trial): %s", against, res.Control,
 			strings.Join(res.Flagged(compare.EnvironmentShifted), "; "))
-		if m := res.Machine(); m != "" {
-			cond.Message = fmt.Sprintf("%s: the trials moved, and %s: %s", against, m, strings.Join(res.Flagged(compare.EnvironmentShifted), "; "))
+		if res.ProbeDecides {
+			cond.Message = fmt.Sprintf("%s: the trials moved together (the machine or cluster, not a trial): %s", against,
+				strings.Join(res.Flagged(compare.EnvironmentShifted), "; "))
 		}
 	case compare.NotJudged:
 		cond.Reason = ReasonCollectingBaseline
@@ -204,11 +202,20 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonNoRegressed
 		cond.Message = fmt.Sprintf("%s: within thresholds", against)
 	}
+	// Beside the verdict, what changed (a regression at an upgrade is the
+	// upgrade's) and what the machine probe found, ahead of the flagged metrics: a
+	// long message is cut from its end.
+	var lead []string
 	if len(changes) > 0 {
-		// Beside the verdict, what changed: a regression at an upgrade is the
-		// upgrade's.
-		cond.Message = names.Truncate(cond.Message+"; changed: "+strings.Join(changes, "; "), conditionMessageMax)
+		lead = append(lead, "changed: "+strings.Join(changes, "; "))
 	}
+	if m := res.Machine(); m != "" && res.Verdict != compare.NotJudged {
+		lead = append(lead, m)
+	}
+	if rest, ok := strings.CutPrefix(cond.Message, against+": "); ok && len(lead) > 0 {
+		cond.Message = against + ": " + strings.Join(lead, "; ") + "; " + rest
+	}
+	cond.Message = names.Truncate(cond.Message, conditionMessageMax)
 	switch res.Verdict {
 	case compare.Regressed:
 		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonRegressed, "%s", cond.Message)
@@ -218,6 +225,9 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	}
 	shifted := metav1.Condition{Type: serdebenchv1.ConditionEnvironmentShifted, ObservedGeneration: s.Generation, Status: metav1.ConditionFalse,
 		Reason: ReasonEnvironmentSteady, Message: against + ": the control trial did not move with the others beyond the thresholds"}
+	if res.ProbeDecides {
+		shifted.Message = against + ": not the environment's move; " + res.Machine()
+	}
 	switch res.Verdict {
 	case compare.EnvironmentShifted:
 		shifted.Status, shifted.Reason, shifted.Message = metav1.ConditionTrue, ReasonEnvironmentShifted, cond.Message

@@ -172,15 +172,18 @@ func Judge(history []Run, candidate Run, o Options) Result {
 		}
 		env := ctrl >= 0 && (cs[ctrl].suspect || cs[ctrl].regressed) && others > 0 && 2*with >= others
 		if byProbe {
-			// Every trial is judged on its own; when at least half of them moved, the
-			// move is theirs only if the probe shows the machine steady.
+			// Every trial is judged on its own. When at least half of them moved, the
+			// move is the machine's if the probe shows it slower; if the probe can
+			// show neither slower nor steady, it is the environment's only when two or
+			// more trials moved together (one trial's move is its own).
 			judged := 0
 			for _, c := range cs {
 				if c.judged {
 					judged++
 				}
 			}
-			env = !machineSteady && judged > 0 && 2*with >= judged
+			half := with > 0 && 2*with >= judged
+			env = half && (machineShifted || (!machineSteady && with >= 2))
 		}
 		for ti, c := range cs {
 			t := &out.Trials[ti]

@@ -53,10 +53,23 @@ type ProbePart struct {
 }
 
 // probeOf is a run's machine probe: each part's median over the rows that
-// measured it (NaN: none did).
+// measured it (NaN: none did). Each runtime's loop is its own (Go's JSON, the
+// JVM's Jackson): a run whose probes come from producers of two runtimes has
+// none a median could stand for.
 func probeOf(rows []report.Row) []float64 {
 	out := make([]float64, len(probeParts))
+	runtimes := map[string]bool{}
+	for _, r := range rows {
+		if r.Probe != nil {
+			producers, _, _ := strings.Cut(r.Runtime, "→")
+			runtimes[producers] = true
+		}
+	}
 	for i, part := range probeParts {
+		if len(runtimes) > 1 {
+			out[i] = math.NaN()
+			continue
+		}
 		var xs []float64
 		for _, r := range rows {
 			if r.Probe != nil && part.value(*r.Probe) > 0 {

@@ -84,3 +84,37 @@ func TestProbeNeedsItsBaseline(t *testing.T) {
 		t.Fatalf("probe decides %v, machine shifted %v: identical baseline probes know no noise", res.ProbeDecides, res.MachineShifted)
 	}
 }
+
+// TestProbeCannotTell: a probe too noisy to show the machine steady leaves one
+// trial's drop its own (Regressed): only two or more trials moving together are
+// the environment's then.
+func TestProbeCannotTell(t *testing.T) {
+	runs := probed(steady(7), 1)
+	for i := range runs[:5] {
+		for j := range runs[i] {
+			p := *runs[i][j].Probe
+			p.CPUNanosPerOp = int64(float64(p.CPUNanosPerOp) * (1 + 0.2*float64(i%3-1))) // ±20 %
+			runs[i][j].Probe = &p
+		}
+	}
+	for _, i := range []int{5, 6} {
+		runs[i][1].RecordsPerSecond *= 0.75 // protobuf alone
+	}
+	res, _ := Replay(runs, DefaultOptions)
+	if !res.ProbeDecides || res.MachineSteady || res.MachineShifted || res.Verdict != Regressed {
+		t.Fatalf("verdict %s, steady %v, shifted %v: want one trial's drop Regressed beside a probe that cannot tell; %s", res.Verdict, res.MachineSteady, res.MachineShifted, res.Machine())
+	}
+}
+
+// TestProbeOfOneRuntime: producers of two runtimes measure with loops of their
+// own; a run with both has no probe, and the control trial decides.
+func TestProbeOfOneRuntime(t *testing.T) {
+	runs := probed(steady(6), 1)
+	for i := range runs {
+		runs[i][0].Runtime, runs[i][1].Runtime = "go", "jvm→go"
+	}
+	res, _ := Replay(runs, DefaultOptions)
+	if res.ProbeDecides || res.Control == "" {
+		t.Fatalf("probe decides %v, control %q: a run of two runtimes' probes has none", res.ProbeDecides, res.Control)
+	}
+}
