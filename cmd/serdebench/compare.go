@@ -172,12 +172,9 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 	fmt.Fprintf(w, "relative to it) or the trial's own baseline; THIS RUN and LAST %d RUNS: the tested change with its one-sided bound in the worse\n", o.Persistence)
 	fmt.Fprintf(w, "direction at the confidence the Holm-corrected test faced (beyond 0 exactly when p < %.2f). Method: %s.\n", stats.Alpha, res.Method(o))
 	for _, p := range res.Probe {
-		shifted := "cannot tell"
-		switch {
-		case p.Shifted:
-			shifted = "SLOWER"
-		case p.Steady:
-			shifted = "steady"
+		shifted := p.Finding()
+		if p.Shifted {
+			shifted = strings.ToUpper(shifted) // the one a reader must not miss
 		}
 		fmt.Fprintf(w, "machine probe %s: %s %s against %s over %d runs, %s %% [%s, %s] at %.0f %%, p %s (slower, Holm): %s\n", p.Name,
 			num(p.Candidate, "%.0f"), p.Unit, num(p.Baseline, "%.0f"), p.BaselineRuns, num(p.ChangePercent, "%+.1f"), num(p.ChangeLowPercent, "%+.1f"),

@@ -143,6 +143,17 @@ func probeJudged(l stats.Level, cand float64, o Options) bool {
 	return l.Runs >= o.MinRuns && l.Spread > 0 && !math.IsNaN(cand)
 }
 
+// Finding is the part's finding in words: "slower", "steady" or "cannot tell".
+func (p ProbePart) Finding() string {
+	switch {
+	case p.Shifted:
+		return "slower"
+	case p.Steady:
+		return "steady"
+	}
+	return "cannot tell"
+}
+
 // Machine says what the machine probe found, for conditions and events: each
 // part's change and whether it was slower ("" when the probe did not decide).
 func (r Result) Machine() string {
@@ -151,14 +162,7 @@ func (r Result) Machine() string {
 	}
 	parts := make([]string, 0, len(r.Probe))
 	for _, p := range r.Probe {
-		word := "cannot tell"
-		switch {
-		case p.Shifted:
-			word = "slower"
-		case p.Steady:
-			word = "steady"
-		}
-		parts = append(parts, fmt.Sprintf("%s %+.1f %%, at most %+.1f %% (%s)", p.Name, p.ChangePercent, p.UpperPercent, word))
+		parts = append(parts, fmt.Sprintf("%s %+.1f %%, at most %+.1f %% (%s)", p.Name, p.ChangePercent, p.UpperPercent, p.Finding()))
 	}
 	what := "cannot tell whether the machine moved"
 	switch {

@@ -5,9 +5,9 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
+
+	"github.com/serdebench/serdebench/internal/testing/cpuload"
 )
 
 // TestMeasure: on this machine, a temporary directory and a real listener, every
@@ -66,18 +66,9 @@ func TestCPUSeesABusyMachine(t *testing.T) {
 			t.Fatal(err)
 		}
 		quiet = append(quiet, q)
-		var stop atomic.Bool
-		var wg sync.WaitGroup
-		for range 3 * runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for n := 0; !stop.Load(); n++ {
-					_ = n * n
-				}
-			})
-		}
+		stop := cpuload.Spin(3 * runtime.GOMAXPROCS(0))
 		b, err := CPU()
-		stop.Store(true)
-		wg.Wait()
+		stop()
 		if err != nil {
 			t.Fatal(err)
 		}
