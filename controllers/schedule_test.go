@@ -127,6 +127,9 @@ func completeRun(t *testing.T, clk *clocktesting.FakeClock, ns, schedule string,
 		}
 		return false, nil
 	})
+	// The scheduler records the run active before it sees it end (below): a later
+	// due time it met with the run still active would be skipped (Forbid).
+	waitActive(t, ns, schedule, x.Name, true)
 	res := &serdebenchv1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: x.Name},
 		Experiment: serdebenchv1.ExperimentSnapshot{Name: x.Name, UID: string(x.UID), Spec: x.Spec}, Environment: env, Trials: trials}
 	if err := k8s.Create(context.Background(), res); err != nil {
@@ -134,7 +137,20 @@ func completeRun(t *testing.T, clk *clocktesting.FakeClock, ns, schedule string,
 	}
 	x.Status.ResultRef = &corev1.LocalObjectReference{Name: res.Name}
 	finish(t, &x, serdebenchv1.StageSucceeded)
+	waitActive(t, ns, schedule, x.Name, false)
 	return x.Name
+}
+
+// waitActive waits until the schedule's status lists run as active (or no longer
+// does). A test moves its fake clock to the next due time only once the scheduler
+// has seen the run end: a due time it meets while its cache still shows the
+// run active is skipped under Forbid, and on a loaded machine that cache lags.
+func waitActive(t *testing.T, ns, schedule, run string, active bool) {
+	t.Helper()
+	waitFor(t, 10*time.Second, fmt.Sprintf("%s active=%t in %s's status", run, active, schedule), func() (bool, error) {
+		got := getSchedule(t, ns, schedule).Status.Active
+		return slices.Contains(got, run) == active, fmt.Errorf("active %v", got)
+	})
 }
 
 // finish sets a run's outcome as the experiment controller would.
@@ -191,6 +207,7 @@ func TestSchedule(t *testing.T) {
 
 	// Finished, then three due times pass at once: one run, two counted missed.
 	finish(t, &first, serdebenchv1.StageSucceeded)
+	waitActive(t, ns, "nightly", first.Name, false)
 	advanceTo(25)
 	runs(2, "the latest due run after missed ones")
 	waitFor(t, 10*time.Second, "missed runs counted", func() (bool, error) {
