@@ -120,6 +120,49 @@ test-kafka-previous: test-deps ## The broker suites again on the previous Kafka 
 	  go test -count=1 -timeout 20m -v -run '$(PREVIOUS_KAFKA_TESTS)' ./internal/cli/runner/ ./workers/kafkaconn/ 2>&1 | tee .state/test-kafka-previous.log | \
 	  grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)' || { hack/failures.sh .state/test-kafka-previous.log; exit 1; }
 
+# The upgrade replay: the nightly sample's experiment on a broker of the previous
+# Kafka line (its own, port 9292), then on the current one (kafka-up's), judged by
+# compare with the sample's options (cmd/serdebench's TestUpgradeReplay). REPLAY_ENV
+# sets its length: short in make test, the sample as written in upgrade-replay.
+REPLAY_ENV ?=
+define replay
+	mkdir -p .state
+	export KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT); \
+	  trap 'hack/kafka/kafka.sh down' EXIT; trap 'exit 130' INT TERM; \
+	  hack/kafka/kafka.sh up || exit 1; \
+	  SERDEBENCH_KAFKA_PREVIOUS=127.0.0.1:$$KAFKA_PORT SERDEBENCH_KAFKA_PREVIOUS_VERSION=$$KAFKA_VERSION SERDEBENCH_KAFKA=127.0.0.1:9092 \
+	  SERDEBENCH_KAFKA_VERSION=$(KAFKA_CURRENT) $(REPLAY_ENV) go test -tags replay -count=1 -timeout $(1) -v -run '^TestUpgradeReplay$$' ./cmd/serdebench/ 2>&1 | \
+	  tee .state/$(2).log | grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^    replay_test.go|^\s*\|' || { hack/failures.sh .state/$(2).log; exit 1; }
+endef
+
+.PHONY: test-upgrade-replay
+test-upgrade-replay: kafka-up ## A short upgrade replay: the nightly sample's experiment, 3 runs on the previous Kafka line then 2 on the current, judged by compare (never EnvironmentShifted).
+	$(call replay,10m,test-upgrade-replay)
+
+.PHONY: upgrade-replay
+upgrade-replay: REPLAY_ENV = SERDEBENCH_REPLAY_FULL=1 SERDEBENCH_REPLAY_BEFORE=$(REPLAY_BEFORE) SERDEBENCH_REPLAY_AFTER=$(REPLAY_AFTER)
+upgrade-replay: kafka-up ## The upgrade replay at full length: the nightly sample as written, REPLAY_BEFORE (5) runs on the previous Kafka line, REPLAY_AFTER (3) on the current; its table in .state/artifacts/upgrade-replay.md (docs/schedules.md).
+	$(call replay,300m,upgrade-replay)
+
+REPLAY_BEFORE ?= 5
+REPLAY_AFTER  ?= 3
+
+# The nightly replay (cmd/serdebench's TestNightlyReplay): the nightly sample run
+# unchanged NIGHTS times on kafka-up's broker, kept in a directory named by the
+# sample's experiment template (a later call runs only the nights missing), then judged as the
+# schedule judges: false alarms, each trial's between-night spread, and the
+# smallest planted drop found within 3 nights (docs/schedules.md). NIGHTLY_SHORT=1
+# runs 5 s windows instead of the sample's (a quick look, not the figures).
+NIGHTS        ?= 20
+NIGHTLY_SHORT ?=
+NIGHTLY_DIR   := $(CURDIR)/.state/nightly-replay/$(shell sed -n '/experimentTemplate:/,$$p' config/samples/nightly-schedule.yaml | sha256sum | cut -c1-12)$(if $(NIGHTLY_SHORT),-short)
+
+.PHONY: nightly-replay
+nightly-replay: kafka-up ## The nightly sample's measured between-night spread and the smallest drop it finds in 3 nights: NIGHTS (20) unchanged runs, resumable; its table in .state/artifacts/nightly-replay.md.
+	SERDEBENCH_KAFKA=127.0.0.1:9092 SERDEBENCH_KAFKA_VERSION=$(KAFKA_CURRENT) SERDEBENCH_REPLAY_NIGHTS=$(NIGHTS) SERDEBENCH_REPLAY_DIR=$(NIGHTLY_DIR) \
+	  $(if $(NIGHTLY_SHORT),,SERDEBENCH_REPLAY_FULL=1) go test -tags replay -count=1 -timeout 600m -v -run '^TestNightlyReplay$$' ./cmd/serdebench/ 2>&1 | \
+	  tee .state/nightly-replay.log | grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^    replay_test.go|^\s*\|' || { hack/failures.sh .state/nightly-replay.log; exit 1; }
+
 .PHONY: test
 test: ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apiserver/etcd), a short fuzz run, the calibration, then the e2e suite on a real cluster; then each stage's time.
 	@mkdir -p .state && rm -f .state/stage-times.tsv
@@ -128,6 +171,8 @@ test: ## Unit, integration and envtest suites (real Kafka, Prometheus, kube-apis
 	@# The two version stages check different parts (the API server's rules, the broker's
 	@# protocol) and mostly wait on them: they run side by side (each keeps its own log).
 	@hack/stage.sh k8s-oldest+kafka-previous $(MAKE) --no-print-directory -j2 --output-sync=line test-envtest-oldest test-kafka-previous
+	@# Alone: its verdict must not see another stage's load come or go between runs.
+	@hack/stage.sh upgrade-replay $(MAKE) --no-print-directory test-upgrade-replay
 	@# The cluster is up during the calibration, as it is after `make demo`: anything the
 	@# calibration leaves on the host then fails the cluster's own check in `make down`.
 	@hack/stage.sh stack sh -c 'hack/stack/stack.sh up >/dev/null'
@@ -214,8 +259,8 @@ bench: build kafka-up registry-up envtest-assets ## Codec micro-benchmarks, prod
 .PHONY: lint
 lint: $(GOLANGCI_LINT) verify-generated ## gofmt, go vet, golangci-lint, and generated files up to date.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
-	go vet -tags e2e,calibration $(GO_PACKAGES)
-	$(GOLANGCI_LINT) run --build-tags e2e,calibration $(GO_PACKAGES)
+	go vet -tags e2e,calibration,replay $(GO_PACKAGES)
+	$(GOLANGCI_LINT) run --build-tags e2e,calibration,replay $(GO_PACKAGES)
 
 GENERATED_TREES := api config/crd config/rbac config/azure workers/payload $(CHART)/files $(CHART)/README.md
 tree_hash = find $(GENERATED_TREES) -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum

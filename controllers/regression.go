@@ -29,6 +29,10 @@ const (
 	// ReasonSuspect: a metric breached for the first time (fewer consecutive runs
 	// than persistenceRuns): shown, not alerted.
 	ReasonSuspect = "Suspect"
+	// ReasonImproved (Regressed=False, Normal event): a metric was better than its
+	// threshold in persistenceRuns consecutive runs, significantly, and none is
+	// worse.
+	ReasonImproved = "Improved"
 	// ReasonEnvironmentShifted (Regressed=False, EnvironmentShifted=True, Warning
 	// event): the trials moved together with the control trial.
 	ReasonEnvironmentShifted = "EnvironmentShifted"
@@ -114,7 +118,7 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	candidate, candidateVersions := report.ResultRows(latestResult), compare.VersionsOf(latestResult.Environment)
 	meta.SetStatusCondition(&s.Status.Conditions, windowCondition(s, latest.Name, latestResult))
 	b := s.Spec.Baseline
-	opts := optionsOf(s)
+	opts := compare.ScheduleOptions(&s.Spec)
 	var baselines [][]report.Row
 	var baselineNames []string
 	var versions []compare.Versions // the baselines', oldest first
@@ -182,6 +186,10 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonSuspect
 		cond.Message = fmt.Sprintf("%s: worse than the threshold and significant, not yet over %d runs (Regressed then): %s", against, opts.Persistence,
 			strings.Join(res.Flagged(compare.Suspect), "; "))
+	case compare.Improved:
+		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonImproved
+		cond.Message = fmt.Sprintf("%s: better than the threshold over %d runs, significantly: %s", against, opts.Persistence,
+			strings.Join(res.Flagged(compare.Improved), "; "))
 	case compare.EnvironmentShifted:
 		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonEnvironmentShifted
 		cond.Message = fmt.Sprintf("%s: the trials moved together with the control trial %s (the machine or cluster, not a trial): %s", against, res.Control,
@@ -222,6 +230,9 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 	case compare.EnvironmentShifted:
 		// Not a trial's regression, and not nothing: every trial moved.
 		r.Recorder.Eventf(s, corev1.EventTypeWarning, ReasonEnvironmentShifted, "%s", cond.Message)
+	case compare.Improved:
+		// Not an alert, and not nothing: a Normal event says what got faster.
+		r.Recorder.Eventf(s, corev1.EventTypeNormal, ReasonImproved, "%s", cond.Message)
 	}
 	shifted := metav1.Condition{Type: serdebenchv1.ConditionEnvironmentShifted, ObservedGeneration: s.Generation, Status: metav1.ConditionFalse,
 		Reason: ReasonEnvironmentSteady, Message: against + ": the control trial did not move with the others beyond the thresholds"}
@@ -273,16 +284,6 @@ func changesOf(versions []compare.Versions, baselineNames []string) []string {
 // image list or a CPU model is the workers' to say.
 const maxChangeLength = 1024
 
-// optionsOf are a schedule's comparison options.
-func optionsOf(s *serdebenchv1.SerializationSchedule) compare.Options {
-	th, b := s.Spec.Thresholds, s.Spec.Baseline
-	return compare.Options{
-		Thresholds: compare.Thresholds{ThroughputDropPercent: float64(th.ThroughputDropPercent),
-			P99RisePercent: float64(th.P99RisePercent), SerializeRisePercent: float64(th.SerializeRisePercent)},
-		BaselineRuns: int(b.Runs), MinRuns: int(b.MinRuns), Persistence: int(s.Spec.PersistenceRuns),
-	}
-}
-
 // writeComparison patches the candidate result's comparison block and returns the
 // result as the API server stored it.
 func (r *ScheduleReconciler) writeComparison(ctx context.Context, s *serdebenchv1.SerializationSchedule, result string, baselines []string, res compare.Result,
@@ -320,7 +321,8 @@ func comparisonOf(s *serdebenchv1.SerializationSchedule, baselines []string, res
 				ChangePercent: comparisonFigure(m.ChangePercent), ChangeLowPercent: comparisonFigure(m.ChangeLowPercent), ChangeHighPercent: comparisonFigure(m.ChangeHighPercent),
 				ChangeConfidencePermille: int32(math.Floor(1000 * m.ChangeConfidence)), ControlChangePercent: comparisonFigure(m.ControlChangePercent),
 				PValue: comparisonP(m.P), StreakRuns: int32(m.StreakRuns), StreakChangePercent: comparisonFigure(m.StreakChangePercent), StreakPValue: comparisonP(m.StreakP),
-				Tested: comparisonTest(m.Tested), Streak: comparisonTest(m.Streak), Verdict: m.Verdict, Regressed: m.Regressed()}
+				Tested: comparisonTest(m.Tested), Streak: comparisonTest(m.Streak), Improvement: comparisonTest(m.Improvement), Verdict: m.Verdict,
+				Regressed: m.Regressed()}
 			tc.Metrics = append(tc.Metrics, mc)
 		}
 		out.Trials = append(out.Trials, tc)

@@ -19,6 +19,8 @@ const (
 	Kind = "SerializationExperiment"
 	// ResultKind is the result's kind.
 	ResultKind = "SerializationResult"
+	// ScheduleKind is the schedule's kind.
+	ScheduleKind = "SerializationSchedule"
 )
 
 var (

@@ -16,7 +16,7 @@ import (
 // +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.recommendation.best`,description="Each payload's recommended trial by spec.objective; ? marks one only ahead so far (inconclusive)"
 // +kubebuilder:printcolumn:name="Rec/s",type=integer,JSONPath=`.summary.fastestRecordsPerSecond`,description="The highest records/s of any trial"
 // +kubebuilder:printcolumn:name="Lost",type=integer,JSONPath=`.summary.lostRecords`
-// +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.comparison.verdict`,description="Against its schedule's baseline: Within, Suspect, Regressed, EnvironmentShifted or NotJudged"
+// +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.comparison.verdict`,description="Against its schedule's baseline: Within, Improved, Suspect, Regressed, EnvironmentShifted or NotJudged"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type SerializationResult struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -246,7 +246,7 @@ type ResultComparison struct {
 	// PersistenceRuns that were applied.
 	// +optional
 	PersistenceRuns int32 `json:"persistenceRuns,omitempty"`
-	// Verdict is the most severe of the trials': NotJudged, Within,
+	// Verdict is the most severe of the trials': NotJudged, Within, Improved,
 	// EnvironmentShifted, Suspect or Regressed.
 	// +optional
 	Verdict ComparisonVerdict `json:"verdict,omitempty"`
@@ -280,15 +280,19 @@ type ResultComparison struct {
 }
 
 // ComparisonVerdict is what a metric, trial or run came to against its baseline.
-// +kubebuilder:validation:Enum=NotJudged;Within;EnvironmentShifted;Suspect;Regressed
+// +kubebuilder:validation:Enum=NotJudged;Within;Improved;EnvironmentShifted;Suspect;Regressed
 type ComparisonVerdict string
 
 // Verdicts, from the least to the most severe.
 const (
 	// VerdictNotJudged: fewer baseline runs than baseline.minRuns, or no value.
 	VerdictNotJudged ComparisonVerdict = "NotJudged"
-	// VerdictWithin: no breach.
+	// VerdictWithin: no breach, and no lasting improvement.
 	VerdictWithin ComparisonVerdict = "Within"
+	// VerdictImproved: better than the threshold over persistenceRuns consecutive
+	// runs, their mean significantly better (Regressed's mirror); less severe than
+	// any worse verdict, so one improved metric never hides another's breach.
+	VerdictImproved ComparisonVerdict = "Improved"
 	// VerdictEnvironmentShifted: worse beyond the threshold, but together with the
 	// control trial, which moved too: the machine or the cluster, not the trial.
 	VerdictEnvironmentShifted ComparisonVerdict = "EnvironmentShifted"
@@ -373,11 +377,18 @@ type MetricComparison struct {
 	// +optional
 	Tested *ComparisonTest `json:"tested,omitempty"`
 	// Streak is the test of the last persistenceRuns runs' mean, as it was made
-	// (absent before that many runs, and with persistenceRuns 1): what a
-	// Regressed verdict rests on.
+	// (absent before that many runs; with persistenceRuns 1, this run alone): what
+	// a Regressed verdict rests on.
 	// +optional
 	Streak *ComparisonTest `json:"streak,omitempty"`
-	// Verdict is NotJudged, Within, EnvironmentShifted, Suspect or Regressed.
+	// Improvement is the test of the same runs' mean in the better direction, its
+	// own Holm family (absent where Streak is): what an Improved verdict rests on.
+	// Its bound is on the other side of Streak's: the change is at least
+	// BoundPercent where higher is better (records/s), at most it where lower is.
+	// +optional
+	Improvement *ComparisonTest `json:"improvement,omitempty"`
+	// Verdict is NotJudged, Within, Improved, EnvironmentShifted, Suspect or
+	// Regressed.
 	// +optional
 	Verdict ComparisonVerdict `json:"verdict,omitempty"`
 	// Regressed says the verdict is Regressed.
@@ -397,9 +408,10 @@ const (
 )
 
 // ComparisonTest is a verdict's test as it was made: the change on the tested
-// scale, and its one-sided bound in the worse direction at the confidence the
-// Holm-corrected test faced (1 − 0.05·p/pHolm), so the bound is beyond zero
-// exactly when the corrected test finds the metric worse.
+// scale, and its one-sided bound in the direction tested (the worse one; the
+// better one for an improvement) at the confidence the Holm-corrected test faced
+// (1 − 0.05·p/pHolm), so the bound is beyond zero exactly when the corrected
+// test finds the metric worse (better).
 type ComparisonTest struct {
 	// Runs is how many runs' mean was tested: 1, or persistenceRuns for a streak.
 	Runs int32 `json:"runs"`
@@ -408,8 +420,9 @@ type ComparisonTest struct {
 	TestedOn TestedOn `json:"testedOn"`
 	// ChangePercent is the tested change.
 	ChangePercent string `json:"changePercent"`
-	// BoundPercent bounds it at ConfidencePermille, one-sided: the change is at
-	// most this where higher is better (records/s), at least it where lower is.
+	// BoundPercent bounds it at ConfidencePermille, one-sided: in tested and
+	// streak, the change is at most this where higher is better (records/s), at
+	// least it where lower is; in improvement, the other way round.
 	// +optional
 	BoundPercent string `json:"boundPercent,omitempty"`
 	// ConfidencePermille is the bound's confidence, in ‰.

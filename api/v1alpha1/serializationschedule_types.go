@@ -127,7 +127,8 @@ type SerializationScheduleSpec struct {
 	// +optional
 	Baseline Baseline `json:"baseline,omitempty"`
 
-	// Thresholds are the changes that count as a regression.
+	// Thresholds are the changes that count as a regression; the same changes the
+	// other way count as an improvement.
 	// +kubebuilder:default={}
 	// +optional
 	Thresholds RegressionThresholds `json:"thresholds,omitempty"`
@@ -135,6 +136,7 @@ type SerializationScheduleSpec struct {
 	// PersistenceRuns is how many consecutive runs must breach a threshold before
 	// the metric is Regressed (and alerted); a first breach is Suspect, shown in
 	// the condition and the result but not alerted. 1 alerts at once. Default 2.
+	// As many runs better than the threshold make it Improved.
 	// +kubebuilder:default=2
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/serdebench/serdebench/internal/cli/experiment"
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/stats"
@@ -16,7 +17,7 @@ import (
 
 func compareCmd() *cobra.Command {
 	var f clusterFlags
-	var output, control string
+	var output, control, schedule string
 	o := compare.DefaultOptions
 	c := &cobra.Command{
 		Use:   "compare RUN... CANDIDATE",
@@ -29,7 +30,10 @@ func compareCmd() *cobra.Command {
 			"its change from their center with the 95 % interval Student's t gives one more run. A metric breaches when the " +
 			"change is worse than its threshold and its one-sided p, Holm-corrected over every trial and metric, is below 0.05 " +
 			"(and, beside the control trial, relative to the control too). Every earlier run is judged the same way in turn, so " +
-			"a breach that persists over --persistence runs is Regressed; a first breach is Suspect (shown, exit 0). " +
+			"a breach that persists over --persistence runs is Regressed; a first breach is Suspect (shown, exit 0). Its mirror is " +
+			"Improved (exit 0): each of those runs better than the threshold the other way and their mean significantly better " +
+			"(Holm-corrected on its own), unless the environment gained with it (the control trial, or a faster machine probe); " +
+			"one better run alone is Within. " +
 			"When the control trial breached and the others moved with it, the metric is EnvironmentShifted (its own exit code): the machine " +
 			"changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.\n\n" +
 			"Where what the runs recorded beside their spec changed — the Kafka release, the Kubernetes version, the worker image, " +
@@ -40,12 +44,19 @@ func compareCmd() *cobra.Command {
   serdebench compare night-*.json
   # A CI gate against a release's runs: fail at the first breach
   serdebench compare release/run-1.json release/run-2.json release/run-3.json pr.json --persistence 1
+  # Local runs of a schedule's experiment, judged as the schedule judges them
+  serdebench compare --schedule nightly-schedule.yaml night-*.json
   # Results in the cluster
   serdebench compare -n kafka-bench nightly-29378400 nightly-29379840 nightly-29381280 nightly-29382720`,
 		Args: positional(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := outputOneOf(output, "table", "json"); err != nil {
 				return err
+			}
+			if schedule != "" {
+				if err := scheduleOptions(cmd, schedule, &o); err != nil {
+					return err
+				}
 			}
 			runs := make([][]report.Row, len(args))
 			versions := make([]compare.Versions, len(args))
@@ -109,7 +120,32 @@ func compareCmd() *cobra.Command {
 	c.Flags().IntVar(&o.MinRuns, "min-runs", o.MinRuns, "the fewest earlier runs a metric is judged with")
 	c.Flags().IntVar(&o.Persistence, "persistence", o.Persistence, "consecutive breaching runs before a metric is Regressed (1: at once)")
 	c.Flags().StringVar(&control, "control", "", "the control trial, by name (default: the candidate's first trial)")
+	c.Flags().StringVar(&schedule, "schedule", "", "a SerializationSchedule file: judge with its thresholds, baseline and persistence "+
+		"(as it judges its runs; serdebench run -f on it runs its template), the flags above set explicitly overriding them")
 	return c
+}
+
+// scheduleOptions sets o from the schedule file's spec, except for the options
+// the command line sets explicitly.
+func scheduleOptions(cmd *cobra.Command, path string, o *compare.Options) error {
+	s, err := experiment.LoadSchedule(path)
+	if err != nil {
+		return usage(fmt.Errorf("--schedule: %w", err))
+	}
+	from := compare.ScheduleOptions(&s.Spec)
+	for flag, set := range map[string]func(){
+		"throughput-drop-percent": func() { o.Thresholds.ThroughputDropPercent = from.Thresholds.ThroughputDropPercent },
+		"p99-rise-percent":        func() { o.Thresholds.P99RisePercent = from.Thresholds.P99RisePercent },
+		"serialize-rise-percent":  func() { o.Thresholds.SerializeRisePercent = from.Thresholds.SerializeRisePercent },
+		"baseline-runs":           func() { o.BaselineRuns = from.BaselineRuns },
+		"min-runs":                func() { o.MinRuns = from.MinRuns },
+		"persistence":             func() { o.Persistence = from.Persistence },
+	} {
+		if !cmd.Flags().Changed(flag) {
+			set()
+		}
+	}
+	return nil
 }
 
 // controlKey is the key of the candidate's trial named name.
@@ -155,8 +191,8 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 				on = m.Tested.On()
 			}
 			streak := "-"
-			if m.Streak != nil {
-				streak = fmt.Sprintf("%s p %s", test(m.Streak), num(m.Streak.P, "%.3f"))
+			if st := m.StreakTest(); st != nil {
+				streak = fmt.Sprintf("%s p %s", test(st), num(st.P, "%.3f"))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, m.Name, m.Unit, m.BaselineRuns,
 				num(m.Baseline, "%.2f"), num(m.SpreadPercent, "%.1f"), num(m.Candidate, "%.2f"), num(m.ChangePercent, "%+.1f"), ci,
@@ -170,7 +206,8 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 	fmt.Fprintf(w, "(standard deviation of their logarithms). CHANGE: the candidate's from BASELINE, with the interval of the level's change at %.0f %%\n", 100*stats.Confidence)
 	fmt.Fprintf(w, "(Student's t, one more run, two-sided: descriptive). The verdicts rest on the tests: TESTED ON the control trial of each run (the change\n")
 	fmt.Fprintf(w, "relative to it) or the trial's own baseline; THIS RUN and LAST %d RUNS: the tested change with its one-sided bound in the worse\n", o.Persistence)
-	fmt.Fprintf(w, "direction at the confidence the Holm-corrected test faced (beyond 0 exactly when p < %.2f). Method: %s.\n", stats.Alpha, res.Method(o))
+	fmt.Fprintf(w, "direction (LAST %d RUNS of an Improved metric: its test in the better direction) at the confidence the Holm-corrected test\n", o.Persistence)
+	fmt.Fprintf(w, "faced (beyond 0 exactly when p < %.2f). Method: %s.\n", stats.Alpha, res.Method(o))
 	for _, p := range res.Probe {
 		shifted := p.Finding()
 		if p.Shifted {

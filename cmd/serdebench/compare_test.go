@@ -164,3 +164,66 @@ trials:
 		t.Fatalf("exit %d: %v\n%s", exitCode(err), err, out)
 	}
 }
+
+// TestCompareImproved: one trial 25 % faster on two runs in a row, relative to
+// the control, is Improved: exit 0 (a gate passes), the row says so beside the
+// improvement's own test (its bound on the better side), and the JSON carries
+// that test.
+func TestCompareImproved(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, protobufRate int) string {
+		doc := fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationResult
+metadata: {name: %s}
+trials:
+  - {name: t000-json-1176b, codec: json, schema: business-record, sizeBytes: 1176, recordsPerSecond: 40000, serializeNanosPerRecord: 4700, endToEndMicros: {p99: 20000}, settings: {mode: batch, acks: "1"}}
+  - {name: t001-protobuf-1176b, codec: protobuf, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 1500, endToEndMicros: {p99: 8000}, settings: {mode: batch, acks: "1"}}
+`, name, protobufRate)
+		path := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var runs []string
+	for i, rate := range []int{150000, 147000, 153000, 149000, 151000} {
+		runs = append(runs, write(fmt.Sprintf("run%d", i), rate))
+	}
+	runs = append(runs, write("faster", 187000), write("again", 188000))
+	out, err := execute(append([]string{"compare"}, runs...)...)
+	if err != nil {
+		t.Fatalf("exit %d: %v\n%s", exitCode(err), err, out)
+	}
+	improved := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "t001-protobuf-1176b") && strings.HasSuffix(strings.TrimSpace(l), "Improved") {
+			improved++
+			if !strings.Contains(l, "(≥ +") {
+				t.Errorf("the Improved row does not print the improvement's bound: %s", l)
+			}
+		}
+	}
+	if improved != 1 || !strings.Contains(out, "Improved: each of them better than the threshold") {
+		t.Fatalf("table:\n%s", out)
+	}
+	out, err = execute(append([]string{"compare", "-o", "json"}, runs...)...)
+	if err != nil || !strings.Contains(out, `"verdict": "Improved"`) || !strings.Contains(out, `"improvement": {`) {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	// --schedule judges with the schedule's options (the sample's: 10 baseline
+	// runs, throughput −5 %); a flag set explicitly overrides its one.
+	const sample = "../../config/samples/nightly-schedule.yaml"
+	for args, want := range map[string]string{"": "tested against up to 10 earlier runs", "--baseline-runs=4": "tested against up to 4 earlier runs"} {
+		cmd := append([]string{"compare", "--schedule", sample, "-o", "json"}, runs...)
+		if args != "" {
+			cmd = append(cmd, args)
+		}
+		out, err := execute(cmd...)
+		if err != nil || !strings.Contains(out, want) || !strings.Contains(out, `"verdict": "Improved"`) {
+			t.Fatalf("--schedule %s: %v, want %q\n%s", args, err, want, out)
+		}
+	}
+	if _, err := execute(append([]string{"compare", "--schedule", "../../config/samples/thesis-batch.yaml"}, runs...)...); exitCode(err) != exitUsage {
+		t.Fatalf("--schedule of an experiment file: exit %d (%v), want a usage error", exitCode(err), err)
+	}
+}

@@ -105,7 +105,7 @@ func validateCmd() *cobra.Command {
 		},
 	}
 	f.bind(c)
-	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
+	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON; or a schedule's, for its template)")
 	c.Flags().StringVar(&noiseFrom, "noise-from", "", "a previous result with repetitions whose noise to plan with")
 	required(c, "file")
 	return c
@@ -122,7 +122,8 @@ func runCmd() *cobra.Command {
 		Long: "Runs the experiment file's trials one after another against a broker, without Kubernetes: the file is " +
 			"checked as the API server would admit it (serdebench validate), each trial gets a topic of its own, its " +
 			"producers and consumers run in this process, and the table (or -o json / csv) follows. spec.faults runs " +
-			"on the local rig (root; docs/faults.md).\n\n" +
+			"on the local rig (root; docs/faults.md). A SerializationSchedule file runs once: the experiment its " +
+			"template makes (serdebench compare --schedule judges such runs with its options).\n\n" +
 			exitHelp(exitOK, exitError, exitUsage, exitInterrupted),
 		Example: `  # The thesis's batch test against a broker on this machine
   serdebench run -f config/samples/thesis-batch.yaml
@@ -248,7 +249,7 @@ func runCmd() *cobra.Command {
 			return werr
 		},
 	}
-	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
+	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON; or a schedule's, for its template)")
 	c.Flags().StringVar(&bootstrap, "bootstrap", "", "Kafka bootstrap servers (default: spec.kafka.bootstrapServers, else "+defaultBootstrap+")")
 	c.Flags().StringVar(&schemaRegistry, "schema-registry", "", "the schema registry's Confluent-compatible API for the /registry codecs (default: spec.kafka.schemaRegistry.url)")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table (fits 120 columns), wide (every column), json or csv")

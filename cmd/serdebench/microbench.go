@@ -104,7 +104,7 @@ func microbenchCmd() *cobra.Command {
 			return microbench.Table(out, rows)
 		},
 	}
-	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON)")
+	c.Flags().StringVarP(&file, "file", "f", "", "experiment file (YAML or JSON; or a schedule's, for its template)")
 	c.Flags().StringVar(&e2eFile, "e2e", "", "end-to-end results to compare with: serdebench run -o json output, or a SerializationResult (YAML or JSON)")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
 	c.Flags().DurationVar(&benchTime, "benchtime", 500*time.Millisecond, "time per measured operation and case")

@@ -9,3 +9,8 @@ import _ "embed" // for go:embed
 //
 //go:embed bases/serdebench.io_serializationexperiments.yaml
 var SerializationExperiments []byte
+
+// SerializationSchedules is the SerializationSchedule CRD.
+//
+//go:embed bases/serdebench.io_serializationschedules.yaml
+var SerializationSchedules []byte

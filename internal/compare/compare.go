@@ -14,9 +14,14 @@
 // last Persistence runs worse than the threshold, and their mean significant
 // against the runs before them. The runs of that streak are never part of its
 // baseline, whatever they showed, so the test is not biased by having picked them.
+// The mirror of Regressed is Improved: each of the same runs better than the
+// threshold, and their mean significant the other way, Holm-corrected in a
+// family of its own. One good run alone is Within: unlike a first breach, a
+// first gain needs no watching.
 // Every trial beside a control trial of the same run is tested relative to it:
 // when the control breached and the others moved with it, the metric is
-// EnvironmentShifted, not regressed.
+// EnvironmentShifted, not regressed; when it gained with them, the gain is the
+// environment's, not Improved.
 package compare
 
 import (
@@ -88,12 +93,16 @@ type Verdict = v1alpha1.ComparisonVerdict
 const (
 	NotJudged          = v1alpha1.VerdictNotJudged
 	Within             = v1alpha1.VerdictWithin
+	Improved           = v1alpha1.VerdictImproved
 	EnvironmentShifted = v1alpha1.VerdictEnvironmentShifted
 	Suspect            = v1alpha1.VerdictSuspect
 	Regressed          = v1alpha1.VerdictRegressed
 )
 
-var severity = []Verdict{NotJudged, Within, EnvironmentShifted, Suspect, Regressed}
+// severity orders the verdicts for a trial's and a run's roll-up: a trial with
+// one metric Improved and the rest Within is Improved, and any worse verdict of
+// another metric outweighs the improvement (a gate must not miss it).
+var severity = []Verdict{NotJudged, Within, Improved, EnvironmentShifted, Suspect, Regressed}
 
 func worse(a, b Verdict) Verdict {
 	if slices.Index(severity, b) > slices.Index(severity, a) {

@@ -38,11 +38,17 @@ func Judge(history []Run, candidate Run, o Options) Result {
 		out.Excluded = append(out.Excluded, from+i)
 		probes[i] = nil
 	}
-	// The machine probe, where the runs carry it, is the control: the trials are
-	// each tested on their own, and the environment moved only when the probe did.
-	var byProbe, machineShifted, machineSteady bool
-	out.Probe, byProbe, machineShifted, machineSteady = judgeProbe(probes, candidate.probe, o)
-	out.MachineShifted, out.MachineSteady, out.ProbeDecides = machineShifted, machineSteady, byProbe
+	// The machine probe, where the runs carry it and it can tell (the machine
+	// shown slower, faster, or neither), is the control: the trials are each
+	// tested on their own, and the environment moved only when the probe did. A
+	// probe that cannot tell leaves the control trial to decide: trials tested on
+	// their own level carry every move the machine makes, and on unchanged nights
+	// those moves, shown or not by the trials, would alarm (TestNightlyWithProbe).
+	var mach machine
+	out.Probe, mach = judgeProbe(probes, candidate.probe, o)
+	byProbe := mach.decides && (mach.shifted || mach.steady || mach.faster)
+	out.MachineShifted, out.MachineSteady, out.ProbeDecides = mach.shifted, mach.steady, byProbe
+	out.MachineFaster, out.MachineNotFaster = mach.faster, mach.notFaster
 	for _, k := range baseKeys {
 		if _, ok := cand[k]; !ok {
 			out.Missing = append(out.Missing, baseName[k])
@@ -89,7 +95,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 		return own, rel
 	}
 	cells := make([][]cell, len(metrics))
-	var single, joint []float64
+	var single, joint, improve []float64
 	for mi, m := range metrics {
 		own, rel := make([]stats.Level, len(matched)), make([]stats.Level, len(matched))
 		cs := make([]cell, len(matched))
@@ -118,7 +124,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			c.abs = c.own.ShiftOf(c.x)
 			c.single, c.joint = c.scale.ShiftOf(c.test[len(c.test)-1]), c.scale.ShiftOf(c.test...)
 			c.judged = c.own.Runs >= o.MinRuns && c.scale.Runs >= o.MinRuns && !math.IsNaN(c.abs.Percent) && !math.IsNaN(c.single.Percent)
-			c.pSingle, c.pJoint = math.NaN(), math.NaN()
+			c.pSingle, c.pJoint, c.pGain = math.NaN(), math.NaN(), math.NaN()
 			if !c.judged {
 				continue
 			}
@@ -127,37 +133,46 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			// that has them, so the family Holm corrects is every such cell, not the
 			// ones the data put in a streak; a cell regresses only when, besides, each of
 			// those runs was worse than the threshold, absolutely and on the tested
-			// scale (a filter that can only remove rejections).
+			// scale (a filter that can only remove rejections). An improvement is the
+			// same test mirrored: the same runs' mean, one-sided the other way, each run
+			// better than the threshold.
 			if len(c.xs) == o.Persistence && len(c.test) == o.Persistence {
-				c.pJoint = pWorse(c.joint, m.higherIsBetter)
-				c.streak = true
+				c.pJoint, c.pGain = pWorse(c.joint, m.higherIsBetter), pBetter(c.joint, m.higherIsBetter)
+				c.streak, c.gaining = true, true
 				for i := range c.xs {
 					c.streak = c.streak && beyond(percentOf(c.xs[i], c.own), m, o) && beyond(percentOf(c.test[i], c.scale), m, o)
+					c.gaining = c.gaining && better(percentOf(c.xs[i], c.own), m, o) && better(percentOf(c.test[i], c.scale), m, o)
 				}
 			}
 		}
 		cells[mi] = cs
 		for _, c := range cs {
-			single, joint = append(single, c.pSingle), append(joint, c.pJoint)
+			single, joint, improve = append(single, c.pSingle), append(joint, c.pJoint), append(improve, c.pGain)
 		}
 	}
-	// Two families, each Holm-corrected over every trial and metric: this run alone
-	// (Suspect) and the streak (Regressed).
-	adjSingle, adjJoint := stats.Holm(single), stats.Holm(joint)
-	jointTests := stats.Tests(joint)
+	// Three families, each Holm-corrected over every trial and metric: this run
+	// alone (Suspect), the streak worse (Regressed) and the streak better
+	// (Improved). Each family holds its own chance of any false verdict below α,
+	// so an improvement neither spends the regressions' budget nor is spent by it.
+	adjSingle, adjJoint, adjImprove := stats.Holm(single), stats.Holm(joint), stats.Holm(improve)
+	jointTests, improveTests := stats.Tests(joint), stats.Tests(improve)
 	out.Tests = stats.Tests(single)
 	for mi, m := range metrics {
 		cs := cells[mi]
 		for ti := range cs {
 			c := &cs[ti]
 			i := mi*len(matched) + ti
-			c.pSingle, c.pJoint = adjSingle[i], adjJoint[i]
+			c.pSingle, c.pJoint, c.pGain = adjSingle[i], adjJoint[i], adjImprove[i]
 			c.suspect = c.judged && c.pSingle < stats.Alpha && beyond(c.abs.Percent, m, o) && beyond(c.single.Percent, m, o)
 			c.regressed = c.streak && c.pJoint < stats.Alpha
+			c.improved = c.gaining && c.pGain < stats.Alpha
 		}
 		// The environment: the control breached and at least half of the other
-		// judged trials moved the same way beyond the threshold.
-		ctrl, others, with := -1, 0, 0
+		// judged trials moved the same way beyond the threshold. gain is its mirror,
+		// the environment's better move (a faster machine): it makes no metric
+		// EnvironmentShifted, whose alert is for worse moves, but the gain it
+		// explains is not the trials' own, so not Improved.
+		ctrl, others, with, gained := -1, 0, 0, 0
 		for ti, c := range cs {
 			switch {
 			case !c.judged:
@@ -168,22 +183,34 @@ func Judge(history []Run, candidate Run, o Options) Result {
 				if beyond(c.abs.Percent, m, o) {
 					with++
 				}
+				if better(c.abs.Percent, m, o) {
+					gained++
+				}
 			}
 		}
-		env := ctrl >= 0 && (cs[ctrl].suspect || cs[ctrl].regressed) && others > 0 && 2*with >= others
+		env := ctrl >= 0 && cs[ctrl].regressed && others > 0 && 2*with >= others
+		gain := ctrl >= 0 && cs[ctrl].improved && others > 0 && 2*gained >= others
 		if byProbe {
 			// Every trial is judged on its own. When at least half of them moved, the
-			// move is the machine's if the probe shows it slower; if the probe can
-			// show neither slower nor steady, it is the environment's only when two or
-			// more trials moved together (one trial's move is its own).
-			judged := 0
+			// move is the machine's if the probe shows it slower, and the trials' own
+			// if it shows the machine steady; a gain the same the other way. A move
+			// counts only when it is shown (Suspect or Regressed; Improved): a move
+			// inside the noise has nothing to explain, and calling it the
+			// environment's raised EnvironmentShifted on unchanged nights.
+			judged, fell, rose := 0, 0, 0
 			for _, c := range cs {
 				if c.judged {
 					judged++
 				}
+				if c.regressed {
+					fell++
+				}
+				if c.improved {
+					rose++
+				}
 			}
-			half := with > 0 && 2*with >= judged
-			env = half && (machineShifted || (!machineSteady && with >= 2))
+			env = fell > 0 && mach.shifted
+			gain = rose > 0 && (mach.faster || !mach.notFaster)
 		}
 		for ti, c := range cs {
 			t := &out.Trials[ti]
@@ -204,16 +231,24 @@ func Judge(history []Run, candidate Run, o Options) Result {
 			if !math.IsNaN(c.pJoint) {
 				mt.Streak = tested(c.scale, c.joint, c.test, joint[i], c.pJoint, jointTests, c.relative, m.higherIsBetter)
 			}
+			if !math.IsNaN(c.pGain) {
+				// Its bound is on the other side: the change is at least it where higher is better.
+				mt.Improvement = tested(c.scale, c.joint, c.test, improve[i], c.pGain, improveTests, c.relative, !m.higherIsBetter)
+			}
 			moved := beyond(c.abs.Percent, m, o)
 			switch {
 			case !c.judged:
 				mt.Verdict, mt.P = NotJudged, Num(math.NaN())
-			case env && (t.Control || (moved && (byProbe || (!c.suspect && !c.regressed)))):
+			case env && byProbe && c.regressed, env && !byProbe && (t.Control || (moved && !c.suspect && !c.regressed)):
 				mt.Verdict = EnvironmentShifted
 			case c.regressed:
 				mt.Verdict = Regressed
 			case c.suspect:
 				mt.Verdict = Suspect
+			case c.improved && (!gain || (!t.Control && !byProbe)):
+				// Beside the control, a trial's improvement is relative to it: its own
+				// even when the environment gained too.
+				mt.Verdict = Improved
 			}
 			t.Metrics = append(t.Metrics, mt)
 		}
@@ -241,15 +276,20 @@ type cell struct {
 	abs, single, joint stats.Shift
 	judged, streak     bool
 	suspect, regressed bool
-	pSingle, pJoint    float64
+	// gaining: each of the streak's runs better than the threshold; improved:
+	// besides, their mean significantly better.
+	gaining, improved      bool
+	pSingle, pJoint, pGain float64
 }
 
 // tested is a test as it was made: the shift s of xs against the level, and its
-// one-sided bound in the worse direction at the level compatible with the Holm
-// decision (1 − α·raw/adjusted: the bound clears zero exactly when adjusted <
-// α). Without a raw p-value to scale (0: identical baseline runs) the level is
+// one-sided bound on the side the test asked about at the level compatible with
+// the Holm decision (1 − α·raw/adjusted: the bound clears zero exactly when
+// adjusted < α). upper says the test asked whether the level fell, so the bound
+// is an upper one: a worse test where higher is better, a better test where lower
+// is. Without a raw p-value to scale (0: identical baseline runs) the level is
 // Bonferroni's over the family's tests.
-func tested(l stats.Level, s stats.Shift, xs []float64, raw, adjusted float64, tests int, relative, higherIsBetter bool) *Test {
+func tested(l stats.Level, s stats.Shift, xs []float64, raw, adjusted float64, tests int, relative, upper bool) *Test {
 	level := 1 - stats.Alpha/float64(max(tests, 1))
 	if raw > 0 && adjusted > 0 {
 		level = 1 - stats.Alpha*raw/adjusted
@@ -258,8 +298,8 @@ func tested(l stats.Level, s stats.Shift, xs []float64, raw, adjusted float64, t
 	if relative {
 		on = v1alpha1.TestedOnControl
 	}
-	return &Test{Runs: len(xs), TestedOn: on, ChangePercent: Num(s.Percent), BoundPercent: Num(l.BoundOf(level, higherIsBetter, xs...)),
-		Confidence: level, Upper: higherIsBetter, P: Num(adjusted)}
+	return &Test{Runs: len(xs), TestedOn: on, ChangePercent: Num(s.Percent), BoundPercent: Num(l.BoundOf(level, upper, xs...)),
+		Confidence: level, Upper: upper, P: Num(adjusted)}
 }
 
 // percentOf is x's change from a level's center, in percent.
@@ -274,6 +314,17 @@ func beyond(pct float64, m metric, o Options) bool {
 	return pct > th
 }
 
+// better says a change in percent is better than the metric's threshold:
+// beyond's mirror, the same number of percent the other way (records/s more than
+// 10 % higher, p99 more than 20 % lower).
+func better(pct float64, m metric, o Options) bool {
+	th := m.threshold(o.Thresholds)
+	if m.higherIsBetter {
+		return pct > th
+	}
+	return pct < -th
+}
+
 // pWorse is the one-sided p-value of the worse direction.
 func pWorse(s stats.Shift, higherIsBetter bool) float64 {
 	if higherIsBetter {
@@ -281,6 +332,9 @@ func pWorse(s stats.Shift, higherIsBetter bool) float64 {
 	}
 	return s.PHigher
 }
+
+// pBetter is the one-sided p-value of the better direction: pWorse's mirror.
+func pBetter(s stats.Shift, higherIsBetter bool) float64 { return pWorse(s, !higherIsBetter) }
 
 // SlowRunFactor is how far below the other baseline runs a run must be, in their
 // robust spreads (and at least SlowRunFloor on the log scale), for the baseline to

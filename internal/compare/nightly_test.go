@@ -141,8 +141,8 @@ var nightly = Options{Thresholds: Thresholds{ThroughputDropPercent: 5, P99RisePe
 // TestNightlyFalseAlarms simulates years of unchanged nights of the nightly sample
 // (three trials, three metrics) at each noise level, with the sample's options and
 // the schedule's defaults, 1 and 3 repetitions, and counts the nights that alert
-// (Regressed). The budget, in docs/schedules.md, is 12 a year (one a month) at
-// every level.
+// (Regressed, and EnvironmentShifted, which has its own alert). The budget, in
+// docs/schedules.md, is 12 a year (one a month) each, at every level.
 func TestNightlyFalseAlarms(t *testing.T) {
 	const years = 3
 	for _, o := range []struct {
@@ -165,6 +165,10 @@ func TestNightlyFalseAlarms(t *testing.T) {
 						scaled(scales), reps, perYear, float64(counts[Suspect])/years, float64(counts[EnvironmentShifted])/years)
 					if perYear > 12 {
 						t.Errorf("%s, %s noise%s, %d repetitions: %.1f false alarms a year, budget 12", o.name, n.name, scaled(scales), reps, perYear)
+					}
+					// EnvironmentShifted alerts too: the same budget.
+					if shifts := float64(counts[EnvironmentShifted]) / years; shifts > 12 {
+						t.Errorf("%s, %s noise%s, %d repetitions: EnvironmentShifted on %.1f unchanged nights a year, budget 12", o.name, n.name, scaled(scales), reps, shifts)
 					}
 				}
 			}
@@ -337,15 +341,23 @@ func TestNightlyWithProbe(t *testing.T) {
 			}
 			return out
 		}
-		alarms := 0
+		alarms, shifts := 0, 0
 		for _, v := range nights(365*years, func(int) ([]float64, float64) { return []float64{1, 1, 1}, 1 })[nightly.MinRuns:] {
-			if v == Regressed {
+			switch v {
+			case Regressed:
 				alarms++
+			case EnvironmentShifted:
+				shifts++
 			}
 		}
 		perYear := float64(alarms) / years
 		if perYear > 12 {
 			t.Errorf("%s noise, probe: %.1f false alarms a year, budget 12", n.name, perYear)
+		}
+		// EnvironmentShifted alerts too (SerdebenchEnvironmentShifted): unchanged
+		// nights hold the same budget.
+		if shiftsPerYear := float64(shifts) / years; shiftsPerYear > 12 {
+			t.Errorf("%s noise, probe: EnvironmentShifted on %.1f unchanged nights a year, budget 12", n.name, shiftsPerYear)
 		}
 		// plant returns the plantings Regressed within the horizon, those shown
 		// EnvironmentShifted on some night but never Regressed, and the Regressed
@@ -374,8 +386,8 @@ func TestNightlyWithProbe(t *testing.T) {
 		}
 		upgrade, upgradeShifted, _ := plant(1)
 		_, _, machineAlerts := plant(1 / 0.75)
-		t.Logf("%-5s noise, probe: a year %.1f false alarms; every trial 25 %% slower, machine steady: Regressed within %d nights in %.0f %% of %d plantings, "+
-			"only EnvironmentShifted in %.0f %%; machine 25 %% slower with them: %d Regressed nights of %d", n.name, perYear, within, 100*float64(upgrade)/plantings,
+		t.Logf("%-5s noise, probe: a year %.1f false alarms, %.1f false EnvironmentShifted; every trial 25 %% slower, machine steady: Regressed within %d nights in %.0f %% of %d plantings, "+
+			"only EnvironmentShifted in %.0f %%; machine 25 %% slower with them: %d Regressed nights of %d", n.name, perYear, float64(shifts)/years, within, 100*float64(upgrade)/plantings,
 			plantings, 100*float64(upgradeShifted)/plantings, machineAlerts, plantings*within)
 		if n.name == "quiet" && float64(upgrade)/plantings < 0.8 {
 			t.Errorf("quiet noise, probe: a 25 %% drop of every trial beside a steady machine Regressed in %.0f %% of plantings, want 80 %%", 100*float64(upgrade)/plantings)

@@ -50,6 +50,13 @@ type ProbePart struct {
 	// that bound is below ProbeShiftPercent: the part is shown not slower.
 	UpperPercent Num  `json:"upperPercent"`
 	Steady       bool `json:"steady"`
+	// Faster and NotFaster are Shifted's and Steady's mirrors, which judge an
+	// improvement: faster by more than ProbeShiftPercent, p < α (Holm over the
+	// parts); LowerPercent, the one-sided 1 − α bound on how much faster, above
+	// −ProbeShiftPercent.
+	Faster       bool `json:"faster,omitempty"`
+	LowerPercent Num  `json:"lowerPercent"`
+	NotFaster    bool `json:"notFaster,omitempty"`
 }
 
 // probeOf is a run's machine probe: each part's median over the rows that
@@ -84,20 +91,26 @@ func probeOf(rows []report.Row) []float64 {
 	return out
 }
 
+// machine is what the probe found: decides says it can stand in for a control
+// trial; shifted and steady judge a worse move of the trials, faster and
+// notFaster (their mirrors) a better one.
+type machine struct{ decides, shifted, steady, faster, notFaster bool }
+
 // judgeProbe judges the candidate's probe against the baseline runs' (each a
-// probeOf). decides says it can stand in for a control trial: its CPU part, the
-// one every worker measures, has the candidate and at least MinRuns baseline
-// runs with a spread. shifted says some judged part is slower beyond
-// ProbeShiftPercent, significantly after Holm's correction over the parts; steady
-// that every judged part is shown less slower than that (each one-sided at
-// 1 − α: all must hold, so no correction). A probe neither shifted nor steady
-// cannot tell whether the machine moved.
-func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart, decides, shifted, steady bool) {
+// probeOf). The probe decides when its CPU part, the one every worker measures,
+// has the candidate and at least MinRuns baseline runs with a spread. shifted
+// says some judged part is slower beyond ProbeShiftPercent, significantly after
+// Holm's correction over the parts; steady that every judged part is shown less
+// slower than that (each one-sided at 1 − α: all must hold, so no correction). A
+// probe neither shifted nor steady cannot tell whether the machine moved.
+// faster and notFaster are the same the other way.
+func judgeProbe(base [][]float64, cand []float64, o Options) ([]ProbePart, machine) {
 	if cand == nil {
-		return nil, false, false, false
+		return nil, machine{}
 	}
-	steady = true
-	ps := make([]float64, len(probeParts))
+	var parts []ProbePart
+	m := machine{steady: true, notFaster: true}
+	ps, pf := make([]float64, len(probeParts)), make([]float64, len(probeParts))
 	shifts := make([]stats.Shift, len(probeParts))
 	levels := make([]stats.Level, len(probeParts))
 	for i := range probeParts {
@@ -107,13 +120,13 @@ func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart,
 				xs = append(xs, b[i])
 			}
 		}
-		levels[i], ps[i] = stats.LevelOf(xs), math.NaN()
+		levels[i], ps[i], pf[i] = stats.LevelOf(xs), math.NaN(), math.NaN()
 		shifts[i] = levels[i].ShiftOf(cand[i])
 		if probeJudged(levels[i], cand[i], o) {
-			ps[i] = shifts[i].PHigher
+			ps[i], pf[i] = shifts[i].PHigher, shifts[i].PLower
 		}
 	}
-	adj := stats.Holm(ps)
+	adj, adjF := stats.Holm(ps), stats.Holm(pf)
 	for i, part := range probeParts {
 		if math.IsNaN(cand[i]) && levels[i].Runs == 0 {
 			continue
@@ -122,17 +135,22 @@ func judgeProbe(base [][]float64, cand []float64, o Options) (parts []ProbePart,
 		pp := ProbePart{Name: part.name, Unit: part.unit, BaselineRuns: levels[i].Runs, Baseline: Num(levels[i].Center), Candidate: Num(cand[i]),
 			ChangePercent: Num(s.Percent), ChangeLowPercent: Num(s.LowPercent), ChangeHighPercent: Num(s.HighPercent), ChangeConfidence: s.Confidence, P: Num(adj[i])}
 		pp.Shifted = !math.IsNaN(adj[i]) && adj[i] < stats.Alpha && s.Percent > ProbeShiftPercent
-		pp.UpperPercent = Num(math.NaN())
+		pp.Faster = !math.IsNaN(adjF[i]) && adjF[i] < stats.Alpha && s.Percent < -ProbeShiftPercent
+		pp.UpperPercent, pp.LowerPercent = Num(math.NaN()), Num(math.NaN())
 		if probeJudged(levels[i], cand[i], o) {
 			pp.UpperPercent = Num(levels[i].BoundOf(1-stats.Alpha, true, cand[i]))
-			pp.Steady = float64(pp.UpperPercent) < ProbeShiftPercent
-			steady = steady && pp.Steady
+			pp.LowerPercent = Num(levels[i].BoundOf(1-stats.Alpha, false, cand[i]))
+			pp.Steady, pp.NotFaster = float64(pp.UpperPercent) < ProbeShiftPercent, float64(pp.LowerPercent) > -ProbeShiftPercent
+			m.steady, m.notFaster = m.steady && pp.Steady, m.notFaster && pp.NotFaster
 		}
-		shifted = shifted || pp.Shifted
+		m.shifted, m.faster = m.shifted || pp.Shifted, m.faster || pp.Faster
 		parts = append(parts, pp)
 	}
-	decides = probeJudged(levels[0], cand[0], o)
-	return slices.Clip(parts), decides, shifted && decides, steady && decides
+	m.decides = probeJudged(levels[0], cand[0], o)
+	if !m.decides {
+		return slices.Clip(parts), machine{}
+	}
+	return slices.Clip(parts), m
 }
 
 // probeJudged says a probe part can be judged: the candidate measured it, and
@@ -143,11 +161,15 @@ func probeJudged(l stats.Level, cand float64, o Options) bool {
 	return l.Runs >= o.MinRuns && l.Spread > 0 && !math.IsNaN(cand)
 }
 
-// Finding is the part's finding in words: "slower", "steady" or "cannot tell".
+// Finding is the part's finding in words: "slower", "faster", "steady" or
+// "cannot tell" (whether it is slower: the worse move is the one a reader must
+// not miss).
 func (p ProbePart) Finding() string {
 	switch {
 	case p.Shifted:
 		return "slower"
+	case p.Faster:
+		return "faster"
 	case p.Steady:
 		return "steady"
 	}
@@ -168,6 +190,8 @@ func (r Result) Machine() string {
 	switch {
 	case r.MachineShifted:
 		what = "was slower"
+	case r.MachineFaster:
+		what = "was faster"
 	case r.MachineSteady:
 		what = "held steady"
 	}

@@ -41,7 +41,7 @@ func TestProbeDecidesTheEnvironment(t *testing.T) {
 		{"trials slower, machine not", append(probed(steady(5), 1), probed([][]report.Row{slow(0.75), slow(0.76)}, 1)...), Regressed, false},
 		{"trials and machine slower", append(probed(steady(5), 1), probed([][]report.Row{slow(0.75), slow(0.76)}, 1.4)...), EnvironmentShifted, true},
 		{"machine slower, trials not", append(probed(steady(5), 1), probed(steady(2), 1.4)...), Within, true},
-		{"no probe in the candidate", append(probed(steady(6), 1), slow(0.75)), EnvironmentShifted, false},
+		{"no probe in the candidate", append(probed(steady(6), 1), slow(0.75), slow(0.76)), EnvironmentShifted, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, _ := Replay(c.runs, DefaultOptions)
@@ -85,9 +85,10 @@ func TestProbeNeedsItsBaseline(t *testing.T) {
 	}
 }
 
-// TestProbeCannotTell: a probe too noisy to show the machine steady leaves one
-// trial's drop its own (Regressed): only two or more trials moving together are
-// the environment's then.
+// TestProbeCannotTell: a probe too noisy to show the machine steady or slower
+// does not decide: the control trial does, as without a probe, and one trial's
+// drop beside it is its own (Regressed); every trial's drop, the control's too,
+// is the environment's.
 func TestProbeCannotTell(t *testing.T) {
 	runs := probed(steady(7), 1)
 	for i := range runs[:5] {
@@ -101,8 +102,15 @@ func TestProbeCannotTell(t *testing.T) {
 		runs[i][1].RecordsPerSecond *= 0.75 // protobuf alone
 	}
 	res, _ := Replay(runs, DefaultOptions)
-	if !res.ProbeDecides || res.MachineSteady || res.MachineShifted || res.Verdict != Regressed {
-		t.Fatalf("verdict %s, steady %v, shifted %v: want one trial's drop Regressed beside a probe that cannot tell; %s", res.Verdict, res.MachineSteady, res.MachineShifted, res.Machine())
+	if res.ProbeDecides || res.Control == "" || res.MachineSteady || res.MachineShifted || res.Verdict != Regressed {
+		t.Fatalf("verdict %s, probe decides %v, control %q, steady %v, shifted %v: want one trial's drop Regressed beside the control; %s",
+			res.Verdict, res.ProbeDecides, res.Control, res.MachineSteady, res.MachineShifted, res.Machine())
+	}
+	for _, i := range []int{5, 6} {
+		runs[i][0].RecordsPerSecond *= 0.75 // and the control
+	}
+	if res, _ = Replay(runs, DefaultOptions); res.ProbeDecides || res.Verdict != EnvironmentShifted {
+		t.Fatalf("verdict %s, probe decides %v: want every trial's drop EnvironmentShifted by the control; %s", res.Verdict, res.ProbeDecides, res.Machine())
 	}
 }
 

@@ -59,33 +59,40 @@ type Metric struct {
 	StreakChangePercent Num `json:"streakChangePercent,omitempty"`
 	StreakP             Num `json:"streakP,omitempty"`
 	// Tested is this run's test as it was made (nil when not judged); Streak the
-	// test of the last Persistence runs' mean (nil before that many runs, and
-	// with Persistence 1): the intervals the verdict rests on.
-	Tested  *Test   `json:"tested,omitempty"`
-	Streak  *Test   `json:"streak,omitempty"`
-	Verdict Verdict `json:"verdict"`
+	// test of the last Persistence runs' mean (nil before that many runs; with
+	// Persistence 1, this run alone): the intervals the verdict rests on.
+	Tested *Test `json:"tested,omitempty"`
+	Streak *Test `json:"streak,omitempty"`
+	// Improvement is the test of the same runs' mean in the better direction, a
+	// family of its own (nil where Streak is): what Improved rests on. Its bound
+	// is on the other side of Streak's: the change is at least BoundPercent where
+	// higher is better (Upper false), at most it where lower is.
+	Improvement *Test   `json:"improvement,omitempty"`
+	Verdict     Verdict `json:"verdict"`
 }
 
 // Test is a verdict's test as it was made, so that the interval printed beside
 // a verdict is the one it tested (ChangeLowPercent and ChangeHighPercent are
 // descriptive: two-sided, against the baseline's own level): the change on the
-// tested scale, and its one-sided bound in the worse direction at the level the
+// tested scale, and its one-sided bound on the side the test asked about — the
+// worse direction, or the better one for Metric.Improvement — at the level the
 // test faced after Holm's correction, 1 − α·p/pHolm. So the bound is beyond zero
-// exactly when the corrected test finds the metric worse; the verdict also asks
-// the change to be beyond the threshold.
+// exactly when the corrected test finds the metric worse (or better); the
+// verdict also asks the change to be beyond the threshold.
 type Test struct {
 	// Runs is how many runs' mean was tested: 1 (this run) or Persistence.
 	Runs int `json:"runs"`
 	// TestedOn is what the change was tested against: the control trial of each
 	// run, or the trial's own baseline level (the API's, as the result records it).
 	TestedOn v1alpha1.TestedOn `json:"testedOn"`
-	// ChangePercent is the tested change; BoundPercent its one-sided bound in the
-	// worse direction at Confidence: the change is at most BoundPercent for a
-	// metric where higher is better, at least it where lower is.
+	// ChangePercent is the tested change; BoundPercent its one-sided bound at
+	// Confidence: the change is at most BoundPercent when Upper, at least it
+	// otherwise.
 	ChangePercent Num     `json:"changePercent"`
 	BoundPercent  Num     `json:"boundPercent"`
 	Confidence    float64 `json:"confidence"`
-	// Upper says BoundPercent is an upper bound (higher is better).
+	// Upper says BoundPercent is an upper bound: the test asked whether the level
+	// fell (worse where higher is better; for an improvement, where lower is).
 	Upper bool `json:"upper"`
 	// P is the test's one-sided p-value, Holm-adjusted.
 	P Num `json:"p"`
@@ -123,14 +130,26 @@ func (t Test) level() string { return fmt.Sprintf("%.1f %%", math.Floor(1000*t.C
 // Regressed says the metric regressed.
 func (m Metric) Regressed() bool { return m.Verdict == Regressed }
 
+// StreakTest is the test of the last Persistence runs a table prints beside the
+// verdict: Improvement for an Improved metric, else Streak (nil for none). The
+// two differ in side, which the bound's sign (≥ or ≤) says.
+func (m Metric) StreakTest() *Test {
+	if m.Verdict == Improved {
+		return m.Improvement
+	}
+	return m.Streak
+}
+
 // Said is the metric's change with the interval its verdict rests on: the
-// streak's test for Regressed, this run's for Suspect, else the change from
-// the baseline's level with its two-sided interval (EnvironmentShifted is a
-// move of the level, not a test's verdict).
+// streak's test for Regressed, the improvement's for Improved, this run's for
+// Suspect, else the change from the baseline's level with its two-sided
+// interval (EnvironmentShifted is a move of the level, not a test's verdict).
 func (m Metric) Said() string {
 	switch {
 	case m.Verdict == Regressed && m.Streak != nil:
 		return m.Streak.String()
+	case m.Verdict == Improved && m.Improvement != nil:
+		return m.Improvement.String()
 	case m.Verdict == Suspect && m.Tested != nil:
 		return m.Tested.String()
 	}
@@ -165,8 +184,15 @@ type Result struct {
 	// bound below ProbeShiftPercent): only then is a move of every trial the
 	// trials' own.
 	MachineSteady bool `json:"machineSteady,omitempty"`
+	// MachineFaster and MachineNotFaster are MachineShifted's and MachineSteady's
+	// mirrors, for a better move: only beside a machine shown not faster is a gain
+	// of every trial the trials' own (Improved).
+	MachineFaster    bool `json:"machineFaster,omitempty"`
+	MachineNotFaster bool `json:"machineNotFaster,omitempty"`
 	// ProbeDecides says the probe stood in for a control trial: the candidate and
-	// at least MinRuns baseline runs measured its CPU part.
+	// at least MinRuns baseline runs measured its CPU part, and it could tell (the
+	// machine shown slower, steady or faster). A probe that cannot tell leaves the
+	// control trial to decide.
 	ProbeDecides bool `json:"probeDecides,omitempty"`
 	// Tests is how many tests the Holm correction covered.
 	Tests int `json:"tests"`
@@ -190,16 +216,18 @@ func (r Result) Method(o Options) string {
 	control := "no control trial"
 	switch {
 	case r.ProbeDecides:
-		control = fmt.Sprintf("each trial on its own, the machine probe the control (when at least half the trials moved beyond the threshold: "+
-			"the trials' own verdicts only if the probe is shown less than %.0f %% slower, each part one-sided at %.0f %%; else EnvironmentShifted)",
-			ProbeShiftPercent, 100*(1-stats.Alpha))
+		control = fmt.Sprintf("each trial on its own, the machine probe the control (shown less than %.0f %% slower, each part one-sided at %.0f %%: "+
+			"the trials' verdicts are their own; shown slower: a regressed trial is EnvironmentShifted)", ProbeShiftPercent, 100*(1-stats.Alpha))
+	case r.Control != "" && len(r.Probe) > 0:
+		control = "the machine probe could not tell (neither shown steady nor slower): trials beside the control " + r.Control + " relative to it"
 	case r.Control != "":
 		control = "trials beside the control " + r.Control + " relative to it"
 	}
 	return fmt.Sprintf("each run one value per trial and metric (the median of its repetitions), tested against up to %d earlier runs (at least %d; "+
 		"each trial's own spread between them) by Student's t on logarithms, one-sided, Holm-corrected over %d tests; "+
 		"%s. Suspect: this run worse than the threshold, p < %.2f. Regressed: each of the last %d runs worse than the threshold and their "+
-		"mean against the runs before them p < %.2f", o.BaselineRuns, o.MinRuns, r.Tests, control, stats.Alpha, o.Persistence, stats.Alpha)
+		"mean against the runs before them p < %.2f. Improved: each of them better than the threshold and their mean better, p < %.2f "+
+		"(Holm-corrected on its own)", o.BaselineRuns, o.MinRuns, r.Tests, control, stats.Alpha, o.Persistence, stats.Alpha, stats.Alpha)
 }
 
 // Flagged names the metrics with verdict v, for conditions and events.

@@ -1,4 +1,5 @@
-// Package admission defaults and validates a SerializationExperiment exactly as the
+// Package admission defaults and validates a SerializationExperiment (or a
+// SerializationSchedule, whose template `serdebench run` runs) exactly as the
 // API server does at admission: with the API server's own code
 // (k8s.io/apiextensions-apiserver: structural defaulting, OpenAPI schema
 // validation, list-set uniqueness, CEL rules) against the CRD that
@@ -37,17 +38,11 @@ type Validator struct {
 	cel        *cel.Validator
 }
 
-var (
-	once      sync.Once
-	singleton *Validator
-	initErr   error
-)
-
 // Experiments returns the validator for SerializationExperiment v1alpha1.
-func Experiments() (*Validator, error) {
-	once.Do(func() { singleton, initErr = New(crd.SerializationExperiments, v1alpha1.Version) })
-	return singleton, initErr
-}
+var Experiments = sync.OnceValues(func() (*Validator, error) { return New(crd.SerializationExperiments, v1alpha1.Version) })
+
+// Schedules returns the validator for SerializationSchedule v1alpha1.
+var Schedules = sync.OnceValues(func() (*Validator, error) { return New(crd.SerializationSchedules, v1alpha1.Version) })
 
 // New compiles version of the CRD in crdYAML.
 func New(crdYAML []byte, version string) (*Validator, error) {

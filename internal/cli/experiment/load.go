@@ -1,5 +1,6 @@
-// Package experiment reads SerializationExperiment files as the API server would
-// admit them: unknown fields, duplicate keys and wrong types are errors, the CRD's
+// Package experiment reads SerializationExperiment files (or a
+// SerializationSchedule's, as the experiment one of its runs creates) as the API
+// server would admit them: unknown fields, duplicate keys and wrong types are errors, the CRD's
 // defaults are applied, and its schema and CEL rules are checked (internal/cli/admission),
 // so a file is valid here exactly when `kubectl apply` would accept it.
 package experiment
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kjson "sigs.k8s.io/json"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -56,8 +58,12 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 	if got, _ := obj["apiVersion"].(string); got != want {
 		return nil, fmt.Errorf("invalid experiment: apiVersion: must be %q, got %v", want, obj["apiVersion"])
 	}
-	if got, _ := obj["kind"].(string); got != v1alpha1.Kind {
-		return nil, fmt.Errorf("invalid experiment: kind: must be %q, got %v", v1alpha1.Kind, obj["kind"])
+	if got, _ := obj["kind"].(string); got == v1alpha1.ScheduleKind {
+		if obj, err = template(obj); err != nil {
+			return nil, err
+		}
+	} else if got != v1alpha1.Kind {
+		return nil, fmt.Errorf("invalid experiment: kind: must be %q (or %q, whose template runs), got %v", v1alpha1.Kind, v1alpha1.ScheduleKind, obj["kind"])
 	}
 	if err := metadata(obj["metadata"]); err != nil {
 		return nil, err
@@ -89,6 +95,87 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&out); err != nil {
 		return nil, fmt.Errorf("decode the admitted experiment (a serdebench bug: the CRD and the Go types disagree): %w", err)
+	}
+	return &out, nil
+}
+
+// template is the experiment one run of the schedule obj creates: admitted as a
+// schedule first (so an error names the file's path,
+// spec.experimentTemplate.spec.…), then named after the schedule with the
+// template's labels. Its spec is admitted as an experiment's by the caller.
+func template(obj map[string]any) (map[string]any, error) {
+	if err := metadata(obj["metadata"]); err != nil {
+		return nil, err
+	}
+	if err := admitSchedule(obj); err != nil {
+		return nil, err
+	}
+	// Admitted, these are objects (the schema requires them).
+	name, _, _ := unstructured.NestedString(obj, "metadata", "name")
+	tmpl, _, _ := unstructured.NestedMap(obj, "spec", "experimentTemplate")
+	meta := map[string]any{"name": name}
+	if labels, ok := tmpl["labels"]; ok {
+		meta["labels"] = labels
+	}
+	return map[string]any{"apiVersion": obj["apiVersion"], "kind": v1alpha1.Kind, "metadata": meta, "spec": tmpl["spec"]}, nil
+}
+
+// admitSchedule admits the schedule obj in place, as the API server would.
+func admitSchedule(obj map[string]any) error {
+	v, err := admission.Schedules()
+	if err != nil {
+		return err
+	}
+	if spec, ok, _ := unstructured.NestedMap(obj, "spec", "experimentTemplate", "spec"); ok && spec["kafka"] == nil {
+		// Locally the template's kafka is optional, as an experiment's (LocalBootstrap).
+		_ = unstructured.SetNestedField(obj, map[string]any{"bootstrapServers": LocalBootstrap}, "spec", "experimentTemplate", "spec", "kafka")
+	}
+	if unknown := v.Unknown(obj); len(unknown) > 0 {
+		errs := make([]error, len(unknown))
+		for i, p := range unknown {
+			errs[i] = fmt.Errorf("%s: unknown field", p)
+		}
+		return invalid(errs)
+	}
+	if errs := v.Admit(obj); len(errs) > 0 {
+		return invalid(errs.ToAggregate().Errors())
+	}
+	return nil
+}
+
+// LoadSchedule reads and admits a SerializationSchedule file (YAML or JSON):
+// what `serdebench compare --schedule` takes its options from.
+func LoadSchedule(path string) (*v1alpha1.SerializationSchedule, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read schedule: %w", err)
+	}
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("invalid schedule: %w", err)
+	}
+	obj := map[string]any{}
+	if err := utiljson.Unmarshal(js, &obj); err != nil {
+		return nil, fmt.Errorf("invalid schedule: not an object: %w", err)
+	}
+	if got, _ := obj["kind"].(string); got != v1alpha1.ScheduleKind || obj["apiVersion"] != v1alpha1.Group+"/"+v1alpha1.Version {
+		return nil, fmt.Errorf("invalid schedule: want apiVersion %s/%s, kind %s; got %v, %v", v1alpha1.Group, v1alpha1.Version, v1alpha1.ScheduleKind, obj["apiVersion"], obj["kind"])
+	}
+	if err := metadata(obj["metadata"]); err != nil {
+		return nil, err
+	}
+	if err := admitSchedule(obj); err != nil {
+		return nil, err
+	}
+	admitted, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode admitted schedule: %w", err)
+	}
+	var out v1alpha1.SerializationSchedule
+	dec := json.NewDecoder(bytes.NewReader(admitted))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("decode the admitted schedule (a serdebench bug: the CRD and the Go types disagree): %w", err)
 	}
 	return &out, nil
 }

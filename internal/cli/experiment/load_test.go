@@ -66,3 +66,49 @@ func TestStrictDecoding(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleTemplate: a SerializationSchedule file runs as the experiment one
+// of its runs creates (its template, named after it, with its labels); the file
+// is admitted as a schedule first, so an error names the schedule's path.
+func TestScheduleTemplate(t *testing.T) {
+	x, err := Load("../../../config/samples/nightly-schedule.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Name != "nightly" || x.Labels["team"] != "payments" || len(x.Spec.Codecs) != 3 || x.Spec.Repetitions != 3 {
+		t.Fatalf("name %q labels %v codecs %v repetitions %d", x.Name, x.Labels, x.Spec.Codecs, x.Spec.Repetitions)
+	}
+	const schedule = "apiVersion: serdebench.io/v1alpha1\nkind: SerializationSchedule\nmetadata: {name: s}\nspec:\n  schedule: \"0 4 * * *\"\n"
+	for name, c := range map[string]struct{ doc, want string }{
+		"template's field": {schedule + "  experimentTemplate:\n    spec: {codecs: [json], payload: {schema: simple, sizesBytes: [256]}, records: 1, producer: {acks: two}}\n",
+			"spec.experimentTemplate.spec.producer.acks: Unsupported value"},
+		"template's rule": {schedule + "  experimentTemplate:\n    spec: {codecs: [json], payload: {schema: simple, sizesBytes: [256]}}\n",
+			"spec.experimentTemplate.spec: Invalid value: exactly one of records and durationSeconds must be set"},
+		"schedule's field": {schedule + "  baseline: {kind: rollingMedain}\n  experimentTemplate:\n    spec: {codecs: [json], payload: {schema: simple, sizesBytes: [256]}, records: 1}\n",
+			"spec.baseline.kind: Unsupported value"},
+		"unknown field": {schedule + "  experimentTemplate:\n    spec: {codecs: [json], payload: {schema: simple, sizesBytes: [256]}, records: 1}\n  nightly: true\n",
+			"spec.nightly: unknown field"},
+		"other kind": {"apiVersion: serdebench.io/v1alpha1\nkind: SerializationResult\nmetadata: {name: r}\n",
+			`kind: must be "SerializationExperiment" (or "SerializationSchedule", whose template runs), got SerializationResult`},
+	} {
+		_, err := Parse([]byte(c.doc))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// TestLoadSchedule: a schedule file is admitted with the API's defaults; an
+// experiment file is not a schedule.
+func TestLoadSchedule(t *testing.T) {
+	s, err := LoadSchedule("../../../config/samples/nightly-schedule.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Spec.Baseline.Runs != 10 || s.Spec.Baseline.MinRuns != 3 || s.Spec.PersistenceRuns != 2 || s.Spec.Thresholds.ThroughputDropPercent != 5 {
+		t.Fatalf("baseline %+v persistence %d thresholds %+v", s.Spec.Baseline, s.Spec.PersistenceRuns, s.Spec.Thresholds)
+	}
+	if _, err := LoadSchedule("../../../config/samples/thesis-batch.yaml"); err == nil || !strings.Contains(err.Error(), "kind SerializationSchedule") {
+		t.Fatalf("an experiment file: %v", err)
+	}
+}

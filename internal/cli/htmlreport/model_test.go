@@ -176,3 +176,28 @@ func TestComparisonShowsTests(t *testing.T) {
 		t.Errorf("regressed row %s", row)
 	}
 }
+
+// TestComparisonShowsImproved: a trial faster beyond the threshold on two runs
+// in a row is Improved; its row is marked, and beside the verdict stands the
+// improvement's own test, its bound on the better side (html/template writes +
+// as &#43;).
+func TestComparisonShowsImproved(t *testing.T) {
+	var runs []Run
+	for i, rate := range []int64{150000, 147000, 153000, 149000, 151000, 187000, 188000} {
+		res := &v1alpha1.SerializationResult{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nightly-%d", i)},
+			Trials: []v1alpha1.TrialResult{
+				{Name: "t000-json-1176b", Codec: "json", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: 40000 + int64(i%3)*400},
+				{Name: "t001-protobuf-1176b", Codec: "protobuf", Schema: "business-record", SizeBytes: 1176, RecordsPerSecond: rate},
+			}}
+		runs = append(runs, FromResult(res))
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, runs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	_, row, found := strings.Cut(buf.String(), `<tr class="improved">`)
+	row, _, _ = strings.Cut(row, "</tr>")
+	if !found || !strings.Contains(row, "t001-protobuf-1176b") || !strings.Contains(row, "(≥ &#43;") || !strings.Contains(row, ">Improved<") {
+		t.Errorf("improved row %s", row)
+	}
+}
