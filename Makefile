@@ -130,13 +130,13 @@ define replay
 	export KAFKA_VERSION=$(KAFKA_PREVIOUS) KAFKA_PORT=$(PREVIOUS_KAFKA_PORT); \
 	  trap 'hack/kafka/kafka.sh down' EXIT; trap 'exit 130' INT TERM; \
 	  hack/kafka/kafka.sh up || exit 1; \
-	  SERDEBENCH_KAFKA_PREVIOUS=127.0.0.1:$$KAFKA_PORT SERDEBENCH_KAFKA_PREVIOUS_VERSION=$$KAFKA_VERSION SERDEBENCH_KAFKA=127.0.0.1:9092 \
-	  SERDEBENCH_KAFKA_VERSION=$(KAFKA_CURRENT) $(REPLAY_ENV) go test -tags replay -count=1 -timeout $(1) -v -run '^TestUpgradeReplay$$' ./cmd/serdebench/ 2>&1 | \
+	  SERDEBENCH_KAFKA_PREVIOUS=127.0.0.1:$$KAFKA_PORT SERDEBENCH_KAFKA_PREVIOUS_VERSION=$$KAFKA_VERSION \
+	  SERDEBENCH_KAFKA=127.0.0.1:$(KAFKA_PORT) SERDEBENCH_KAFKA_VERSION=$(KAFKA_VERSION) $(REPLAY_ENV) go test -tags replay -count=1 -timeout $(1) -v -run '^TestUpgradeReplay$$' ./cmd/serdebench/ 2>&1 | \
 	  tee .state/$(2).log | grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^    replay_test.go|^\s*\|' || { hack/failures.sh .state/$(2).log; exit 1; }
 endef
 
 .PHONY: test-upgrade-replay
-test-upgrade-replay: kafka-up ## A short upgrade replay: the nightly sample's experiment, 3 runs on the previous Kafka line then 2 on the current, judged by compare (never EnvironmentShifted).
+test-upgrade-replay: kafka-up ## A short upgrade replay: the nightly sample's experiment, 5 runs on the previous Kafka line then 2 on the current, judged by compare (never EnvironmentShifted; a planted 50 % drop Regressed).
 	$(call replay,10m,test-upgrade-replay)
 
 .PHONY: upgrade-replay
@@ -149,17 +149,17 @@ REPLAY_AFTER  ?= 3
 
 # The nightly replay (cmd/serdebench's TestNightlyReplay): the nightly sample run
 # unchanged NIGHTS times on kafka-up's broker, kept in a directory named by the
-# sample's experiment template (a later call runs only the nights missing), then judged as the
+# sample's experiment template and the broker's release (a later call runs only the nights missing), then judged as the
 # schedule judges: false alarms, each trial's between-night spread, and the
 # smallest planted drop found within 3 nights (docs/schedules.md). NIGHTLY_SHORT=1
 # runs 5 s windows instead of the sample's (a quick look, not the figures).
 NIGHTS        ?= 20
 NIGHTLY_SHORT ?=
-NIGHTLY_DIR   := $(CURDIR)/.state/nightly-replay/$(shell sed -n '/experimentTemplate:/,$$p' config/samples/nightly-schedule.yaml | sha256sum | cut -c1-12)$(if $(NIGHTLY_SHORT),-short)
+NIGHTLY_DIR   := $(CURDIR)/.state/nightly-replay/kafka-$(KAFKA_VERSION)-$(shell sed -n '/experimentTemplate:/,$$p' config/samples/nightly-schedule.yaml | sha256sum | cut -c1-12)$(if $(NIGHTLY_SHORT),-short)
 
 .PHONY: nightly-replay
 nightly-replay: kafka-up ## The nightly sample's measured between-night spread and the smallest drop it finds in 3 nights: NIGHTS (20) unchanged runs, resumable; its table in .state/artifacts/nightly-replay.md.
-	SERDEBENCH_KAFKA=127.0.0.1:9092 SERDEBENCH_KAFKA_VERSION=$(KAFKA_CURRENT) SERDEBENCH_REPLAY_NIGHTS=$(NIGHTS) SERDEBENCH_REPLAY_DIR=$(NIGHTLY_DIR) \
+	SERDEBENCH_KAFKA=127.0.0.1:$(KAFKA_PORT) SERDEBENCH_KAFKA_VERSION=$(KAFKA_VERSION) SERDEBENCH_REPLAY_NIGHTS=$(NIGHTS) SERDEBENCH_REPLAY_DIR=$(NIGHTLY_DIR) \
 	  $(if $(NIGHTLY_SHORT),,SERDEBENCH_REPLAY_FULL=1) go test -tags replay -count=1 -timeout 600m -v -run '^TestNightlyReplay$$' ./cmd/serdebench/ 2>&1 | \
 	  tee .state/nightly-replay.log | grep --line-buffered -E '^(ok|FAIL|panic:|--- FAIL)|^    replay_test.go|^\s*\|' || { hack/failures.sh .state/nightly-replay.log; exit 1; }
 

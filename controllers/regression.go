@@ -136,8 +136,6 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 			}
 			baselines, baselineNames, versions = append(baselines, rows), append(baselineNames, name), append(versions, v)
 		}
-		// A pinned baseline holds no streak: each run stands alone against it.
-		opts.Persistence, opts.BaselineRuns = 1, len(baselines)
 	default: // rollingMedian
 		// The streak's earlier runs (persistenceRuns − 1) and the baseline's before them.
 		want := opts.BaselineRuns + opts.Persistence - 1
@@ -235,8 +233,11 @@ func (r *ScheduleReconciler) compareLatest(ctx context.Context, s *serdebenchv1.
 		r.Recorder.Eventf(s, corev1.EventTypeNormal, ReasonImproved, "%s", cond.Message)
 	}
 	shifted := metav1.Condition{Type: serdebenchv1.ConditionEnvironmentShifted, ObservedGeneration: s.Generation, Status: metav1.ConditionFalse,
-		Reason: ReasonEnvironmentSteady, Message: against + ": the control trial did not move with the others beyond the thresholds"}
-	if res.ProbeDecides {
+		Reason: ReasonEnvironmentSteady, Message: against + ": the control trial has not regressed with the others beyond the thresholds (a first night's fall waits for its streak)"}
+	switch {
+	case res.ProbeDecides && res.MachineShifted:
+		shifted.Message = against + ": no trial's fall has persisted (a first night's waits for its streak); " + res.Machine()
+	case res.ProbeDecides:
 		shifted.Message = against + ": not the environment's move; " + res.Machine()
 	}
 	switch res.Verdict {

@@ -34,8 +34,8 @@ func compareCmd() *cobra.Command {
 			"Improved (exit 0): each of those runs better than the threshold the other way and their mean significantly better " +
 			"(Holm-corrected on its own), unless the environment gained with it (the control trial, or a faster machine probe); " +
 			"one better run alone is Within. " +
-			"When the control trial breached and the others moved with it, the metric is EnvironmentShifted (its own exit code): the machine " +
-			"changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.\n\n" +
+			"When the control trial regressed and the others moved with it, or a trial regressed beside a machine probe shown slower, " +
+			"the metric is EnvironmentShifted (its own exit code): the machine changed, not the trial. docs/schedules.md says which false-alarm rate the defaults give at measured noise.\n\n" +
 			"Where what the runs recorded beside their spec changed — the Kafka release, the Kubernetes version, the worker image, " +
 			"a runtime or client library, the machines' CPU or kernel — each change is printed with the run it happened at: a " +
 			"verdict at an upgrade is likely the upgrade's.\n\n" +
@@ -103,7 +103,7 @@ func compareCmd() *cobra.Command {
 			case compare.Regressed:
 				return withCode(exitRegressed, fmt.Errorf("regression against the baseline: %v", res.Flagged(compare.Regressed)))
 			case compare.EnvironmentShifted:
-				return withCode(exitEnvironmentShifted, fmt.Errorf("environment shifted: the trials moved with the control trial: %v", res.Flagged(compare.EnvironmentShifted)))
+				return withCode(exitEnvironmentShifted, fmt.Errorf("environment shifted: the trials moved with the control trial or a slower machine probe: %v", res.Flagged(compare.EnvironmentShifted)))
 			case compare.NotJudged:
 				return withCode(exitNotJudged, fmt.Errorf("not judged: %d earlier run(s); a verdict needs at least %d (--min-runs %d baseline runs before the streak's %d: --persistence − 1)",
 					len(runs)-1, o.Needed(), o.MinRuns, o.Persistence-1))

@@ -136,8 +136,9 @@ metadata: {name: %s}
 }
 
 // TestCompareEnvironmentShifted: every trial 25 % slower, the control too, is the
-// environment's move: its own exit code and message, never exit 0 (a gate would
-// read that as a pass) nor a trial's regression.
+// environment's move once it persists (at once for a gate): its own exit code and
+// message, never exit 0 (a gate would read that as a pass) nor a trial's
+// regression.
 func TestCompareEnvironmentShifted(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, factor float64) string {
@@ -159,9 +160,21 @@ trials:
 		runs = append(runs, write(fmt.Sprintf("run%d", i), f))
 	}
 	runs = append(runs, write("slow", 0.75))
-	out, err := execute(append([]string{"compare"}, runs...)...)
-	if exitCode(err) != exitEnvironmentShifted || !strings.Contains(err.Error(), "environment shifted") || !strings.Contains(out, "EnvironmentShifted") {
-		t.Fatalf("exit %d: %v\n%s", exitCode(err), err, out)
+	// A gate (--persistence 1) sees it at once; a nightly once it persists: the
+	// first night is Suspect, as a trial's fall is.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{append([]string{"compare", "--persistence", "1"}, runs...), exitEnvironmentShifted, "EnvironmentShifted"},
+		{append([]string{"compare"}, runs...), exitOK, "Suspect"},
+		{append([]string{"compare"}, append(runs, write("slow-again", 0.76))...), exitEnvironmentShifted, "EnvironmentShifted"},
+	} {
+		out, err := execute(c.args...)
+		if exitCode(err) != c.code || !strings.Contains(out, c.want) || (c.code == exitEnvironmentShifted && !strings.Contains(err.Error(), "environment shifted")) {
+			t.Fatalf("%v: exit %d (%v), want %d and %s\n%s", c.args[1:3], exitCode(err), err, c.code, c.want, out)
+		}
 	}
 }
 

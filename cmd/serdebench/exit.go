@@ -22,7 +22,7 @@ const (
 	exitInterrupted = protocol.ExitInterrupted
 	exitRegressed   = 4
 	exitNotJudged   = 5
-	// exitEnvironmentShifted: every trial moved with the control; a gate must not
+	// exitEnvironmentShifted: the trials moved with the control or the machine; a gate must not
 	// read it as a pass.
 	exitEnvironmentShifted = 6
 )
@@ -38,7 +38,7 @@ var exitCodes = []struct {
 	{exitInterrupted, fmt.Sprintf("interrupted: SIGTERM, Ctrl-C or a time limit (--trial-timeout, --timeout) cut the command short, which ends within %s; what ran is not a result", stopDeadline)},
 	{exitRegressed, "regression found: compare judged a trial Regressed against its baseline"},
 	{exitNotJudged, "nothing judged: compare had too few earlier runs, or no trial of the candidate matched one of theirs"},
-	{exitEnvironmentShifted, "environment shifted: compare found every trial moved with the control trial beyond its threshold (the machine, cluster or a shared dependency changed, not one trial): neither a pass nor a regression of a trial"},
+	{exitEnvironmentShifted, "environment shifted: compare found the trials moved with the control trial beyond their thresholds, or beside a machine probe shown slower (the machine, cluster or a shared dependency changed, not one trial): neither a pass nor a regression of a trial"},
 }
 
 // exitHelp is the exit-code section of a command's help: the codes it can end

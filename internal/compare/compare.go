@@ -16,10 +16,10 @@
 // baseline, whatever they showed, so the test is not biased by having picked them.
 // The mirror of Regressed is Improved: each of the same runs better than the
 // threshold, and their mean significant the other way, Holm-corrected in a
-// family of its own. One good run alone is Within: unlike a first breach, a
-// first gain needs no watching.
+// family of its own. With Persistence above 1, one good run alone is Within:
+// unlike a first breach, a first gain needs no watching.
 // Every trial beside a control trial of the same run is tested relative to it:
-// when the control breached and the others moved with it, the metric is
+// when the control regressed and the others moved with it, the metric is
 // EnvironmentShifted, not regressed; when it gained with them, the gain is the
 // environment's, not Improved.
 package compare

@@ -64,7 +64,7 @@ type Metric struct {
 	Tested *Test `json:"tested,omitempty"`
 	Streak *Test `json:"streak,omitempty"`
 	// Improvement is the test of the same runs' mean in the better direction, a
-	// family of its own (nil where Streak is): what Improved rests on. Its bound
+	// family of its own (nil where Streak is nil): what Improved rests on. Its bound
 	// is on the other side of Streak's: the change is at least BoundPercent where
 	// higher is better (Upper false), at most it where lower is.
 	Improvement *Test   `json:"improvement,omitempty"`

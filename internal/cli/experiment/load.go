@@ -65,7 +65,7 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 	} else if got != v1alpha1.Kind {
 		return nil, fmt.Errorf("invalid experiment: kind: must be %q (or %q, whose template runs), got %v", v1alpha1.Kind, v1alpha1.ScheduleKind, obj["kind"])
 	}
-	if err := metadata(obj["metadata"]); err != nil {
+	if err := metadata("experiment", obj["metadata"]); err != nil {
 		return nil, err
 	}
 	v, err := admission.Experiments()
@@ -77,13 +77,13 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 		for i, p := range unknown {
 			errs[i] = fmt.Errorf("%s: unknown field", p)
 		}
-		return nil, invalid(errs)
+		return nil, invalid("experiment", errs)
 	}
 	if spec, ok := obj["spec"].(map[string]any); ok && spec["kafka"] == nil {
 		spec["kafka"] = map[string]any{"bootstrapServers": LocalBootstrap}
 	}
 	if errs := v.Admit(obj); len(errs) > 0 {
-		return nil, invalid(errs.ToAggregate().Errors())
+		return nil, invalid("experiment", errs.ToAggregate().Errors())
 	}
 	admitted, err := json.Marshal(obj)
 	if err != nil {
@@ -104,7 +104,7 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 // spec.experimentTemplate.spec.…), then named after the schedule with the
 // template's labels. Its spec is admitted as an experiment's by the caller.
 func template(obj map[string]any) (map[string]any, error) {
-	if err := metadata(obj["metadata"]); err != nil {
+	if err := metadata("schedule", obj["metadata"]); err != nil {
 		return nil, err
 	}
 	if err := admitSchedule(obj); err != nil {
@@ -135,10 +135,10 @@ func admitSchedule(obj map[string]any) error {
 		for i, p := range unknown {
 			errs[i] = fmt.Errorf("%s: unknown field", p)
 		}
-		return invalid(errs)
+		return invalid("schedule", errs)
 	}
 	if errs := v.Admit(obj); len(errs) > 0 {
-		return invalid(errs.ToAggregate().Errors())
+		return invalid("schedule", errs.ToAggregate().Errors())
 	}
 	return nil
 }
@@ -161,7 +161,7 @@ func LoadSchedule(path string) (*v1alpha1.SerializationSchedule, error) {
 	if got, _ := obj["kind"].(string); got != v1alpha1.ScheduleKind || obj["apiVersion"] != v1alpha1.Group+"/"+v1alpha1.Version {
 		return nil, fmt.Errorf("invalid schedule: want apiVersion %s/%s, kind %s; got %v, %v", v1alpha1.Group, v1alpha1.Version, v1alpha1.ScheduleKind, obj["apiVersion"], obj["kind"])
 	}
-	if err := metadata(obj["metadata"]); err != nil {
+	if err := metadata("schedule", obj["metadata"]); err != nil {
 		return nil, err
 	}
 	if err := admitSchedule(obj); err != nil {
@@ -181,23 +181,23 @@ func LoadSchedule(path string) (*v1alpha1.SerializationSchedule, error) {
 }
 
 // invalid says what is wrong, one error per line as kubectl prints them.
-func invalid(errs []error) error {
+func invalid(kind string, errs []error) error {
 	if len(errs) == 1 {
-		return fmt.Errorf("invalid experiment: %w", errs[0])
+		return fmt.Errorf("invalid %s: %w", kind, errs[0])
 	}
 	lines := make([]string, len(errs))
 	for i, e := range errs {
 		lines[i] = "* " + e.Error()
 	}
-	return fmt.Errorf("invalid experiment:\n%s", strings.Join(lines, "\n"))
+	return fmt.Errorf("invalid %s:\n%s", kind, strings.Join(lines, "\n"))
 }
 
 // metadata checks the object's metadata as the API server decodes it: an object
 // with known fields only, and a name.
-func metadata(m any) error {
+func metadata(kind string, m any) error {
 	js, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("invalid experiment: metadata: %w", err)
+		return fmt.Errorf("invalid %s: metadata: %w", kind, err)
 	}
 	// As the API server decodes it: case-sensitive (Name is not name), unknown
 	// fields named by their path.
@@ -206,9 +206,9 @@ func metadata(m any) error {
 	if err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return fmt.Errorf("invalid experiment: metadata.%s: expected %s, got %s", typeErr.Field, typeErr.Type, typeErr.Value)
+			return fmt.Errorf("invalid %s: metadata.%s: expected %s, got %s", kind, typeErr.Field, typeErr.Type, typeErr.Value)
 		}
-		return fmt.Errorf("invalid experiment: metadata: %w", err)
+		return fmt.Errorf("invalid %s: metadata: %w", kind, err)
 	}
 	if len(strict) > 0 {
 		errs := make([]error, len(strict))
@@ -220,10 +220,10 @@ func metadata(m any) error {
 				errs[i] = fmt.Errorf("metadata.%s: %s", fe.FieldPath(), what)
 			}
 		}
-		return invalid(errs)
+		return invalid(kind, errs)
 	}
 	if meta.Name == "" {
-		return fmt.Errorf("invalid experiment: metadata.name: Required value")
+		return fmt.Errorf("invalid %s: metadata.name: Required value", kind)
 	}
 	return nil
 }
