@@ -142,18 +142,7 @@ metadata: {name: %s}
 func TestCompareEnvironmentShifted(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, factor float64) string {
-		doc := fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
-kind: SerializationResult
-metadata: {name: %s}
-trials:
-  - {name: t000-json-1176b, codec: json, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 4700, endToEndMicros: {p99: 20000}, settings: {mode: batch, acks: "1"}}
-  - {name: t001-protobuf-1176b, codec: protobuf, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 1500, endToEndMicros: {p99: 8000}, settings: {mode: batch, acks: "1"}}
-`, name, int(40000*factor), int(150000*factor))
-		path := filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeTwoTrials(t, dir, name, int(40000*factor), int(150000*factor))
 	}
 	var runs []string
 	for i, f := range []float64{1, 0.99, 1.01, 1.0, 0.995} {
@@ -184,20 +173,7 @@ trials:
 // that test.
 func TestCompareImproved(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, protobufRate int) string {
-		doc := fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
-kind: SerializationResult
-metadata: {name: %s}
-trials:
-  - {name: t000-json-1176b, codec: json, schema: business-record, sizeBytes: 1176, recordsPerSecond: 40000, serializeNanosPerRecord: 4700, endToEndMicros: {p99: 20000}, settings: {mode: batch, acks: "1"}}
-  - {name: t001-protobuf-1176b, codec: protobuf, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 1500, endToEndMicros: {p99: 8000}, settings: {mode: batch, acks: "1"}}
-`, name, protobufRate)
-		path := filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name string, protobufRate int) string { return writeTwoTrials(t, dir, name, 40000, protobufRate) }
 	var runs []string
 	for i, rate := range []int{150000, 147000, 153000, 149000, 151000} {
 		runs = append(runs, write(fmt.Sprintf("run%d", i), rate))
@@ -239,4 +215,22 @@ trials:
 	if _, err := execute(append([]string{"compare", "--schedule", "../../config/samples/thesis-batch.yaml"}, runs...)...); exitCode(err) != exitUsage {
 		t.Fatalf("--schedule of an experiment file: exit %d (%v), want a usage error", exitCode(err), err)
 	}
+}
+
+// writeTwoTrials writes a SerializationResult of two trials (json, protobuf) at
+// the records/s given into dir and returns its path.
+func writeTwoTrials(t *testing.T, dir, name string, jsonRate, protobufRate int) string {
+	t.Helper()
+	doc := fmt.Sprintf(`apiVersion: serdebench.io/v1alpha1
+kind: SerializationResult
+metadata: {name: %s}
+trials:
+  - {name: t000-json-1176b, codec: json, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 4700, endToEndMicros: {p99: 20000}, settings: {mode: batch, acks: "1"}}
+  - {name: t001-protobuf-1176b, codec: protobuf, schema: business-record, sizeBytes: 1176, recordsPerSecond: %d, serializeNanosPerRecord: 1500, endToEndMicros: {p99: 8000}, settings: {mode: batch, acks: "1"}}
+`, name, jsonRate, protobufRate)
+	path := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
