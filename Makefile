@@ -136,7 +136,7 @@ define replay
 endef
 
 .PHONY: test-upgrade-replay
-test-upgrade-replay: kafka-up ## A short upgrade replay: the nightly sample's experiment, 5 runs on the previous Kafka line then 2 on the current, judged by compare (never EnvironmentShifted; a planted 50 % drop Regressed).
+test-upgrade-replay: kafka-up ## A short upgrade replay: the nightly sample's experiment, 5 runs on the previous Kafka line then 2 on the current, judged by compare (never EnvironmentShifted).
 	$(call replay,10m,test-upgrade-replay)
 
 .PHONY: upgrade-replay
