@@ -23,6 +23,17 @@ func (r *ExperimentReconciler) failedPodMessages(ctx context.Context, x *serdebe
 		term := cs.State.Terminated
 		fmt.Fprintf(&b, "; container %s exited %d (%s): %s", cs.Name, term.ExitCode, term.Reason, names.Truncate(strings.TrimSpace(term.Message), 500))
 	}
+	if len(failed) > 0 {
+		// A pod deleted mid-trial may still be terminating when its Job fails: its
+		// containers' exits are read, and the deletion is what stopped them.
+		if pods, err := r.podsOf(ctx, x, job.Labels[build.LabelTrial], *job); err == nil {
+			for _, p := range pods {
+				if p.DeletionTimestamp != nil {
+					fmt.Fprintf(&b, "; pod %s was deleted while it ran (only disruptions the cluster reports, such as evictions, are retried)", p.Name)
+				}
+			}
+		}
+	}
 	if len(failed) == 0 && job.Status.Failed > 0 {
 		pods, err := r.podsOf(ctx, x, job.Labels[build.LabelTrial], *job)
 		switch {
