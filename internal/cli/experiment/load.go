@@ -72,29 +72,43 @@ func Parse(data []byte) (*v1alpha1.SerializationExperiment, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec, ok := obj["spec"].(map[string]any); ok && spec["kafka"] == nil {
+		spec["kafka"] = map[string]any{"bootstrapServers": LocalBootstrap}
+	}
+	if err := admit("experiment", v, obj); err != nil {
+		return nil, err
+	}
+	return decode[v1alpha1.SerializationExperiment]("experiment", obj)
+}
+
+// admit checks obj (a whole object, as decoded from JSON) as the API server
+// would: unknown fields first, then defaults, schema and CEL rules (in place).
+func admit(kind string, v *admission.Validator, obj map[string]any) error {
 	if unknown := v.Unknown(obj); len(unknown) > 0 {
 		errs := make([]error, len(unknown))
 		for i, p := range unknown {
 			errs[i] = fmt.Errorf("%s: unknown field", p)
 		}
-		return nil, invalid("experiment", errs)
-	}
-	if spec, ok := obj["spec"].(map[string]any); ok && spec["kafka"] == nil {
-		spec["kafka"] = map[string]any{"bootstrapServers": LocalBootstrap}
+		return invalid(kind, errs)
 	}
 	if errs := v.Admit(obj); len(errs) > 0 {
-		return nil, invalid("experiment", errs.ToAggregate().Errors())
+		return invalid(kind, errs.ToAggregate().Errors())
 	}
+	return nil
+}
+
+// decode is the admitted obj as a T. Admitted, the object decodes: an error
+// here is serdebench's, not the file's.
+func decode[T any](kind string, obj map[string]any) (*T, error) {
 	admitted, err := json.Marshal(obj)
 	if err != nil {
-		return nil, fmt.Errorf("encode admitted experiment: %w", err)
+		return nil, fmt.Errorf("encode admitted %s: %w", kind, err)
 	}
-	// Admitted, the object decodes: an error here is serdebench's, not the file's.
-	var out v1alpha1.SerializationExperiment
+	var out T
 	dec := json.NewDecoder(bytes.NewReader(admitted))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&out); err != nil {
-		return nil, fmt.Errorf("decode the admitted experiment (a serdebench bug: the CRD and the Go types disagree): %w", err)
+		return nil, fmt.Errorf("decode the admitted %s (a serdebench bug: the CRD and the Go types disagree): %w", kind, err)
 	}
 	return &out, nil
 }
@@ -130,17 +144,7 @@ func admitSchedule(obj map[string]any) error {
 		// Locally the template's kafka is optional, as an experiment's (LocalBootstrap).
 		_ = unstructured.SetNestedField(obj, map[string]any{"bootstrapServers": LocalBootstrap}, "spec", "experimentTemplate", "spec", "kafka")
 	}
-	if unknown := v.Unknown(obj); len(unknown) > 0 {
-		errs := make([]error, len(unknown))
-		for i, p := range unknown {
-			errs[i] = fmt.Errorf("%s: unknown field", p)
-		}
-		return invalid("schedule", errs)
-	}
-	if errs := v.Admit(obj); len(errs) > 0 {
-		return invalid("schedule", errs.ToAggregate().Errors())
-	}
-	return nil
+	return admit("schedule", v, obj)
 }
 
 // LoadSchedule reads and admits a SerializationSchedule file (YAML or JSON):
@@ -167,17 +171,7 @@ func LoadSchedule(path string) (*v1alpha1.SerializationSchedule, error) {
 	if err := admitSchedule(obj); err != nil {
 		return nil, err
 	}
-	admitted, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encode admitted schedule: %w", err)
-	}
-	var out v1alpha1.SerializationSchedule
-	dec := json.NewDecoder(bytes.NewReader(admitted))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
-		return nil, fmt.Errorf("decode the admitted schedule (a serdebench bug: the CRD and the Go types disagree): %w", err)
-	}
-	return &out, nil
+	return decode[v1alpha1.SerializationSchedule]("schedule", obj)
 }
 
 // invalid says what is wrong, one error per line as kubectl prints them.
