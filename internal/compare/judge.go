@@ -29,6 +29,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 		}
 	}
 	recent, base := base[len(base)-recentN:], base[:len(base)-recentN]
+	streakProbes := append(slices.Clone(probes[len(probes)-recentN:]), candidate.probe)
 	probes = probes[:len(probes)-recentN]
 	cand, order, names, reps := candidate.values, candidate.order, candidate.names, candidate.reps
 	var out Result
@@ -45,7 +46,7 @@ func Judge(history []Run, candidate Run, o Options) Result {
 	// their own level carry every move the machine makes, and on unchanged nights
 	// those moves, shown or not by the trials, would alarm (TestNightlyWithProbe).
 	var mach machine
-	out.Probe, mach = judgeProbe(probes, candidate.probe, o)
+	out.Probe, mach = judgeProbe(probes, streakProbes, o)
 	byProbe := mach.decides && (mach.shifted || mach.steady)
 	out.MachineShifted, out.MachineSteady, out.ProbeDecides = mach.shifted, mach.steady, byProbe
 	out.MachineFaster, out.MachineNotFaster = mach.faster, mach.notFaster

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"slices"
@@ -18,22 +19,28 @@ import (
 	"github.com/serdebench/serdebench/workers/summary"
 )
 
-// Repetitions of each part; each part's value is their median, which one slow
-// disk write does not move. A CPU block is long (about 25 ms here): it spans
-// several of the schedulers' time slices, so a machine whose cores are shared
-// with other work shows in it as it shows in a trial, not only a slower core.
+// Repetitions of each part. The CPU part is the median of its blocks: a block is
+// long (about 25 ms here), spanning several of the schedulers' time slices, so a
+// machine whose cores are shared with other work shows in it as it shows in a
+// trial, not only a slower core. More blocks in a row do not steady it: the
+// core's own speed wanders over seconds (on the VM serdebench is built on,
+// between about 8 and 16 µs/op idle; docs/schedules.md), so a producer reads it
+// twice, before and after its window (Recheck). Fsync and connect are the
+// minimum of their repetitions: their noise only adds (a neighbour's write, a
+// late wake-up), and the minimum of 15 moved a third as much between readings as
+// the median of 7 or 5 did.
 const (
 	cpuBlocks    = 3
 	cpuBlockOps  = 1500
-	fsyncs       = 7
-	connects     = 5
+	fsyncs       = 15
+	connects     = 15
 	connectLimit = time.Second
 )
 
 // Measure runs the probe: the CPU loop, then the fsyncs in dir, then the
 // connections to addr (host:port). A part that cannot run (dir not writable, addr
 // refusing) is 0 in the result, and the error says why; the others still count.
-// It takes about 75 ms of CPU and a few disk and network round trips.
+// It takes about 75 ms of CPU and a few dozen disk and network round trips.
 func Measure(ctx context.Context, dir, addr string) (summary.Probe, error) {
 	var p summary.Probe
 	var errs []error
@@ -52,6 +59,22 @@ func Measure(ctx context.Context, dir, addr string) (summary.Probe, error) {
 		return p, fmt.Errorf("probe: %w", errors.Join(errs...))
 	}
 	return p, nil
+}
+
+// Recheck reads the CPU part again, after the producer's window, and makes it the
+// geometric mean of both readings: one reading is one moment of a core whose
+// speed wanders, two a hundred seconds apart halve its variance. p is kept as it
+// is when it has no first reading or the second fails.
+func Recheck(p *summary.Probe) error {
+	if p == nil || p.CPUNanosPerOp <= 0 {
+		return nil
+	}
+	after, err := CPU()
+	if err != nil {
+		return err
+	}
+	p.CPUNanosPerOp = int64(math.Round(math.Sqrt(float64(p.CPUNanosPerOp) * float64(after))))
+	return nil
 }
 
 // record is the CPU loop's fixed input: the shape of a business record (strings,
@@ -98,7 +121,7 @@ func CPU() (int64, error) {
 }
 
 // Fsync is a 4 KiB write at the start of a file in dir and its fsync, in
-// microseconds: the median of its repetitions. The file is removed.
+// microseconds: the minimum of its repetitions. The file is removed.
 func Fsync(dir string) (int64, error) {
 	f, err := os.CreateTemp(dir, "serdebench-probe-*")
 	if err != nil {
@@ -119,10 +142,10 @@ func Fsync(dir string) (int64, error) {
 		}
 		per = append(per, time.Since(start).Microseconds())
 	}
-	return max(median(per), 1), nil
+	return max(slices.Min(per), 1), nil
 }
 
-// Connect is a TCP connection's set-up to addr, in microseconds: the median of
+// Connect is a TCP connection's set-up to addr, in microseconds: the minimum of
 // its repetitions, each closed at once.
 func Connect(ctx context.Context, addr string) (int64, error) {
 	d := net.Dialer{Timeout: connectLimit}
@@ -136,7 +159,7 @@ func Connect(ctx context.Context, addr string) (int64, error) {
 		per = append(per, time.Since(start).Microseconds())
 		_ = c.Close()
 	}
-	return max(median(per), 1), nil
+	return max(slices.Min(per), 1), nil
 }
 
 func median(xs []int64) int64 {

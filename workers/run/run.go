@@ -222,6 +222,13 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted, StartAt: env.StartAt})
 			if o.sum != nil {
+				// The second reading of the CPU part, after the window (probe.Recheck),
+				// only after a trial that ran to its end.
+				if o.err == nil && !o.sum.Interrupted {
+					if err := probe.Recheck(pr); err != nil {
+						env.Log.Warn("machine probe: second CPU reading failed", "err", err)
+					}
+				}
 				o.sum.Probe = pr
 			}
 		case protocol.RoleConsumer:

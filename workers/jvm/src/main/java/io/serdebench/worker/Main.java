@@ -103,6 +103,8 @@ public final class Main {
           if (a.id.equals("0") && !a.bootstrap.isEmpty()) probe.set(Probe.measure(a.bootstrap.get(0)));
           producer.set(new Producer(a, t, metrics, stop));
           producer.get().run();
+          // The CPU part's second reading, after a window that ran to its end.
+          if (!stop.stopped()) Probe.recheck(probe.get());
         } else {
           consumer.set(new Consumer(a, t, metrics, stop, name));
           consumer.get().run();
