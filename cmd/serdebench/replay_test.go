@@ -15,13 +15,16 @@ import (
 	"strings"
 	"testing"
 
+	gstat "gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"sigs.k8s.io/yaml"
 
 	"github.com/serdebench/serdebench/internal/cli/experiment"
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
+	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // nightlySample is the schedule users copy; the replay runs its experiment.
@@ -374,6 +377,11 @@ type nightly struct {
 	judged, regressed, suspect, shifted, improved int
 	// spread is each trial's between-night spread per metric, in percent.
 	spread []compare.Trial
+	// probeSpread is each machine probe part's between-night spread (of the
+	// nights' medians), in percent, by name; steady, slower and blind count the
+	// judged nights the probe showed the machine steady, slower, or could not tell.
+	probeSpread           map[string]float64
+	steady, slower, blind int
 	// found[0] is one trial's planted drop, found[1] every trial's, by drop.
 	found [2][]detection
 }
@@ -398,6 +406,38 @@ func nightlyOf(runs [][]report.Row, o compare.Options) nightly {
 			n.shifted++
 		case compare.Improved:
 			n.improved++
+		}
+	}
+	for i := o.MinRuns; i < len(runs); i++ {
+		switch res := compare.Compare(runs[:i], runs[i], o); {
+		case !res.ProbeDecides:
+			n.blind++
+		case res.MachineShifted:
+			n.slower++
+		default:
+			n.steady++
+		}
+	}
+	n.probeSpread = map[string]float64{}
+	for _, part := range []struct {
+		name  string
+		value func(summary.Probe) int64
+	}{{"cpu", func(p summary.Probe) int64 { return p.CPUNanosPerOp }}, {"fsync", func(p summary.Probe) int64 { return p.FsyncMicros }},
+		{"connect", func(p summary.Probe) int64 { return p.ConnectMicros }}} {
+		var logs []float64
+		for _, run := range runs {
+			var xs []float64
+			for _, r := range run {
+				if r.Probe != nil && part.value(*r.Probe) > 0 {
+					xs = append(xs, float64(part.value(*r.Probe)))
+				}
+			}
+			if len(xs) > 0 {
+				logs = append(logs, math.Log(stats.Median(xs).Median))
+			}
+		}
+		if len(logs) > 1 {
+			n.probeSpread[part.name] = 100 * gstat.StdDev(logs, nil)
 		}
 	}
 	// The spread of every night but the last, each trial's own: the last judged
@@ -477,6 +517,8 @@ func (n nightly) table(o compare.Options, nights int, full bool) string {
 			fmt.Fprintf(&b, "| %s | %s (%s) | %d | %.1f %% |\n", tr.Name, m.Name, m.Unit, m.BaselineRuns, float64(m.SpreadPercent))
 		}
 	}
+	fmt.Fprintf(&b, "\nThe machine probe: between-night spread (of each night's median) cpu %.1f %%, fsync %.1f %%, connect %.1f %%; on the %d nights with a baseline it showed the machine steady on %d, slower on %d, and could not tell on %d (the control trial decided).\n",
+		n.probeSpread["cpu"], n.probeSpread["fsync"], n.probeSpread["connect"], n.steady+n.slower+n.blind, n.steady, n.slower, n.blind)
 	fmt.Fprintf(&b, "\nA lasting drop of records/s planted from a night on, found Regressed within 3 nights (95 %% Clopper–Pearson interval):\n\n| drop | one trial | every trial |\n|---|---|---|\n")
 	smallest := [2]float64{math.NaN(), math.NaN()}
 	for di, d := range plantedDrops {
