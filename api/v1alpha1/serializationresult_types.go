@@ -757,8 +757,8 @@ type TrialResult struct {
 	// +optional
 	Resources *ResourceUsage `json:"resources,omitempty"`
 	// Probe is the first producer's machine, measured without Kafka before the
-	// trial's schedule began: a nightly asks it whether the machine moved when
-	// every trial did (absent: not measured).
+	// trial's schedule began (its CPU part again after the window): a nightly asks
+	// it whether the machine moved when every trial did (absent: not measured).
 	// +optional
 	Probe *MachineProbe `json:"probe,omitempty"`
 	// Registry is what the schema registry cost beside (de)serialization
@@ -1128,20 +1128,22 @@ type SerializationResultList struct {
 }
 
 // MachineProbe is a measurement of a worker's machine that Kafka takes no part
-// in. Each field is the median of its repetitions; absent is not measured.
+// in; absent is not measured.
 type MachineProbe struct {
 	// CPUNanosPerOp is a fixed serialization loop's time per operation (JSON
 	// encoding and decoding of one fixed record: Go's encoding/json, or the JVM
 	// worker's Jackson; on one thread, in blocks long enough to span the
-	// schedulers' time slices). Each runtime's figure is its own.
+	// schedulers' time slices): the median of its blocks, read before the window
+	// and after it, the geometric mean of both readings (a core's speed wanders
+	// over seconds). Each runtime's figure is its own.
 	// +optional
 	CPUNanosPerOp int64 `json:"cpuNanosPerOp,omitempty"`
 	// FsyncMicros is a 4 KiB write and its fsync in the worker's temporary
-	// directory (an emptyDir on the node's disk).
+	// directory (an emptyDir on the node's disk): the minimum of 15.
 	// +optional
 	FsyncMicros int64 `json:"fsyncMicros,omitempty"`
 	// ConnectMicros is a TCP connection's set-up to the first bootstrap address,
-	// without a Kafka request.
+	// without a Kafka request: the minimum of 15.
 	// +optional
 	ConnectMicros int64 `json:"connectMicros,omitempty"`
 }

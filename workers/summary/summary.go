@@ -145,8 +145,8 @@ type Summary struct {
 	// client library and its machine (nil in summaries of older versions).
 	Build *Build `json:"build,omitempty"`
 	// Probe is the producer's machine, measured without Kafka before its schedule
-	// began (producer 0 of a trial only: two probes at once would measure each
-	// other).
+	// began, its CPU part again after the window (producer 0 of a trial only: two
+	// probes at once would measure each other).
 	Probe *Probe `json:"probe,omitempty"`
 	// Left is true when a consumer left its group before the trial was complete
 	// on purpose (a fault scenario's leave): its summary is whole up to then.
