@@ -13,6 +13,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -63,18 +64,61 @@ func Measure(ctx context.Context, dir, addr string) (summary.Probe, error) {
 
 // Recheck reads the CPU part again, after the producer's window, and makes it the
 // geometric mean of both readings: one reading is one moment of a core whose
-// speed wanders, two a hundred seconds apart halve its variance. p is kept as it
-// is when it has no first reading or the second fails.
-func Recheck(p *summary.Probe) error {
+// speed wanders, two a window apart halve its variance. The trial's consumers may
+// still be draining then, and a loop that shares its core with them would make a
+// slower consumer look like a slower machine: a second reading counts only when
+// its thread had the core to itself (its CPU time at least quietShare of its
+// wall time), tried up to quietTries times quietWait apart. p is kept as it is
+// when it has no first reading, or no quiet second one; counted says whether the
+// second reading counted.
+func Recheck(ctx context.Context, p *summary.Probe) (counted bool, err error) {
 	if p == nil || p.CPUNanosPerOp <= 0 {
-		return nil
+		return false, nil
 	}
-	after, err := CPU()
+	for try := range quietTries {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return false, nil
+			case <-time.After(quietWait):
+			}
+		}
+		after, share, err := cpuOwned()
+		if err != nil {
+			return false, err
+		}
+		if share >= quietShare {
+			p.CPUNanosPerOp = int64(math.Round(math.Sqrt(float64(p.CPUNanosPerOp) * float64(after))))
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// A second CPU reading counts when its thread ran for quietShare of its wall time
+// (on an idle machine here 0.98–0.99); it is tried quietTries times, quietWait
+// apart (under a second of waiting in all).
+const (
+	quietShare = 0.9
+	quietTries = 4
+	quietWait  = 250 * time.Millisecond
+)
+
+// cpuOwned is CPU's reading on a locked OS thread, with the share of its wall
+// time the thread was on a CPU (0 where the thread's CPU time cannot be read).
+func cpuOwned() (nanosPerOp int64, share float64, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0, wall0 := threadCPU(), time.Now()
+	v, err := CPU()
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	p.CPUNanosPerOp = int64(math.Round(math.Sqrt(float64(p.CPUNanosPerOp) * float64(after))))
-	return nil
+	wall := time.Since(wall0)
+	if cpu := threadCPU(); cpu > 0 && wall > 0 {
+		share = float64(cpu-cpu0) / float64(wall)
+	}
+	return v, share, nil
 }
 
 // record is the CPU loop's fixed input: the shape of a business record (strings,

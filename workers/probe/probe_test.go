@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/serdebench/serdebench/internal/testing/cpuload"
+	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // TestMeasure: on this machine, a temporary directory and a real listener, every
@@ -79,4 +80,39 @@ func TestCPUSeesABusyMachine(t *testing.T) {
 	if float64(b) < 1.5*float64(q) {
 		t.Fatalf("the loop took %d ns/op beside %d spinning goroutines and %d ns/op without: it must see a busy machine", b, 3*runtime.GOMAXPROCS(0), q)
 	}
+}
+
+// TestRecheckCountsOnlyAQuietCore: beside goroutines spinning on every processor
+// the second reading's thread shares its core, so it does not count and the first
+// reading stands; on a quiet machine it counts, and the part becomes the geometric
+// mean of both readings (a first reading planted far from the loop's true time
+// moves to between them).
+func TestRecheckCountsOnlyAQuietCore(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Fatalf("the thread's CPU time is read on Linux only: this test needs it (GOOS %s)", runtime.GOOS)
+	}
+	const planted = 1_000_000 // ns/op: far slower than the loop is anywhere
+	stop := cpuload.Spin(3 * runtime.GOMAXPROCS(0))
+	busy := summary.Probe{CPUNanosPerOp: planted}
+	counted, err := Recheck(context.Background(), &busy)
+	stop()
+	if err != nil || counted || busy.CPUNanosPerOp != planted {
+		t.Fatalf("beside a busy machine: %d ns/op (%v), want the first reading kept", busy.CPUNanosPerOp, err)
+	}
+	// Other suites may be running beside this one: up to 10 rechecks (about 10 s)
+	// for a quiet moment.
+	quiet := summary.Probe{CPUNanosPerOp: planted}
+	for range 10 {
+		counted, err := Recheck(context.Background(), &quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counted {
+			break
+		}
+	}
+	if quiet.CPUNanosPerOp >= planted/2 || quiet.CPUNanosPerOp <= 0 {
+		t.Fatalf("on a machine without spinning goroutines: %d ns/op, want the geometric mean of %d and a reading of tens of µs (no quiet moment in 10 rechecks?)", quiet.CPUNanosPerOp, planted)
+	}
+	t.Logf("busy: kept %d; quiet: %d", busy.CPUNanosPerOp, quiet.CPUNanosPerOp)
 }

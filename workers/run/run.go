@@ -222,11 +222,17 @@ func Execute(ctx context.Context, w protocol.Worker, env Env) (*summary.Summary,
 				Trial: w.Trial, ID: id, Run: wire.RunID(w.Group), SchemaRegistry: w.SchemaRegistry, WaitGroup: group, WaitTimeout: w.WaitTimeout, Metrics: m, Progress: env.Progress,
 				DrainTimeout: w.DrainTimeout, Log: env.Log, WindowStarted: env.WindowStarted, StartAt: env.StartAt})
 			if o.sum != nil {
-				// The second reading of the CPU part, after the window (probe.Recheck),
-				// only after a trial that ran to its end.
+				// The second reading of the CPU part, after the window, when its thread
+				// has the core to itself (probe.Recheck); only after a trial that ran to
+				// its end.
 				if o.err == nil && !o.sum.Interrupted {
-					if err := probe.Recheck(pr); err != nil {
+					switch counted, err := probe.Recheck(ctx, pr); {
+					case err != nil:
 						env.Log.Warn("machine probe: second CPU reading failed", "err", err)
+					case counted:
+						env.Log.Info("machine probe: second CPU reading counted", "cpuNanosPerOp", pr.CPUNanosPerOp)
+					case pr != nil:
+						env.Log.Info("machine probe: no quiet moment for a second CPU reading; the first stands")
 					}
 				}
 				o.sum.Probe = pr

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -21,13 +23,16 @@ import java.util.Map;
  * record, in blocks long enough to span the schedulers' time slices), a 4 KiB write
  * and its fsync in java.io.tmpdir, and TCP connections to a bootstrap address. The
  * CPU part is the median of its blocks, read before the window and again after it
- * (recheck: the core's own speed wanders over seconds); fsync and connect are the
+ * when its thread has the core to itself (recheck: the core's own speed wanders
+ * over seconds); fsync and connect are the
  * minimum of their repetitions (their noise only adds). A part that cannot run is
  * left out. Its numbers are this runtime's: a nightly compares them with its own
  * earlier runs.
  */
 final class Probe {
   private static final int CPU_BLOCKS = 3, CPU_BLOCK_OPS = 1500, FSYNCS = 15, CONNECTS = 15, CONNECT_LIMIT_MS = 1000;
+  private static final int QUIET_TRIES = 4, QUIET_WAIT_MS = 250;
+  private static final double QUIET_SHARE = 0.9;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Map<String, Object> FIXED = Map.of("id", 90210, "customer", "Ada Lovelace", "email", "ada@example.org",
       "amount", 1234.56, "currency", "EUR", "tags", List.of("priority", "wholesale", "eu-west"),
@@ -59,14 +64,30 @@ final class Probe {
 
   /**
    * Reads the CPU part again, after the producer's window, and makes it the
-   * geometric mean of both readings (workers/probe's Recheck); p is kept as it is
-   * when it has no first reading or the second fails.
+   * geometric mean of both readings (workers/probe's Recheck). The trial's
+   * consumers may still be draining: a second reading counts only when its thread
+   * was on a CPU for QUIET_SHARE of its wall time, tried QUIET_TRIES times
+   * QUIET_WAIT_MS apart; else p is kept, as it is when it has no first reading.
    */
   static void recheck(ObjectNode p) {
     long before = p == null ? 0 : p.path("cpuNanosPerOp").asLong();
-    if (before <= 0) return;
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    if (before <= 0 || !threads.isCurrentThreadCpuTimeSupported()) return;
     try {
-      p.put("cpuNanosPerOp", Math.round(Math.sqrt((double) before * cpu())));
+      for (int i = 0; i < QUIET_TRIES; i++) {
+        if (i > 0) Thread.sleep(QUIET_WAIT_MS);
+        long cpu0 = threads.getCurrentThreadCpuTime(), wall0 = System.nanoTime();
+        long after = cpu();
+        double share = (double) (threads.getCurrentThreadCpuTime() - cpu0) / Math.max(1, System.nanoTime() - wall0);
+        if (share >= QUIET_SHARE) {
+          p.put("cpuNanosPerOp", Math.round(Math.sqrt((double) before * after)));
+          Main.log("INFO", "machine probe: second CPU reading counted", "cpuNanosPerOp", p.get("cpuNanosPerOp").asText());
+          return;
+        }
+      }
+      Main.log("INFO", "machine probe: no quiet moment for a second CPU reading; the first stands");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } catch (IOException | RuntimeException e) {
       Main.log("WARN", "machine probe: second CPU reading failed", "err", "cpu loop: " + e);
     }
