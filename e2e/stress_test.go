@@ -4,24 +4,27 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os/exec"
 	"slices"
+	"syscall"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 )
 
-// stressBeside starts n busy loops (each a shell process) on this machine, which
-// must be the cluster's one node (the local cluster): CPU stress beside the
-// workers. Chaos Mesh's StressChaos does this on any cluster, but needs its
-// chaos-daemon, which the local cluster does not run. The returned stop ends
-// them (by PID, as the test's cleanup also does); it may be called again.
-func stressBeside(t *testing.T, n int) (stop func()) {
+// notThisMachine says why CPU stress started on this machine would not be beside
+// the cluster's workers ("" when the cluster is one node and this machine is it:
+// the local cluster).
+func notThisMachine(t *testing.T) string {
 	t.Helper()
 	nodes := &corev1.NodeList{}
 	if err := k8s.List(context.Background(), nodes); err != nil {
 		t.Fatal(err)
+	}
+	if len(nodes.Items) != 1 {
+		return fmt.Sprintf("the cluster has %d nodes", len(nodes.Items))
 	}
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
@@ -33,12 +36,24 @@ func stressBeside(t *testing.T, n int) (stop func()) {
 			mine = append(mine, ipn.IP.String())
 		}
 	}
-	local := len(nodes.Items) == 1 && slices.ContainsFunc(nodes.Items[0].Status.Addresses, func(a corev1.NodeAddress) bool {
+	if !slices.ContainsFunc(nodes.Items[0].Status.Addresses, func(a corev1.NodeAddress) bool {
 		return a.Type == corev1.NodeInternalIP && slices.Contains(mine, a.Address)
-	})
-	if !local {
-		t.Fatalf("CPU stress beside the workers runs on this machine: the cluster must be its one node (the local cluster); nodes: %d", len(nodes.Items))
+	}) {
+		return fmt.Sprintf("node %s is not this machine", nodes.Items[0].Name)
 	}
+	return ""
+}
+
+// stressBeside starts n busy loops on this machine (notThisMachine must have
+// said it is the cluster's node): CPU stress beside the workers, which Chaos
+// Mesh's StressChaos does on any cluster with its chaos-daemon, which the local
+// cluster does not run. Each loop is a shell in its own session: the scheduler's
+// autogroups weigh a session as one task, so loops sharing the test's session
+// would stress like one. The kernel kills them if the test process dies
+// (Pdeathsig); stop ends them by PID, as the test's cleanup does, and may be
+// called again.
+func stressBeside(t *testing.T, n int) (stop func()) {
+	t.Helper()
 	var procs []*exec.Cmd
 	stop = func() {
 		for _, p := range procs {
@@ -50,6 +65,7 @@ func stressBeside(t *testing.T, n int) (stop func()) {
 	t.Cleanup(stop)
 	for range n {
 		p := exec.Command("sh", "-c", "while :; do :; done")
+		p.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 		if err := p.Start(); err != nil {
 			stop()
 			t.Fatalf("stress: %v", err)

@@ -213,8 +213,8 @@ func compareTable(w io.Writer, res compare.Result, o compare.Options, args []str
 		if p.Shifted {
 			shifted = strings.ToUpper(shifted) // the one a reader must not miss
 		}
-		fmt.Fprintf(w, "machine probe %s: %s %s against %s over %d runs, %s %% [%s, %s] at %.0f %%, p %s (slower, Holm): %s\n", p.Name,
-			num(p.Candidate, "%.0f"), p.Unit, num(p.Baseline, "%.0f"), p.BaselineRuns, num(p.ChangePercent, "%+.1f"), num(p.ChangeLowPercent, "%+.1f"),
+		fmt.Fprintf(w, "machine probe %s: this run %s %s against %s over %d baseline runs; the last %d runs' change %s %% [%s, %s] at %.0f %%, p %s (slower, Holm): %s\n", p.Name,
+			num(p.Candidate, "%.0f"), p.Unit, num(p.Baseline, "%.0f"), p.BaselineRuns, p.StreakRuns, num(p.ChangePercent, "%+.1f"), num(p.ChangeLowPercent, "%+.1f"),
 			num(p.ChangeHighPercent, "%+.1f"), 100*p.ChangeConfidence, num(p.P, "%.3f"), shifted)
 	}
 	var hist []string

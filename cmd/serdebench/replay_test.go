@@ -408,7 +408,7 @@ func nightlyOf(runs [][]report.Row, o compare.Options) nightly {
 			n.improved++
 		}
 	}
-	for i := o.MinRuns; i < len(runs); i++ {
+	for i := o.Needed(); i < len(runs); i++ {
 		switch res := compare.Compare(runs[:i], runs[i], o); {
 		case !res.ProbeDecides:
 			n.blind++
@@ -517,7 +517,7 @@ func (n nightly) table(o compare.Options, nights int, full bool) string {
 			fmt.Fprintf(&b, "| %s | %s (%s) | %d | %.1f %% |\n", tr.Name, m.Name, m.Unit, m.BaselineRuns, float64(m.SpreadPercent))
 		}
 	}
-	fmt.Fprintf(&b, "\nThe machine probe: between-night spread (of each night's median) cpu %.1f %%, fsync %.1f %%, connect %.1f %%; on the %d nights with a baseline it showed the machine steady on %d, slower on %d, and could not tell on %d (the control trial decided).\n",
+	fmt.Fprintf(&b, "\nThe machine probe: between-night spread (of each night's median) cpu %.1f %%, fsync %.1f %%, connect %.1f %%; on the %d judged nights it showed the machine steady on %d, slower on %d, and could not tell on %d (the control trial decided).\n",
 		n.probeSpread["cpu"], n.probeSpread["fsync"], n.probeSpread["connect"], n.steady+n.slower+n.blind, n.steady, n.slower, n.blind)
 	fmt.Fprintf(&b, "\nA lasting drop of records/s planted from a night on, found Regressed within 3 nights (95 %% Clopper–Pearson interval):\n\n| drop | one trial | every trial |\n|---|---|---|\n")
 	smallest := [2]float64{math.NaN(), math.NaN()}

@@ -220,5 +220,9 @@ func (r Result) Machine() string {
 	case r.MachineSteady:
 		what = "held steady"
 	}
-	return fmt.Sprintf("the machine probe %s: %s", what, strings.Join(parts, ", "))
+	over := ""
+	if len(r.Probe) > 0 && r.Probe[0].StreakRuns > 1 {
+		over = fmt.Sprintf(" over the last %d runs", r.Probe[0].StreakRuns)
+	}
+	return fmt.Sprintf("the machine probe %s%s: %s", what, over, strings.Join(parts, ", "))
 }

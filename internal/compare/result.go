@@ -180,9 +180,9 @@ type Result struct {
 	// is then what decides EnvironmentShifted.
 	Probe          []ProbePart `json:"probe,omitempty"`
 	MachineShifted bool        `json:"machineShifted,omitempty"`
-	// MachineSteady says the probe showed the machine not slower (every part's
-	// bound below ProbeShiftPercent): only then is a move of every trial the
-	// trials' own.
+	// MachineSteady says the probe showed the machine not slower (its CPU part's
+	// bound, over the streak, below ProbeShiftPercent): only then is a move of
+	// every trial the trials' own.
 	MachineSteady bool `json:"machineSteady,omitempty"`
 	// MachineFaster and MachineNotFaster are MachineShifted's and MachineSteady's
 	// mirrors, for a better move: only beside a machine shown not faster is a gain
@@ -216,8 +216,8 @@ func (r Result) Method(o Options) string {
 	control := "no control trial"
 	switch {
 	case r.ProbeDecides:
-		control = fmt.Sprintf("each trial on its own, the machine probe the control (shown less than %.0f %% slower, each part one-sided at %.0f %%: "+
-			"the trials' verdicts are their own; shown slower: a regressed trial is EnvironmentShifted)", ProbeShiftPercent, 100*(1-stats.Alpha))
+		control = fmt.Sprintf("each trial on its own, the machine probe the control, judged over the last %d runs (its CPU part shown less than %.0f %% slower, one-sided at %.0f %%: "+
+			"the trials' verdicts are their own; any part shown slower, Holm over the parts: a regressed trial is EnvironmentShifted)", o.Persistence, ProbeShiftPercent, 100*(1-stats.Alpha))
 	case r.Control != "" && len(r.Probe) > 0:
 		control = "the machine probe could not tell (neither shown steady nor slower): trials beside the control " + r.Control + " relative to it"
 	case r.Control != "":
