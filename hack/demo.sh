@@ -6,7 +6,9 @@
 # Operator for that broker (hack/strimzi/deploy.sh), applies the sample as it is
 # (topics as KafkaTopics of Strimzi cluster my-cluster), follows it, and prints `kubectl get sx,sr` and the result's
 # table. DEMO_RECORDS (a record count per trial instead of the sample's 10 s windows)
-# shortens it. Leaves everything running; `make down` stops it.
+# shortens it; DEMO_REPETITIONS (4 or more) repeats each trial, so that the
+# recommendation can say how sure its pick is (its selection bias, the trials it
+# cannot tell from it). Leaves everything running; `make down` stops it.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -31,16 +33,22 @@ hack/strimzi/deploy.sh up "$NAMESPACE" "$SERDEBENCH_STACK_KAFKA" my-cluster
 
 log "applying config/samples/thesis-batch.yaml (topics as KafkaTopics of Strimzi cluster my-cluster)"
 k -n "$NAMESPACE" delete sx thesis-batch --ignore-not-found --wait=true --timeout=2m >/dev/null
+patch=()
 if [[ -n "${DEMO_RECORDS:-}" ]]; then
-  k -n "$NAMESPACE" patch --local -f config/samples/thesis-batch.yaml --type merge -o json -p \
-    "{\"spec\":{\"durationSeconds\":null,\"records\":$DEMO_RECORDS,\"warmup\":{\"durationSeconds\":null,\"records\":$((DEMO_RECORDS / 10))}}}" |
+  patch+=("\"durationSeconds\":null,\"records\":$DEMO_RECORDS,\"warmup\":{\"durationSeconds\":null,\"records\":$((DEMO_RECORDS / 10))}")
+fi
+if [[ -n "${DEMO_REPETITIONS:-}" ]]; then
+  patch+=("\"repetitions\":$DEMO_REPETITIONS")
+fi
+if ((${#patch[@]})); then
+  k -n "$NAMESPACE" patch --local -f config/samples/thesis-batch.yaml --type merge -o json -p "{\"spec\":{$(IFS=,; echo "${patch[*]}")}}" |
     k -n "$NAMESPACE" apply -f -
 else
   k -n "$NAMESPACE" apply -f config/samples/thesis-batch.yaml
 fi
 
 log "following the experiment (serdebench wait)"
-bin/serdebench wait thesis-batch -n "$NAMESPACE" --timeout 30m >/dev/null
+bin/serdebench wait thesis-batch -n "$NAMESPACE" --timeout "$((30 * ${DEMO_REPETITIONS:-1}))m" >/dev/null
 k -n "$NAMESPACE" get sx,sr
 log "the SerializationResult (serdebench get result thesis-batch -n $NAMESPACE)"
 bin/serdebench get result thesis-batch -n "$NAMESPACE"
