@@ -15,16 +15,13 @@ import (
 	"strings"
 	"testing"
 
-	gstat "gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 	"sigs.k8s.io/yaml"
 
 	"github.com/serdebench/serdebench/internal/cli/experiment"
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
-	"github.com/serdebench/serdebench/internal/stats"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
-	"github.com/serdebench/serdebench/workers/summary"
 )
 
 // nightlySample is the schedule users copy; the replay runs its experiment.
@@ -391,13 +388,15 @@ type detection struct{ placed, found int }
 
 func nightlyOf(runs [][]report.Row, o compare.Options) nightly {
 	var n nightly
-	_, verdicts := compare.Replay(runs, o)
-	for _, v := range verdicts {
-		if v == compare.NotJudged {
+	// Each night judged against the nights before it, as the schedule judges them
+	// (compare.Replay's loop): its verdict, and what the machine probe found.
+	for i := range runs {
+		res := compare.Compare(runs[:i], runs[i], o)
+		if res.Verdict == compare.NotJudged {
 			continue
 		}
 		n.judged++
-		switch v {
+		switch res.Verdict {
 		case compare.Regressed:
 			n.regressed++
 		case compare.Suspect:
@@ -407,9 +406,7 @@ func nightlyOf(runs [][]report.Row, o compare.Options) nightly {
 		case compare.Improved:
 			n.improved++
 		}
-	}
-	for i := o.Needed(); i < len(runs); i++ {
-		switch res := compare.Compare(runs[:i], runs[i], o); {
+		switch {
 		case !res.ProbeDecides:
 			n.blind++
 		case res.MachineShifted:
@@ -418,28 +415,7 @@ func nightlyOf(runs [][]report.Row, o compare.Options) nightly {
 			n.steady++
 		}
 	}
-	n.probeSpread = map[string]float64{}
-	for _, part := range []struct {
-		name  string
-		value func(summary.Probe) int64
-	}{{"cpu", func(p summary.Probe) int64 { return p.CPUNanosPerOp }}, {"fsync", func(p summary.Probe) int64 { return p.FsyncMicros }},
-		{"connect", func(p summary.Probe) int64 { return p.ConnectMicros }}} {
-		var logs []float64
-		for _, run := range runs {
-			var xs []float64
-			for _, r := range run {
-				if r.Probe != nil && part.value(*r.Probe) > 0 {
-					xs = append(xs, float64(part.value(*r.Probe)))
-				}
-			}
-			if len(xs) > 0 {
-				logs = append(logs, math.Log(stats.Median(xs).Median))
-			}
-		}
-		if len(logs) > 1 {
-			n.probeSpread[part.name] = 100 * gstat.StdDev(logs, nil)
-		}
-	}
+	n.probeSpread = compare.ProbeSpread(runs)
 	// The spread of every night but the last, each trial's own: the last judged
 	// against all of them at once.
 	all := o

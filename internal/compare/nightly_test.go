@@ -295,9 +295,9 @@ func TestNightlyFindsPlantedDrop(t *testing.T) {
 // reading of the CPU loop in the short nightly replay moved 0.17 (24 trials: the
 // core's own speed wanders, idle too, between about 8 and 16 µs/op), and a
 // producer reads it twice, about 100 s apart (probe.Recheck, when the second
-// reading finds its core quiet): 0.17/√2; fsync and
-// connect, the minimum of 15, moved 0.13 and 0.22 on an idle machine beside the
-// broker. make nightly-replay measures them in the nightly itself.
+// reading finds its core quiet): 0.17/√2; fsync and connect, the minimum of 15,
+// moved 0.13 and 0.22 on an idle machine beside the broker. make nightly-replay
+// measures them in the nightly itself.
 var probeNoise = [3]float64{0.12, 0.13, 0.22}
 
 // probedRun is s.run with the machine probe on every row: each reading sees the

@@ -96,6 +96,23 @@ func probeOf(rows []report.Row) []float64 {
 	return out
 }
 
+// ProbeSpread is each probe part's spread between runs, in percent by part name
+// (the standard deviation of the logarithms of each run's probeOf, as a Level's
+// Spread); a part fewer than 2 runs measured is absent.
+func ProbeSpread(runs [][]report.Row) map[string]float64 {
+	out := map[string]float64{}
+	probes := make([][]float64, len(runs))
+	for i, rows := range runs {
+		probes[i] = probeOf(rows)
+	}
+	for i, part := range probeParts {
+		if l := stats.LevelOf(measured(probes, i)); l.DF > 0 {
+			out[part.name] = 100 * l.Spread
+		}
+	}
+	return out
+}
+
 // machine is what the probe found: decides says it can stand in for a control
 // trial; shifted and steady judge a worse move of the trials, faster and
 // notFaster (their mirrors) a better one.

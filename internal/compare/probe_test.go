@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -124,5 +125,29 @@ func TestProbeOfOneRuntime(t *testing.T) {
 	res, _ := Replay(runs, DefaultOptions)
 	if res.ProbeDecides || res.Control == "" {
 		t.Fatalf("probe decides %v, control %q: a run of two runtimes' probes has none", res.ProbeDecides, res.Control)
+	}
+}
+
+// TestProbeSpread checks the spread against a known truth: three runs whose
+// parts read e^−0.1, 1 and e^0.1 times their level spread exactly 10 % (the
+// standard deviation of the logarithms); each run's value is its median over
+// its rows, so one odd row does not move it; one run alone has no spread.
+func TestProbeSpread(t *testing.T) {
+	var runs [][]report.Row
+	for i, f := range []float64{math.Exp(-0.1), 1, math.Exp(0.1)} {
+		var rows []report.Row
+		for _, odd := range []float64{1, 1, 1 + 4*float64(i%2)} { // run 1 has an odd row
+			rows = append(rows, report.Row{Probe: &summary.Probe{CPUNanosPerOp: int64(1e6 * f * odd), FsyncMicros: int64(1e4 * f * odd), ConnectMicros: int64(1e4 * f * odd)}})
+		}
+		runs = append(runs, rows)
+	}
+	got := ProbeSpread(runs)
+	for _, part := range []string{"cpu", "fsync", "connect"} {
+		if v, ok := got[part]; !ok || math.Abs(v-10) > 0.05 {
+			t.Errorf("%s spread %.3f %% (present %v), want 10 %%", part, v, ok)
+		}
+	}
+	if one := ProbeSpread(runs[:1]); len(one) != 0 {
+		t.Errorf("one run: %v, want no spread", one)
 	}
 }

@@ -24,10 +24,9 @@ import java.util.Map;
  * and its fsync in java.io.tmpdir, and TCP connections to a bootstrap address. The
  * CPU part is the median of its blocks, read before the window and again after it
  * when its thread has the core to itself (recheck: the core's own speed wanders
- * over seconds); fsync and connect are the
- * minimum of their repetitions (their noise only adds). A part that cannot run is
- * left out. Its numbers are this runtime's: a nightly compares them with its own
- * earlier runs.
+ * over seconds); fsync and connect are the minimum of their repetitions (their
+ * noise only adds). A part that cannot run is left out. Its numbers are this
+ * runtime's: a nightly compares them with its own earlier runs.
  */
 final class Probe {
   private static final int CPU_BLOCKS = 3, CPU_BLOCK_OPS = 1500, FSYNCS = 15, CONNECTS = 15, CONNECT_LIMIT_MS = 1000;
