@@ -10,7 +10,12 @@
 // or client-go, an HTTP server or client. (Linking one through another package is
 // not enough: that package is tested on its own.)
 //
-// Usage: go run ./hack/racepkgs [-race|-norace] [packages] (default ./...).
+// The packages come out in go list's order, but those -first names come first, in
+// its order: go test starts packages in the order it is given them, two at a time
+// on two cores, so the longest started first ends the stage soonest (a long one
+// started last runs alone at the end).
+//
+// Usage: go run ./hack/racepkgs [-race|-norace] [-first pkg,pkg] [packages] (default ./...).
 package main
 
 import (
@@ -49,6 +54,7 @@ type pkg struct {
 func main() {
 	race := flag.Bool("race", false, "print the concurrent packages")
 	norace := flag.Bool("norace", false, "print the others")
+	first := flag.String("first", "", "comma-separated packages (as go list takes them) to print first, in this order")
 	flag.Parse()
 	if *race == *norace {
 		fmt.Fprintln(os.Stderr, "racepkgs: give exactly one of -race and -norace")
@@ -58,32 +64,78 @@ func main() {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	cmd := exec.Command("go", append([]string{"list", "-json"}, patterns...)...)
-	cmd.Stderr = os.Stderr // go list says why it failed
-	out, err := cmd.Output()
+	pkgs, err := list(patterns)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "racepkgs: go list: %v\n", err)
-		os.Exit(1)
+		fail(err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for dec.More() {
-		var p pkg
-		if err := dec.Decode(&p); err != nil {
-			fmt.Fprintf(os.Stderr, "racepkgs: %v\n", err)
-			os.Exit(1)
+	var order []string
+	if *first != "" {
+		firsts, err := list(strings.Split(*first, ","))
+		if err != nil {
+			fail(fmt.Errorf("-first: %w", err))
 		}
+		for _, p := range firsts {
+			order = append(order, p.ImportPath)
+		}
+	}
+	var picked []string
+	for _, p := range pkgs {
 		if len(p.GoFiles)+len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 			continue
 		}
 		c, err := concurrent(p)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "racepkgs: %s: %v\n", p.ImportPath, err)
-			os.Exit(1)
+			fail(fmt.Errorf("%s: %w", p.ImportPath, err))
 		}
 		if c == *race {
-			fmt.Println(p.ImportPath)
+			picked = append(picked, p.ImportPath)
 		}
 	}
+	for _, p := range firstFirst(picked, order) {
+		fmt.Println(p)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "racepkgs: %v\n", err)
+	os.Exit(1)
+}
+
+// list is go list's packages for patterns, in its order.
+func list(patterns []string) ([]pkg, error) {
+	cmd := exec.Command("go", append([]string{"list", "-json"}, patterns...)...)
+	cmd.Stderr = os.Stderr // go list says why it failed
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("go list: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs, nil
+}
+
+// firstFirst is pkgs with those named in first moved to the front, in first's
+// order; names in first that pkgs lacks are left out.
+func firstFirst(pkgs, first []string) []string {
+	out := make([]string, 0, len(pkgs))
+	for _, f := range first {
+		if slices.Contains(pkgs, f) && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, p := range pkgs {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // concurrent reports whether concurrency lives in p (see the package comment).

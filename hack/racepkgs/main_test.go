@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -29,5 +30,14 @@ func TestConcurrent(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("%q: concurrent %v, %v; want %v", src, got, err, want)
 		}
+	}
+}
+
+// TestFirstFirst: the named packages lead, in the order named; the rest keep
+// theirs; a name not among them adds nothing.
+func TestFirstFirst(t *testing.T) {
+	got := firstFirst([]string{"a", "b", "c", "d"}, []string{"d", "x", "b", "d"})
+	if want := []string{"d", "b", "a", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("firstFirst = %v, want %v", got, want)
 	}
 }
