@@ -4,9 +4,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/serdebench/serdebench/internal/cli/experiment"
+	"github.com/serdebench/serdebench/internal/cli/htmlreport"
 	"github.com/serdebench/serdebench/internal/compare"
 	"github.com/serdebench/serdebench/internal/report"
 	"github.com/serdebench/serdebench/internal/testing/kafkatest"
@@ -327,11 +330,19 @@ func TestNightlyReplay(t *testing.T) {
 	o := compare.ScheduleOptions(&sched.Spec)
 	runs := make([][]report.Row, nights)
 	for i := range nights {
-		f := filepath.Join(dir, fmt.Sprintf("night-%02d.json", i+1))
+		// Gzipped: a night's report carries every trial's histograms (about ten
+		// times smaller so), and make nightly-replay keeps the nights in the
+		// repository.
+		f := filepath.Join(dir, fmt.Sprintf("night-%02d.json.gz", i+1))
 		if _, err := os.Stat(f); err != nil {
 			// Written whole or not at all: an interrupted night is run again.
 			out := serdebench(t, "run", "-f", exp, "--bootstrap", bootstrap, "-o", "json", "-q")
-			if err := os.WriteFile(f+".tmp", []byte(out), 0o644); err != nil {
+			var z bytes.Buffer
+			w := gzip.NewWriter(&z)
+			if _, err := w.Write([]byte(out)); err != nil || w.Close() != nil {
+				t.Fatalf("gzip night %d: %v", i+1, err)
+			}
+			if err := os.WriteFile(f+".tmp", z.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Rename(f+".tmp", f); err != nil {
@@ -339,7 +350,7 @@ func TestNightlyReplay(t *testing.T) {
 			}
 			t.Logf("night %d of %d: %s", i+1, nights, f)
 		}
-		run, err := readRun(f)
+		run, err := readNight(t, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,6 +375,28 @@ func TestNightlyReplay(t *testing.T) {
 	if f := n.found[0][len(plantedDrops)-1]; f.placed == 0 || float64(f.found) < 0.8*float64(f.placed) {
 		t.Errorf("a %g %% drop of one trial was found within 3 nights in %d of %d placements, want at least 80 %%", plantedDrops[len(plantedDrops)-1], f.found, f.placed)
 	}
+}
+
+// readNight is readRun of a gzipped night.
+func readNight(t *testing.T, path string) (htmlreport.Run, error) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return htmlreport.Run{}, err
+	}
+	r, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+	}
+	js, err := io.ReadAll(r)
+	if err != nil {
+		return htmlreport.Run{}, fmt.Errorf("%s: %w", path, err)
+	}
+	plain := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".gz"))
+	if err := os.WriteFile(plain, js, 0o644); err != nil {
+		return htmlreport.Run{}, err
+	}
+	return readRun(plain)
 }
 
 // plantedDrops are the drops planted, in percent of records/s.
