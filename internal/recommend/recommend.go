@@ -246,6 +246,18 @@ func (o Other) Separation() string {
 	return fmt.Sprintf("no number up to %d would", v1alpha1.MostRepetitions)
 }
 
+// selected is the pick's selection in words ("" without one): what it is worth
+// measured apart from its choice, how much its median flatters it, how often
+// it is picked again.
+func (c Choice) selected() string {
+	s := c.Selection
+	if s.Splits == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; picked from %d on the same repetitions: %s measured apart from the choice, its median flatters it by %.1f %%; picked again in %.0f %% of %d splits",
+		len(c.Others)+1, formatValue(s.Value), s.BiasPercent, 100*s.Again, s.Splits)
+}
+
 // unflattered is a change from the best shrunk toward zero by how much the best's
 // median flatters it (s.BiasPercent, when positive): the gap the pick's luck
 // did not make.
@@ -414,15 +426,11 @@ func (r Result) Line(c Choice) string {
 		b.WriteString(c.Message)
 		return b.String()
 	case c.Inconclusive():
-		fmt.Fprintf(&b, "inconclusive (%d repetition(s); telling %d trials apart needs ≥ %d); ahead so far: %s (%s %s %s)",
-			c.Repetitions, c.Trials, c.NeedsRepetitions, c.Best, r.Metric, formatValue(c.Value), r.Unit)
+		// The lead's flattery too: "ahead so far" is a best median of several.
+		fmt.Fprintf(&b, "inconclusive (%d repetition(s); telling %d trials apart needs ≥ %d); ahead so far: %s (%s %s %s%s)",
+			c.Repetitions, c.Trials, c.NeedsRepetitions, c.Best, r.Metric, formatValue(c.Value), r.Unit, c.selected())
 	default:
-		fmt.Fprintf(&b, "%s (%s %s %s", c.Best, r.Metric, formatValue(c.Value), r.Unit)
-		if s := c.Selection; s.Splits > 0 {
-			fmt.Fprintf(&b, "; picked from %d on the same repetitions: %s measured apart from the choice, its median flatters it by %.1f %%; picked again in %.0f %% of %d splits",
-				len(c.Others)+1, formatValue(s.Value), s.BiasPercent, 100*s.Again, s.Splits)
-		}
-		b.WriteString(")")
+		fmt.Fprintf(&b, "%s (%s %s %s%s)", c.Best, r.Metric, formatValue(c.Value), r.Unit, c.selected())
 		var ties []string
 		for _, o := range c.nearest() {
 			if !o.Tie {

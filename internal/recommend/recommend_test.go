@@ -293,3 +293,20 @@ func TestUnflattered(t *testing.T) {
 		}
 	}
 }
+
+// TestInconclusiveLeadSaysItsFlattery: a choice too few repetitions can settle
+// still names the trial ahead so far, and beside it what that lead is worth
+// measured apart from its choice: a best median of several flatters it
+// whether or not the tests can tell.
+func TestInconclusiveLeadSaysItsFlattery(t *testing.T) {
+	res, err := Recommend(rows(3, thesis...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Choices[0]
+	line := res.Line(c)
+	if !c.Inconclusive() || c.Selection.Splits == 0 || !strings.Contains(line, "ahead so far: "+c.Best) ||
+		!strings.Contains(line, fmt.Sprintf("its median flatters it by %.1f %%", c.Selection.BiasPercent)) {
+		t.Fatalf("%+v\n%s", c, line)
+	}
+}
