@@ -203,7 +203,7 @@ faults: ## An experiment with network faults without Kubernetes (root): EXPERIME
 .PHONY: test-e2e
 test-e2e: $(HELM) ## The chart's operator on a real cluster (KUBECONFIG's, else a local one) with real pods, broker and Prometheus; three brokers as pods and Chaos Mesh for the fault tests.
 	set -a && source "$$(SERDEBENCH_STACK_FAULTS=1 hack/stack/stack.sh up)" && set +a && \
-	  go test -tags e2e -count=1 -timeout 30m -v ./e2e/ 2>&1 | tee .state/e2e.log || { hack/failures.sh .state/e2e.log; exit 1; }
+	  go test -tags e2e -count=1 -timeout 40m -v ./e2e/ 2>&1 | tee .state/e2e.log || { hack/failures.sh .state/e2e.log; exit 1; }
 
 .PHONY: up
 up: $(HELM) ## Bring up what e2e and demo use: cluster (or KUBECONFIG's), images, Kafka for pods, prometheus-operator.

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/serdebench/serdebench/internal/testing/kubetest"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +45,11 @@ func kstatusOf(t *testing.T, obj client.Object, kind string) status.Status {
 //   - every query of the dashboard ConfigMap returns data over the runs;
 //   - SerdebenchRegression fires in that Prometheus and its Alertmanager delivers it
 //     to a receiver (routed by an AlertmanagerConfig in this namespace);
+//   - a slower machine (CPU stress beside the workers, started after that): the
+//     next run's trial falls as far against the planted baseline, but its machine
+//     probe is slower, so the run is EnvironmentShifted (the condition, the
+//     result's verdict, the probe's CPU part named slower), not Regressed, and
+//     SerdebenchEnvironmentShifted fires in that Prometheus;
 //   - deleting the schedule takes its runs and results with it (owner references,
 //     the cluster's garbage collector).
 func TestScheduleOnCluster(t *testing.T) {
@@ -55,12 +62,18 @@ func TestScheduleOnCluster(t *testing.T) {
 	receiver := startAlertReceiver(t, host)
 	begin := time.Now()
 
-	template := small("", 3000, "protobuf").Spec
+	// The workers on one node, with a CPU request: the node the stress goes to later,
+	// and a share of its cores the stress leaves them (stressedNode).
+	removeStressor(t)
+	node := stressedNode(t)
 	base := small("e2e-baseline", 3000, "protobuf")
+	base.Spec.Workers.NodeSelector = map[string]string{corev1.LabelHostname: node}
+	base.Spec.Workers.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: workerCPU}
+	template := base.Spec
 	create(t, base)
 	_, baseResult := succeeded(t, base.Name, 3*time.Minute)
 	t.Cleanup(func() { _ = k8s.Delete(ctx, base) })
-	pinned := plant(t, baseResult, 3)
+	pinned := plant(t, baseResult, 5)
 	alert := map[string]string{"alertname": "SerdebenchRegression", "namespace": namespace, "schedule": "e2e-minutely"}
 	// Before the schedule exists the alert is not firing (one an interrupted run left
 	// ends once its gauge is gone: a scrape and an evaluation).
@@ -69,7 +82,7 @@ func TestScheduleOnCluster(t *testing.T) {
 	s := &v1alpha1.SerializationSchedule{ObjectMeta: metav1.ObjectMeta{Name: "e2e-minutely", Namespace: namespace},
 		Spec: v1alpha1.SerializationScheduleSpec{Schedule: "* * * * *", SuccessfulHistoryLimit: ptr(int32(3)),
 			// A pinned baseline judges each run at once; persistence 1 alerts on the first.
-			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselinePinned, ResultNames: pinned, Runs: 3, MinRuns: 3}, PersistenceRuns: 1,
+			Baseline: v1alpha1.Baseline{Kind: v1alpha1.BaselinePinned, ResultNames: pinned, Runs: 5, MinRuns: 3}, PersistenceRuns: 1,
 			ExperimentTemplate: v1alpha1.ExperimentTemplate{Labels: map[string]string{"e2e": "schedule"}, Spec: template}}}
 	_ = k8s.Delete(ctx, s.DeepCopy()) // a leftover of an interrupted run
 	waitFor(t, 2*time.Minute, "an earlier schedule gone", func() bool {
@@ -147,6 +160,10 @@ func TestScheduleOnCluster(t *testing.T) {
 	waitFor(t, 3*time.Minute, "SerdebenchRegression delivered by Alertmanager to the receiver", func() bool { return receiver.delivered(alert) })
 	t.Logf("and delivered to the receiver after %s", time.Since(judged).Round(time.Second))
 
+	// A slower machine: CPU stress beside the workers. The planted fall is as before;
+	// the machine probe now decides it is the machine's.
+	t.Run("slower machine", func(t *testing.T) { slowerMachine(t, s, node) })
+
 	// The schedule's history as one report, through the kubeconfig.
 	bin := filepath.Join(t.TempDir(), "serdebench")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(repo, "cmd/serdebench")).CombinedOutput(); err != nil {
@@ -179,8 +196,15 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 }
 
 // plant creates n SerializationResults copied from res with its trials' records/s
-// three times higher, 1% apart (a baseline's spread): a baseline a run of the same
-// experiment falls far short of. Returns their names; they are deleted after the test.
+// three times higher, 1% apart (a baseline's spread), and their machine probes
+// spread as one trial's reading can move between runs here: the VM's cores run
+// at two speeds, its CPU loop reading about 8,000 or 14,000–17,000 ns/op
+// (docs/schedules.md), so a run's reading may be half or twice the one res
+// made. Copies that all said the same would leave the probe unjudged (no
+// spread, no noise known); a spread narrower than the two speeds would call the
+// other speed a slower machine. CPU stress beside the workers slows the loop
+// ten times (slowerMachine). Returns their names; they are deleted after the
+// test.
 func plant(t *testing.T, res *v1alpha1.SerializationResult, n int) []string {
 	t.Helper()
 	var names []string
@@ -190,6 +214,15 @@ func plant(t *testing.T, res *v1alpha1.SerializationResult, n int) []string {
 		p.Comparison = nil
 		for j := range p.Trials {
 			p.Trials[j].RecordsPerSecond = int64(float64(p.Trials[j].RecordsPerSecond) * 3 * (1 + 0.01*float64(i-1)))
+			if pr := p.Trials[j].Probe; pr != nil {
+				// Evenly from e^-0.35 to e^+0.35: a spread of 0.28 in the logarithm at
+				// n = 5, which tells a change of about 2.6 times (Holm over the
+				// probe's three parts); the two speeds are 1.9 times apart.
+				f := math.Exp(0.35 * (float64(i) - float64(n-1)/2) / (float64(n-1) / 2))
+				pr.CPUNanosPerOp = int64(float64(pr.CPUNanosPerOp) * f)
+				pr.FsyncMicros = max(1, int64(float64(pr.FsyncMicros)*f))
+				pr.ConnectMicros = max(1, int64(float64(pr.ConnectMicros)*f))
+			}
 		}
 		_ = k8s.Delete(context.Background(), p.DeepCopy()) // a leftover of an interrupted run
 		waitFor(t, time.Minute, "an earlier planted result gone", func() bool {
