@@ -158,7 +158,7 @@ REPLAY_AFTER  ?= 3
 # sample's experiment template and the broker's release (a later call runs only
 # the nights missing), then judged as the schedule judges: false alarms, each
 # trial's between-night spread, and the smallest planted drop found within 3
-# nights (docs/schedules.md). The sample's nights (about 15 minutes each) are
+# nights (docs/schedules.md). The sample's nights (about 16 minutes each) are
 # kept in the repository, the data behind docs/schedules.md's table: 20 of them
 # outlast a sitting, and a new machine starts without .state. NIGHTLY_SHORT=1
 # runs 5 s windows instead of the sample's (a quick look, not the figures, kept

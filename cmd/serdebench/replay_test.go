@@ -339,7 +339,8 @@ func TestNightlyReplay(t *testing.T) {
 			out := serdebench(t, "run", "-f", exp, "--bootstrap", bootstrap, "-o", "json", "-q")
 			var z bytes.Buffer
 			w := gzip.NewWriter(&z)
-			if _, err := w.Write([]byte(out)); err != nil || w.Close() != nil {
+			_, err := w.Write([]byte(out))
+			if err = errors.Join(err, w.Close()); err != nil {
 				t.Fatalf("gzip night %d: %v", i+1, err)
 			}
 			if err := os.WriteFile(f+".tmp", z.Bytes(), 0o644); err != nil {

@@ -416,8 +416,10 @@ func pareto(rows []report.Row) []report.Row {
 }
 
 // Line is a choice in one line: what it is for, then for a conclusive one the
-// best, its ties and every other trial's change with its interval and
-// confidence; for an inconclusive one that it is, and the trials so far ahead.
+// best with its selection (what it is worth apart from its choice), its ties
+// and every other trial's change with its interval and confidence; for an
+// inconclusive one that it is, the trial so far ahead with its selection, and
+// the others' changes.
 func (r Result) Line(c Choice) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: ", c.For)
