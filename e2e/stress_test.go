@@ -189,8 +189,7 @@ func stressBeside(t *testing.T, node string) (stop func()) {
 			}},
 		},
 	}
-	gone := func() { removeStressor(t) }
-	gone() // a leftover of an interrupted run
+	removeStressor(t) // a leftover of an interrupted run
 	if free := unrequestedCPU(t, node); free.Cmp(stressCPU) < 0 {
 		t.Fatalf("node %s has %s CPU its pods do not request, the stressor needs %s: the stress would wait Pending", node, free.String(), stressCPU.String())
 	}
@@ -201,7 +200,7 @@ func stressBeside(t *testing.T, node string) (stop func()) {
 	stop = func() {
 		if !stopped {
 			stopped = true
-			gone()
+			removeStressor(t)
 			t.Log("CPU stress ended")
 		}
 	}

@@ -24,6 +24,11 @@ func readRun(path string) (htmlreport.Run, error) {
 	if err != nil {
 		return htmlreport.Run{}, usagef("read results: %w", err)
 	}
+	return parseRun(raw, path)
+}
+
+// parseRun is readRun's reading of raw, the content of the file named path.
+func parseRun(raw []byte, path string) (htmlreport.Run, error) {
 	js, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return htmlreport.Run{}, usagef("%s: %w", path, err)
