@@ -260,8 +260,9 @@ func removeStressor(t *testing.T) {
 }
 
 // stressorImage builds e2e/stressor into an image, as hack/image builds the
-// operator's, and loads it into the cluster: the local cluster's containerd, or
-// SERDEBENCH_IMAGE_LOAD's command (as hack/stack/stack.sh loads the others).
+// operator's, and loads it into the cluster as the stack loads its own images
+// (hack/stack/stack.sh load: the local cluster's containerd, else
+// SERDEBENCH_IMAGE_LOAD's command; an error where neither reaches the nodes).
 func stressorImage(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -278,19 +279,8 @@ func stressorImage(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("image the stressor: %v", err)
 	}
-	ref := strings.TrimSpace(string(out))
-	var load *exec.Cmd
-	switch cmd := os.Getenv("SERDEBENCH_IMAGE_LOAD"); {
-	case os.Getenv("SERDEBENCH_STACK_LOCAL_CLUSTER") == "1":
-		load = exec.Command(filepath.Join(repo, "hack/cluster/cluster.sh"), "load", tar)
-	case cmd != "":
-		f := strings.Fields(cmd)
-		load = exec.Command(f[0], append(f[1:], tar)...)
-	default:
-		t.Fatal("the stressor's image is built here: run on the local cluster, or set SERDEBENCH_IMAGE_LOAD as for hack/stack/stack.sh")
+	if msg, err := exec.Command(filepath.Join(repo, "hack/stack/stack.sh"), "load", tar).CombinedOutput(); err != nil {
+		t.Fatalf("load the stressor's image: %v\n%s", err, msg)
 	}
-	if out, err := load.CombinedOutput(); err != nil {
-		t.Fatalf("load the stressor's image: %v\n%s", err, out)
-	}
-	return ref
+	return strings.TrimSpace(string(out))
 }

@@ -3,6 +3,7 @@
 #
 #   hack/stack/stack.sh up     cluster + images + Kafka for pods + monitoring; writes .state/stack.env
 #   hack/stack/stack.sh down   stops what up started here (broker, local cluster) and restores the machine
+#   hack/stack/stack.sh load TAR..   OCI image tars into the cluster's nodes, as up loads its own
 #
 # Cluster: if KUBECONFIG names a reachable cluster (kind, AKS, ...), that one; else the
 # local single-node cluster (hack/cluster). Images: built without Docker
@@ -39,6 +40,21 @@ external_cluster() {
     die "KUBECONFIG=$KUBECONFIG names no reachable cluster (unset it to use the local one)"
 }
 
+# load_images LOCAL HINT TAR..: image tars into the cluster's nodes: the local
+# cluster's containerd, else SERDEBENCH_IMAGE_LOAD given each tar; HINT ends the
+# error's advice (the variable that names an image pushed elsewhere instead).
+load_images() {
+  local local_cluster=$1 hint=$2 t
+  shift 2
+  if ((local_cluster)); then
+    "$repo/hack/cluster/cluster.sh" load "$@"
+  elif [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]]; then
+    for t; do $SERDEBENCH_IMAGE_LOAD "$t"; done
+  else
+    die "another cluster cannot see images built here: set SERDEBENCH_IMAGE_LOAD$hint"
+  fi
+}
+
 up() {
   local start=$SECONDS local_cluster=1 node_ip
   kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
@@ -56,24 +72,13 @@ up() {
     "$repo/hack/image/build.sh"
     # shellcheck disable=SC1091
     source "$state/images/images.env"
-    if ((local_cluster)); then
-      "$repo/hack/cluster/cluster.sh" load "$state/images/manager.tar" "$state/images/worker.tar" "$state/images/worker-jvm.tar"
-    elif [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]]; then
-      for t in "$state/images/manager.tar" "$state/images/worker.tar" "$state/images/worker-jvm.tar"; do $SERDEBENCH_IMAGE_LOAD "$t"; done
-    else
-      die "another cluster cannot see images built here: set SERDEBENCH_IMAGE_LOAD, or MANAGER_IMAGE and WORKER_IMAGE"
-    fi
+    load_images "$local_cluster" ", or MANAGER_IMAGE and WORKER_IMAGE" \
+      "$state/images/manager.tar" "$state/images/worker.tar" "$state/images/worker-jvm.tar"
   fi
   local strimzi="${STRIMZI_IMAGE:-}"
   if [[ -z "$strimzi" ]]; then
     strimzi="$("$repo/hack/strimzi/build.sh" image)"
-    if ((local_cluster)); then
-      "$repo/hack/cluster/cluster.sh" load "$("$repo/hack/strimzi/build.sh" image tar)"
-    elif [[ -n "${SERDEBENCH_IMAGE_LOAD:-}" ]]; then
-      $SERDEBENCH_IMAGE_LOAD "$("$repo/hack/strimzi/build.sh" image tar)"
-    else
-      die "another cluster cannot see the Topic Operator image built here: set SERDEBENCH_IMAGE_LOAD, or STRIMZI_IMAGE"
-    fi
+    load_images "$local_cluster" ", or STRIMZI_IMAGE" "$("$repo/hack/strimzi/build.sh" image tar)"
   fi
 
   local kafka="${SERDEBENCH_STACK_KAFKA:-}" kafka_ca="${SERDEBENCH_STACK_KAFKA_CA:-}"
@@ -134,8 +139,18 @@ down() {
   rm -f "$envfile"
 }
 
+# load: the cluster is the local one unless KUBECONFIG names another, as for up.
+load() {
+  (($#)) || die "usage: $0 load TAR.."
+  kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
+  local local_cluster=1
+  if external_cluster; then local_cluster=0; fi
+  load_images "$local_cluster" "" "$@"
+}
+
 case "${1:-}" in
   up) up ;;
   down) down ;;
-  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+  load) shift; load "$@" ;;
+  *) echo "usage: $0 up|down|load TAR.." >&2; exit 2 ;;
 esac

@@ -26,13 +26,13 @@ import (
 // trial, not only a slower core. More blocks in a row do not steady it: the
 // core's own speed wanders over seconds (on the VM serdebench is built on,
 // between about 8 and 16 µs/op idle; docs/schedules.md), so a producer reads it
-// twice, before and after its window (Recheck). Fsync and connect are the
+// twice, before and after its window (Recheck). A block is cpuBlockOps
+// operations (race.go, norace.go). Fsync and connect are the
 // minimum of their repetitions: their noise only adds (a neighbour's write, a
 // late wake-up), and the minimum of 15 moved a third as much between readings as
 // the median of 7 or 5 did.
 const (
 	cpuBlocks    = 3
-	cpuBlockOps  = 1500
 	fsyncs       = 15
 	connects     = 15
 	connectLimit = time.Second

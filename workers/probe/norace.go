@@ -1,0 +1,7 @@
+//go:build !race
+
+package probe
+
+// cpuBlockOps is a CPU block's length in operations: about 25 ms on the VM
+// serdebench is built on (8–17 µs an operation).
+const cpuBlockOps = 1500
