@@ -139,18 +139,26 @@ down() {
   rm -f "$envfile"
 }
 
-# load: the cluster is the local one unless KUBECONFIG names another, as for up.
+# load: into the cluster up chose (SERDEBENCH_STACK_LOCAL_CLUSTER, from stack.env),
+# else the local one unless KUBECONFIG names another, as up decides.
 load() {
-  (($#)) || die "usage: $0 load TAR.."
-  kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
-  local local_cluster=1
-  if external_cluster; then local_cluster=0; fi
+  local local_cluster="${SERDEBENCH_STACK_LOCAL_CLUSTER:-}" t
+  for t; do [[ -f "$t" ]] || die "load: $t: no such image tar"; done
+  if [[ -z "$local_cluster" ]]; then
+    kubectl="$("$repo/hack/k8s/build.sh" kubectl)/kubectl"
+    local_cluster=1
+    if external_cluster; then local_cluster=0; fi
+  fi
   load_images "$local_cluster" "" "$@"
 }
 
 case "${1:-}" in
   up) up ;;
   down) down ;;
-  load) shift; load "$@" ;;
+  load)
+    shift
+    (($#)) || { echo "usage: $0 load TAR.." >&2; exit 2; }
+    load "$@"
+    ;;
   *) echo "usage: $0 up|down|load TAR.." >&2; exit 2 ;;
 esac

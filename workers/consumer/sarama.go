@@ -51,12 +51,14 @@ func SaramaConfig(clientID string, s trial.ConsumerSettings) *sarama.Config {
 	scfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
 	// A member whose SyncGroup meets the next rebalance (consumers that start
 	// together join one after another) rejoins after this backoff: sarama's 2 s
-	// default held nearly half of the trials with two consumers 2 s at their start.
-	// The Java client, librdkafka and franz-go rejoin at once; 100 ms is Java's
-	// retry.backoff.ms. 80 retries keep the default's 8 s for a coordinator to
-	// come back (a broker restart) before Consume fails and is retried.
+	// default held nearly half of the trials with two consumers 2 s at their start,
+	// and would add 2 s to any rebalance in a trial that met another. The Java
+	// client, librdkafka and franz-go rejoin at once on that error; 100 ms is
+	// Java's retry.backoff.ms for its other retriable ones. Each backoff uses a
+	// retry: 20 give at least 2 s of backoff (each retry also looks the
+	// coordinator up again) before Consume fails and consume retries it.
 	scfg.Consumer.Group.Rebalance.Retry.Backoff = 100 * time.Millisecond
-	scfg.Consumer.Group.Rebalance.Retry.Max = 80
+	scfg.Consumer.Group.Rebalance.Retry.Max = 20
 	scfg.Consumer.Fetch.Min = s.FetchMinBytes
 	scfg.Consumer.MaxWaitTime = time.Duration(s.FetchMaxWaitMs) * time.Millisecond
 	scfg.Consumer.Fetch.Default = s.MaxPartitionFetchBytes
