@@ -147,7 +147,6 @@ func TestOneGoodNightIsWithin(t *testing.T) {
 // same budget: 12 a year. (Every trial moving up together beside a probe that
 // does not see the machine faster is the trials' own, by design.)
 func TestNightlyImprovedFalseRate(t *testing.T) {
-	t.Parallel() // a simulation of its own: its own generator, the package's options read only
 	const years = 3
 	for _, c := range []struct {
 		name   string

@@ -144,7 +144,6 @@ var nightly = Options{Thresholds: Thresholds{ThroughputDropPercent: 5, P99RisePe
 // (Regressed, and EnvironmentShifted, which has its own alert). The budget, in
 // docs/schedules.md, is 12 a year (one a month) each, at every level.
 func TestNightlyFalseAlarms(t *testing.T) {
-	t.Parallel() // a simulation of its own: its own generator, the package's options read only
 	const years = 3
 	for _, o := range []struct {
 		name string
@@ -233,7 +232,6 @@ func unchanged36(int) []float64 {
 // the control at half, the third at twice it); with a noisy control (twice the
 // level) the shares are logged, and the environment's move still must not alert.
 func TestNightlyFindsPlantedDrop(t *testing.T) {
-	t.Parallel() // a simulation of its own: its own generator, the package's options read only
 	const plantings, at, within = 150, 20, 7
 	promise := map[string]map[float64]float64{"quiet": {0.9: 0.5, 0.8: 0.95}, "idle": {0.7: 0.8}}
 	for _, c := range []struct {
@@ -338,7 +336,6 @@ func (s *sim) probedRun(factor []float64, machine float64) []report.Row {
 // steady); the same drop on a machine 25 % slower, which the probe sees, is
 // Regressed no more often than the budget allows.
 func TestNightlyWithProbe(t *testing.T) {
-	t.Parallel() // a simulation of its own: its own generator, the package's options read only
 	const years, plantings, at, within = 2, 60, 20, 7
 	for _, n := range noises {
 		s := &sim{rng: rand.New(rand.NewPCG(17, 19)), n: n, reps: 3}
