@@ -27,12 +27,10 @@ import (
 // contended core by their CPU requests (cgroup cpu shares), so a worker requesting
 // workerCPU beside a stressor requesting stressCPU spread over the node's cores
 // (e2e/stressor pins its threads to each) keeps about workerCPU / (workerCPU +
-// stressCPU/cores) of its core: a sixth here (2 cores); its probe read 5 to 27
-// times slower in 5 runs (the node's other pods and processes take their share
-// too). Busy
-// loops started on the host instead slowed it anywhere from 1 to 15 times
-// (docs/schedules.md): their weight against the pods depended on the host's
-// own cgroups.
+// stressCPU/cores) of its core: a sixth here (2 cores; the node's other pods and
+// processes take their share too). Busy loops started on the host instead
+// slowed it by amounts their weight against the pods, the host's own cgroups,
+// decided. docs/schedules.md gives what each measured.
 var (
 	workerCPU = resource.MustParse("100m")
 	stressCPU = resource.MustParse("1")
